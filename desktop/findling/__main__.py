@@ -1,0 +1,3 @@
+from findling.cli import main
+
+raise SystemExit(main())

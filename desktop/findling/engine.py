@@ -1,0 +1,258 @@
+"""The engine API that the CLI and the GUI both call. No Qt here."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from findling.errors import SourceError
+from findling.ingest.indexer import Indexer, ProgressCallback
+from findling.paths import DB_FILENAME, data_home
+from findling.records import (
+    FailedFile,
+    Hit,
+    IndexReport,
+    SearchResult,
+    Source,
+    SourceStatus,
+    StoreStatus,
+)
+from findling.search.bm25 import Bm25Lane, Bm25Result
+from findling.search.normalize import minmax
+from findling.search.query_parser import Filters, parse_query
+from findling.search.snippets import make_snippet
+from findling.settings import Settings, load_settings
+from findling.store.db import Database
+from findling.store.documents import delete_documents
+
+
+@dataclass(frozen=True)
+class DocumentText:
+    doc_id: int
+    path: str
+    title: str
+    text: str
+    language: str
+
+
+def _normalise_path(path: str | os.PathLike[str]) -> str:
+    return str(Path(path).expanduser().resolve())
+
+
+class Engine:
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        settings: Settings | None = None,
+        read_only: bool = False,
+    ) -> None:
+        self.home = data_home(home)
+        self.settings = settings or load_settings(home)
+        self.db = Database(self.home / DB_FILENAME, read_only=read_only)
+        self.bm25 = Bm25Lane(self.db.cursor, self.settings.search.k1, self.settings.search.b)
+        self._index_lock = threading.Lock()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- sources ------------------------------------------------------------------------
+
+    def sources(self) -> list[Source]:
+        rows = self.db.cursor().execute("SELECT id, path, include, exclude FROM sources ORDER BY path").fetchall()
+        return [Source(r[0], r[1], tuple(r[2] or ()), tuple(r[3] or ())) for r in rows]
+
+    def add_source(
+        self, path: str | os.PathLike[str], include: Sequence[str] = (), exclude: Sequence[str] = ()
+    ) -> Source:
+        """Add a folder (or a single file). A folder inside an existing source is already
+        covered; a folder around existing sources takes their documents over."""
+        resolved = _normalise_path(path)
+        if not os.path.exists(resolved):
+            raise SourceError(f"no such file or folder: {resolved}")
+        existing = self.sources()
+        for source in existing:
+            if resolved == source.path or resolved.startswith(source.path.rstrip(os.sep) + os.sep):
+                if resolved == source.path and (include or exclude):
+                    with self.db.transaction() as tx:
+                        tx.execute(
+                            "UPDATE sources SET include = ?, exclude = ? WHERE id = ?",
+                            [list(include), list(exclude), source.id],
+                        )
+                    return Source(source.id, source.path, tuple(include), tuple(exclude))
+                return source
+        inner = [s for s in existing if s.path.startswith(resolved.rstrip(os.sep) + os.sep)]
+        with self.db.transaction() as tx:
+            source_id = tx.execute("SELECT nextval('source_ids')").fetchone()[0]
+            tx.execute(
+                "INSERT INTO sources (id, path, include, exclude) VALUES (?, ?, ?, ?)",
+                [source_id, resolved, list(include), list(exclude)],
+            )
+            for old in inner:
+                tx.execute("UPDATE documents SET source_id = ? WHERE source_id = ?", [source_id, old.id])
+                tx.execute("DELETE FROM sources WHERE id = ?", [old.id])
+        return Source(source_id, resolved, tuple(include), tuple(exclude))
+
+    def remove_source(self, path: str | os.PathLike[str]) -> int:
+        """Forget a source and everything indexed from it; returns the documents removed."""
+        resolved = _normalise_path(path)
+        match = next((s for s in self.sources() if s.path in (resolved, str(path))), None)
+        if match is None:
+            raise SourceError(f"not an indexed folder: {resolved}")
+        cur = self.db.cursor()
+        ids = [r[0] for r in cur.execute("SELECT id FROM documents WHERE source_id = ?", [match.id]).fetchall()]
+        with self.db.transaction() as tx:
+            delete_documents(tx, ids)
+            tx.execute("DELETE FROM sources WHERE id = ?", [match.id])
+        self.bm25.invalidate()
+        return len(ids)
+
+    # -- indexing -----------------------------------------------------------------------
+
+    def index(
+        self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
+    ) -> IndexReport:
+        with self._index_lock:
+            try:
+                return Indexer(self.db, self.settings.index, progress, cancel).run(self.sources())
+            finally:
+                self.bm25.invalidate()
+
+    def update_paths(self, paths: Iterable[str | os.PathLike[str]]) -> IndexReport:
+        with self._index_lock:
+            try:
+                return Indexer(self.db, self.settings.index).update_paths(
+                    self.sources(), [_normalise_path(p) for p in paths]
+                )
+            finally:
+                self.bm25.invalidate()
+
+    # -- search -------------------------------------------------------------------------
+
+    def search(
+        self, query: str, limit: int | None = None, filters: Filters | None = None, match: str | None = None
+    ) -> SearchResult:
+        """Keyword search (the BM25 lane) with snippets."""
+        started = time.perf_counter()
+        limit = limit or self.settings.search.limit
+        parsed = parse_query(query)
+        if filters is not None:
+            parsed = parsed.with_filters(filters)
+        lane = self.bm25.search(parsed, limit, match or self.settings.search.match)
+        hits = self.hits(lane, [h.score for h in lane.hits])
+        notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
+        total_ms = (time.perf_counter() - started) * 1000
+        return SearchResult(
+            query=query,
+            hits=tuple(hits),
+            total_matched=lane.total,
+            relaxed=lane.relaxed,
+            notes=notes,
+            timings_ms={"bm25": round(lane.ms, 2), "snippets": round(total_ms - lane.ms, 2), "total": round(total_ms, 2)},
+        )
+
+    def hits(self, lane: Bm25Result, raw_scores: Sequence[float]) -> list[Hit]:
+        """Documents as results: metadata, normalized score and a snippet for each."""
+        if not lane.hits:
+            return []
+        ids = [h.doc_id for h in lane.hits]
+        cur = self.db.cursor()
+        meta = {
+            r[0]: r[1:]
+            for r in cur.execute(
+                "SELECT id, path, title, mtime, size, ext, language FROM documents WHERE id IN (SELECT unnest(?))",
+                [ids],
+            ).fetchall()
+        }
+        chunks: dict[int, list[tuple[int, int, str]]] = {}
+        for doc_id, start, end, text in cur.execute(
+            """SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN (SELECT unnest(?))
+               ORDER BY doc_id, ordinal""",
+            [ids],
+        ).fetchall():
+            chunks.setdefault(doc_id, []).append((start, end, text))
+        normalized = minmax(list(raw_scores))
+        hits = []
+        for lane_hit, raw, score in zip(lane.hits, raw_scores, normalized):
+            row = meta.get(lane_hit.doc_id)
+            if row is None:
+                continue  # removed between the lane query and now
+            path, title, mtime, size, ext, language = row
+            snippet = make_snippet(chunks.get(lane_hit.doc_id, []), lane.terms, language or "en",
+                                   self.settings.search.snippet_chars)
+            hits.append(
+                Hit(
+                    doc_id=lane_hit.doc_id, path=path, title=title or Path(path).name, score=round(score, 6),
+                    snippet=snippet.text, highlights=snippet.highlights, mtime=mtime, size=size, ext=ext,
+                    raw_score=raw, chunk_start=snippet.chunk_start, chunk_end=snippet.chunk_end,
+                )
+            )
+        return hits
+
+    def document_text(self, doc_id: int) -> DocumentText | None:
+        """The document's text, rebuilt from its overlapping chunks (for the preview pane)."""
+        cur = self.db.cursor()
+        row = cur.execute("SELECT path, title, language FROM documents WHERE id = ?", [doc_id]).fetchone()
+        if row is None:
+            return None
+        pieces: list[str] = []
+        covered = 0
+        for start, end, text in cur.execute(
+            "SELECT start_char, end_char, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", [doc_id]
+        ).fetchall():
+            if end <= covered:
+                continue
+            pieces.append(text[max(0, covered - start):])
+            covered = end
+        return DocumentText(doc_id, row[0], row[1] or "", "".join(pieces), row[2] or "en")
+
+    # -- status -------------------------------------------------------------------------
+
+    def status(self, problem_limit: int = 200) -> StoreStatus:
+        cur = self.db.cursor()
+        per_source = {
+            r[0]: r[1:]
+            for r in cur.execute(
+                """SELECT source_id, count(*), count(*) FILTER (status = 'ok'),
+                          count(*) FILTER (status = 'failed'), count(*) FILTER (status = 'skipped')
+                   FROM documents GROUP BY source_id"""
+            ).fetchall()
+        }
+        sources = tuple(
+            SourceStatus(s, *per_source.get(s.id, (0, 0, 0, 0))) for s in self.sources()
+        )
+        problems = tuple(
+            FailedFile(*r)
+            for r in cur.execute(
+                """SELECT path, status, coalesce(error, '') FROM documents WHERE status <> 'ok'
+                   ORDER BY status, path LIMIT ?""",
+                [problem_limit],
+            ).fetchall()
+        )
+        chunks = cur.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        terms = cur.execute("SELECT count(*) FROM terms").fetchone()[0]
+        postings = cur.execute("SELECT count(*) FROM postings").fetchone()[0]
+        size = sum(p.stat().st_size for p in self.home.glob(DB_FILENAME + "*") if p.is_file())
+        return StoreStatus(
+            home=str(self.home),
+            database=str(self.db.path),
+            documents=sum(s.documents for s in sources),
+            indexed=sum(s.indexed for s in sources),
+            failed=sum(s.failed for s in sources),
+            skipped=sum(s.skipped for s in sources),
+            chunks=chunks,
+            terms=terms,
+            postings=postings,
+            size_bytes=size,
+            sources=sources,
+            problems=problems,
+        )

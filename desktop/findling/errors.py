@@ -1,0 +1,37 @@
+"""Errors a user can meet. Each carries a message a person can act on."""
+
+
+class FindlingError(Exception):
+    """Base class: the message is shown to the user as it is."""
+
+
+class StoreLockedError(FindlingError):
+    """Another process (usually the running app) holds the database."""
+
+
+class StoreCorruptError(FindlingError):
+    """The database file cannot be opened as a Findling index."""
+
+
+class StoreReadOnlyError(FindlingError):
+    """The data directory cannot be written."""
+
+
+class SchemaTooNewError(FindlingError):
+    """The database was written by a newer Findling."""
+
+
+class ExtensionError(FindlingError):
+    """A DuckDB extension is missing or does not match the engine version."""
+
+
+class SourceError(FindlingError):
+    """A folder cannot be added or removed as a source."""
+
+
+class QuerySyntaxError(FindlingError):
+    """A query filter has a value Findling cannot read (e.g. a bad date)."""
+
+
+class ExtractionError(FindlingError):
+    """A file's text cannot be extracted; recorded on the document and skipped."""

@@ -1,0 +1,95 @@
+"""Split a document into overlapping chunks that break at headings, then paragraphs,
+then sentences, keeping each chunk's character span and heading path."""
+
+from __future__ import annotations
+
+import re
+
+from findling.records import ChunkSpan
+
+CHARS_PER_TOKEN = 4  # English prose averages about four characters a token
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_RST_HEADING = re.compile(r"^([^\n]+)\n([=\-~^\"'`#*+<>:.])\2{2,}[ \t]*$", re.MULTILINE)
+_CODE_DEF = re.compile(r"\n\n(?=\S)")
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_SENTENCE = re.compile(r"[.!?\u3002\uff01\uff1f][\"')\]]?\s")
+_NEWLINE = re.compile(r"\n")
+_SPACE = re.compile(r"\s")
+
+
+def headings(text: str, kind: str) -> list[tuple[int, int, str]]:
+    """(position, level, title) of each heading, in order."""
+    found: list[tuple[int, int, str]] = []
+    if kind in ("markdown", "html", "docx", "epub"):
+        found = [(m.start(), len(m.group(1)), m.group(2).strip()) for m in _MD_HEADING.finditer(text)]
+    elif kind == "rst":
+        levels: dict[str, int] = {}
+        for m in _RST_HEADING.finditer(text):
+            title = m.group(1).strip()
+            if not title or len(m.group(0).split("\n")[1].strip()) < len(title):
+                continue
+            level = levels.setdefault(m.group(2), len(levels) + 1)
+            found.append((m.start(), level, title))
+    return found
+
+
+def _best_break(text: str, start: int, hi: int, kind: str, heading_starts: list[int]) -> int:
+    """The strongest boundary before `hi`; ties go to the latest, so chunks stay full.
+    A heading anywhere past the first eighth wins; weaker boundaries only in the second half."""
+    for pos in reversed(heading_starts):
+        if start + (hi - start) // 8 < pos <= hi:
+            return pos
+    lo = start + (hi - start) // 2
+    window = text[lo:hi]
+    patterns = (_CODE_DEF, _PARAGRAPH) if kind == "code" else (_PARAGRAPH,)
+    for pattern in (*patterns, _SENTENCE, _NEWLINE, _SPACE):
+        last = None
+        for last in pattern.finditer(window):
+            pass
+        if last is not None:
+            return lo + last.end()
+    return hi
+
+
+def _heading_path(stack: list[tuple[int, str]]) -> str:
+    return " > ".join(title for _, title in stack)
+
+
+def chunk_text(text: str, kind: str = "text", chunk_tokens: int = 800, overlap: float = 0.15) -> list[ChunkSpan]:
+    if not text.strip():
+        return []
+    target = max(200, chunk_tokens * CHARS_PER_TOKEN)
+    overlap_chars = int(target * overlap)
+    marks = headings(text, kind)
+    heading_starts = [pos for pos, _, _ in marks]
+    spans: list[ChunkSpan] = []
+    stack: list[tuple[int, str]] = []
+    mark_index = 0
+    start = 0
+    n = len(text)
+    while start < n:
+        while mark_index < len(marks) and marks[mark_index][0] <= start:
+            _, level, title = marks[mark_index]
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            mark_index += 1
+        if n - start <= target:
+            end = n
+        else:
+            end = _best_break(text, start, start + target, kind, heading_starts)
+        spans.append(ChunkSpan(start, end, _heading_path(stack)))
+        if end >= n:
+            break
+        # A chunk that starts at a heading needs no overlap: the heading is the context.
+        if end in heading_starts:
+            nxt = end
+        else:
+            nxt = max(start + 1, end - overlap_chars)
+            boundary = _SENTENCE.search(text, nxt, end) or _SPACE.search(text, nxt, end)
+            if boundary is not None:
+                nxt = boundary.end()
+        while nxt < n and text[nxt].isspace():
+            nxt += 1
+        start = nxt
+    return spans

@@ -1,0 +1,39 @@
+"""EPUB with EbookLib: the spine's XHTML documents in reading order, each through the HTML extractor."""
+
+from __future__ import annotations
+
+import io
+import warnings
+import zipfile
+
+import ebooklib
+from ebooklib import epub
+
+from findling.errors import ExtractionError
+from findling.ingest.extractors.html import html_to_text
+
+
+def extract_epub(data: bytes) -> tuple[str, str]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # EbookLib warns about future defaults on every read
+            book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
+    except (zipfile.BadZipFile, KeyError, epub.EpubException) as exc:
+        raise ExtractionError(f"cannot open EPUB (damaged or not an e-book): {exc}") from exc
+    except Exception as exc:  # EbookLib surfaces lxml and zip errors unwrapped
+        raise ExtractionError(f"cannot read EPUB: {exc}") from exc
+    titles = book.get_metadata("DC", "title")
+    title = titles[0][0].strip() if titles and titles[0] and titles[0][0] else ""
+    ordered = []
+    by_id = {item.get_id(): item for item in book.get_items_of_type(ebooklib.ITEM_DOCUMENT)}
+    for spine_id, _linear in book.spine:
+        item = by_id.pop(spine_id, None)
+        if item is not None:
+            ordered.append(item)
+    ordered.extend(by_id.values())
+    parts = []
+    for item in ordered:
+        text, _ = html_to_text(item.get_content())
+        if text.strip():
+            parts.append(text)
+    return "\n\n".join(parts), title

@@ -1,0 +1,74 @@
+"""Plain text, Markdown, reStructuredText and source code: encoding detection and titles."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from charset_normalizer import from_bytes
+
+from findling.errors import ExtractionError
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_DETECT_SAMPLE = 256 * 1024
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:.])\1{2,}\s*$")
+
+
+def has_bom(data: bytes) -> bool:
+    return any(data.startswith(bom) for bom, _ in _BOMS)
+
+
+def looks_binary(sample: bytes) -> bool:
+    """NUL bytes or many control characters: an image, archive or executable."""
+    if not sample or has_bom(sample):
+        return False
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
+    return controls > len(sample) * 0.10
+
+
+def decode(data: bytes) -> str:
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(data[:_DETECT_SAMPLE]).best()
+    if best is None or best.encoding is None:
+        raise ExtractionError("cannot detect the text encoding")
+    return data.decode(best.encoding, errors="replace")
+
+
+def markdown_title(text: str) -> str:
+    match = _MD_HEADING.search(text[:20000])
+    return match.group(1).strip() if match else ""
+
+
+def rst_title(text: str) -> str:
+    lines = text[:20000].splitlines()
+    for i in range(len(lines) - 1):
+        line, under = lines[i].strip(), lines[i + 1].strip()
+        if line and _RST_UNDERLINE.match(under) and len(under) >= len(line) and not _RST_UNDERLINE.match(line):
+            return line
+    return ""
+
+
+def extract_text(data: bytes, kind: str, mime: str) -> tuple[str, str]:
+    text = decode(data).replace("\r\n", "\n").replace("\r", "\n")
+    if kind == "markdown":
+        title = markdown_title(text)
+    elif kind == "rst":
+        title = rst_title(text)
+    else:
+        title = ""
+    return text, title

@@ -1,0 +1,351 @@
+"""Incremental indexing: compare the folders with the index, then extract the new and
+changed files (in worker processes) and commit them in batches.
+
+A batch is one transaction, so a killed run loses at most the batch in flight, and the
+next run picks up exactly what is missing: nothing is half-indexed or duplicated."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from findling.ingest.formats import extension_of
+from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, content_hash, prepare, read_file
+from findling.ingest.scan import FileEntry, is_indexable, scan
+from findling.records import IndexProgress, IndexReport, Source
+from findling.settings import IndexSettings
+from findling.store.db import Database
+from findling.store.documents import (
+    DocumentRow,
+    KnownDocument,
+    allocate_ids,
+    delete_documents,
+    known_documents,
+    update_stat,
+    write_documents,
+)
+from findling.store.maintenance import compact_postings_if_needed, note_appended_postings
+
+ProgressCallback = Callable[[IndexProgress], None]
+_POOL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
+_BATCH_SECONDS = 2.0  # commit at least this often, so progress is visible and kills lose little
+
+
+@dataclass(frozen=True)
+class _Job:
+    entry: FileEntry
+    known: KnownDocument | None
+
+
+def worker_count(settings: IndexSettings) -> int:
+    if settings.workers > 0:
+        return settings.workers
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class Indexer:
+    def __init__(
+        self,
+        db: Database,
+        settings: IndexSettings,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        self.db = db
+        self.settings = settings
+        self.progress = progress or (lambda _p: None)
+        self.cancel = cancel or threading.Event()
+        self._last_progress = 0.0
+
+    # -- public -----------------------------------------------------------------------
+
+    def run(self, sources: Sequence[Source]) -> IndexReport:
+        started = time.perf_counter()
+        report = IndexReport()
+        plans: list[tuple[Source, list[_Job]]] = []
+        self.progress(IndexProgress("scanning", 0, 0))
+        for source in sources:
+            if self.cancel.is_set():
+                break
+            plans.append((source, self._plan_source(source, report)))
+        total = sum(len(jobs) for _, jobs in plans)
+        done = 0
+        for source, jobs in plans:
+            if self.cancel.is_set():
+                break
+            done = self._process(source, jobs, report, done, total)
+        report.cancelled = self.cancel.is_set()
+        self.progress(IndexProgress("optimizing", done, total))
+        compact_postings_if_needed(self.db)
+        report.seconds = time.perf_counter() - started
+        self.progress(IndexProgress("done", done, total, failed=report.failed))
+        return report
+
+    def update_paths(self, sources: Sequence[Source], paths: Iterable[str]) -> IndexReport:
+        """Re-index single files that changed (from a file watcher), without a full scan."""
+        started = time.perf_counter()
+        report = IndexReport()
+        by_source: dict[int, list[_Job]] = {}
+        gone: list[int] = []
+        cur = self.db.cursor()
+        for raw in dict.fromkeys(paths):
+            path = str(Path(raw))
+            source = _owner(sources, path)
+            if source is None:
+                continue
+            row = cur.execute(
+                "SELECT id, path, size, mtime, hash, status FROM documents WHERE path = ?", [path]
+            ).fetchone()
+            known = KnownDocument(*row) if row else None
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            if st is None or not os.path.isfile(path) or not is_indexable(
+                source.path, path, source.include, (*self.settings.exclude, *source.exclude)
+            ):
+                if known is not None:
+                    gone.append(known.id)
+                continue
+            report.scanned += 1
+            entry = FileEntry(path, st.st_size, st.st_mtime)
+            if known is not None and known.size == entry.size and known.mtime == entry.mtime:
+                report.unchanged += 1
+                continue
+            by_source.setdefault(source.id, []).append(_Job(entry, known))
+        if gone:
+            with self.db.transaction() as tx:
+                delete_documents(tx, gone)
+            report.removed += len(gone)
+        total = sum(len(j) for j in by_source.values())
+        done = 0
+        for source in sources:
+            if source.id in by_source:
+                done = self._process(source, by_source[source.id], report, done, total)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    # -- planning ---------------------------------------------------------------------
+
+    def _plan_source(self, source: Source, report: IndexReport) -> list[_Job]:
+        max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
+        result = scan(
+            source.path,
+            include=source.include,
+            exclude=(*self.settings.exclude, *source.exclude),
+            max_bytes=max_bytes,
+            should_stop=self.cancel.is_set,
+        )
+        if self.cancel.is_set():
+            return []  # a partial scan must not be read as "files deleted"
+        report.warnings.extend(result.warnings)
+        report.scanned += len(result.files) + len(result.too_large)
+        known = known_documents(self.db.cursor(), source.id)
+        seen: set[str] = set()
+        jobs: list[_Job] = []
+        new_entries: list[FileEntry] = []
+        for entry in result.files:
+            seen.add(entry.path)
+            doc = known.get(entry.path)
+            if doc is None:
+                new_entries.append(entry)
+            elif doc.size == entry.size and doc.mtime == entry.mtime and doc.status != "skipped":
+                report.unchanged += 1
+            else:
+                jobs.append(_Job(entry, doc))
+        skipped_rows = []
+        for entry in result.too_large:
+            seen.add(entry.path)
+            doc = known.get(entry.path)
+            if doc is not None and doc.status == "skipped" and doc.size == entry.size:
+                continue
+            skipped_rows.append((entry, doc))
+        missing = [doc for path, doc in known.items() if path not in seen]
+        # Vanished folders: a source whose root is gone keeps its index until it is back
+        # or removed, so an unplugged drive does not wipe it.
+        if not os.path.exists(source.path):
+            report.warnings.append(f"source folder is missing, index kept: {source.path}")
+            return []
+        new_entries = self._apply_moves(new_entries, missing, report)
+        jobs.extend(_Job(entry, None) for entry in new_entries)
+        with self.db.transaction() as tx:
+            if missing:
+                delete_documents(tx, [doc.id for doc in missing])
+                report.removed += len(missing)
+            if skipped_rows:
+                delete_documents(tx, [doc.id for _, doc in skipped_rows if doc is not None])
+                ids = allocate_ids(tx, len(skipped_rows))
+                rows = []
+                for (entry, _), doc_id in zip(skipped_rows, ids):
+                    rows.append(
+                        DocumentRow(
+                            path=entry.path, ext=extension_of(entry.path), size=entry.size, mtime=entry.mtime,
+                            hash=None, status="skipped", title=Path(entry.path).name, doc_id=doc_id,
+                            error=f"larger than the {self.settings.max_file_mb:g} MB limit",
+                        )
+                    )
+                write_documents(tx, source.id, rows)
+                report.skipped += len(rows)
+        return jobs
+
+    def _apply_moves(
+        self, new_entries: list[FileEntry], missing: list[KnownDocument], report: IndexReport
+    ) -> list[FileEntry]:
+        """A new path with the same bytes as a vanished document is that document moved:
+        keep its text, chunks and embeddings, change only the path."""
+        if not missing or not new_entries:
+            return new_entries
+        by_size: dict[int, list[KnownDocument]] = {}
+        for doc in missing:
+            if doc.hash and doc.status == "ok":
+                by_size.setdefault(doc.size, []).append(doc)
+        remaining: list[FileEntry] = []
+        moves: list[tuple[KnownDocument, FileEntry]] = []
+        for entry in new_entries:
+            candidates = by_size.get(entry.size)
+            if not candidates:
+                remaining.append(entry)
+                continue
+            try:
+                digest = content_hash(read_file(entry.path)[0])
+            except OSError:
+                remaining.append(entry)
+                continue
+            match = next((doc for doc in candidates if doc.hash == digest), None)
+            if match is None:
+                remaining.append(entry)
+                continue
+            candidates.remove(match)
+            missing.remove(match)
+            moves.append((match, entry))
+        if moves:
+            with self.db.transaction() as tx:
+                for doc, entry in moves:
+                    update_stat(tx, doc.id, entry.size, entry.mtime, (entry.path, extension_of(entry.path)))
+            report.moved += len(moves)
+        return remaining
+
+    # -- processing -------------------------------------------------------------------
+
+    def _tasks(self, jobs: Sequence[_Job]) -> list[PrepareTask]:
+        s = self.settings
+        return [
+            PrepareTask(job.entry.path, job.known.hash if job.known else None, s.chunk_tokens, s.chunk_overlap,
+                        s.title_weight)
+            for job in jobs
+        ]
+
+    def _results(self, tasks: list[PrepareTask]) -> Iterator[object]:
+        workers = worker_count(self.settings)
+        if len(tasks) < _POOL_MIN_FILES or workers <= 0:
+            for task in tasks:
+                if self.cancel.is_set():
+                    return
+                yield prepare(task)
+            return
+        # spawn, not fork: the parent runs DuckDB's threads, and forking those is unsafe.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            window = max(8, workers * 16)
+            pending: list[Future] = []
+            queue = iter(tasks)
+            try:
+                for task in queue:
+                    pending.append(pool.submit(prepare, task))
+                    if len(pending) >= window:
+                        break
+                while pending:
+                    future = pending.pop(0)
+                    result = future.result()
+                    if not self.cancel.is_set():
+                        nxt = next(queue, None)
+                        if nxt is not None:
+                            pending.append(pool.submit(prepare, nxt))
+                    yield result
+                    if self.cancel.is_set():
+                        break
+            finally:
+                for future in pending:
+                    future.cancel()
+
+    def _process(self, source: Source, jobs: list[_Job], report: IndexReport, done: int, total: int) -> int:
+        if not jobs:
+            return done
+        known_by_path = {job.entry.path: job.known for job in jobs}
+        batch: list[DocumentRow] = []
+        touched: list[tuple[int, Unchanged]] = []
+        gone: list[int] = []
+        batch_started = time.monotonic()
+        for result in self._results(self._tasks(jobs)):
+            done += 1
+            path = result.path  # type: ignore[attr-defined]
+            known = known_by_path.get(path)
+            if isinstance(result, DocumentRow):
+                batch.append(result)
+                if result.status == "failed":
+                    report.failed += 1
+            elif isinstance(result, Unchanged):
+                if known is not None:
+                    touched.append((known.id, result))
+                report.unchanged += 1
+            elif isinstance(result, (Binary, Vanished)):
+                if known is not None:
+                    gone.append(known.id)
+                    report.removed += 1
+            self._report(IndexProgress("indexing", done, total, path, report.failed))
+            if len(batch) >= self.settings.batch_files or time.monotonic() - batch_started > _BATCH_SECONDS:
+                self._commit(source, batch, touched, gone, known_by_path, report)
+                batch, touched, gone = [], [], []
+                batch_started = time.monotonic()
+        self._commit(source, batch, touched, gone, known_by_path, report)
+        self._report(IndexProgress("indexing", done, total, "", report.failed), force=True)
+        return done
+
+    def _commit(
+        self,
+        source: Source,
+        batch: list[DocumentRow],
+        touched: list[tuple[int, Unchanged]],
+        gone: list[int],
+        known_by_path: dict[str, KnownDocument | None],
+        report: IndexReport,
+    ) -> None:
+        if not (batch or touched or gone):
+            return
+        with self.db.transaction() as tx:
+            replaced = [known_by_path[row.path].id for row in batch if known_by_path.get(row.path) is not None]
+            delete_documents(tx, replaced + gone)
+            fresh = [row for row in batch if known_by_path.get(row.path) is None]
+            for row, doc_id in zip(fresh, allocate_ids(tx, len(fresh))):
+                row.doc_id = doc_id
+            for row in batch:
+                known = known_by_path.get(row.path)
+                if known is not None:
+                    row.doc_id = known.id
+            write_documents(tx, source.id, batch)
+            note_appended_postings(tx, sum(len(row.terms) for row in batch))
+            for doc_id, result in touched:
+                update_stat(tx, doc_id, result.size, result.mtime)
+        ok = [row for row in batch if row.status == "ok"]
+        report.updated += sum(1 for row in ok if known_by_path.get(row.path) is not None)
+        report.added += sum(1 for row in ok if known_by_path.get(row.path) is None)
+
+    def _report(self, progress: IndexProgress, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self._last_progress >= 0.05:
+            self._last_progress = now
+            self.progress(progress)
+
+
+def _owner(sources: Sequence[Source], path: str) -> Source | None:
+    for source in sources:
+        root = source.path
+        if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+            return source
+    return None

@@ -1,0 +1,42 @@
+"""Guess a document's language from its function words, to pick the Snowball stemmer.
+
+A full language identifier would be a heavy dependency for one job: choosing among the
+stemmers Findling has. Counting the commonest words of each language is enough for that,
+and unsure text falls back to English.
+"""
+
+from __future__ import annotations
+
+import re
+
+from findling.search.analyzer import DEFAULT_LANGUAGE
+
+_MARKERS = {
+    "en": "the and of to is in that it for with as was on are be this by not or which from",
+    "de": "der die und das ist nicht ein eine zu den von mit sich des auf für im dem auch wird",
+    "fr": "le la les et est un une des du en que qui dans pour pas sur au avec ce il sont",
+    "es": "el la los las y es una por con para del se lo que en un como más pero sus",
+    "it": "il di che la è per un una non sono del della con si le anche come nel gli",
+    "nl": "de het een en van is dat op te zijn niet met voor die aan er ook als bij",
+    "pt": "o os as um uma de que não para com por mais se dos das do da em foi",
+    "sv": "och att det som en på är av för med till den har inte om ett var jag",
+    "da": "og at det som en på er af for med til den har ikke om et var jeg",
+    "no": "og at det som en på er av for med til den har ikke om et var jeg",
+    "fi": "ja on ei se että hän oli ole mutta kun niin joka myös tai kuin ovat",
+    "ru": "и в не на что с как по это он а из но к у же то за все",
+}
+_WORDS = {lang: frozenset(words.split()) for lang, words in _MARKERS.items()}
+_WORD = re.compile(r"\w+")
+
+
+def detect_language(text: str, sample_chars: int = 20000) -> str:
+    words = _WORD.findall(text[:sample_chars].lower())
+    if len(words) < 8:
+        return DEFAULT_LANGUAGE
+    scores = {lang: sum(1 for w in words if w in markers) for lang, markers in _WORDS.items()}
+    best = max(scores, key=lambda lang: scores[lang])
+    ranked = sorted(scores.values(), reverse=True)
+    # Closely related languages share words; require a clear margin and a real share.
+    if scores[best] < max(3, len(words) // 50) or ranked[0] < 1.2 * ranked[1]:
+        return DEFAULT_LANGUAGE
+    return best

@@ -1,0 +1,166 @@
+"""Text analysis shared by indexing and querying: the one place terms are made.
+
+Tokens are runs of word characters; each CJK ideograph or kana is a token of its own.
+Words are case- and accent-folded, then Snowball-stemmed by the document's language.
+Identifiers (`snake_case`, `camelCase`, `x86_64`) are kept whole and unstemmed, and
+their parts are indexed too, so both `x86_64` and `snake` find `snake_case_x86_64`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import Stemmer
+
+DEFAULT_LANGUAGE = "en"
+
+# ISO 639-1 code -> Snowball algorithm name.
+STEMMERS = {
+    "en": "english",
+    "de": "german",
+    "fr": "french",
+    "es": "spanish",
+    "it": "italian",
+    "nl": "dutch",
+    "pt": "portuguese",
+    "sv": "swedish",
+    "da": "danish",
+    "no": "norwegian",
+    "fi": "finnish",
+    "ru": "russian",
+}
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
+_CAMEL_BOUNDARY = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|[0-9]+")
+_MAX_TOKEN = 64  # longer "words" are base64 blobs or hashes: keep, but truncated
+
+_local = threading.local()
+
+
+def _stemmer(language: str) -> Stemmer.Stemmer:
+    cache = getattr(_local, "stemmers", None)
+    if cache is None:
+        cache = _local.stemmers = {}
+    stemmer = cache.get(language)
+    if stemmer is None:
+        stemmer = cache[language] = Stemmer.Stemmer(STEMMERS.get(language, "english"), 50000)
+    return stemmer
+
+
+def fold(text: str) -> str:
+    """Case- and accent-fold: `Crème Brûlée` -> `creme brulee`, `Straße` -> `strasse`."""
+    text = text.casefold()
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    term: str  # the term this token indexes under (stemmed word or whole identifier)
+    parts: tuple[str, ...]  # extra terms for identifier parts
+    start: int
+    end: int
+
+
+def _is_identifier(raw: str) -> bool:
+    if "_" in raw:
+        return True
+    has_digit = any(c.isdigit() for c in raw)
+    if has_digit and not raw.isdigit():
+        return True
+    return _CAMEL_BOUNDARY.search(raw) is not None
+
+
+def _split_identifier(raw: str) -> list[str]:
+    parts: list[str] = []
+    for piece in raw.split("_"):
+        if not piece:
+            continue
+        if _CAMEL_BOUNDARY.search(piece):
+            parts.extend(_CAMEL_PART.findall(piece))
+        else:
+            parts.append(piece)
+    return parts
+
+
+def iter_tokens(text: str, language: str = DEFAULT_LANGUAGE) -> Iterator[Token]:
+    stem = _stemmer(language).stemWord
+    for match in _TOKEN.finditer(text):
+        raw = match.group()
+        start, end = match.span()
+        if "_" in raw:
+            stripped = raw.strip("_")
+            if not stripped:
+                continue
+            start += raw.index(stripped[0])
+            end = start + len(stripped)
+            raw = stripped
+        if _is_identifier(raw):
+            whole = fold(raw)[:_MAX_TOKEN]
+            parts = []
+            for part in _split_identifier(raw):
+                folded = fold(part)
+                term = stem(folded) if folded.isalpha() else folded
+                if term != whole:
+                    parts.append(term)
+            yield Token(whole, tuple(parts), start, end)
+        else:
+            folded = fold(raw)[:_MAX_TOKEN]
+            yield Token(stem(folded) if folded.isalpha() else folded, (), start, end)
+
+
+def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0) -> Counter[str]:
+    """Index-side: every term with its (weighted) frequency, identifier parts included."""
+    counts: Counter[str] = Counter()
+    for token in iter_tokens(text, language):
+        counts[token.term] += 1
+        for part in token.parts:
+            counts[part] += 1
+    if weight != 1.0:
+        for key in counts:
+            counts[key] *= weight
+    return counts
+
+
+def term_sequence(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The main term of each token in order: what phrase matching compares."""
+    return [token.term for token in iter_tokens(text, language)]
+
+
+def query_terms(word: str, languages: list[str]) -> list[str]:
+    """Terms for one query word, one per language stemmer present in the index (deduplicated)."""
+    seen: list[str] = []
+    for language in languages or [DEFAULT_LANGUAGE]:
+        for token in iter_tokens(word, language):
+            if token.term not in seen:
+                seen.append(token.term)
+    return seen
+
+
+# Function words: dropped from a query's required terms when it has other words, so
+# "the history of rome" needs "history" and "rome" but still ranks with all of them.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its itself
+    just me more most my myself no nor not now of off on once only or other our ours ourselves out
+    over own same she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up very was we were what when where which
+    while who whom why will with would you your yours yourself yourselves
+    der die das und ist nicht ein eine zu den von mit sich des auf für im dem
+    le la les et est un une des du en que qui dans pour pas sur au
+    el los las y es una por con para del se lo""".split()
+)
+
+
+def is_stopword(word: str) -> bool:
+    return fold(word) in STOPWORDS

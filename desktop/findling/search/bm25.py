@@ -1,0 +1,284 @@
+"""The BM25 lane: document-level Okapi BM25 computed in SQL over the query terms'
+postings only (never a scan of every document), with required terms, exclusions,
+phrases and filters.
+
+    score(d) = Σ_t idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
+    idf(t)   = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+
+the same formula as DuckDB's fts `match_bm25`, so the two agree on the same tokens."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import duckdb
+
+from findling.search.analyzer import is_stopword, query_terms, term_sequence
+from findling.search.query_parser import Filters, ParsedQuery
+
+MAX_GROUPS = 62  # one bit each in a BIGINT mask
+_STATS_TTL = 2.0
+_PHRASE_POOL = 2000  # candidates checked for a phrase before giving up
+
+
+@dataclass(frozen=True)
+class LaneHit:
+    doc_id: int
+    score: float
+    rank: int  # 1-based
+
+
+@dataclass(frozen=True)
+class Bm25Result:
+    hits: tuple[LaneHit, ...]
+    total: int  # documents matching, before the limit
+    relaxed: bool  # "all terms" found nothing, so any term was allowed
+    terms: tuple[str, ...]  # the analysed terms used, for highlighting
+    ms: float
+
+
+@dataclass(frozen=True)
+class _Plan:
+    term_masks: dict[int, int]  # term id -> bitmask of the groups it serves
+    required: int
+    excluded_ids: tuple[int, ...]
+    phrases: tuple[tuple[str, ...], ...]  # analysed phrase term sequences
+    excluded_phrases: tuple[tuple[str, ...], ...]
+    terms: tuple[str, ...]
+
+
+def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
+    """SQL conditions and parameters for the filters, values always as parameters."""
+    clauses: list[str] = []
+    params: list[object] = []
+    if filters.extensions:
+        clauses.append(f"{alias}.ext IN ({', '.join('?' for _ in filters.extensions)})")
+        params.extend(filters.extensions)
+    for needle in filters.path_contains:
+        clauses.append(f"contains(lower({alias}.path), ?)")
+        params.append(needle.lower())
+    if filters.folders:
+        clauses.append("(" + " OR ".join(f"starts_with({alias}.path, ?)" for _ in filters.folders) + ")")
+        params.extend(filters.folders)
+    if filters.after is not None:
+        clauses.append(f"{alias}.mtime >= ?")
+        params.append(filters.after)
+    if filters.before is not None:
+        clauses.append(f"{alias}.mtime < ?")
+        params.append(filters.before)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+class Bm25Lane:
+    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], k1: float = 1.2, b: float = 0.75) -> None:
+        self._cursor = cursor
+        self.k1 = k1
+        self.b = b
+        self._stats: tuple[float, int, float, tuple[str, ...]] | None = None
+        self._lock = threading.Lock()
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._stats = None
+
+    def _corpus_stats(self, cur: duckdb.DuckDBPyConnection) -> tuple[int, float, tuple[str, ...]]:
+        with self._lock:
+            if self._stats is not None and time.monotonic() - self._stats[0] < _STATS_TTL:
+                return self._stats[1], self._stats[2], self._stats[3]
+        n, total_len = cur.execute(
+            "SELECT count(*), coalesce(sum(length), 0) FROM documents WHERE status = 'ok'"
+        ).fetchone()
+        languages = tuple(
+            sorted(r[0] for r in cur.execute(
+                "SELECT DISTINCT language FROM documents WHERE status = 'ok' AND language IS NOT NULL"
+            ).fetchall())
+        )
+        avgdl = (total_len / n) if n else 1.0
+        with self._lock:
+            self._stats = (time.monotonic(), n, avgdl or 1.0, languages)
+        return n, avgdl or 1.0, languages
+
+    def _plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str) -> _Plan:
+        groups: list[tuple[list[str], bool]] = []  # (terms, is_stopword_group)
+        phrase_bits = 0
+        for words in parsed.groups:
+            stop = all(is_stopword(w) for w in words)
+            alternatives: list[list[str]] = [
+                [t for t in _word_terms(w, languages)] for w in words
+            ]
+            if len(words) == 1 and len(alternatives[0]) > 1 and len(languages) <= 1:
+                # "foo-bar" or "a.b.c": each part must match, like separate words
+                for term in alternatives[0]:
+                    groups.append(([term], stop))
+            else:
+                groups.append(([t for alt in alternatives for t in alt], stop))
+        phrases = tuple(
+            tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases
+        )
+        phrases = tuple(p for p in phrases if p)
+        for phrase in phrases:
+            for term in dict.fromkeys(phrase):
+                if len(groups) < MAX_GROUPS:
+                    phrase_bits |= 1 << len(groups)
+                groups.append(([term], False))
+        groups = groups[:MAX_GROUPS]
+        all_stop = all(stop for _, stop in groups)
+        excluded_terms = [t for w in parsed.excluded_words for t in _word_terms(w, languages)]
+        wanted = {t for terms, _ in groups for t in terms} | set(excluded_terms)
+        ids = _lookup(cur, wanted)
+        term_masks: dict[int, int] = {}
+        required = 0
+        for bit, (terms, stop) in enumerate(groups):
+            if match == "all" and (not stop or all_stop):
+                required |= 1 << bit
+            for term in terms:
+                if term in ids:
+                    term_masks[ids[term]] = term_masks.get(ids[term], 0) | (1 << bit)
+        required |= phrase_bits  # a phrase's words are required whatever the match mode
+        excluded_phrases = tuple(
+            tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.excluded_phrases
+        )
+        return _Plan(
+            term_masks=term_masks,
+            required=required,
+            excluded_ids=tuple(ids[t] for t in excluded_terms if t in ids),
+            phrases=phrases,
+            excluded_phrases=tuple(p for p in excluded_phrases if p),
+            terms=tuple(sorted(t for terms, _ in groups for t in terms)),
+        )
+
+    def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "all") -> Bm25Result:
+        started = time.perf_counter()
+        cur = self._cursor()
+        n_docs, avgdl, languages = self._corpus_stats(cur)
+        if not parsed.has_terms:
+            hits, total = self._browse(cur, parsed.filters, limit) if not parsed.filters.empty else ((), 0)
+            return Bm25Result(hits, total, False, (), _ms(started))
+        plan = self._plan(cur, parsed, list(languages), match)
+        relaxed = False
+        hits, total = self._score(cur, plan, parsed.filters, limit, n_docs, avgdl)
+        if not hits and match == "all" and plan.required and not plan.phrases:
+            relaxed_plan = self._plan(cur, parsed, list(languages), "any")
+            hits, total = self._score(cur, relaxed_plan, parsed.filters, limit, n_docs, avgdl)
+            relaxed = bool(hits)
+        return Bm25Result(hits, total, relaxed, plan.terms, _ms(started))
+
+    def _score(
+        self, cur: duckdb.DuckDBPyConnection, plan: _Plan, filters: Filters, limit: int, n_docs: int, avgdl: float
+    ) -> tuple[tuple[LaneHit, ...], int]:
+        if not plan.term_masks:
+            return (), 0
+        # A required group with no known term cannot match anything.
+        covered = 0
+        for mask in plan.term_masks.values():
+            covered |= mask
+        if plan.required & ~covered:
+            return (), 0
+        ids = sorted(plan.term_masks)
+        id_list = ", ".join(str(int(i)) for i in ids)  # ints from our own table: safe inline
+        values = ", ".join(f"({int(i)}, {int(plan.term_masks[i])})" for i in ids)
+        where, params = filter_sql(filters)
+        exclusion = ""
+        if plan.excluded_ids:
+            ex = ", ".join(str(int(i)) for i in plan.excluded_ids)
+            exclusion = f" AND doc_id NOT IN (SELECT doc_id FROM postings WHERE term_id IN ({ex}))"
+        needs_check = bool(plan.phrases or plan.excluded_phrases)
+        fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
+        sql = f"""
+            WITH q(term_id, mask) AS (VALUES {values}),
+            p AS (SELECT term_id, doc_id, tf FROM postings WHERE term_id IN ({id_list})),
+            df AS (SELECT term_id, count(*) AS df FROM p GROUP BY term_id),
+            scored AS (
+                SELECT p.doc_id,
+                       sum(ln(1 + (? - df.df + 0.5) / (df.df + 0.5))
+                           * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * d.length / ?))) AS score,
+                       bit_or(q.mask) AS mask
+                FROM p JOIN df USING (term_id) JOIN q USING (term_id) JOIN documents d ON d.id = p.doc_id
+                WHERE d.status = 'ok'{where}
+                GROUP BY p.doc_id)
+            SELECT doc_id, score, count(*) OVER () AS total FROM scored
+            WHERE (mask & ?) = ?{exclusion}
+            ORDER BY score DESC, doc_id
+            LIMIT ?"""
+        k1, b = self.k1, self.b
+        rows = cur.execute(
+            sql, [n_docs, k1, k1, b, b, avgdl, *params, plan.required, plan.required, fetch]
+        ).fetchall()
+        total = rows[0][2] if rows else 0
+        if needs_check:
+            rows = _check_phrases(cur, rows, plan, limit)
+            total = len(rows) if len(rows) < limit else total
+        hits = tuple(LaneHit(int(r[0]), float(r[1]), i + 1) for i, r in enumerate(rows[:limit]))
+        return hits, int(total)
+
+    def _browse(self, cur: duckdb.DuckDBPyConnection, filters: Filters, limit: int) -> tuple[tuple[LaneHit, ...], int]:
+        """A query of filters only (`ext:pdf after:7d`): newest first."""
+        where, params = filter_sql(filters)
+        rows = cur.execute(
+            f"""SELECT id, count(*) OVER () FROM documents d WHERE status = 'ok'{where}
+                ORDER BY mtime DESC, id LIMIT ?""",
+            [*params, limit],
+        ).fetchall()
+        return tuple(LaneHit(int(r[0]), 1.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)
+
+
+def _word_terms(word: str, languages: list[str]) -> list[str]:
+    return query_terms(word, languages)
+
+
+def _first_terms(word: str, languages: list[str]) -> list[str]:
+    """Phrase words analysed with the first language: a phrase is matched token by token."""
+    return term_sequence(word, languages[0] if languages else "en")
+
+
+def _lookup(cur: duckdb.DuckDBPyConnection, terms: set[str]) -> dict[str, int]:
+    if not terms:
+        return {}
+    ordered = sorted(terms)
+    placeholders = ", ".join("?" for _ in ordered)
+    rows = cur.execute(f"SELECT term, id FROM terms WHERE term IN ({placeholders})", ordered).fetchall()
+    return {term: int(term_id) for term, term_id in rows}
+
+
+def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    first = phrase[0]
+    for i, term in enumerate(sequence):
+        if term == first and tuple(sequence[i:i + n]) == phrase:
+            return True
+    return False
+
+
+def _check_phrases(cur: duckdb.DuckDBPyConnection, rows: list[tuple], plan: _Plan, limit: int) -> list[tuple]:
+    """Keep candidates whose text holds every phrase and no excluded phrase, best first."""
+    kept: list[tuple] = []
+    step = max(limit * 2, 50)
+    for offset in range(0, len(rows), step):
+        part = rows[offset:offset + step]
+        ids = [int(r[0]) for r in part]
+        texts: dict[int, list[tuple[str, str]]] = {}
+        for doc_id, text, language, _ordinal in cur.execute(
+            """SELECT id, title, language, -1 AS ordinal FROM documents WHERE id IN (SELECT unnest(?))
+               UNION ALL
+               SELECT c.doc_id, c.text, d.language, c.ordinal FROM chunks c JOIN documents d ON d.id = c.doc_id
+               WHERE c.doc_id IN (SELECT unnest(?)) ORDER BY 1, 4""",
+            [ids, ids],
+        ).fetchall():
+            texts.setdefault(doc_id, []).append((text or "", language or "en"))
+        for row in part:
+            chunks = texts.get(int(row[0]), [])
+            sequences = [term_sequence(text, lang) for text, lang in chunks]
+            if all(any(_contains(seq, p) for seq in sequences) for p in plan.phrases) and not any(
+                any(_contains(seq, p) for seq in sequences) for p in plan.excluded_phrases
+            ):
+                kept.append(row)
+                if len(kept) >= limit:
+                    return kept
+    return kept
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

@@ -1,0 +1,29 @@
+"""Score normalizations from the pipeline spec: pure functions, unit-tested."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+
+def minmax(scores: Sequence[float]) -> list[float]:
+    """(s - worst) / (best - worst); a single score, or all equal, map to 1.0."""
+    if not scores:
+        return []
+    best, worst = max(scores), min(scores)
+    if best == worst:
+        return [1.0] * len(scores)
+    span = best - worst
+    return [(s - worst) / span for s in scores]
+
+
+def cosine_from_distance(distance: float) -> float:
+    """Cosine distance in [0, 2] to a similarity in [0, 1]."""
+    return min(1.0, max(0.0, 1.0 - distance / 2.0))
+
+
+def sigmoid(logit: float) -> float:
+    if logit >= 0:
+        return 1.0 / (1.0 + math.exp(-logit))
+    z = math.exp(logit)
+    return z / (1.0 + z)

@@ -1,0 +1,162 @@
+"""Desktop-search query syntax: words, "quoted phrases", -exclusions, OR, and filters
+(ext:, path:, folder:, after:, before:). Anything it cannot read is a plain word, so no
+query is an error except a filter with an unreadable date."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
+
+from findling.errors import QuerySyntaxError
+
+_ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+_FILTER_KEYS = {"ext", "type", "path", "folder", "in", "after", "since", "before", "until"}
+_RELATIVE = re.compile(r"^(\d+)([dwmy])$")
+MAX_QUERY_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class Filters:
+    extensions: tuple[str, ...] = ()
+    path_contains: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()
+    after: float | None = None  # epoch seconds, inclusive
+    before: float | None = None  # epoch seconds, exclusive
+
+    def merged(self, other: Filters) -> Filters:
+        return Filters(
+            extensions=self.extensions + other.extensions,
+            path_contains=self.path_contains + other.path_contains,
+            folders=self.folders + other.folders,
+            after=max(filter(None, (self.after, other.after)), default=None),
+            before=min(filter(None, (self.before, other.before)), default=None),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return self == Filters()
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    groups: tuple[tuple[str, ...], ...] = ()  # each group: words that may stand for each other (OR)
+    phrases: tuple[tuple[str, ...], ...] = ()
+    excluded_words: tuple[str, ...] = ()
+    excluded_phrases: tuple[tuple[str, ...], ...] = ()
+    filters: Filters = field(default_factory=Filters)
+    text: str = ""  # the free text, operators removed: what the vector lane embeds
+
+    @property
+    def has_terms(self) -> bool:
+        return bool(self.groups or self.phrases)
+
+    def with_filters(self, extra: Filters) -> ParsedQuery:
+        return replace(self, filters=self.filters.merged(extra))
+
+
+def parse_date(value: str, today: date | None = None) -> float:
+    """ISO dates (2024, 2024-03, 2024-03-15), today, yesterday, or 7d / 2w / 3m / 1y ago."""
+    today = today or date.today()
+    value = value.strip().lower()
+    if value == "today":
+        day = today
+    elif value == "yesterday":
+        day = today - timedelta(days=1)
+    elif match := _RELATIVE.match(value):
+        n, unit = int(match.group(1)), match.group(2)
+        days = {"d": 1, "w": 7, "m": 30, "y": 365}[unit] * n
+        day = today - timedelta(days=days)
+    else:
+        for fmt in ("%Y-%m-%d", "%Y-%m", "%Y"):
+            try:
+                day = datetime.strptime(value, fmt).date()
+                break
+            except ValueError:
+                continue
+        else:
+            raise QuerySyntaxError(
+                f"cannot read the date '{value}': use YYYY-MM-DD, YYYY-MM, YYYY, today, yesterday or 7d/2w/3m/1y"
+            )
+    return time.mktime(day.timetuple())
+
+
+def _filter(key: str, value: str, filters: dict[str, list]) -> None:
+    if key in ("ext", "type"):
+        for ext in value.split(","):
+            ext = ext.strip().lower().lstrip("*").lstrip(".")
+            if ext:
+                filters["extensions"].append(ext)
+    elif key == "path":
+        if value:
+            filters["path_contains"].append(value.lower())
+    elif key in ("folder", "in"):
+        if value:
+            filters["folders"].append(value)
+    elif key in ("after", "since"):
+        filters["after"].append(parse_date(value))
+    elif key in ("before", "until"):
+        filters["before"].append(parse_date(value))
+
+
+def parse_query(query: str) -> ParsedQuery:
+    query = query[:MAX_QUERY_CHARS]
+    groups: list[list[str]] = []
+    phrases: list[tuple[str, ...]] = []
+    excluded_words: list[str] = []
+    excluded_phrases: list[tuple[str, ...]] = []
+    filters: dict[str, list] = {k: [] for k in ("extensions", "path_contains", "folders", "after", "before")}
+    text_parts: list[str] = []
+    join_next = False
+    for match in _ITEM.finditer(query):
+        negated, key, quoted, bare = match.group(1), match.group(2), match.group(3), match.group(4)
+        key_l = key.lower() if key else None
+        if key_l in _FILTER_KEYS:
+            _filter(key_l, quoted if quoted is not None else (bare or ""), filters)
+            continue
+        if key:  # "word:" that is no filter (a URL, "note:"): plain text
+            bare, quoted = f"{key}:{quoted if quoted is not None else bare or ''}", None
+        if quoted is not None:
+            words = tuple(quoted.split())
+            if not words:
+                continue
+            if negated:
+                excluded_phrases.append(words)
+            elif len(words) == 1:
+                groups.append([words[0]])
+                text_parts.append(words[0])
+            else:
+                phrases.append(words)
+                text_parts.append(quoted)
+            join_next = False
+            continue
+        word = bare or ""
+        if word in ("OR", "|") and groups:
+            join_next = True
+            continue
+        if negated and len(word) > 0 and any(c.isalnum() for c in word):
+            excluded_words.append(word)
+            continue
+        if not any(c.isalnum() for c in word):
+            continue
+        if join_next and groups:
+            groups[-1].append(word)
+        else:
+            groups.append([word])
+        text_parts.append(word)
+        join_next = False
+    return ParsedQuery(
+        groups=tuple(tuple(g) for g in groups),
+        phrases=tuple(phrases),
+        excluded_words=tuple(excluded_words),
+        excluded_phrases=tuple(excluded_phrases),
+        filters=Filters(
+            extensions=tuple(filters["extensions"]),
+            path_contains=tuple(filters["path_contains"]),
+            folders=tuple(filters["folders"]),
+            after=max(filters["after"]) if filters["after"] else None,
+            before=min(filters["before"]) if filters["before"] else None,
+        ),
+        text=" ".join(text_parts),
+    )

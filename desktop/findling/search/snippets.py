@@ -1,0 +1,103 @@
+"""Pick the passage of a document that best shows why it matched, with the matched
+words' positions for highlighting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from findling.records import Highlight
+from findling.search.analyzer import fold, iter_tokens
+
+_CONTEXT_BEFORE = 60
+
+
+@dataclass(frozen=True)
+class Snippet:
+    text: str
+    highlights: tuple[Highlight, ...]
+    chunk_start: int | None  # the chunk's span in the document, for scrolling a preview
+    chunk_end: int | None
+
+
+def _hits(text: str, terms: frozenset[str], language: str) -> list[tuple[int, int, str]]:
+    found = []
+    for token in iter_tokens(text, language):
+        if token.term in terms:
+            found.append((token.start, token.end, token.term))
+        else:
+            for part in token.parts:
+                if part in terms:
+                    found.append((token.start, token.end, part))
+                    break
+    return found
+
+
+def _flat(text: str) -> str:
+    return "".join(" " if c in "\n\r\t\f\v" else c for c in text)
+
+
+def make_snippet(
+    chunks: Sequence[tuple[int, int, str]], terms: Iterable[str], language: str = "en", width: int = 240
+) -> Snippet:
+    """`chunks` are (start_char, end_char, text) in document order."""
+    if not chunks:
+        return Snippet("", (), None, None)
+    term_set = frozenset(terms)
+    best: tuple[tuple[int, int, int], int, list[tuple[int, int, str]]] | None = None
+    if term_set:
+        for index, (_, _, text) in enumerate(chunks):
+            folded = fold(text)
+            # cheap test first: most chunks of a long document hold no query term at all
+            if not any(term in folded for term in term_set):
+                continue
+            hits = _hits(text, term_set, language)
+            if not hits:
+                continue
+            key = (len({h[2] for h in hits}), len(hits), -index)
+            if best is None or key > best[0]:
+                best = (key, index, hits)
+    if best is None:
+        start, end, text = chunks[0]
+        cut = _cut(text, 0, width)
+        return Snippet(_flat(text[cut[0]:cut[1]]) + ("…" if cut[1] < len(text) else ""), (), start, end)
+    _, index, hits = best
+    start, end, text = chunks[index]
+    window_start = _best_window(hits, width)
+    lo, hi = _cut(text, max(0, window_start - _CONTEXT_BEFORE), width)
+    prefix = "…" if lo > 0 else ""
+    suffix = "…" if hi < len(text) else ""
+    body = _flat(text[lo:hi]).strip()
+    lead = len(_flat(text[lo:hi])) - len(_flat(text[lo:hi]).lstrip())
+    offset = len(prefix) - lo - lead
+    highlights = tuple(
+        Highlight(h_start + offset, h_end + offset)
+        for h_start, h_end, _ in hits
+        if h_start >= lo + lead and h_end <= lo + lead + len(body)
+    )
+    return Snippet(prefix + body + suffix, highlights, start, end)
+
+
+def _best_window(hits: list[tuple[int, int, str]], width: int) -> int:
+    """Start of the hit that opens the window with the most distinct terms."""
+    best_start, best_key = hits[0][0], (-1, -1)
+    for i, (start, _, _) in enumerate(hits):
+        inside = [h for h in hits[i:] if h[1] <= start + width - _CONTEXT_BEFORE]
+        key = (len({h[2] for h in inside}), len(inside))
+        if key > best_key:
+            best_start, best_key = start, key
+    return best_start
+
+
+def _cut(text: str, start: int, width: int) -> tuple[int, int]:
+    """A window of about `width` characters that starts and ends between words."""
+    if start > 0:
+        space = text.find(" ", start, start + 30)
+        if space != -1:
+            start = space + 1
+    end = min(len(text), start + width)
+    if end < len(text):
+        space = text.rfind(" ", start + width // 2, end)
+        if space != -1:
+            end = space
+    return start, end

@@ -1,0 +1,100 @@
+"""All tunable parameters in one place, loaded from settings.toml.
+
+`findling eval` sweeps these and the GUI shows them, so every default from the pipeline
+spec lives here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from findling.errors import FindlingError
+from findling.paths import config_dir
+
+SETTINGS_FILENAME = "settings.toml"
+
+
+@dataclass
+class IndexSettings:
+    max_file_mb: float = 50.0
+    # gitignore-style patterns applied to every source, in addition to the source's own.
+    exclude: list[str] = field(default_factory=lambda: ["node_modules/", "__pycache__/"])
+    chunk_tokens: int = 800
+    chunk_overlap: float = 0.15
+    # BM25F-style: title terms count this many times in tf and document length.
+    title_weight: float = 2.0
+    batch_files: int = 256
+    # 0 = leave one core for the UI.
+    workers: int = 0
+
+
+@dataclass
+class SearchSettings:
+    limit: int = 20
+    k1: float = 1.2
+    b: float = 0.75
+    # "all": every non-stopword term must match, relaxed to "any" when nothing does.
+    match: str = "all"
+    snippet_chars: int = 240
+
+
+@dataclass
+class Settings:
+    index: IndexSettings = field(default_factory=IndexSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _merge(target: Any, values: dict[str, Any], where: str) -> None:
+    known = {f.name: f for f in dataclasses.fields(target)}
+    for key, value in values.items():
+        if key not in known:
+            raise FindlingError(f"settings: unknown key '{where}{key}'")
+        current = getattr(target, key)
+        if dataclasses.is_dataclass(current):
+            if not isinstance(value, dict):
+                raise FindlingError(f"settings: '{where}{key}' must be a table")
+            _merge(current, value, f"{where}{key}.")
+        else:
+            expected = type(current)
+            if expected is float and isinstance(value, int):
+                value = float(value)
+            if not isinstance(value, expected):
+                raise FindlingError(
+                    f"settings: '{where}{key}' must be {expected.__name__}, got {type(value).__name__}"
+                )
+            setattr(target, key, value)
+
+
+def settings_path(home: str | os.PathLike[str] | None = None) -> Path:
+    return config_dir(home) / SETTINGS_FILENAME
+
+
+def load_settings(home: str | os.PathLike[str] | None = None) -> Settings:
+    settings = Settings()
+    path = settings_path(home)
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise FindlingError(f"cannot read settings file {path}: {exc}") from exc
+        _merge(settings, data, "")
+    return settings
+
+
+def save_settings(settings: Settings, home: str | os.PathLike[str] | None = None) -> Path:
+    path = settings_path(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(tomli_w.dumps(settings.to_dict()), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,102 @@
+"""Open the one DuckDB file that holds the index, with errors a person can act on."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from findling.errors import StoreCorruptError, StoreLockedError, StoreReadOnlyError
+from findling.store.schema import migrate
+
+_PID = re.compile(r"PID (\d+)")
+
+
+def _connect(path: Path, read_only: bool, threads: int) -> duckdb.DuckDBPyConnection:
+    config = {
+        # Never reach for DuckDB's extension server: extensions come from PyPI packages.
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "threads": threads,
+    }
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=config)
+    except duckdb.IOException as exc:
+        message = str(exc)
+        if "lock" in message.lower():
+            pid = _PID.search(message)
+            who = f" (process {pid.group(1)})" if pid else ""
+            raise StoreLockedError(
+                f"the index at {path} is in use by another Findling{who}. Close the Findling app "
+                "or wait for the other command to finish, then try again."
+            ) from exc
+        if "permission" in message.lower() or "read-only" in message.lower():
+            raise StoreReadOnlyError(f"cannot write the index at {path}: {message}") from exc
+        raise StoreCorruptError(
+            f"cannot open the index at {path}: {message}. The file was left untouched; move it aside "
+            "to start a new index."
+        ) from exc
+    except duckdb.Error as exc:
+        raise StoreCorruptError(
+            f"the index at {path} is damaged or not a Findling database ({exc}). The file was left "
+            "untouched; move it aside to start a new index."
+        ) from exc
+
+
+class Database:
+    """One DuckDB database for the process. Threads read through their own cursors; writes
+    go through `transaction()` under one lock, since DuckDB allows one writer."""
+
+    def __init__(self, path: Path, read_only: bool = False, threads: int | None = None) -> None:
+        self.path = path
+        self.read_only = read_only
+        if not read_only:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreReadOnlyError(f"cannot create the data folder {path.parent}: {exc}") from exc
+            if not os.access(path.parent, os.W_OK):
+                raise StoreReadOnlyError(
+                    f"the data folder {path.parent} is read-only; choose another with --home or FINDLING_HOME"
+                )
+        self._con = _connect(path, read_only, threads or max(1, (os.cpu_count() or 2)))
+        self._local = threading.local()
+        self._write_lock = threading.RLock()
+        if not read_only:
+            try:
+                migrate(self._con)
+            except duckdb.Error as exc:
+                self._con.close()
+                raise StoreCorruptError(f"cannot prepare the index at {path}: {exc}") from exc
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A connection for the calling thread (DuckDB connections are not thread-safe)."""
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            cur = self._local.cursor = self._con.cursor()
+        return cur
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._write_lock:
+            cur = self.cursor()
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            else:
+                cur.execute("COMMIT")
+
+    def checkpoint(self) -> None:
+        with self._write_lock:
+            self.cursor().execute("CHECKPOINT")
+
+    def close(self) -> None:
+        self._con.close()

@@ -1,0 +1,173 @@
+"""Reading and writing documents, chunks and postings. Every write of a batch happens
+inside one transaction, so a crash leaves each file either fully indexed or untouched."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import duckdb
+import numpy as np
+
+from findling.records import ChunkSpan
+
+
+@dataclass(frozen=True)
+class KnownDocument:
+    id: int
+    path: str
+    size: int
+    mtime: float
+    hash: str | None
+    status: str
+
+
+@dataclass
+class DocumentRow:
+    """Everything the indexer writes for one file."""
+
+    path: str
+    ext: str
+    size: int
+    mtime: float
+    hash: str | None
+    status: str  # ok | failed | skipped
+    title: str = ""
+    language: str = ""
+    mime: str = ""
+    error: str = ""
+    length: float = 0.0
+    chunks: Sequence[tuple[ChunkSpan, str]] = ()
+    terms: dict[str, float] = field(default_factory=dict)
+    doc_id: int = 0
+
+
+def known_documents(cur: duckdb.DuckDBPyConnection, source_id: int) -> dict[str, KnownDocument]:
+    rows = cur.execute(
+        "SELECT id, path, size, mtime, hash, status FROM documents WHERE source_id = ?", [source_id]
+    ).fetchall()
+    return {r[1]: KnownDocument(*r) for r in rows}
+
+
+def allocate_ids(cur: duckdb.DuckDBPyConnection, count: int) -> list[int]:
+    if count == 0:
+        return []
+    return [r[0] for r in cur.execute("SELECT nextval('doc_ids') FROM range(?)", [count]).fetchall()]
+
+
+def _register_ids(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None:
+    cur.register("batch_ids", {"id": np.asarray(ids, dtype=np.int32)})
+
+
+def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None:
+    """Remove documents with their chunks and postings. A changed file is deleted and
+    rewritten under the same id in one transaction."""
+    if not ids:
+        return
+    _register_ids(cur, ids)
+    try:
+        cur.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
+    finally:
+        cur.unregister("batch_ids")
+
+
+def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequence[DocumentRow]) -> None:
+    """Write rows whose doc_id is set. Old data for those ids must be deleted first."""
+    if not rows:
+        return
+    docs = {
+        "id": np.array([r.doc_id for r in rows], dtype=np.int32),
+        "path": np.array([r.path for r in rows], dtype=object),
+        "ext": np.array([r.ext for r in rows], dtype=object),
+        "size": np.array([r.size for r in rows], dtype=np.int64),
+        "mtime": np.array([r.mtime for r in rows], dtype=np.float64),
+        "hash": np.array([r.hash for r in rows], dtype=object),
+        "title": np.array([r.title for r in rows], dtype=object),
+        "language": np.array([r.language for r in rows], dtype=object),
+        "mime": np.array([r.mime for r in rows], dtype=object),
+        "status": np.array([r.status for r in rows], dtype=object),
+        "error": np.array([r.error or None for r in rows], dtype=object),
+        "length": np.array([r.length for r in rows], dtype=np.float32),
+    }
+    cur.register("batch_docs", docs)
+    try:
+        cur.execute(
+            """INSERT INTO documents (id, source_id, path, ext, size, mtime, hash, title, language, mime,
+                                      status, error, length)
+               SELECT id, ?, path, ext, size, mtime, hash, title, language, mime, status, error, length
+               FROM batch_docs""",
+            [source_id],
+        )
+    finally:
+        cur.unregister("batch_docs")
+
+    chunk_doc, chunk_ord, chunk_text, chunk_start, chunk_end, chunk_head = [], [], [], [], [], []
+    for r in rows:
+        for ordinal, (span, text) in enumerate(r.chunks):
+            chunk_doc.append(r.doc_id)
+            chunk_ord.append(ordinal)
+            chunk_text.append(text)
+            chunk_start.append(span.start)
+            chunk_end.append(span.end)
+            chunk_head.append(span.heading)
+    if chunk_doc:
+        cur.register(
+            "batch_chunks",
+            {
+                "doc_id": np.array(chunk_doc, dtype=np.int32),
+                "ordinal": np.array(chunk_ord, dtype=np.int32),
+                "text": np.array(chunk_text, dtype=object),
+                "start_char": np.array(chunk_start, dtype=np.int32),
+                "end_char": np.array(chunk_end, dtype=np.int32),
+                "heading": np.array(chunk_head, dtype=object),
+            },
+        )
+        try:
+            cur.execute("INSERT INTO chunks SELECT * FROM batch_chunks")
+        finally:
+            cur.unregister("batch_chunks")
+
+    post_doc: list[int] = []
+    post_term: list[str] = []
+    post_tf: list[float] = []
+    for r in rows:
+        post_doc.extend([r.doc_id] * len(r.terms))
+        post_term.extend(r.terms.keys())
+        post_tf.extend(r.terms.values())
+    if post_doc:
+        cur.register(
+            "batch_postings",
+            {
+                "doc_id": np.array(post_doc, dtype=np.int32),
+                "term": np.array(post_term, dtype=object),
+                "tf": np.array(post_tf, dtype=np.float32),
+            },
+        )
+        try:
+            cur.execute(
+                """INSERT INTO terms
+                   SELECT nextval('term_ids'), term FROM (
+                       SELECT DISTINCT b.term FROM batch_postings b
+                       ANTI JOIN terms t ON t.term = b.term)"""
+            )
+            cur.execute(
+                """INSERT INTO postings
+                   SELECT t.id, b.doc_id, b.tf FROM batch_postings b JOIN terms t ON t.term = b.term"""
+            )
+        finally:
+            cur.unregister("batch_postings")
+
+
+def update_stat(
+    cur: duckdb.DuckDBPyConnection, doc_id: int, size: int, mtime: float, moved_to: tuple[str, str] | None = None
+) -> None:
+    """A file whose bytes did not change (touched, or moved to `(path, ext)`): keep its text."""
+    if moved_to is None:
+        cur.execute("UPDATE documents SET size = ?, mtime = ? WHERE id = ?", [size, mtime, doc_id])
+    else:
+        cur.execute(
+            "UPDATE documents SET size = ?, mtime = ?, path = ?, ext = ? WHERE id = ?",
+            [size, mtime, moved_to[0], moved_to[1], doc_id],
+        )

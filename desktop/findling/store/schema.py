@@ -1,0 +1,71 @@
+"""The database schema and its migrations. Each migration runs once, in a transaction,
+and keeps existing data; the version lives in `meta`."""
+
+from __future__ import annotations
+
+import duckdb
+
+from findling.errors import SchemaTooNewError
+
+# Why no PRIMARY KEY / UNIQUE on documents or postings: DuckDB keeps ART indexes in
+# memory and rewrites them on update; ids come from sequences and the indexer is the
+# only writer, so the constraints would cost memory and buy nothing. `terms.term` is
+# the exception: every query looks terms up by name.
+MIGRATIONS: list[list[str]] = [
+    [
+        "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
+        "CREATE SEQUENCE source_ids START 1",
+        """CREATE TABLE sources (
+            id INTEGER NOT NULL, path VARCHAR NOT NULL,
+            include VARCHAR[] NOT NULL DEFAULT [], exclude VARCHAR[] NOT NULL DEFAULT [],
+            added_at TIMESTAMP DEFAULT current_timestamp)""",
+        "CREATE SEQUENCE doc_ids START 1",
+        """CREATE TABLE documents (
+            id INTEGER NOT NULL, source_id INTEGER NOT NULL, path VARCHAR NOT NULL,
+            ext VARCHAR NOT NULL, size BIGINT NOT NULL, mtime DOUBLE NOT NULL, hash VARCHAR,
+            title VARCHAR, language VARCHAR, mime VARCHAR,
+            status VARCHAR NOT NULL,  -- ok | failed | skipped
+            error VARCHAR, length REAL NOT NULL DEFAULT 0,
+            indexed_at TIMESTAMP DEFAULT current_timestamp)""",
+        """CREATE TABLE chunks (
+            doc_id INTEGER NOT NULL, ordinal INTEGER NOT NULL, text VARCHAR NOT NULL,
+            start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, heading VARCHAR NOT NULL DEFAULT '')""",
+        "CREATE SEQUENCE term_ids START 1",
+        "CREATE TABLE terms (id INTEGER NOT NULL, term VARCHAR NOT NULL UNIQUE)",
+        "CREATE TABLE postings (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, tf REAL NOT NULL)",
+    ],
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def current_version(con: duckdb.DuckDBPyConnection) -> int:
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta' AND table_schema = 'main'"
+    ).fetchone()[0]
+    if not exists:
+        return 0
+    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> int:
+    version = current_version(con)
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNewError(
+            f"this index was written by a newer Findling (schema {version}, this version knows "
+            f"{SCHEMA_VERSION}); update Findling to open it"
+        )
+    for target in range(version, SCHEMA_VERSION):
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for statement in MIGRATIONS[target]:
+                con.execute(statement)
+            con.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(target + 1)]
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return SCHEMA_VERSION
