@@ -96,11 +96,10 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:
     language = detect_language(text)
     spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
     terms = term_counts(text, language)
-    title_terms = term_counts(extracted.title, language, task.title_weight)
-    name = PurePath(path).name
-    if extracted.title != name:
-        title_terms.update(term_counts(PurePath(path).stem, language))
-    terms.update(title_terms)
+    if task.title_weight > 0:
+        terms.update(term_counts(extracted.title, language, task.title_weight))
+        if extracted.title != PurePath(path).name:  # the file name is findable too
+            terms.update(term_counts(PurePath(path).stem, language))
     return DocumentRow(
         path=path,
         ext=extension_of(path),

@@ -3,9 +3,10 @@ postings only (never a scan of every document), with required terms, exclusions,
 phrases and filters.
 
     score(d) = Σ_t idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))
-    idf(t)   = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+    idf(t)   = log10(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
 
-the same formula as DuckDB's fts `match_bm25`, so the two agree on the same tokens."""
+the formula of DuckDB's fts `match_bm25` (whose log is base 10: a constant factor that
+changes no ranking), so the two agree score for score on the same tokens."""
 
 from __future__ import annotations
 
@@ -193,7 +194,7 @@ class Bm25Lane:
             df AS (SELECT term_id, count(*) AS df FROM p GROUP BY term_id),
             scored AS (
                 SELECT p.doc_id,
-                       sum(ln(1 + (? - df.df + 0.5) / (df.df + 0.5))
+                       sum(log10(1 + (? - df.df + 0.5) / (df.df + 0.5))
                            * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * d.length / ?))) AS score,
                        bit_or(q.mask) AS mask
                 FROM p JOIN df USING (term_id) JOIN q USING (term_id) JOIN documents d ON d.id = p.doc_id

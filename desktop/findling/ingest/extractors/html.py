@@ -31,15 +31,16 @@ def _walk(node: lxml.html.HtmlElement, out: list[str]) -> None:
             out.append(f"\n\n{'#' * level} {heading}\n\n")
     else:
         block = tag in _BLOCKS
+        line = tag in ("li", "br", "tr", "dt", "dd")
         if block:
-            out.append("\n\n" if tag not in ("li", "br", "tr", "dt", "dd") else "\n")
+            out.append("\n" if line else "\n\n")
         if node.text and isinstance(node.tag, str):
             out.append(node.text)
         for child in node:
             _walk(child, out)
         if tag in ("td", "th"):
             out.append("\t")
-        if block:
+        if block and not line:
             out.append("\n")
     if node.tail:
         out.append(node.tail)

@@ -43,10 +43,42 @@ def decode(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    western = _as_western(data)
+    if western is not None:
+        return western
     best = from_bytes(data[:_DETECT_SAMPLE]).best()
     if best is None or best.encoding is None:
         raise ExtractionError("cannot detect the text encoding")
     return data.decode(best.encoding, errors="replace")
+
+
+_WESTERN_PUNCT = set("€‚„…†‡ˆ‰‹‘’“”•–—˜™›\u00a0¡¢£¤¥¦§¨©ª«¬\u00ad®¯°±²³´µ¶·¸¹º»¼½¾¿×÷")
+
+
+def _as_western(data: bytes) -> str | None:
+    """Windows-1252 text (most Western European legacy files), which statistical detectors
+    often mistake for a Baltic or Central European code page on short samples. In real
+    Western text an accented letter stands alone between ASCII letters; in another
+    encoding read as 1252, non-ASCII characters come in runs."""
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return None
+    non_ascii = runs = 0
+    previous = False
+    for ch in text:
+        if ord(ch) < 128:
+            previous = False
+            continue
+        if not (ch.isalpha() or ch in _WESTERN_PUNCT):
+            return None
+        non_ascii += 1
+        if previous:
+            runs += 1
+        previous = True
+    if non_ascii and runs / non_ascii < 0.15:
+        return text
+    return None
 
 
 def markdown_title(text: str) -> str:

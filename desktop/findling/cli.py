@@ -1,0 +1,288 @@
+"""The `findling` command line. It calls the same engine API as the GUI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from findling import __version__
+from findling.errors import FindlingError
+from findling.records import Hit, IndexProgress, SearchResult
+from findling.search.query_parser import Filters, parse_date
+
+_BOLD = "\033[1m"
+_YELLOW = "\033[33m"
+_DIM = "\033[2m"
+_RESET = "\033[0m"
+
+
+def _color() -> bool:
+    return sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
+
+
+class ProgressBar:
+    """One line on stderr, redrawn in place; silent when stderr is not a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.width = 30
+
+    def __call__(self, p: IndexProgress) -> None:
+        if not self.enabled:
+            return
+        if p.phase == "scanning":
+            line = "scanning folders…"
+        elif p.phase == "optimizing":
+            line = "optimizing the index…"
+        elif p.phase == "done":
+            line = ""
+        else:
+            frac = p.done / p.total if p.total else 1.0
+            filled = int(frac * self.width)
+            name = os.path.basename(p.current)[:40]
+            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {p.done}/{p.total} {name}"
+            if p.failed:
+                line += f" ({p.failed} failed)"
+        sys.stderr.write("\r\033[K" + line)
+        if p.phase == "done":
+            sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+
+
+def _engine(args: argparse.Namespace):
+    from findling.engine import Engine
+
+    return Engine(args.home)
+
+
+def _filters(args: argparse.Namespace) -> Filters:
+    return Filters(
+        extensions=tuple(e.lower().lstrip(".") for e in (args.ext or [])),
+        path_contains=tuple(p.lower() for p in (args.path or [])),
+        folders=tuple(os.path.abspath(f) for f in (args.folder or [])),
+        after=parse_date(args.after) if args.after else None,
+        before=parse_date(args.before) if args.before else None,
+    )
+
+
+def _highlight(hit: Hit, color: bool) -> str:
+    if not color or not hit.highlights:
+        return hit.snippet
+    out, pos = [], 0
+    for h in sorted(hit.highlights, key=lambda h: h.start):
+        if h.start < pos:
+            continue
+        out.append(hit.snippet[pos:h.start])
+        out.append(f"{_BOLD}{_YELLOW}{hit.snippet[h.start:h.end]}{_RESET}")
+        pos = h.end
+    out.append(hit.snippet[pos:])
+    return "".join(out)
+
+
+def result_json(result: SearchResult, extra: dict | None = None) -> dict:
+    payload = {
+        "query": result.query,
+        "results": [
+            {
+                "path": h.path,
+                "title": h.title,
+                "score": h.score,
+                "snippet": h.snippet,
+                "highlights": [[x.start, x.end] for x in h.highlights],
+                "raw_score": h.raw_score,
+                "mtime": h.mtime,
+                "size": h.size,
+                "doc_id": h.doc_id,
+            }
+            for h in result.hits
+        ],
+        "total": result.total_matched,
+        "relaxed": result.relaxed,
+        "notes": list(result.notes),
+        "timings_ms": result.timings_ms,
+    }
+    payload.update(extra or {})
+    return payload
+
+
+def print_results(result: SearchResult) -> None:
+    color = _color()
+    if not result.hits:
+        print("no results")
+    for note in result.notes:
+        print(f"{_DIM if color else ''}note: {note}{_RESET if color else ''}")
+    for i, hit in enumerate(result.hits, 1):
+        title = f"{_BOLD}{hit.title}{_RESET}" if color else hit.title
+        print(f"{i:>2}. {title}  [{hit.score:.2f}]")
+        print(f"    {hit.path}")
+        if hit.snippet:
+            print(f"    {_highlight(hit, color)}")
+    shown = len(result.hits)
+    if result.total_matched > shown:
+        print(f"{shown} of {result.total_matched} matching documents ({result.timings_ms.get('total', 0):.0f} ms)")
+
+
+# -- commands ---------------------------------------------------------------------------
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        for path in args.paths:
+            source = engine.add_source(path, include=args.include or (), exclude=args.exclude or ())
+            print(f"added {source.path}")
+        if not args.no_index:
+            return _run_index(engine)
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        removed = engine.remove_source(args.path)
+        print(f"removed {args.path} ({removed} documents)")
+    return 0
+
+
+def _run_index(engine) -> int:
+    if not engine.sources():
+        print("no folders to index yet: findling add PATH")
+        return 0
+    report = engine.index(progress=ProgressBar())
+    print(
+        f"indexed in {report.seconds:.1f}s: {report.added} added, {report.updated} updated, "
+        f"{report.moved} moved, {report.removed} removed, {report.unchanged} unchanged, "
+        f"{report.failed} failed, {report.skipped} skipped"
+    )
+    for warning in report.warnings[:20]:
+        print(f"warning: {warning}", file=sys.stderr)
+    if report.failed:
+        print("see the failures with: findling status")
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        return _run_index(engine)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        result = engine.search(args.query, limit=args.limit, filters=_filters(args), match=args.match)
+    if args.json:
+        print(json.dumps(result_json(result), ensure_ascii=False, indent=2))
+    else:
+        print_results(result)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        st = engine.status()
+    if args.json:
+        print(json.dumps(asdict(st), indent=2, default=str))
+        return 0
+    print(f"index: {st.database} ({st.size_bytes / 1e6:.1f} MB)")
+    print(f"documents: {st.indexed} indexed, {st.failed} failed, {st.skipped} skipped; "
+          f"{st.chunks} chunks, {st.terms} terms")
+    for s in st.sources:
+        print(f"  {s.source.path}: {s.indexed} indexed, {s.failed} failed, {s.skipped} skipped")
+    if st.problems:
+        print("problems:")
+        for p in st.problems:
+            print(f"  [{p.status}] {p.path}: {p.error}")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from findling.doctor import run_checks
+
+    checks = run_checks(args.home)
+    for check in checks:
+        mark = "ok " if check.ok else "!! "
+        print(f"{mark} {check.name:<24} {check.detail}")
+    return 0 if all(c.ok for c in checks if c.name.startswith(("python", "duckdb", "index"))) else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from findling.bench import run_bench
+
+    report = run_bench(
+        docs=args.docs, corpus=args.corpus, workdir=args.workdir, queries=args.queries, home=args.home
+    )
+    if args.json:
+        print(json.dumps(report, indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="findling", description="Local-first desktop search.")
+    parser.add_argument("--version", action="version", version=f"findling {__version__}")
+    parser.add_argument("--home", help="folder holding the index (default: FINDLING_HOME or the user data dir)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("add", help="add folders or files to the index and index them")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--include", action="append", help="only index files matching this gitignore-style pattern")
+    p.add_argument("--exclude", action="append", help="skip files matching this gitignore-style pattern")
+    p.add_argument("--no-index", action="store_true", help="add without indexing now")
+    p.set_defaults(func=cmd_add)
+
+    p = sub.add_parser("remove", help="remove a folder and its documents from the index")
+    p.add_argument("path")
+    p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser("index", help="bring the index up to date with the folders")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="keyword (BM25) search")
+    p.add_argument("query")
+    _search_options(p)
+    p.add_argument("--match", choices=["all", "any"], help="require all words (default) or any")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("status", help="what is indexed, and which files failed")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("doctor", help="check the installation")
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("bench", help="measure indexing and search speed against SQLite FTS5")
+    p.add_argument("--docs", type=int, default=20000, help="number of documents (up to 100000)")
+    p.add_argument("--corpus", help="folder of real text to cut documents from (e.g. an unpacked linux-doc)")
+    p.add_argument("--workdir", help="where to build the corpus and indexes (default: a temp dir)")
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def _search_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-n", "--limit", type=int, default=None, help="number of results")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--ext", action="append", help="only files with this extension (repeatable)")
+    p.add_argument("--path", action="append", help="only paths containing this text")
+    p.add_argument("--folder", action="append", help="only files under this folder")
+    p.add_argument("--after", help="modified on or after (YYYY-MM-DD, 7d, …)")
+    p.add_argument("--before", help="modified before (YYYY-MM-DD, 7d, …)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except FindlingError as exc:
+        print(f"findling: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted; the index keeps everything committed so far", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,73 @@
+"""`findling doctor`: what works, what is missing, and what to do about it."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import platform
+import sys
+
+import duckdb
+
+from findling.errors import FindlingError
+from findling.paths import DB_FILENAME, data_home
+from findling.records import Check
+from findling.store.extensions import EXTENSIONS, extension_file, load_extension
+
+EXPECTED_DUCKDB = "1.5.5"
+
+
+def _extension_check(name: str) -> Check:
+    try:
+        path = extension_file(name)
+        con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+        try:
+            load_extension(con, name)
+        finally:
+            con.close()
+        return Check(f"duckdb extension {name}", True, f"loaded offline from {path}")
+    except FindlingError as exc:
+        return Check(f"duckdb extension {name}", False, str(exc))
+
+
+def _optional_module(label: str, module: str, missing: str) -> Check:
+    try:
+        mod = importlib.import_module(module)
+    except Exception as exc:  # a broken binary wheel raises more than ImportError
+        return Check(label, False, f"{missing} ({type(exc).__name__}: {exc})")
+    return Check(label, True, f"{module} {getattr(mod, '__version__', '')}".strip())
+
+
+def _store_check(home: str | None) -> Check:
+    from findling.engine import Engine
+
+    folder = data_home(home)
+    db = folder / DB_FILENAME
+    if not db.exists():
+        writable = os.access(folder if folder.exists() else folder.parent, os.W_OK)
+        return Check("index", writable, f"no index yet at {db}" + ("" if writable else " (folder not writable)"))
+    try:
+        with Engine(home) as engine:
+            st = engine.status(problem_limit=0)
+        return Check(
+            "index", True,
+            f"{db}: {st.indexed} documents indexed, {st.failed} failed, {st.skipped} skipped, "
+            f"{st.size_bytes / 1e6:.1f} MB",
+        )
+    except FindlingError as exc:
+        return Check("index", False, str(exc))
+
+
+def run_checks(home: str | None = None) -> list[Check]:
+    checks = [
+        Check("python", sys.version_info >= (3, 11), f"{platform.python_version()} on {platform.platform()}"),
+        Check(
+            "duckdb", duckdb.__version__ == EXPECTED_DUCKDB,
+            f"{duckdb.__version__}" + ("" if duckdb.__version__ == EXPECTED_DUCKDB else
+                                      f" (Findling is tested with {EXPECTED_DUCKDB})"),
+        ),
+    ]
+    checks.extend(_extension_check(name) for name in EXTENSIONS)
+    checks.append(_store_check(home))
+    checks.append(_optional_module("qt (PySide6)", "PySide6", "the desktop app is unavailable"))
+    return checks

@@ -1,0 +1,99 @@
+"""Real small files of every format, made in the tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _pdf_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def make_pdf(path: Path, pages: list[str], title: str | None = None) -> Path:
+    """A valid PDF 1.4 with Helvetica text, one string of lines per page."""
+    objects: list[bytes] = []
+    page_ids = []
+    n_pages = len(pages)
+    # 1: catalog, 2: pages, 3: font, then page/content pairs, then info
+    first_page = 4
+    for i in range(n_pages):
+        page_ids.append(first_page + 2 * i)
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    kids = " ".join(f"{pid} 0 R" for pid in page_ids)
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {n_pages} >>".encode())
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    for i, text in enumerate(pages):
+        lines = text.split("\n")
+        ops = ["BT", "/F1 12 Tf", "14 TL", "72 720 Td"]
+        for line in lines:
+            ops.append(f"({_pdf_escape(line)}) Tj T*")
+        ops.append("ET")
+        stream = "\n".join(ops).encode("latin-1")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+            f"/Contents {page_ids[i] + 1} 0 R >>".encode()
+        )
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    info_id = None
+    if title:
+        objects.append(f"<< /Title ({_pdf_escape(title)}) >>".encode("latin-1"))
+        info_id = len(objects)
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for off in offsets:
+        out += f"{off:010d} 00000 n \n".encode()
+    trailer = f"<< /Size {len(objects) + 1} /Root 1 0 R"
+    if info_id:
+        trailer += f" /Info {info_id} 0 R"
+    out += f"trailer\n{trailer} >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(bytes(out))
+    return path
+
+
+def make_docx(path: Path, title: str, heading: str, paragraphs: list[str], table: list[list[str]] | None = None) -> Path:
+    import docx
+
+    document = docx.Document()
+    document.core_properties.title = title
+    document.add_heading(heading, level=1)
+    for text in paragraphs:
+        document.add_paragraph(text)
+    if table:
+        t = document.add_table(rows=len(table), cols=len(table[0]))
+        for r, row in enumerate(table):
+            for c, value in enumerate(row):
+                t.cell(r, c).text = value
+    document.save(str(path))
+    return path
+
+
+def make_epub(path: Path, title: str, chapters: list[tuple[str, str]]) -> Path:
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("findling-test")
+    book.set_title(title)
+    book.set_language("en")
+    items = []
+    for i, (heading, body) in enumerate(chapters):
+        chapter = epub.EpubHtml(title=heading, file_name=f"chap_{i}.xhtml", lang="en")
+        chapter.content = f"<html><body><h1>{heading}</h1><p>{body}</p></body></html>"
+        book.add_item(chapter)
+        items.append(chapter)
+    book.toc = items
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", *items]
+    epub.write_epub(str(path), book)
+    return path
+
+
+def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode(encoding))
+    return path

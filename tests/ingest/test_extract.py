@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import pytest
+
+from findling.errors import ExtractionError
+from findling.ingest.extract import NotText, extract
+from tests.helpers import make_docx, make_epub, make_pdf, write
+
+
+def _extract(path):
+    return extract(str(path), path.read_bytes())
+
+
+def test_plain_text_title_is_file_name(tmp_path):
+    got = _extract(write(tmp_path / "notes.txt", "just some words\nand more"))
+    assert got.title == "notes.txt"
+    assert "just some words" in got.text
+    assert got.kind == "text"
+
+
+def test_markdown_title_is_first_heading(tmp_path):
+    got = _extract(write(tmp_path / "a.md", "intro line\n\n## Second Level First\n\n# Top\n"))
+    assert got.title == "Second Level First"
+    assert got.kind == "markdown"
+
+
+def test_rst_title_from_underlined_heading(tmp_path):
+    got = _extract(write(tmp_path / "guide.rst", ".. comment\n\nUser Guide\n==========\n\nBody text here.\n"))
+    assert got.title == "User Guide"
+    got = _extract(write(tmp_path / "sub.rst.txt", "Intro\n-----\n\ntext\n"))
+    assert got.kind == "rst" and got.title == "Intro"
+
+
+def test_source_code_kept_verbatim(tmp_path):
+    got = _extract(write(tmp_path / "m.py", "def snake_case_fn(x):\n    return x\n"))
+    assert got.kind == "code"
+    assert "snake_case_fn" in got.text
+
+
+def test_html_drops_scripts_and_styles_keeps_title(tmp_path):
+    html = (
+        "<html><head><title>The Page</title><style>.x{color:red}</style>"
+        "<script>var secret = 'hidden';</script></head><body><h1>Heading One</h1>"
+        "<p>Visible <b>paragraph</b> text.</p><script>alsoHidden()</script><ul><li>item one</li><li>item two</li></ul>"
+        "</body></html>"
+    )
+    got = _extract(write(tmp_path / "p.html", html))
+    assert got.title == "The Page"
+    assert "Visible paragraph text." in got.text
+    assert "# Heading One" in got.text
+    assert "secret" not in got.text and "alsoHidden" not in got.text and "color" not in got.text
+    assert "item one\nitem two" in got.text
+
+
+def test_html_title_falls_back_to_h1(tmp_path):
+    got = _extract(write(tmp_path / "p.htm", "<body><h1>Only Heading</h1><p>x</p></body>"))
+    assert got.title == "Only Heading"
+
+
+def test_pdf_text_and_metadata_title(tmp_path):
+    path = make_pdf(tmp_path / "paper.pdf", ["First page about photosynthesis", "Second page: chlorophyll"],
+                    title="Plant Biology")
+    got = _extract(path)
+    assert got.title == "Plant Biology"
+    assert "photosynthesis" in got.text and "chlorophyll" in got.text
+    assert got.kind == "pdf"
+
+
+def test_pdf_without_title_uses_file_name(tmp_path):
+    got = _extract(make_pdf(tmp_path / "scan.pdf", ["hello pdf"]))
+    assert got.title == "scan.pdf"
+
+
+def test_corrupt_pdf_is_an_extraction_error(tmp_path):
+    path = write(tmp_path / "bad.pdf", "%PDF-1.4\nthis is not really a pdf")
+    with pytest.raises(ExtractionError):
+        _extract(path)
+
+
+def test_docx_headings_paragraphs_tables(tmp_path):
+    path = make_docx(tmp_path / "report.docx", "Quarterly Report", "Revenue", ["Sales grew in Europe."],
+                     table=[["region", "amount"], ["Asia", "42"]])
+    got = _extract(path)
+    assert got.title == "Quarterly Report"
+    assert "# Revenue" in got.text and "Sales grew in Europe." in got.text
+    assert "Asia\t42" in got.text
+
+
+def test_truncated_docx_is_an_extraction_error(tmp_path):
+    path = make_docx(tmp_path / "r.docx", "T", "H", ["p"])
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(ExtractionError):
+        _extract(path)
+
+
+def test_epub_chapters_in_reading_order(tmp_path):
+    path = make_epub(tmp_path / "book.epub", "A Small Book", [("Chapter One", "It was a dark night."),
+                                                               ("Chapter Two", "Morning came.")])
+    got = _extract(path)
+    assert got.title == "A Small Book"
+    assert got.text.index("dark night") < got.text.index("Morning came")
+
+
+def test_encodings_are_detected(tmp_path):
+    latin = "Café crème, déjà vu, naïve façade. " * 5
+    assert "crème" in _extract(write(tmp_path / "l.txt", latin, "latin-1")).text
+    assert "crème" in _extract(write(tmp_path / "u16.txt", "\ufeff" + latin, "utf-16-le")).text
+    jp = "日本語のテキストです。ファイルの検索。" * 10
+    assert "日本語" in _extract(write(tmp_path / "sj.txt", jp, "shift_jis")).text
+
+
+def test_binary_files_are_not_text(tmp_path):
+    path = tmp_path / "blob"
+    path.write_bytes(bytes(range(256)) * 10)
+    with pytest.raises(NotText):
+        _extract(path)
+    image = tmp_path / "photo.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
+    with pytest.raises(NotText):
+        _extract(image)
+
+
+def test_binary_content_in_text_extension_fails_clearly(tmp_path):
+    path = tmp_path / "fake.txt"
+    path.write_bytes(b"\x00\x01\x02" * 1000)
+    with pytest.raises(ExtractionError, match="binary"):
+        _extract(path)
+
+
+def test_unknown_extension_sniffed_as_text(tmp_path):
+    got = _extract(write(tmp_path / "Makefile", "all:\n\techo building\n"))
+    assert "building" in got.text

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from findling.search.analyzer import fold, is_stopword, iter_tokens, query_terms, term_counts, term_sequence
+
+
+def test_fold_case_and_accents():
+    assert fold("Crème Brûlée") == "creme brulee"
+    assert fold("STRASSE") == fold("Straße")
+
+
+def test_stemming_and_digits():
+    assert term_sequence("Running runs runner") == ["run", "run", "runner"]
+    assert term_sequence("error 404 in 2024") == ["error", "404", "in", "2024"]
+
+
+def test_identifiers_kept_whole_and_split():
+    tokens = list(iter_tokens("snake_case getUserName x86_64 HTTPServer"))
+    assert [t.term for t in tokens] == ["snake_case", "getusername", "x86_64", "httpserver"]
+    assert tokens[0].parts == ("snake", "case")
+    assert tokens[1].parts == ("get", "user", "name")
+    assert tokens[2].parts == ("x86", "64")
+    assert tokens[3].parts == ("http", "server")
+
+
+def test_term_counts_include_parts_and_weight():
+    counts = term_counts("snake_case snake", weight=2.0)
+    assert counts == {"snake_case": 2.0, "snake": 4.0, "case": 2.0}
+
+
+def test_spans_point_into_original_text():
+    text = "  __init__ and Café"
+    for token in iter_tokens(text):
+        assert fold(text[token.start:token.end]).strip("_") in (token.term, "cafe")
+    assert [text[t.start:t.end] for t in iter_tokens(text)] == ["init", "and", "Café"]
+
+
+def test_cjk_characters_are_single_tokens():
+    assert term_sequence("日本語abc") == ["日", "本", "語", "abc"]
+
+
+def test_query_terms_per_language():
+    assert query_terms("houses", ["en"]) == ["hous"]
+    assert set(query_terms("Häuser", ["de", "en"])) >= {"haus"}
+
+
+def test_stopwords():
+    assert is_stopword("The") and not is_stopword("python")

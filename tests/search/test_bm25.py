@@ -1,0 +1,169 @@
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+
+import duckdb
+import pytest
+
+from findling.engine import Engine
+from findling.search.bm25 import Bm25Lane
+from findling.search.query_parser import parse_query
+from findling.settings import Settings
+from findling.store.extensions import load_extension
+from tests.helpers import write
+
+WORDS = (
+    "apple river stone garden light music paper window orange forest silver engine market winter "
+    "planet rocket bridge castle doctor letter island summer camera pencil mirror thunder valley"
+).split()
+
+
+def _plain_engine(tmp_path) -> Engine:
+    settings = Settings()
+    settings.index.title_weight = 0.0  # body only, to compare with an index of the body alone
+    settings.index.workers = 1
+    return Engine(tmp_path / "home", settings=settings)
+
+
+def _random_corpus(folder, n=40, seed=7):
+    rng = random.Random(seed)
+    texts = {}
+    for i in range(n):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(3, 60))]
+        texts[f"d{i}.txt"] = " ".join(words)
+        write(folder / f"d{i}.txt", texts[f"d{i}.txt"])
+    return texts
+
+
+def test_scores_equal_duckdb_fts_match_bm25(tmp_path, docs):
+    texts = _random_corpus(docs)
+    engine = _plain_engine(tmp_path)
+    engine.add_source(docs)
+    engine.index()
+    con = duckdb.connect()
+    load_extension(con, "fts")
+    con.execute("CREATE TABLE corpus (name VARCHAR, body VARCHAR)")
+    con.executemany("INSERT INTO corpus VALUES (?, ?)", [[k, v] for k, v in texts.items()])
+    con.execute(
+        "PRAGMA create_fts_index('corpus', 'name', 'body', stemmer='english', stopwords='none', "
+        "ignore='(\\.|[^a-z])+', strip_accents=1, lower=1)"
+    )
+    for query in ["apple", "river stone", "garden light music", "thunder valley winter rocket", "planets"]:
+        expected = {
+            name: score
+            for name, score in con.execute(
+                "SELECT name, fts_main_corpus.match_bm25(name, ?, k:=1.2, b:=0.75) AS s FROM corpus WHERE s IS NOT NULL",
+                [query],
+            ).fetchall()
+        }
+        result = engine.search(query, limit=100, match="any")
+        got = {os.path.basename(h.path): h.raw_score for h in result.hits}
+        assert set(got) == set(expected), query
+        for name, score in expected.items():
+            assert got[name] == pytest.approx(score, rel=1e-5), (query, name)
+    engine.close()
+
+
+def test_hand_computed_bm25(tmp_path, docs):
+    write(docs / "a.txt", "cat cat dog")
+    write(docs / "b.txt", "dog bird")
+    write(docs / "c.txt", "fish")
+    engine = _plain_engine(tmp_path)
+    engine.add_source(docs)
+    engine.index()
+    n, avgdl, k1, b = 3, (3 + 2 + 1) / 3, 1.2, 0.75
+
+    def part(tf, df, dl):
+        idf = math.log10(1 + (n - df + 0.5) / (df + 0.5))
+        return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+    got = {os.path.basename(h.path): h.raw_score for h in engine.search("cat dog", match="any").hits}
+    assert got["a.txt"] == pytest.approx(part(2, 1, 3) + part(1, 2, 3), rel=1e-6)
+    assert got["b.txt"] == pytest.approx(part(1, 2, 2), rel=1e-6)
+    engine.close()
+
+
+@pytest.fixture
+def searchable(engine, docs):
+    write(docs / "rust.md", "# Rust Ownership\n\nThe borrow checker enforces ownership rules in Rust programs.\n")
+    write(docs / "python.md", "# Python Notes\n\nPython uses reference counting; the garbage collector helps.\n")
+    write(docs / "kernel.txt", "The kernel scheduler picks tasks. Error 404 and x86_64 and snake_case_name.\n")
+    write(docs / "notes" / "todo.txt", "buy milk; fix the borrow checker bug in rust\n")
+    write(docs / "mixed.html", "<title>Garbage Day</title><p>Collector trucks come on Monday.</p>")
+    engine.add_source(docs)
+    engine.index()
+    return engine
+
+
+def _names(result):
+    return [os.path.basename(h.path) for h in result.hits]
+
+
+def test_all_terms_required_then_relaxed(searchable):
+    assert _names(searchable.search("borrow rust")) [0] in ("rust.md", "todo.txt")
+    assert set(_names(searchable.search("borrow rust"))) == {"rust.md", "todo.txt"}
+    relaxed = searchable.search("borrow kernel")
+    assert relaxed.relaxed and {"rust.md", "todo.txt", "kernel.txt"} == set(_names(relaxed))
+
+
+def test_title_boost(searchable):
+    names = _names(searchable.search("garbage"))
+    assert names[0] == "mixed.html"  # title match outranks the body match in python.md
+    assert "python.md" in names
+
+
+def test_phrases_and_exclusions(searchable):
+    assert set(_names(searchable.search('"borrow checker"'))) == {"rust.md", "todo.txt"}
+    assert _names(searchable.search('"checker borrow"')) == []
+    assert _names(searchable.search("borrow -milk")) == ["rust.md"]
+    assert _names(searchable.search('borrow -"buy milk"')) == ["rust.md"]
+
+
+def test_identifiers_and_digits(searchable):
+    for query in ["404", "x86_64", "snake_case_name", "snake"]:
+        assert _names(searchable.search(query)) == ["kernel.txt"], query
+
+
+def test_stopwords_never_empty_a_query(searchable):
+    assert _names(searchable.search("the scheduler")) == ["kernel.txt"]
+    assert len(searchable.search("the").hits) >= 3
+    assert _names(searchable.search(" , the   scheduler?!")) == ["kernel.txt"]
+
+
+def test_or_operator(searchable):
+    assert set(_names(searchable.search("milk OR scheduler"))) == {"todo.txt", "kernel.txt"}
+
+
+def test_filters(searchable, docs):
+    assert _names(searchable.search("borrow ext:md")) == ["rust.md"]
+    assert _names(searchable.search("borrow path:notes/")) == ["todo.txt"]
+    old = docs / "kernel.txt"
+    os.utime(old, (time.time(), time.mktime((2020, 5, 1, 0, 0, 0, 0, 0, -1))))
+    searchable.index()
+    assert _names(searchable.search("kernel before:2021-01-01")) == ["kernel.txt"]
+    assert _names(searchable.search("kernel after:2021-01-01")) == []
+    assert set(_names(searchable.search("ext:md"))) == {"rust.md", "python.md"}
+
+
+@pytest.mark.parametrize(
+    "query", ["", "   ", "(((", '"', "'; DROP TABLE documents; --", "x" * 10000, "-the", "OR OR", "ext:"]
+)
+def test_odd_queries_are_safe(searchable, query):
+    searchable.search(query)
+    assert searchable.status().indexed == 5
+
+
+def test_snippet_highlights_point_at_matches(searchable):
+    hit = searchable.search("scheduler tasks").hits[0]
+    marked = [hit.snippet[h.start:h.end].lower() for h in hit.highlights]
+    assert "scheduler" in marked and "tasks" in marked
+
+
+def test_lane_ranks_are_one_based(searchable):
+    lane = Bm25Lane(searchable.db.cursor)
+    result = lane.search(parse_query("borrow"), limit=5, match="any")
+    assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
+    assert result.hits[0].score >= result.hits[-1].score
