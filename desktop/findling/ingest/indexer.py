@@ -11,7 +11,9 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +64,7 @@ class Indexer:
         self.progress = progress or (lambda _p: None)
         self.cancel = cancel or threading.Event()
         self._last_progress = 0.0
+        self.warnings: list[str] = []
 
     # -- public -----------------------------------------------------------------------
 
@@ -81,6 +84,7 @@ class Indexer:
                 break
             done = self._process(source, jobs, report, done, total)
         report.cancelled = self.cancel.is_set()
+        report.warnings.extend(self.warnings)
         self.progress(IndexProgress("optimizing", done, total))
         compact_postings_if_needed(self.db)
         report.seconds = time.perf_counter() - started
@@ -242,18 +246,29 @@ class Indexer:
         ]
 
     def _results(self, tasks: list[PrepareTask]) -> Iterator[object]:
+        """Prepared documents in task order: from worker processes for large jobs, else inline.
+        If the pool breaks (a worker killed, or no way to start one), the rest runs inline."""
         workers = worker_count(self.settings)
-        if len(tasks) < _POOL_MIN_FILES or workers <= 0:
-            for task in tasks:
-                if self.cancel.is_set():
-                    return
-                yield prepare(task)
-            return
+        yielded = 0
+        if len(tasks) >= _POOL_MIN_FILES and workers > 0:
+            try:
+                for result in self._pool_results(tasks, workers):
+                    yielded += 1
+                    yield result
+                return
+            except (BrokenProcessPool, OSError) as exc:
+                self.warnings.append(f"worker processes failed ({exc}); indexing the rest in this process")
+        for task in tasks[yielded:]:
+            if self.cancel.is_set():
+                return
+            yield prepare(task)
+
+    def _pool_results(self, tasks: list[PrepareTask], workers: int) -> Iterator[object]:
         # spawn, not fork: the parent runs DuckDB's threads, and forking those is unsafe.
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            window = max(8, workers * 16)
-            pending: list[Future] = []
+            window = max(8, workers * 16)  # bounded, so results never pile up in memory
+            pending: deque[Future] = deque()
             queue = iter(tasks)
             try:
                 for task in queue:
@@ -261,15 +276,14 @@ class Indexer:
                     if len(pending) >= window:
                         break
                 while pending:
-                    future = pending.pop(0)
-                    result = future.result()
+                    result = pending.popleft().result()
                     if not self.cancel.is_set():
                         nxt = next(queue, None)
                         if nxt is not None:
                             pending.append(pool.submit(prepare, nxt))
                     yield result
                     if self.cancel.is_set():
-                        break
+                        return
             finally:
                 for future in pending:
                     future.cancel()

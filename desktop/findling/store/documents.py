@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 
 from findling.records import ChunkSpan
 
@@ -77,20 +78,22 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
     """Write rows whose doc_id is set. Old data for those ids must be deleted first."""
     if not rows:
         return
-    docs = {
+    # Arrow, not numpy object arrays: DuckDB reads Arrow strings without a Python call
+    # per value, which made numpy-based batches 20x slower.
+    docs = pa.table({
         "id": np.array([r.doc_id for r in rows], dtype=np.int32),
-        "path": np.array([r.path for r in rows], dtype=object),
-        "ext": np.array([r.ext for r in rows], dtype=object),
+        "path": pa.array([r.path for r in rows], pa.string()),
+        "ext": pa.array([r.ext for r in rows], pa.string()),
         "size": np.array([r.size for r in rows], dtype=np.int64),
         "mtime": np.array([r.mtime for r in rows], dtype=np.float64),
-        "hash": np.array([r.hash for r in rows], dtype=object),
-        "title": np.array([r.title for r in rows], dtype=object),
-        "language": np.array([r.language for r in rows], dtype=object),
-        "mime": np.array([r.mime for r in rows], dtype=object),
-        "status": np.array([r.status for r in rows], dtype=object),
-        "error": np.array([r.error or None for r in rows], dtype=object),
+        "hash": pa.array([r.hash for r in rows], pa.string()),
+        "title": pa.array([r.title for r in rows], pa.string()),
+        "language": pa.array([r.language for r in rows], pa.string()),
+        "mime": pa.array([r.mime for r in rows], pa.string()),
+        "status": pa.array([r.status for r in rows], pa.string()),
+        "error": pa.array([r.error or None for r in rows], pa.string()),
         "length": np.array([r.length for r in rows], dtype=np.float32),
-    }
+    })
     cur.register("batch_docs", docs)
     try:
         cur.execute(
@@ -115,14 +118,14 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
     if chunk_doc:
         cur.register(
             "batch_chunks",
-            {
+            pa.table({
                 "doc_id": np.array(chunk_doc, dtype=np.int32),
                 "ordinal": np.array(chunk_ord, dtype=np.int32),
-                "text": np.array(chunk_text, dtype=object),
+                "text": pa.array(chunk_text, pa.string()),
                 "start_char": np.array(chunk_start, dtype=np.int32),
                 "end_char": np.array(chunk_end, dtype=np.int32),
-                "heading": np.array(chunk_head, dtype=object),
-            },
+                "heading": pa.array(chunk_head, pa.string()),
+            }),
         )
         try:
             cur.execute("INSERT INTO chunks SELECT * FROM batch_chunks")
@@ -139,11 +142,11 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
     if post_doc:
         cur.register(
             "batch_postings",
-            {
+            pa.table({
                 "doc_id": np.array(post_doc, dtype=np.int32),
-                "term": np.array(post_term, dtype=object),
+                "term": pa.array(post_term, pa.string()),
                 "tf": np.array(post_tf, dtype=np.float32),
-            },
+            }),
         )
         try:
             cur.execute(

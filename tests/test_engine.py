@@ -1,0 +1,242 @@
+"""Incremental indexing, deletes, moves, failures, sources: through the engine API."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from findling.errors import SourceError
+from tests.helpers import make_docx, make_pdf, write
+
+
+def _names(result):
+    return sorted(os.path.basename(h.path) for h in result.hits)
+
+
+def _bump(path):
+    st = path.stat()
+    os.utime(path, (st.st_atime, st.st_mtime + 5))
+
+
+def test_add_index_and_search_every_format(engine, docs):
+    write(docs / "a.md", "# Alpha\n\nzebra crossing")
+    write(docs / "b.html", "<title>Beta</title><p>zebra stripes</p>")
+    make_pdf(docs / "c.pdf", ["zebra in a pdf"])
+    make_docx(docs / "d.docx", "Delta", "Head", ["zebra in word"])
+    engine.add_source(docs)
+    report = engine.index()
+    assert report.added == 4 and report.failed == 0
+    assert _names(engine.search("zebra")) == ["a.md", "b.html", "c.pdf", "d.docx"]
+
+
+def test_incremental_only_changed_files_processed(engine, docs):
+    for i in range(5):
+        write(docs / f"f{i}.txt", f"file number {i} original")
+    engine.add_source(docs)
+    assert engine.index().added == 5
+    again = engine.index()
+    assert (again.added, again.updated, again.unchanged) == (0, 0, 5)
+    write(docs / "f1.txt", "file number 1 rewritten with kiwi")
+    _bump(docs / "f1.txt")
+    report = engine.index()
+    assert (report.updated, report.unchanged) == (1, 4)
+    assert _names(engine.search("kiwi")) == ["f1.txt"]
+    assert _names(engine.search("original")) == ["f0.txt", "f2.txt", "f3.txt", "f4.txt"]
+
+
+def test_touched_file_with_same_bytes_is_not_reextracted(engine, docs):
+    path = write(docs / "t.txt", "same bytes")
+    engine.add_source(docs)
+    engine.index()
+    doc_id = engine.search("bytes").hits[0].doc_id
+    _bump(path)
+    report = engine.index()
+    assert report.updated == 0 and report.unchanged == 1
+    assert engine.search("bytes").hits[0].doc_id == doc_id
+    assert engine.index().unchanged == 1  # the new mtime was stored
+
+
+def test_deleted_file_leaves_index(engine, docs):
+    write(docs / "keep.txt", "lemon")
+    gone = write(docs / "gone.txt", "lemon tart")
+    engine.add_source(docs)
+    engine.index()
+    gone.unlink()
+    report = engine.index()
+    assert report.removed == 1
+    assert _names(engine.search("lemon")) == ["keep.txt"]
+    assert _names(engine.search("tart")) == []
+    cur = engine.db.cursor()
+    assert cur.execute("SELECT count(*) FROM chunks c ANTI JOIN documents d ON d.id = c.doc_id").fetchone()[0] == 0
+    assert cur.execute("SELECT count(*) FROM postings p ANTI JOIN documents d ON d.id = p.doc_id").fetchone()[0] == 0
+
+
+def test_moved_file_keeps_its_document(engine, docs):
+    write(docs / "old" / "report.md", "# Report\n\nquarterly mango numbers")
+    engine.add_source(docs)
+    engine.index()
+    doc_id = engine.search("mango").hits[0].doc_id
+    (docs / "new").mkdir()
+    os.rename(docs / "old" / "report.md", docs / "new" / "report.md")
+    report = engine.index()
+    assert report.moved == 1 and report.added == 0
+    hit = engine.search("mango").hits[0]
+    assert hit.doc_id == doc_id and hit.path == str(docs / "new" / "report.md")
+
+
+def test_bad_files_recorded_and_skipped(engine, docs):
+    write(docs / "good.txt", "healthy papaya")
+    write(docs / "broken.pdf", "%PDF-1.4 garbage that is no pdf")
+    write(docs / "fake.docx", "not a zip at all")
+    (docs / "binary.txt").write_bytes(b"\x00\xff" * 500)
+    write(docs / "empty.txt", "")
+    engine.add_source(docs)
+    report = engine.index()
+    assert report.failed == 3
+    assert _names(engine.search("papaya")) == ["good.txt"]
+    problems = {os.path.basename(p.path): p.error for p in engine.status().problems}
+    assert set(problems) == {"broken.pdf", "fake.docx", "binary.txt"}
+    assert all(problems.values())
+    # a failed file is not retried until it changes
+    assert engine.index().failed == 0
+    write(docs / "broken.pdf", "still broken but different")
+    _bump(docs / "broken.pdf")
+    assert engine.index().failed == 1
+
+
+def test_too_large_file_is_skipped_with_reason(engine, docs, settings):
+    settings.index.max_file_mb = 0.001
+    write(docs / "big.txt", "x " * 2000)
+    write(docs / "small.txt", "tiny")
+    engine.add_source(docs)
+    report = engine.index()
+    assert report.skipped == 1 and report.added == 1
+    problems = engine.status().problems
+    assert [(os.path.basename(p.path), p.status) for p in problems] == [("big.txt", "skipped")]
+    assert "limit" in problems[0].error
+    assert engine.index().skipped == 0  # not rewritten every run
+
+
+def test_unreadable_file_fails_with_reason(engine, docs):
+    if os.geteuid() == 0:
+        pytest.skip("root can read files without permission")
+    path = write(docs / "secret.txt", "hidden")
+    path.chmod(0)
+    engine.add_source(docs)
+    report = engine.index()
+    assert report.failed == 1
+    assert "cannot read" in engine.status().problems[0].error
+
+
+def test_read_error_is_recorded(engine, docs, monkeypatch):
+    import findling.ingest.prepare as prepare
+
+    write(docs / "ok.txt", "fine")
+    write(docs / "locked.txt", "locked")
+    real = prepare.read_file
+
+    def deny(path):
+        if path.endswith("locked.txt"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(prepare, "read_file", deny)
+    engine.add_source(docs)
+    assert engine.index().failed == 1
+    problem = engine.status().problems[0]
+    assert problem.path.endswith("locked.txt") and "Permission denied" in problem.error
+
+
+def test_sources_nested_and_removed(engine, docs, tmp_path):
+    write(docs / "sub" / "a.txt", "cherry")
+    write(docs / "b.txt", "cherry pie")
+    inner = engine.add_source(docs / "sub")
+    engine.index()
+    assert engine.add_source(docs / "sub" ) == inner
+    outer = engine.add_source(docs)
+    assert [s.path for s in engine.sources()] == [outer.path]
+    report = engine.index()
+    assert report.added == 1 and report.unchanged == 1  # the inner document was taken over
+    assert engine.remove_source(docs) == 2
+    assert engine.search("cherry").hits == ()
+    with pytest.raises(SourceError):
+        engine.remove_source(tmp_path / "never-added")
+    with pytest.raises(SourceError):
+        engine.add_source(tmp_path / "missing")
+
+
+def test_missing_source_folder_keeps_index(engine, tmp_path):
+    folder = tmp_path / "usb"
+    write(folder / "a.txt", "durian")
+    engine.add_source(folder)
+    engine.index()
+    os.rename(folder, tmp_path / "unplugged")
+    report = engine.index()
+    assert report.removed == 0 and any("missing" in w for w in report.warnings)
+    assert _names(engine.search("durian")) == ["a.txt"]
+
+
+def test_update_paths_for_live_changes(engine, docs):
+    a = write(docs / "a.txt", "grape")
+    engine.add_source(docs)
+    engine.index()
+    write(a, "grape and fig")
+    _bump(a)
+    new = write(docs / "n.md", "fig jam")
+    ignored = write(docs / ".hidden.md", "fig hidden")
+    report = engine.update_paths([a, new, ignored])
+    assert (report.updated, report.added) == (1, 1)
+    assert _names(engine.search("fig")) == ["a.txt", "n.md"]
+    new.unlink()
+    assert engine.update_paths([new]).removed == 1
+    assert _names(engine.search("fig")) == ["a.txt"]
+
+
+def test_progress_reports_and_cancel(engine, docs):
+    import threading
+
+    for i in range(60):
+        write(docs / f"p{i}.txt", f"document {i}")
+    engine.add_source(docs)
+    seen = []
+    engine.index(progress=seen.append)
+    phases = [p.phase for p in seen]
+    assert phases[0] == "scanning" and phases[-1] == "done"
+    assert seen[-1].done == seen[-1].total == 60
+    cancel = threading.Event()
+    cancel.set()
+    for i in range(60, 70):
+        write(docs / f"p{i}.txt", "more")
+    report = engine.index(cancel=cancel)
+    assert report.cancelled
+
+
+def test_document_text_rebuilt_from_chunks(engine, docs, settings):
+    settings.index.chunk_tokens = 60
+    text = "# Title\n\n" + " ".join(f"Sentence {i} is here." for i in range(300))
+    write(docs / "long.md", text)
+    engine.add_source(docs)
+    engine.index()
+    doc_id = engine.search("sentence").hits[0].doc_id
+    assert engine.document_text(doc_id).text == text
+
+
+def test_parallel_workers_index_same_as_inline(engine, docs, settings):
+    settings.index.workers = 2
+    for i in range(80):  # above the threshold where worker processes start
+        write(docs / f"w{i}.md", f"# Doc {i}\n\nbanana number{i}")
+    engine.add_source(docs)
+    report = engine.index()
+    assert report.added == 80
+    assert engine.search("banana", limit=100).total_matched == 80
+    assert len(engine.search("number42").hits) == 1
+
+
+def test_search_timings_recorded(engine, docs):
+    write(docs / "a.txt", "timing test")
+    engine.add_source(docs)
+    engine.index()
+    result = engine.search("timing")
+    assert set(result.timings_ms) == {"bm25", "snippets", "total"}
+    assert result.timings_ms["total"] >= result.timings_ms["bm25"] > 0

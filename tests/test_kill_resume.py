@@ -1,0 +1,82 @@
+"""Kill -9 in the middle of indexing: the index opens, nothing is half-written or
+duplicated, and the next run finishes the job."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from findling.engine import Engine
+from findling.settings import Settings
+from tests.helpers import write
+
+N_FILES = 1500
+
+
+def _corpus(folder):
+    for i in range(N_FILES):
+        words = " ".join(f"w{(i * 7 + j) % 997}" for j in range(120))
+        write(folder / f"d{i // 100}" / f"f{i}.md", f"# File {i}\n\nunique{i} {words}\n")
+
+
+def _check_consistent(home) -> int:
+    settings = Settings()
+    with Engine(home, settings=settings) as engine:
+        cur = engine.db.cursor()
+        total, distinct = cur.execute("SELECT count(*), count(DISTINCT path) FROM documents").fetchone()
+        assert total == distinct, "duplicate documents"
+        orphans = cur.execute(
+            """SELECT (SELECT count(*) FROM postings p ANTI JOIN documents d ON d.id = p.doc_id)
+                    + (SELECT count(*) FROM chunks c ANTI JOIN documents d ON d.id = c.doc_id)"""
+        ).fetchone()[0]
+        assert orphans == 0, "postings or chunks without a document"
+        half = cur.execute(
+            """SELECT count(*) FROM documents d WHERE status = 'ok'
+               AND (NOT EXISTS (SELECT 1 FROM postings p WHERE p.doc_id = d.id)
+                    OR NOT EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id))"""
+        ).fetchone()[0]
+        assert half == 0, "a document visible without its postings or chunks"
+        return total
+
+
+def _wait_for_first_commit(home, proc, timeout=60.0):
+    """The write-ahead log appears with the first committed batch: kill after that."""
+    wal = home / "findling.duckdb.wal"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if wal.exists() and wal.stat().st_size > 0:
+            return
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3, 0.9])
+def test_kill_during_index_then_resume(tmp_path, delay):
+    docs = tmp_path / "docs"
+    _corpus(docs)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.toml").write_text("[index]\nbatch_files = 50\nworkers = 1\n")
+    env = {**os.environ, "FINDLING_HOME": str(home)}
+    subprocess.run([sys.executable, "-m", "findling", "add", "--no-index", str(docs)], env=env, check=True,
+                   capture_output=True)
+    proc = subprocess.Popen([sys.executable, "-m", "findling", "index"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    _wait_for_first_commit(home, proc)
+    time.sleep(delay)
+    os.killpg(proc.pid, signal.SIGKILL)  # the worker processes die with it
+    proc.wait()
+    partial = _check_consistent(home)
+    print(f'killed after {delay}s with {partial} of {N_FILES} indexed')
+    assert partial <= N_FILES
+    subprocess.run([sys.executable, "-m", "findling", "index"], env=env, check=True, capture_output=True)
+    assert _check_consistent(home) == N_FILES
+    with Engine(home) as engine:
+        assert engine.search("unique777").hits[0].path.endswith("f777.md")
+        assert engine.search("w5", limit=5000).total_matched == sum(
+            1 for i in range(N_FILES) if any((i * 7 + j) % 997 == 5 for j in range(120))
+        )
