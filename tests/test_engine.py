@@ -7,7 +7,7 @@ import os
 import pytest
 
 from findling.errors import SourceError
-from tests.helpers import make_docx, make_pdf, write
+from tests.helpers import assert_index_consistent, make_docx, make_pdf, write
 
 
 def _names(result):
@@ -43,6 +43,7 @@ def test_incremental_only_changed_files_processed(engine, docs):
     assert (report.updated, report.unchanged) == (1, 4)
     assert _names(engine.search("kiwi")) == ["f1.txt"]
     assert _names(engine.search("original")) == ["f0.txt", "f2.txt", "f3.txt", "f4.txt"]
+    assert assert_index_consistent(engine) == 5
 
 
 def test_touched_file_with_same_bytes_is_not_reextracted(engine, docs):
@@ -67,9 +68,7 @@ def test_deleted_file_leaves_index(engine, docs):
     assert report.removed == 1
     assert _names(engine.search("lemon")) == ["keep.txt"]
     assert _names(engine.search("tart")) == []
-    cur = engine.db.cursor()
-    assert cur.execute("SELECT count(*) FROM chunks c ANTI JOIN documents d ON d.id = c.doc_id").fetchone()[0] == 0
-    assert cur.execute("SELECT count(*) FROM postings p ANTI JOIN documents d ON d.id = p.doc_id").fetchone()[0] == 0
+    assert assert_index_consistent(engine) == 1
 
 
 def test_moved_file_keeps_its_document(engine, docs):
@@ -191,6 +190,7 @@ def test_update_paths_for_live_changes(engine, docs):
     new.unlink()
     assert engine.update_paths([new]).removed == 1
     assert _names(engine.search("fig")) == ["a.txt"]
+    assert_index_consistent(engine)
 
 
 def test_progress_reports_and_cancel(engine, docs):

@@ -74,9 +74,8 @@ class Token:
 def _is_identifier(raw: str) -> bool:
     if "_" in raw:
         return True
-    has_digit = any(c.isdigit() for c in raw)
-    if has_digit and not raw.isdigit():
-        return True
+    if not raw.isalpha() and not raw.isdigit():
+        return True  # letters and digits mixed: x86, sha256
     return _CAMEL_BOUNDARY.search(raw) is not None
 
 
@@ -92,48 +91,89 @@ def _split_identifier(raw: str) -> list[str]:
     return parts
 
 
-def iter_tokens(text: str, language: str = DEFAULT_LANGUAGE) -> Iterator[Token]:
+_ANALYSED_CACHE_LIMIT = 300_000
+
+
+def _analyse(raw: str, language: str) -> tuple[str, tuple[str, ...], int, int] | None:
+    """(term, parts, offset, length) of one raw token; None for a run of underscores.
+    Cached: a corpus repeats the same words endlessly, so each is folded and stemmed once."""
+    cache = getattr(_local, "analysed", None)
+    if cache is None or len(cache) > _ANALYSED_CACHE_LIMIT:
+        cache = _local.analysed = {}
+    key = (raw, language)
+    found = cache.get(key, False)
+    if found is not False:
+        return found
+    offset, word = 0, raw
+    if "_" in raw:
+        word = raw.strip("_")
+        if not word:
+            cache[key] = None
+            return None
+        offset = raw.index(word[0])
     stem = _stemmer(language).stemWord
+    if _is_identifier(word):
+        whole = fold(word)[:_MAX_TOKEN]
+        parts = []
+        for part in _split_identifier(word):
+            folded = fold(part)
+            term = stem(folded) if folded.isalpha() else folded
+            if term != whole:
+                parts.append(term)
+        result = (whole, tuple(parts), offset, len(word))
+    else:
+        folded = fold(word)[:_MAX_TOKEN]
+        result = (stem(folded) if folded.isalpha() else folded, (), offset, len(word))
+    cache[key] = result
+    return result
+
+
+def iter_tokens(text: str, language: str = DEFAULT_LANGUAGE) -> Iterator[Token]:
     for match in _TOKEN.finditer(text):
-        raw = match.group()
-        start, end = match.span()
-        if "_" in raw:
-            stripped = raw.strip("_")
-            if not stripped:
-                continue
-            start += raw.index(stripped[0])
-            end = start + len(stripped)
-            raw = stripped
-        if _is_identifier(raw):
-            whole = fold(raw)[:_MAX_TOKEN]
-            parts = []
-            for part in _split_identifier(raw):
-                folded = fold(part)
-                term = stem(folded) if folded.isalpha() else folded
-                if term != whole:
-                    parts.append(term)
-            yield Token(whole, tuple(parts), start, end)
-        else:
-            folded = fold(raw)[:_MAX_TOKEN]
-            yield Token(stem(folded) if folded.isalpha() else folded, (), start, end)
+        analysed = _analyse(match.group(), language)
+        if analysed is not None:
+            term, parts, offset, length = analysed
+            start = match.start() + offset
+            yield Token(term, parts, start, start + length)
+
+
+def token_at(text: str, pos: int, language: str = DEFAULT_LANGUAGE) -> Token | None:
+    """The token that covers position `pos` (for checking a candidate match in place)."""
+    start = pos
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    match = _TOKEN.match(text, start)
+    if match is None:
+        return None
+    analysed = _analyse(match.group(), language)
+    if analysed is None:
+        return None
+    term, parts, offset, length = analysed
+    begin = match.start() + offset
+    return Token(term, parts, begin, begin + length)
 
 
 def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0) -> Counter[str]:
     """Index-side: every term with its (weighted) frequency, identifier parts included."""
     counts: Counter[str] = Counter()
-    for token in iter_tokens(text, language):
-        counts[token.term] += 1
-        for part in token.parts:
-            counts[part] += 1
-    if weight != 1.0:
-        for key in counts:
-            counts[key] *= weight
+    for raw, n in Counter(_TOKEN.findall(text)).items():
+        analysed = _analyse(raw, language)
+        if analysed is None:
+            continue
+        counts[analysed[0]] += n * weight
+        for part in analysed[1]:
+            counts[part] += n * weight
     return counts
 
 
 def term_sequence(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     """The main term of each token in order: what phrase matching compares."""
-    return [token.term for token in iter_tokens(text, language)]
+    out = []
+    for raw in _TOKEN.findall(text):
+        analysed = _analyse(raw, language)
+        if analysed is not None:
+            out.append(analysed[0])
+    return out
 
 
 def query_terms(word: str, languages: list[str]) -> list[str]:

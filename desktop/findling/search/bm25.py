@@ -10,6 +10,7 @@ changes no ranking), so the two agree score for score on the same tokens."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +45,7 @@ class Bm25Result:
 @dataclass(frozen=True)
 class _Plan:
     term_masks: dict[int, int]  # term id -> bitmask of the groups it serves
+    dfs: dict[int, int]  # term id -> document frequency
     required: int
     excluded_ids: tuple[int, ...]
     phrases: tuple[tuple[str, ...], ...]  # analysed phrase term sequences
@@ -137,15 +139,17 @@ class Bm25Lane:
                 required |= 1 << bit
             for term in terms:
                 if term in ids:
-                    term_masks[ids[term]] = term_masks.get(ids[term], 0) | (1 << bit)
+                    term_id = ids[term][0]
+                    term_masks[term_id] = term_masks.get(term_id, 0) | (1 << bit)
         required |= phrase_bits  # a phrase's words are required whatever the match mode
         excluded_phrases = tuple(
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.excluded_phrases
         )
         return _Plan(
             term_masks=term_masks,
+            dfs={term_id: df for term_id, df in ids.values()},
             required=required,
-            excluded_ids=tuple(ids[t] for t in excluded_terms if t in ids),
+            excluded_ids=tuple(ids[t][0] for t in excluded_terms if t in ids),
             phrases=phrases,
             excluded_phrases=tuple(p for p in excluded_phrases if p),
             terms=tuple(sorted(t for terms, _ in groups for t in terms)),
@@ -179,35 +183,37 @@ class Bm25Lane:
         if plan.required & ~covered:
             return (), 0
         ids = sorted(plan.term_masks)
-        id_list = ", ".join(str(int(i)) for i in ids)  # ints from our own table: safe inline
-        values = ", ".join(f"({int(i)}, {int(plan.term_masks[i])})" for i in ids)
+        # One flat scan of the query terms' postings, with each term's idf and group bit
+        # written into the SQL as literals (numbers computed here, never user text): no
+        # joins to plan, which on DuckDB cost more than the scan itself.
+        idf = {i: math.log10(1 + (n_docs - plan.dfs[i] + 0.5) / (plan.dfs[i] + 0.5)) for i in ids}
+        id_list = ", ".join(str(int(i)) for i in ids)
+        idf_case = " ".join(f"WHEN {int(i)} THEN {idf[i]!r}" for i in ids)
+        mask_case = " ".join(f"WHEN {int(i)} THEN {int(plan.term_masks[i])}" for i in ids)
         where, params = filter_sql(filters)
-        exclusion = ""
+        conditions = [f"term_id IN ({id_list})"]
+        if where:
+            conditions.append(f"doc_id IN (SELECT d.id FROM documents d WHERE true{where})")
         if plan.excluded_ids:
             ex = ", ".join(str(int(i)) for i in plan.excluded_ids)
-            exclusion = f" AND doc_id NOT IN (SELECT doc_id FROM postings WHERE term_id IN ({ex}))"
+            conditions.append(f"doc_id NOT IN (SELECT doc_id FROM postings WHERE term_id IN ({ex}))")
         needs_check = bool(plan.phrases or plan.excluded_phrases)
         fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
+        k1, b = float(self.k1), float(self.b)
         sql = f"""
-            WITH q(term_id, mask) AS (VALUES {values}),
-            p AS (SELECT term_id, doc_id, tf FROM postings WHERE term_id IN ({id_list})),
-            df AS (SELECT term_id, count(*) AS df FROM p GROUP BY term_id),
-            scored AS (
-                SELECT p.doc_id,
-                       sum(log10(1 + (? - df.df + 0.5) / (df.df + 0.5))
-                           * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * d.length / ?))) AS score,
-                       bit_or(q.mask) AS mask
-                FROM p JOIN df USING (term_id) JOIN q USING (term_id) JOIN documents d ON d.id = p.doc_id
-                WHERE d.status = 'ok'{where}
-                GROUP BY p.doc_id)
-            SELECT doc_id, score, count(*) OVER () AS total FROM scored
-            WHERE (mask & ?) = ?{exclusion}
+            SELECT doc_id,
+                   sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
+                       / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
+                   bit_or(CASE term_id {mask_case} END) AS mask,
+                   count(*) OVER () AS total
+            FROM postings
+            WHERE {" AND ".join(conditions)}
+            GROUP BY doc_id
+            HAVING (mask & ?) = ?
             ORDER BY score DESC, doc_id
             LIMIT ?"""
-        k1, b = self.k1, self.b
-        rows = cur.execute(
-            sql, [n_docs, k1, k1, b, b, avgdl, *params, plan.required, plan.required, fetch]
-        ).fetchall()
+        rows = cur.execute(sql, [avgdl, *params, plan.required, plan.required, fetch]).fetchall()
+        rows = [(r[0], r[1], r[3]) for r in rows]
         total = rows[0][2] if rows else 0
         if needs_check:
             rows = _check_phrases(cur, rows, plan, limit)
@@ -235,13 +241,16 @@ def _first_terms(word: str, languages: list[str]) -> list[str]:
     return term_sequence(word, languages[0] if languages else "en")
 
 
-def _lookup(cur: duckdb.DuckDBPyConnection, terms: set[str]) -> dict[str, int]:
+def _lookup(cur: duckdb.DuckDBPyConnection, terms: set[str]) -> dict[str, tuple[int, int]]:
+    """term -> (id, df) for the terms that occur in some document."""
     if not terms:
         return {}
     ordered = sorted(terms)
     placeholders = ", ".join("?" for _ in ordered)
-    rows = cur.execute(f"SELECT term, id FROM terms WHERE term IN ({placeholders})", ordered).fetchall()
-    return {term: int(term_id) for term, term_id in rows}
+    rows = cur.execute(
+        f"SELECT term, id, df FROM terms WHERE term IN ({placeholders}) AND df > 0", ordered
+    ).fetchall()
+    return {term: (int(term_id), int(df)) for term, term_id, df in rows}
 
 
 def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:

@@ -3,11 +3,12 @@ words' positions for highlighting."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from findling.records import Highlight
-from findling.search.analyzer import fold, iter_tokens
+from findling.search.analyzer import token_at
 
 _CONTEXT_BEFORE = 60
 
@@ -20,16 +21,38 @@ class Snippet:
     chunk_end: int | None
 
 
-def _hits(text: str, terms: frozenset[str], language: str) -> list[tuple[int, int, str]]:
-    found = []
-    for token in iter_tokens(text, language):
-        if token.term in terms:
-            found.append((token.start, token.end, token.term))
-        else:
-            for part in token.parts:
-                if part in terms:
-                    found.append((token.start, token.end, part))
-                    break
+def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
+    """Where a term may start: a stem is nearly always a prefix of its words once its last
+    letter is dropped (happy -> happi). Candidates are then checked by real analysis."""
+    prefixes = {t[:-1] if len(t) > 3 else t for t in terms}
+    alternatives = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
+
+
+_NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*")
+
+
+def _hits(
+    text: str, terms: frozenset[str], language: str, pattern: re.Pattern[str]
+) -> list[tuple[int, int, str]]:
+    """(start, end, term) of each word in `text` that indexes under a query term. Only the
+    places a term can start are analysed, plus words with non-ASCII letters (which fold:
+    `café` matches `cafe`), never every word of the chunk."""
+    starts = [m.start() for m in pattern.finditer(text)]
+    if not text.isascii():
+        starts = sorted(set(starts) | {m.start() for m in _NON_ASCII_WORD.finditer(text)})
+    found: list[tuple[int, int, str]] = []
+    last_end = -1
+    for pos in starts:
+        if pos < last_end:
+            continue
+        token = token_at(text, pos, language)
+        if token is None:
+            continue
+        last_end = token.end
+        hit = token.term if token.term in terms else next((p for p in token.parts if p in terms), None)
+        if hit is not None and (not found or found[-1][0] != token.start):
+            found.append((token.start, token.end, hit))
     return found
 
 
@@ -46,12 +69,9 @@ def make_snippet(
     term_set = frozenset(terms)
     best: tuple[tuple[int, int, int], int, list[tuple[int, int, str]]] | None = None
     if term_set:
+        pattern = _candidates(term_set)
         for index, (_, _, text) in enumerate(chunks):
-            folded = fold(text)
-            # cheap test first: most chunks of a long document hold no query term at all
-            if not any(term in folded for term in term_set):
-                continue
-            hits = _hits(text, term_set, language)
+            hits = _hits(text, term_set, language, pattern)
             if not hits:
                 continue
             key = (len({h[2] for h in hits}), len(hits), -index)

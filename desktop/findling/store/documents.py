@@ -67,6 +67,12 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None
         return
     _register_ids(cur, ids)
     try:
+        cur.execute(
+            """UPDATE terms SET df = terms.df - gone.n
+               FROM (SELECT term_id, count(*) AS n FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)
+                     GROUP BY term_id) gone
+               WHERE terms.id = gone.term_id"""
+        )
         cur.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
@@ -135,10 +141,12 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
     post_doc: list[int] = []
     post_term: list[str] = []
     post_tf: list[float] = []
+    post_dl: list[float] = []
     for r in rows:
         post_doc.extend([r.doc_id] * len(r.terms))
         post_term.extend(r.terms.keys())
         post_tf.extend(r.terms.values())
+        post_dl.extend([r.length] * len(r.terms))
     if post_doc:
         cur.register(
             "batch_postings",
@@ -146,18 +154,24 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
                 "doc_id": np.array(post_doc, dtype=np.int32),
                 "term": pa.array(post_term, pa.string()),
                 "tf": np.array(post_tf, dtype=np.float32),
+                "dl": np.array(post_dl, dtype=np.float32),
             }),
         )
         try:
             cur.execute(
-                """INSERT INTO terms
+                """INSERT INTO terms (id, term)
                    SELECT nextval('term_ids'), term FROM (
                        SELECT DISTINCT b.term FROM batch_postings b
                        ANTI JOIN terms t ON t.term = b.term)"""
             )
             cur.execute(
+                """UPDATE terms SET df = terms.df + added.n
+                   FROM (SELECT term, count(*) AS n FROM batch_postings GROUP BY term) added
+                   WHERE terms.term = added.term"""
+            )
+            cur.execute(
                 """INSERT INTO postings
-                   SELECT t.id, b.doc_id, b.tf FROM batch_postings b JOIN terms t ON t.term = b.term"""
+                   SELECT t.id, b.doc_id, b.tf, b.dl FROM batch_postings b JOIN terms t ON t.term = b.term"""
             )
         finally:
             cur.unregister("batch_postings")

@@ -30,7 +30,10 @@ def unsorted_rows(cur: duckdb.DuckDBPyConnection) -> int:
 
 def compact_postings(db: Database) -> None:
     with db.transaction() as tx:
-        tx.execute("CREATE TABLE postings_sorted (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, tf REAL NOT NULL)")
+        tx.execute(
+            "CREATE TABLE postings_sorted (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, tf REAL NOT NULL, "
+            "dl REAL NOT NULL)"
+        )
         tx.execute("INSERT INTO postings_sorted SELECT * FROM postings ORDER BY term_id, doc_id")
         tx.execute("DROP TABLE postings")
         tx.execute("ALTER TABLE postings_sorted RENAME TO postings")

@@ -31,8 +31,12 @@ MIGRATIONS: list[list[str]] = [
             doc_id INTEGER NOT NULL, ordinal INTEGER NOT NULL, text VARCHAR NOT NULL,
             start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, heading VARCHAR NOT NULL DEFAULT '')""",
         "CREATE SEQUENCE term_ids START 1",
-        "CREATE TABLE terms (id INTEGER NOT NULL, term VARCHAR NOT NULL UNIQUE)",
-        "CREATE TABLE postings (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, tf REAL NOT NULL)",
+        # df (documents holding the term) is kept with the term, in the same transaction
+        # as the postings, so a query learns its terms' idf from the lookup it makes anyway.
+        "CREATE TABLE terms (id INTEGER NOT NULL, term VARCHAR NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0)",
+        # dl (the document's length) is copied into each posting so that scoring needs no
+        # join with documents unless a filter asks for one.
+        "CREATE TABLE postings (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, tf REAL NOT NULL, dl REAL NOT NULL)",
     ],
 ]
 

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from findling.search.analyzer import term_sequence
+from findling.search.snippets import make_snippet
+
+
+def _marked(snippet):
+    return [snippet.text[h.start:h.end] for h in snippet.highlights]
+
+
+def test_picks_chunk_with_most_distinct_terms():
+    chunks = [(0, 50, "apple apple apple only here"), (40, 120, "apple and banana together in this chunk")]
+    snip = make_snippet(chunks, term_sequence("apple banana"))
+    assert "together" in snip.text
+    assert _marked(snip) == ["apple", "banana"]
+    assert (snip.chunk_start, snip.chunk_end) == (40, 120)
+
+
+def test_stems_accents_and_identifier_parts_highlighted():
+    text = "We were running late at the Café; snake_case helpers and HAPPY users."
+    snip = make_snippet([(0, len(text), text)], term_sequence("run cafe snake happy"))
+    assert _marked(snip) == ["running", "Café", "snake_case", "HAPPY"]
+
+
+def test_window_centres_on_matches_in_long_text():
+    text = "filler words " * 100 + "the needle is here " + "more filler " * 100
+    snip = make_snippet([(0, len(text), text)], term_sequence("needle"), width=120)
+    assert snip.text.startswith("…") and snip.text.endswith("…")
+    assert len(snip.text) <= 125
+    assert _marked(snip) == ["needle"]
+
+
+def test_no_match_gives_document_start():
+    snip = make_snippet([(0, 30, "first line\nsecond line")], ["zzz"])
+    assert snip.text == "first line second line" and snip.highlights == ()
+
+
+def test_empty_document():
+    assert make_snippet([], ["x"]).text == ""
