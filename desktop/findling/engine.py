@@ -27,7 +27,7 @@ from findling.search.query_parser import Filters, parse_query
 from findling.search.snippets import make_snippet
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
-from findling.store.documents import delete_documents
+from findling.store.documents import delete_documents, id_list
 
 
 @dataclass(frozen=True)
@@ -169,15 +169,13 @@ class Engine:
         meta = {
             r[0]: r[1:]
             for r in cur.execute(
-                "SELECT id, path, title, mtime, size, ext, language FROM documents WHERE id IN (SELECT unnest(?))",
-                [ids],
+                f"SELECT id, path, title, mtime, size, ext, language FROM documents WHERE id IN {id_list(ids)}"
             ).fetchall()
         }
         chunks: dict[int, list[tuple[int, int, str]]] = {}
         for doc_id, start, end, text in cur.execute(
-            """SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN (SELECT unnest(?))
-               ORDER BY doc_id, ordinal""",
-            [ids],
+            f"SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(ids)} "
+            "ORDER BY doc_id, ordinal"
         ).fetchall():
             chunks.setdefault(doc_id, []).append((start, end, text))
         normalized = minmax(list(raw_scores))

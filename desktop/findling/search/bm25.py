@@ -20,6 +20,7 @@ import duckdb
 
 from findling.search.analyzer import is_stopword, query_terms, term_sequence
 from findling.search.query_parser import Filters, ParsedQuery
+from findling.store.documents import id_list
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
@@ -271,11 +272,10 @@ def _check_phrases(cur: duckdb.DuckDBPyConnection, rows: list[tuple], plan: _Pla
         ids = [int(r[0]) for r in part]
         texts: dict[int, list[tuple[str, str]]] = {}
         for doc_id, text, language, _ordinal in cur.execute(
-            """SELECT id, title, language, -1 AS ordinal FROM documents WHERE id IN (SELECT unnest(?))
+            f"""SELECT id, title, language, -1 AS ordinal FROM documents WHERE id IN {id_list(ids)}
                UNION ALL
                SELECT c.doc_id, c.text, d.language, c.ordinal FROM chunks c JOIN documents d ON d.id = c.doc_id
-               WHERE c.doc_id IN (SELECT unnest(?)) ORDER BY 1, 4""",
-            [ids, ids],
+               WHERE c.doc_id IN {id_list(ids)} ORDER BY 1, 4"""
         ).fetchall():
             texts.setdefault(doc_id, []).append((text or "", language or "en"))
         for row in part:

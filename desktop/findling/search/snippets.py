@@ -29,7 +29,7 @@ def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
 
 
-_NON_ASCII_WORD = re.compile(r"\w*[^\x00-\x7f]\w*")
+_NON_ASCII_WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
 
 
 def _hits(
@@ -56,8 +56,12 @@ def _hits(
     return found
 
 
+_FLATTEN = str.maketrans("\n\r\t\f\v", "     ")
+
+
 def _flat(text: str) -> str:
-    return "".join(" " if c in "\n\r\t\f\v" else c for c in text)
+    """Line breaks and tabs as spaces, one for one, so offsets stay valid."""
+    return text.translate(_FLATTEN)
 
 
 def make_snippet(

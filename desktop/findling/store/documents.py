@@ -43,6 +43,13 @@ class DocumentRow:
     doc_id: int = 0
 
 
+def id_list(ids: Sequence[int]) -> str:
+    """Ids as an SQL list literal. A literal `IN (1, 2, 3)` lets DuckDB skip row groups by
+    their min/max; a bound list (`IN (SELECT unnest(?))`) makes it scan the whole table.
+    The values are ints from our own tables, never user text."""
+    return "(" + ", ".join(str(int(i)) for i in ids) + ")" if ids else "(NULL)"
+
+
 def known_documents(cur: duckdb.DuckDBPyConnection, source_id: int) -> dict[str, KnownDocument]:
     rows = cur.execute(
         "SELECT id, path, size, mtime, hash, status FROM documents WHERE source_id = ?", [source_id]
