@@ -52,7 +52,9 @@ class Engine:
     ) -> None:
         self.home = data_home(home)
         self.settings = settings or load_settings(home)
-        self.db = Database(self.home / DB_FILENAME, read_only=read_only)
+        self.db = Database(
+            self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
+        )
         self.bm25 = Bm25Lane(self.db.cursor, self.settings.search.k1, self.settings.search.b)
         self._index_lock = threading.Lock()
 

@@ -31,8 +31,10 @@ class IndexSettings:
     # BM25F-style: title terms count this many times in tf and document length.
     title_weight: float = 2.0
     batch_files: int = 256
-    # 0 = leave one core for the UI.
+    # Extraction processes; 0 = one per core, at low priority.
     workers: int = 0
+    # DuckDB's memory budget; beyond it sorts and joins spill to disk.
+    memory_limit_mb: int = 512
 
 
 @dataclass

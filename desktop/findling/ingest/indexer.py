@@ -46,9 +46,20 @@ class _Job:
 
 
 def worker_count(settings: IndexSettings) -> int:
+    """Every core by default: workers run at low priority (see `_lower_priority`), so the
+    UI thread still gets a core the moment it wants one."""
     if settings.workers > 0:
         return settings.workers
-    return max(1, (os.cpu_count() or 2) - 1)
+    return max(1, os.cpu_count() or 2)
+
+
+def _lower_priority() -> None:
+    """Worker process initializer: yield the CPU to the app's own threads."""
+    try:
+        if hasattr(os, "nice"):
+            os.nice(10)
+    except OSError:
+        pass
 
 
 class Indexer:
@@ -266,7 +277,7 @@ class Indexer:
     def _pool_results(self, tasks: list[PrepareTask], workers: int) -> Iterator[object]:
         # spawn, not fork: the parent runs DuckDB's threads, and forking those is unsafe.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_lower_priority) as pool:
             window = max(8, workers * 16)  # bounded, so results never pile up in memory
             pending: deque[Future] = deque()
             queue = iter(tasks)

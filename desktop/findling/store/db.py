@@ -37,8 +37,9 @@ if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.meta_path.insert(0, _KnownAbsent(frozenset({"pandas"})))
 
 
-def _connect(path: Path, read_only: bool, threads: int) -> duckdb.DuckDBPyConnection:
+def _connect(path: Path, read_only: bool, threads: int, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
     config = {
+        "memory_limit": f"{memory_limit_mb}MB",
         # Never reach for DuckDB's extension server: extensions come from PyPI packages.
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
@@ -72,7 +73,9 @@ class Database:
     """One DuckDB database for the process. Threads read through their own cursors; writes
     go through `transaction()` under one lock, since DuckDB allows one writer."""
 
-    def __init__(self, path: Path, read_only: bool = False, threads: int | None = None) -> None:
+    def __init__(
+        self, path: Path, read_only: bool = False, threads: int | None = None, memory_limit_mb: int = 512
+    ) -> None:
         self.path = path
         self.read_only = read_only
         if not read_only:
@@ -84,7 +87,7 @@ class Database:
                 raise StoreReadOnlyError(
                     f"the data folder {path.parent} is read-only; choose another with --home or FINDLING_HOME"
                 )
-        self._con = _connect(path, read_only, threads or max(1, (os.cpu_count() or 2)))
+        self._con = _connect(path, read_only, threads or max(1, (os.cpu_count() or 2)), memory_limit_mb)
         self._local = threading.local()
         self._write_lock = threading.RLock()
         if not read_only:
