@@ -36,3 +36,53 @@ def docs(tmp_path) -> Path:
     folder = tmp_path / "docs"
     folder.mkdir()
     return folder
+
+
+SHARED_MODELS = SHARED / "models"
+MINILM = SHARED_MODELS / "all-MiniLM-L6-v2-int8"
+SMOLLM = SHARED_MODELS / "SmolLM2-135M-Instruct-q4"
+CROSS_ENCODER = SHARED_MODELS / "test-crossencoder-untrained-int8"
+
+
+def shared_sha256(rel: str) -> str:
+    for line in (SHARED_MODELS / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split(maxsplit=1)
+        if name.strip() == rel:
+            return digest
+    raise KeyError(rel)
+
+
+needs_models = pytest.mark.skipif(not MINILM.exists(), reason="../shared/models is not beside the checkout")
+
+
+def write_test_manifest(path: Path) -> Path:
+    """A manifest naming the real model files from ../shared/models, pinned by sha256,
+    under repo ids that the test hub mirror serves."""
+    def files(folder: str, entries: list[tuple[str, str]]) -> str:
+        rows = []
+        for rel, kind in entries:
+            full = SHARED_MODELS / folder / rel
+            rows.append(
+                f'    {{ path = "{rel}", kind = "{kind}", sha256 = "{shared_sha256(f"{folder}/{rel}")}", '
+                f"size = {full.stat().st_size} }},"
+            )
+        return "files = [\n" + "\n".join(rows) + "\n]\n"
+
+    text = (
+        '[roles]\nembedder = { default = "minilm-test" }\nreranker = { default = "ce-test" }\n'
+        'generator = { default = "smollm-test" }\n\n'
+        '[models.minilm-test]\nrole = "embedder"\nrepo = "findling-test/all-MiniLM-L6-v2-int8"\n'
+        'revision = "main"\npooling = "mean"\nmax_length = 256\ndimension = 384\n'
+        + files("all-MiniLM-L6-v2-int8", [("model.onnx", "model"), ("tokenizer.json", "tokenizer"),
+                                          ("config.json", "config")])
+        + '\n[models.ce-test]\nrole = "reranker"\nrepo = "findling-test/test-crossencoder-untrained-int8"\n'
+        'revision = "main"\nmax_length = 512\n'
+        + files("test-crossencoder-untrained-int8", [("model.onnx", "model"), ("tokenizer.json", "tokenizer"),
+                                                     ("config.json", "config")])
+        + '\n[models.smollm-test]\nrole = "generator"\nrepo = "findling-test/SmolLM2-135M-Instruct-q4"\n'
+        'revision = "main"\nmax_length = 8192\n'
+        + files("SmolLM2-135M-Instruct-q4", [("model.onnx", "model"), ("tokenizer.json", "tokenizer"),
+                                             ("config.json", "config"), ("generation_config.json", "config")])
+    )
+    path.write_text(text, encoding="utf-8")
+    return path

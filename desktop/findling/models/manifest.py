@@ -1,0 +1,133 @@
+"""The model manifest (`resources/models.toml`): which models exist for each role, where
+they live on the hub, and how to run them."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from findling.errors import FindlingError
+from findling.paths import resources_dir
+
+ROLES = ("embedder", "reranker", "generator")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+class ManifestError(FindlingError):
+    """The model manifest is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    path: str  # relative to the repository root, e.g. onnx/model_quantized.onnx
+    kind: str  # model | tokenizer | config
+    sha256: str | None = None
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    role: str
+    repo: str
+    revision: str
+    files: tuple[ModelFile, ...]
+    license: str = ""
+    pooling: str = "mean"  # embedders: mean | cls
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    max_length: int = 512
+    dimension: int = 0
+    output: str = "logit"  # rerankers
+    prompt_format: str = "chatml"  # generators
+    languages: tuple[str, ...] = ()
+
+    @property
+    def pinned(self) -> bool:
+        return bool(_COMMIT.match(self.revision))
+
+    def file_of_kind(self, kind: str) -> ModelFile:
+        for f in self.files:
+            if f.kind == kind:
+                return f
+        raise ManifestError(f"model {self.name} lists no {kind} file")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    models: dict[str, ModelSpec]
+    defaults: dict[str, str]
+    alternatives: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def get(self, name: str) -> ModelSpec:
+        try:
+            return self.models[name]
+        except KeyError:
+            known = ", ".join(sorted(self.models))
+            raise ManifestError(f"unknown model '{name}' (known: {known})") from None
+
+    def for_role(self, role: str, chosen: str | None = None) -> ModelSpec:
+        name = chosen or self.defaults.get(role)
+        if not name:
+            raise ManifestError(f"no model configured for the {role} role")
+        spec = self.get(name)
+        if spec.role != role:
+            raise ManifestError(f"model '{name}' is a {spec.role}, not a {role}")
+        return spec
+
+
+def manifest_path() -> Path:
+    override = os.environ.get("FINDLING_MODELS_MANIFEST")
+    return Path(override) if override else resources_dir() / "models.toml"
+
+
+def _spec(name: str, raw: dict) -> ModelSpec:
+    try:
+        files = tuple(
+            ModelFile(path=f["path"], kind=f.get("kind", "config"), sha256=f.get("sha256"), size=f.get("size"))
+            for f in raw["files"]
+        )
+        return ModelSpec(
+            name=name,
+            role=raw["role"],
+            repo=raw["repo"],
+            revision=raw.get("revision", "main"),
+            files=files,
+            license=raw.get("license", ""),
+            pooling=raw.get("pooling", "mean"),
+            query_prefix=raw.get("query_prefix", ""),
+            passage_prefix=raw.get("passage_prefix", ""),
+            max_length=int(raw.get("max_length", 512)),
+            dimension=int(raw.get("dimension", 0)),
+            output=raw.get("output", "logit"),
+            prompt_format=raw.get("prompt_format", "chatml"),
+            languages=tuple(raw.get("languages", ())),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ManifestError(f"model '{name}' in the manifest is malformed: {exc}") from exc
+
+
+def load_manifest(path: Path | None = None) -> Manifest:
+    path = path or manifest_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ManifestError(f"cannot read the model manifest {path}: {exc}") from exc
+    models = {name: _spec(name, raw) for name, raw in data.get("models", {}).items()}
+    defaults: dict[str, str] = {}
+    alternatives: dict[str, tuple[str, ...]] = {}
+    for role, entry in data.get("roles", {}).items():
+        if role not in ROLES:
+            raise ManifestError(f"unknown role '{role}' in {path}")
+        defaults[role] = entry["default"]
+        alternatives[role] = tuple(entry.get("alternatives", ()))
+        for name in (defaults[role], *alternatives[role]):
+            if name not in models:
+                raise ManifestError(f"role {role} names '{name}', which {path} does not define")
+    for spec in models.values():
+        if spec.role not in ROLES:
+            raise ManifestError(f"model '{spec.name}' has unknown role '{spec.role}'")
+    return Manifest(models=models, defaults=defaults, alternatives=alternatives)
