@@ -86,3 +86,19 @@ def write_test_manifest(path: Path) -> Path:
     )
     path.write_text(text, encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def embedder_installed(tmp_path, monkeypatch):
+    """The real MiniLM int8 embedder from ../shared/models, installed through `import`."""
+    if not MINILM.exists():
+        pytest.skip("../shared/models is not beside the checkout")
+    from findling.models.download import ModelStore
+    from findling.models.manifest import load_manifest
+
+    manifest_file = write_test_manifest(tmp_path / "models.toml")
+    monkeypatch.setenv("FINDLING_MODELS_MANIFEST", str(manifest_file))
+    manifest = load_manifest(manifest_file)
+    spec = manifest.get("minilm-test")
+    ModelStore().import_dir(spec, MINILM)
+    return spec

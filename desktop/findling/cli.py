@@ -157,6 +157,11 @@ def _run_index(engine) -> int:
         f"{report.moved} moved, {report.removed} removed, {report.unchanged} unchanged, "
         f"{report.failed} failed, {report.skipped} skipped"
     )
+    emb = report.embedding
+    if emb is not None and emb.skipped:
+        print(f"semantic search is off: {emb.skipped}")
+    elif emb is not None and emb.documents:
+        print(f"embedded {emb.documents} documents ({emb.vectors} vectors) with {emb.model} in {emb.seconds:.1f}s")
     for warning in report.warnings[:20]:
         print(f"warning: {warning}", file=sys.stderr)
     if report.failed:
@@ -176,6 +181,64 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(json.dumps(result_json(result), ensure_ascii=False, indent=2))
     else:
         print_results(result)
+    return 0
+
+
+def cmd_vsearch(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        result = engine.vsearch(args.query, limit=args.limit, filters=_filters(args))
+    if args.json:
+        print(json.dumps(result_json(result), ensure_ascii=False, indent=2))
+    else:
+        print_results(result)
+    return 0
+
+
+def _model_progress():
+    if not sys.stderr.isatty():
+        return None
+
+    def show(p) -> None:
+        frac = p.done / p.total if p.total else 0.0
+        sys.stderr.write(f"\r\033[K{p.model}: {p.file} {p.done / 1e6:.1f}/{p.total / 1e6:.1f} MB ({frac:.0%})")
+        sys.stderr.flush()
+
+    return show
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from findling.models.service import ModelService
+    from findling.settings import load_settings
+
+    service = ModelService(load_settings(args.home).models)
+    manifest = service.manifest
+    if args.action == "list":
+        for role in ("embedder", "reranker", "generator"):
+            chosen = service.spec(role).name
+            for name in (manifest.defaults[role], *manifest.alternatives.get(role, ())):
+                spec = manifest.get(name)
+                st = service.store.status(spec)
+                mark = "*" if name == chosen else " "
+                print(f"{mark} {role:<10} {name:<26} {st.state:<10} {st.size / 1e6:7.1f} MB  {spec.repo}")
+        print("* = in use")
+        return 0
+    if not args.name:
+        print("findling: name a model (see findling models list)", file=sys.stderr)
+        return 2
+    spec = manifest.get(args.name)
+    if args.action == "pull":
+        status = service.store.pull(spec, progress=_model_progress())
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")
+        print(f"{spec.name}: {status.state} ({status.size / 1e6:.1f} MB, {status.detail})")
+    elif args.action == "import":
+        if not args.dir:
+            print("findling: give the folder to import from", file=sys.stderr)
+            return 2
+        status = service.store.import_dir(spec, args.dir)
+        print(f"{spec.name}: {status.state} from {args.dir}")
+    elif args.action == "remove":
+        print(f"{spec.name}: {'removed' if service.store.remove(spec) else 'was not installed'}")
     return 0
 
 
@@ -243,6 +306,17 @@ def build_parser() -> argparse.ArgumentParser:
     _search_options(p)
     p.add_argument("--match", choices=["all", "any"], help="require all words (default) or any")
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("vsearch", help="semantic search: documents by meaning")
+    p.add_argument("query")
+    _search_options(p)
+    p.set_defaults(func=cmd_vsearch)
+
+    p = sub.add_parser("models", help="list, download, import or remove models")
+    p.add_argument("action", choices=["list", "pull", "import", "remove"])
+    p.add_argument("name", nargs="?")
+    p.add_argument("dir", nargs="?", help="for import: the folder holding the model files")
+    p.set_defaults(func=cmd_models)
 
     p = sub.add_parser("status", help="what is indexed, and which files failed")
     p.add_argument("--json", action="store_true")

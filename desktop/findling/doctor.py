@@ -58,6 +58,33 @@ def _store_check(home: str | None) -> Check:
         return Check("index", False, str(exc))
 
 
+def _model_checks(home: str | None) -> list[Check]:
+    from findling.models.runtime import RuntimeUnavailable, available_providers, preferred_providers
+    from findling.models.service import ModelService
+    from findling.settings import load_settings
+
+    settings = load_settings(home).models
+    try:
+        providers = available_providers()
+        chosen = preferred_providers(settings.provider)[0]
+        checks = [Check("onnxruntime", True, f"providers {', '.join(providers)}; using {chosen}")]
+    except RuntimeUnavailable as exc:
+        return [Check("onnxruntime", False, str(exc))]
+    service = ModelService(settings)
+    for role in ("embedder", "reranker", "generator"):
+        try:
+            spec = service.spec(role)
+            status = service.store.status(spec)
+            reason = service.unavailable_reason(role)
+            detail = f"{spec.name}: {status.state}" + (f" ({status.detail})" if status.detail else "")
+            if reason:
+                detail += f" — {reason}"
+            checks.append(Check(f"model {role}", reason is None, detail))
+        except FindlingError as exc:
+            checks.append(Check(f"model {role}", False, str(exc)))
+    return checks
+
+
 def run_checks(home: str | None = None) -> list[Check]:
     checks = [
         Check("python", sys.version_info >= (3, 11), f"{platform.python_version()} on {platform.platform()}"),
@@ -69,5 +96,6 @@ def run_checks(home: str | None = None) -> list[Check]:
     ]
     checks.extend(_extension_check(name) for name in EXTENSIONS)
     checks.append(_store_check(home))
+    checks.extend(_model_checks(home))
     checks.append(_optional_module("qt (PySide6)", "PySide6", "the desktop app is unavailable"))
     return checks

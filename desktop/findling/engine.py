@@ -9,10 +9,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from findling.errors import SourceError
+from findling.errors import FindlingError, SourceError
+from findling.ingest.embedding import embed_pending
 from findling.ingest.indexer import Indexer, ProgressCallback
+from findling.models.service import ModelService
 from findling.paths import DB_FILENAME, data_home
 from findling.records import (
+    EmbedReport,
     FailedFile,
     Hit,
     IndexReport,
@@ -21,9 +24,11 @@ from findling.records import (
     SourceStatus,
     StoreStatus,
 )
-from findling.search.bm25 import Bm25Lane, Bm25Result
+from findling.search.analyzer import query_terms
+from findling.search.bm25 import Bm25Lane
 from findling.search.normalize import minmax
 from findling.search.query_parser import Filters, parse_query
+from findling.search.vector_lane import VectorLane
 from findling.search.snippets import make_snippet
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
@@ -37,6 +42,15 @@ class DocumentText:
     title: str
     text: str
     language: str
+
+
+def _cut_span(chunks: list[tuple[int, int, str]], span: tuple[int, int]) -> list[tuple[int, int, str]]:
+    """The text of a document span, from the chunk that holds its start."""
+    start, end = span
+    for c_start, c_end, text in chunks:
+        if c_start <= start < c_end:
+            return [(start, min(end, c_end), text[start - c_start:min(end, c_end) - c_start])]
+    return chunks[:1]
 
 
 def _normalise_path(path: str | os.PathLike[str]) -> str:
@@ -56,6 +70,8 @@ class Engine:
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
         )
         self.bm25 = Bm25Lane(self.db.cursor, self.settings.search.k1, self.settings.search.b)
+        self.vectors = VectorLane(self.db.cursor)
+        self.models = ModelService(self.settings.models)
         self._index_lock = threading.Lock()
 
     def close(self) -> None:
@@ -123,20 +139,43 @@ class Engine:
     def index(
         self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
     ) -> IndexReport:
+        """Bring the text index up to date, then embed what is new (when an embedder is
+        installed). The text is searchable before embedding starts."""
         with self._index_lock:
             try:
-                return Indexer(self.db, self.settings.index, progress, cancel).run(self.sources())
+                report = Indexer(self.db, self.settings.index, progress, cancel).run(self.sources())
             finally:
                 self.bm25.invalidate()
+            if not report.cancelled:
+                report.embedding = self._embed_locked(progress, cancel)
+            return report
+
+    def embed(
+        self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
+    ) -> EmbedReport:
+        with self._index_lock:
+            return self._embed_locked(progress, cancel)
+
+    def _embed_locked(self, progress: ProgressCallback | None, cancel: threading.Event | None) -> EmbedReport:
+        reason = self.models.unavailable_reason("embedder")
+        if reason is not None:
+            return EmbedReport(skipped=reason)
+        try:
+            embedder = self.models.embedder()
+        except FindlingError as exc:
+            return EmbedReport(skipped=str(exc))
+        return embed_pending(self.db, embedder, progress, cancel)
 
     def update_paths(self, paths: Iterable[str | os.PathLike[str]]) -> IndexReport:
         with self._index_lock:
             try:
-                return Indexer(self.db, self.settings.index).update_paths(
+                report = Indexer(self.db, self.settings.index).update_paths(
                     self.sources(), [_normalise_path(p) for p in paths]
                 )
             finally:
                 self.bm25.invalidate()
+            report.embedding = self._embed_locked(None, None)
+            return report
 
     # -- search -------------------------------------------------------------------------
 
@@ -150,7 +189,10 @@ class Engine:
         if filters is not None:
             parsed = parsed.with_filters(filters)
         lane = self.bm25.search(parsed, limit, match or self.settings.search.match)
-        hits = self.hits(lane, [h.score for h in lane.hits])
+        normalized = minmax([h.score for h in lane.hits])
+        hits = self.present(
+            [(h.doc_id, h.score, n, None) for h, n in zip(lane.hits, normalized)], lane.terms
+        )
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
@@ -162,11 +204,39 @@ class Engine:
             timings_ms={"bm25": round(lane.ms, 2), "snippets": round(total_ms - lane.ms, 2), "total": round(total_ms, 2)},
         )
 
-    def hits(self, lane: Bm25Result, raw_scores: Sequence[float]) -> list[Hit]:
-        """Documents as results: metadata, normalized score and a snippet for each."""
-        if not lane.hits:
+    def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
+        """Semantic search (the vector lane): documents by meaning, best chunk each."""
+        started = time.perf_counter()
+        limit = limit or self.settings.search.limit
+        parsed = parse_query(query)
+        if filters is not None:
+            parsed = parsed.with_filters(filters)
+        reason = self.models.unavailable_reason("embedder")
+        if reason is not None:
+            return SearchResult(query, (), 0, notes=(f"semantic search is off: {reason}",))
+        embedder = self.models.embedder()
+        if self.vectors.index_for(embedder.spec.name) is None:
+            return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
+        lane = self.vectors.search(embedder, parsed.text, limit, parsed.filters)
+        terms = [t for w in parsed.text.split() for t in query_terms(w, ["en"])]
+        hits = self.present([(h.doc_id, h.cosine, h.score, (h.start_char, h.end_char)) for h in lane.hits], terms)
+        total_ms = (time.perf_counter() - started) * 1000
+        return SearchResult(
+            query=query,
+            hits=tuple(hits),
+            total_matched=len(hits),
+            timings_ms={"embed": round(lane.embed_ms, 2), "vector": round(lane.ms - lane.embed_ms, 2),
+                        "total": round(total_ms, 2)},
+        )
+
+    def present(
+        self, entries: Sequence[tuple[int, float, float, tuple[int, int] | None]], terms: Sequence[str]
+    ) -> list[Hit]:
+        """Results from (doc_id, raw score, score in [0, 1], matched span or None): metadata
+        and a snippet — from the matched span when one is given, else the best chunk."""
+        if not entries:
             return []
-        ids = [h.doc_id for h in lane.hits]
+        ids = [e[0] for e in entries]
         cur = self.db.cursor()
         meta = {
             r[0]: r[1:]
@@ -180,18 +250,19 @@ class Engine:
             "ORDER BY doc_id, ordinal"
         ).fetchall():
             chunks.setdefault(doc_id, []).append((start, end, text))
-        normalized = minmax(list(raw_scores))
         hits = []
-        for lane_hit, raw, score in zip(lane.hits, raw_scores, normalized):
-            row = meta.get(lane_hit.doc_id)
+        for doc_id, raw, score, span in entries:
+            row = meta.get(doc_id)
             if row is None:
                 continue  # removed between the lane query and now
             path, title, mtime, size, ext, language = row
-            snippet = make_snippet(chunks.get(lane_hit.doc_id, []), lane.terms, language or "en",
-                                   self.settings.search.snippet_chars)
+            doc_chunks = chunks.get(doc_id, [])
+            if span is not None:
+                doc_chunks = _cut_span(doc_chunks, span)
+            snippet = make_snippet(doc_chunks, terms, language or "en", self.settings.search.snippet_chars)
             hits.append(
                 Hit(
-                    doc_id=lane_hit.doc_id, path=path, title=title or Path(path).name, score=round(score, 6),
+                    doc_id=doc_id, path=path, title=title or Path(path).name, score=round(score, 6),
                     snippet=snippet.text, highlights=snippet.highlights, mtime=mtime, size=size, ext=ext,
                     raw_score=raw, chunk_start=snippet.chunk_start, chunk_end=snippet.chunk_end,
                 )

@@ -48,6 +48,16 @@ class IndexProgress:
 
 
 @dataclass
+class EmbedReport:
+    model: str = ""
+    documents: int = 0
+    vectors: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    skipped: str = ""  # why nothing was embedded (no model, no runtime)
+
+
+@dataclass
 class IndexReport:
     scanned: int = 0
     added: int = 0
@@ -60,6 +70,7 @@ class IndexReport:
     cancelled: bool = False
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    embedding: EmbedReport | None = None  # the vector step after the text, when it ran or was skipped
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,24 @@ class SearchSettings:
 
 
 @dataclass
+class ModelSettings:
+    # Model names from resources/models.toml; "" = the role's default.
+    embedder: str = ""
+    reranker: str = ""
+    generator: str = ""
+    # auto | cpu | cuda | directml | coreml
+    provider: str = "auto"
+    # onnxruntime threads; 0 = every core but one, so the UI stays responsive.
+    threads: int = 0
+    # The hub to download from; "" = huggingface.co (or HF_ENDPOINT).
+    hub_endpoint: str = ""
+
+
+@dataclass
 class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
+    models: ModelSettings = field(default_factory=ModelSettings)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from findling.records import ChunkSpan
+from findling.store.vectors import delete_vectors
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None
         )
         cur.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
+        delete_vectors(cur, "(SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
     finally:
         cur.unregister("batch_ids")

@@ -38,6 +38,13 @@ MIGRATIONS: list[list[str]] = [
         # join with documents unless a filter asks for one.
         "CREATE TABLE postings (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, tf REAL NOT NULL, dl REAL NOT NULL)",
     ],
+    [
+        # One table of FLOAT[dim] vectors per embedding model (see store/vectors.py).
+        "CREATE SEQUENCE vector_seq START 1",
+        """CREATE TABLE vector_models (
+            model VARCHAR NOT NULL, table_name VARCHAR NOT NULL, dim INTEGER NOT NULL,
+            created_at TIMESTAMP DEFAULT current_timestamp)""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,106 @@
+"""Sentence embeddings with an ONNX encoder: tokenize, batch by length, pool, normalize."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from findling.models.download import ModelStore
+from findling.models.manifest import ModelSpec
+from findling.models.runtime import Session, create_session
+
+_TOKENIZE_BATCH = 16  # small calls into the tokenizer so the GIL is never held for long
+
+
+class Embedder:
+    def __init__(self, spec: ModelSpec, store: ModelStore, provider: str = "auto", threads: int = 0) -> None:
+        self.spec = spec
+        self.tokenizer = Tokenizer.from_file(str(store.verified_path(spec, spec.file_of_kind("tokenizer"))))
+        self.tokenizer.no_padding()  # batches are padded here, to their own longest member
+        self.tokenizer.enable_truncation(max_length=spec.max_length)
+        self.session: Session = create_session(store.verified_path(spec, spec.file_of_kind("model")), provider, threads)
+        self.dimension = spec.dimension or 0
+        self._pooled_output = "sentence_embedding" in self.session.output_names
+
+    @property
+    def provider(self) -> str:
+        return self.session.provider
+
+    def _encode(self, texts: Sequence[str]) -> list:
+        encodings = []
+        for start in range(0, len(texts), _TOKENIZE_BATCH):
+            encodings.extend(self.tokenizer.encode_batch(list(texts[start:start + _TOKENIZE_BATCH])))
+        return encodings
+
+    def embed(self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16) -> np.ndarray:
+        """L2-normalized float32 vectors, one row per text, in input order."""
+        prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
+        encodings = self._encode([prefix + t for t in texts])
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        out: np.ndarray | None = None
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            vectors = self._run([encodings[i] for i in idx])
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[idx] = vectors
+        if out is None:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        self.dimension = out.shape[1]
+        return out
+
+    def _run(self, encodings: list) -> np.ndarray:
+        longest = max(1, max(len(e.ids) for e in encodings))
+        ids = np.zeros((len(encodings), longest), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        types = np.zeros_like(ids)
+        for row, enc in enumerate(encodings):
+            n = len(enc.ids)
+            ids[row, :n] = enc.ids
+            mask[row, :n] = 1
+            types[row, :n] = enc.type_ids
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self.session.input_names:
+            feed["token_type_ids"] = types
+        if self._pooled_output:
+            pooled = self.session.run(["sentence_embedding"], feed)[0]
+        else:
+            hidden = self.session.run([self.session.output_names[0]], feed)[0]
+            pooled = pool(hidden, mask, self.spec.pooling)
+        return normalize(pooled.astype(np.float32))
+
+
+def pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:
+    """[batch, tokens, dim] token vectors to [batch, dim]: the CLS token or the mean of real tokens."""
+    if mode == "cls":
+        return hidden[:, 0, :]
+    weights = mask[..., None].astype(hidden.dtype)
+    return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+
+
+def normalize(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+def embedding_windows(text: str, max_tokens: int, overlap: float = 0.1) -> list[tuple[int, int]]:
+    """Character spans of a chunk that each fit the embedder's context (about 3.5
+    characters a token for English); a chunk longer than that is covered by several."""
+    size = max(200, int(max_tokens * 3.5))
+    if len(text) <= size:
+        return [(0, len(text))]
+    step = max(1, int(size * (1 - overlap)))
+    spans = []
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            space = text.rfind(" ", start + size // 2, end)
+            end = space if space > 0 else end
+        spans.append((start, end))
+        if end >= len(text):
+            break
+        start = max(start + 1, end - (size - step))
+    return spans

@@ -1,0 +1,82 @@
+"""The vector lane: embed the query, then exact cosine search over chunk vectors, best
+chunk per document, scores mapped to [0, 1] as the spec says (1 − distance/2)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+
+from findling.models.embedder import Embedder
+from findling.search.bm25 import filter_sql
+from findling.search.normalize import cosine_from_distance
+from findling.search.query_parser import Filters
+from findling.search.vector_index import VectorIndex
+from findling.store.vectors import table_for
+
+
+@dataclass(frozen=True)
+class VectorLaneHit:
+    doc_id: int
+    rank: int
+    cosine: float
+    score: float  # cosine mapped to [0, 1]
+    start_char: int
+    end_char: int
+
+
+@dataclass(frozen=True)
+class VectorResult:
+    hits: tuple[VectorLaneHit, ...]
+    ms: float
+    embed_ms: float
+
+
+class VectorLane:
+    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection]) -> None:
+        self._cursor = cursor
+        self._indexes: dict[str, VectorIndex] = {}
+        self._lock = threading.Lock()
+
+    def index_for(self, model: str) -> VectorIndex | None:
+        with self._lock:
+            found = table_for(self._cursor(), model)
+            if found is None:
+                return None
+            table, dim = found
+            index = self._indexes.get(table)
+            if index is None:
+                index = self._indexes[table] = VectorIndex(self._cursor, table, dim)
+            return index
+
+    def warm(self, model: str) -> None:
+        """Load the vectors now (the app calls this in the background at start)."""
+        index = self.index_for(model)
+        if index is not None:
+            index.refresh()
+
+    def search(self, embedder: Embedder, text: str, limit: int, filters: Filters | None = None) -> VectorResult:
+        started = time.perf_counter()
+        index = self.index_for(embedder.spec.name)
+        if index is None or not text.strip():
+            return VectorResult((), 0.0, 0.0)
+        query = embedder.embed([text], kind="query")[0]
+        embedded = time.perf_counter()
+        allowed = None
+        if filters is not None and not filters.empty:
+            where, params = filter_sql(filters)
+            ids = self._cursor().execute(
+                f"SELECT d.id FROM documents d WHERE d.status = 'ok'{where}", params
+            ).fetchnumpy()["id"]
+            allowed = np.asarray(ids, dtype=np.int32)
+        found = index.search(query, limit, allowed)
+        hits = tuple(
+            VectorLaneHit(h.doc_id, rank, h.cosine, cosine_from_distance(1.0 - h.cosine), h.start_char, h.end_char)
+            for rank, h in enumerate(found, 1)
+        )
+        done = time.perf_counter()
+        return VectorResult(hits, (done - started) * 1000, (embedded - started) * 1000)
