@@ -179,7 +179,6 @@ def run_bench(
     corpus: str | None = None,
     workdir: str | None = None,
     queries: int = 200,
-    home: str | None = None,
 ) -> dict[str, object]:
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="findling-bench-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -271,11 +271,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    if args.vectors:
+        from findling.bench_vectors import bench_embedder, bench_vector_search, sample_texts
+
+        corpus = Path(args.corpus) if args.corpus else None
+        report = {
+            "vector_search": bench_vector_search(args.vectors, workdir=Path(args.workdir) if args.workdir else None),
+            "embedder": bench_embedder(sample_texts(corpus)),
+        }
+        print(json.dumps(report, indent=2))
+        return 0
     from findling.bench import run_bench
 
-    report = run_bench(
-        docs=args.docs, corpus=args.corpus, workdir=args.workdir, queries=args.queries, home=args.home
-    )
+    report = run_bench(docs=args.docs, corpus=args.corpus, workdir=args.workdir, queries=args.queries)
     if args.json:
         print(json.dumps(report, indent=2))
     return 0
@@ -330,6 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help="folder of real text to cut documents from (e.g. an unpacked linux-doc)")
     p.add_argument("--workdir", help="where to build the corpus and indexes (default: a temp dir)")
     p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--vectors", type=int, default=0,
+                   help="instead: vector search on this many chunk vectors, and embedder throughput")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
     return parser

@@ -1,0 +1,145 @@
+"""`findling bench --vectors N`: the vector lane's speed, recall and memory on N chunk
+vectors, and the embedder's throughput on real text."""
+
+from __future__ import annotations
+
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from findling.engine import Engine
+from findling.search.vector_index import VectorIndex
+from findling.store.vectors import ensure_table, write_vectors
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _rss_mb() -> float:
+    scale = 1 if sys.platform == "darwin" else 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {"p50_ms": round(float(np.median(ordered)), 2),
+            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2)}
+
+
+def _clustered_vectors(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit vectors in topic clusters, like real embeddings (not uniform noise)."""
+    centres = rng.standard_normal((max(8, n // 500), dim)).astype(np.float32)
+    labels = rng.integers(0, len(centres), n)
+    vectors = centres[labels] + 0.6 * rng.standard_normal((n, dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Path | None = None) -> dict:
+    rng = np.random.default_rng(7)
+    work = workdir or Path(tempfile.mkdtemp(prefix="findling-vbench-"))
+    home = work / "vector-home"
+    shutil.rmtree(home, ignore_errors=True)
+    engine = Engine(home)
+    vectors = _clustered_vectors(n, dim, rng)
+    docs = np.arange(n) // 3 + 1  # three chunks a document
+    started = time.perf_counter()
+    with engine.db.transaction() as tx:
+        table = ensure_table(tx, "bench-model", dim)
+    for lo in range(0, n, 20000):
+        hi = min(n, lo + 20000)
+        with engine.db.transaction() as tx:
+            write_vectors(tx, table, docs[lo:hi].tolist(), [0] * (hi - lo), [(0, 10)] * (hi - lo), vectors[lo:hi])
+    write_s = time.perf_counter() - started
+    engine.close()
+
+    engine = Engine(home)  # a fresh process state: time the index becoming ready
+    rss_before = _rss_mb()
+    index = VectorIndex(engine.db.cursor, table, dim)
+    started = time.perf_counter()
+    index.refresh()
+    load_s = time.perf_counter() - started
+    rss_after = _rss_mb()
+
+    qs = _clustered_vectors(queries, dim, rng)
+    latencies, recalls = [], []
+    full64 = vectors.astype(np.float64)
+    for q in qs:
+        t0 = time.perf_counter()
+        hits = index.search(q, 20)
+        latencies.append((time.perf_counter() - t0) * 1000)
+        scores = full64 @ q.astype(np.float64)
+        best: dict[int, float] = {}
+        for i in np.argsort(-scores)[:400]:
+            best.setdefault(int(docs[i]), float(scores[i]))
+        truth = sorted(best, key=lambda d: -best[d])[:10]
+        recalls.append(len(set(truth) & {h.doc_id for h in hits[:10]}) / 10)
+    allowed = np.unique(rng.choice(docs, size=max(1, len(np.unique(docs)) // 10), replace=False)).astype(np.int32)
+    filtered = []
+    for q in qs[:50]:
+        t0 = time.perf_counter()
+        hits = index.search(q, 20, allowed)
+        filtered.append((time.perf_counter() - t0) * 1000)
+        assert all(h.doc_id in set(allowed.tolist()) for h in hits)
+    engine.close()
+    return {
+        "vectors": n,
+        "dim": dim,
+        "write_s": round(write_s, 2),
+        "load_s": round(load_s, 2),
+        "matrix_mb": round(vectors.nbytes / 1e6, 1),
+        "rss_growth_mb": round(rss_after - rss_before, 1),
+        "top20": _percentiles(latencies),
+        "top20_filtered_10pct": _percentiles(filtered),
+        "recall_at_10": round(float(np.mean(recalls)), 4),
+    }
+
+
+def bench_embedder(texts: list[str]) -> dict:
+    from findling.models.embedder import Embedder
+    from findling.models.service import ModelService
+    from findling.settings import ModelSettings
+
+    service = ModelService(ModelSettings())
+    reason = service.unavailable_reason("embedder")
+    if reason:
+        return {"skipped": reason}
+    spec = service.spec("embedder")
+    result = {"model": spec.name}
+    for threads in (1, 2):
+        embedder = Embedder(spec, service.store, threads=threads)
+        embedder.embed(texts[:16])
+        tokens = sum(min(spec.max_length, len(e.ids)) for e in embedder._encode(texts))
+        started = time.perf_counter()
+        embedder.embed(texts)
+        seconds = time.perf_counter() - started
+        result[f"threads_{threads}"] = {
+            "chunks_per_s": round(len(texts) / seconds, 1),
+            "mean_tokens": round(tokens / len(texts), 1),
+            "provider": embedder.provider,
+        }
+    return result
+
+
+def sample_texts(corpus: Path | None, count: int = 256, chars: int = 1000) -> list[str]:
+    rng = random.Random(5)
+    if corpus is not None:
+        files = sorted(corpus.rglob("*.md"))[:2000]
+        texts = []
+        for path in files:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if len(text) > chars:
+                start = rng.randrange(len(text) - chars)
+                texts.append(text[start:start + chars])
+            if len(texts) >= count:
+                return texts
+        if texts:
+            return texts
+    words = "the index stores every document and answers questions by meaning and by words".split()
+    return [" ".join(rng.choice(words) for _ in range(180)) for _ in range(count)]
