@@ -68,3 +68,34 @@ def test_batching_keeps_order_and_meaning(embedder):
 def test_long_input_truncated_not_failing(embedder):
     assert embedder.embed(["token " * 5000]).shape == (1, 384)
     assert embedder.embed([""]).shape == (1, 384)
+
+
+def test_cls_pooling_and_prefixes_on_real_model(embedder_installed):
+    """bge uses CLS pooling and a query prefix, e5 'query: '/'passage: ': both paths run on
+    the real encoder here (MiniLM's weights stand in for theirs)."""
+    from dataclasses import replace
+
+    store = ModelStore()
+    cls_spec = replace(embedder_installed, pooling="cls", query_prefix="Represent this sentence: ",
+                       passage_prefix="passage: ")
+    cls = Embedder(cls_spec, store, threads=2)
+    mean = Embedder(embedder_installed, store, threads=2)
+    text = "the borrow checker rejects this program"
+    v_cls = cls.embed([text])[0]
+    assert np.isclose(np.linalg.norm(v_cls), 1.0, atol=1e-5)
+    assert float(v_cls @ mean.embed([text])[0]) < 0.99  # a different pooling, a different vector
+    # prefixes are applied by kind: a passage is embedded as "passage: " + text
+    assert np.allclose(cls.embed([text])[0], mean_free(cls, "passage: " + text), atol=1e-5)
+    assert np.allclose(cls.embed([text], kind="query")[0], mean_free(cls, "Represent this sentence: " + text), atol=1e-5)
+
+
+def mean_free(embedder, raw_text):
+    """Embed text exactly as given, with no prefix."""
+    from dataclasses import replace
+
+    saved = embedder.spec
+    embedder.spec = replace(saved, query_prefix="", passage_prefix="")
+    try:
+        return embedder.embed([raw_text])[0]
+    finally:
+        embedder.spec = saved
