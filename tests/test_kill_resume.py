@@ -71,3 +71,44 @@ def test_kill_during_index_then_resume(tmp_path, delay):
         assert engine.search("w5", limit=5000).total_matched == sum(
             1 for i in range(N_FILES) if any((i * 7 + j) % 997 == 5 for j in range(120))
         )
+
+
+def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
+    docs = tmp_path / "docs"
+    for i in range(240):
+        write(docs / f"e{i}.txt", f"Note {i}: " + " ".join(f"topic{(i * j) % 89}" for j in range(60)))
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.toml").write_text("[models]\nthreads = 1\n")
+    env = {**os.environ, "FINDLING_HOME": str(home)}
+    subprocess.run([sys.executable, "-m", "findling", "add", "--no-index", str(docs)], env=env, check=True,
+                   capture_output=True)
+    proc = subprocess.Popen([sys.executable, "-m", "findling", "index"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(4.0)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+    def embedded() -> tuple[int, int]:
+        with Engine(home) as engine:
+            assert_index_consistent(engine)
+            cur = engine.db.cursor()
+            table = cur.execute("SELECT table_name FROM vector_models").fetchone()
+            if table is None:
+                return 0, 0
+            # each document's windows are written in one transaction: all of them or none
+            per_doc = cur.execute(
+                f"""SELECT count(DISTINCT v.doc_id), count(*) FILTER (c.n IS NULL OR v.windows <> c.n)
+                    FROM (SELECT doc_id, count(DISTINCT ordinal) AS windows FROM {table[0]} GROUP BY doc_id) v
+                    LEFT JOIN (SELECT doc_id, count(*) AS n FROM chunks GROUP BY doc_id) c USING (doc_id)"""
+            ).fetchone()
+            return per_doc
+
+    partial_docs, broken = embedded()
+    assert broken == 0
+    print(f"killed with {partial_docs} of 240 documents embedded")
+    subprocess.run([sys.executable, "-m", "findling", "index"], env=env, check=True, capture_output=True)
+    done_docs, broken = embedded()
+    assert (done_docs, broken) == (240, 0)
+    with Engine(home) as engine:
+        assert engine.vsearch("Note 17", limit=5).hits
