@@ -102,3 +102,18 @@ def embedder_installed(tmp_path, monkeypatch):
     spec = manifest.get("minilm-test")
     ModelStore().import_dir(spec, MINILM)
     return spec
+
+
+@pytest.fixture
+def all_models_installed(embedder_installed):
+    """Embedder, (untrained) cross-encoder and SmolLM2 from ../shared/models."""
+    from findling.models.download import ModelStore
+    from findling.models.manifest import load_manifest
+
+    import os
+
+    manifest = load_manifest(Path(os.environ["FINDLING_MODELS_MANIFEST"]))
+    store = ModelStore()
+    store.import_dir(manifest.get("ce-test"), CROSS_ENCODER)
+    store.import_dir(manifest.get("smollm-test"), SMOLLM)
+    return manifest

@@ -56,8 +56,13 @@ class ProgressBar:
 
 def _engine(args: argparse.Namespace):
     from findling.engine import Engine
+    from findling.settings import load_settings
 
-    return Engine(args.home)
+    settings = load_settings(args.home)
+    if settings.models.threads == 0:
+        # A command in a terminal has no UI thread to keep a core free for.
+        settings.models.threads = os.cpu_count() or 1
+    return Engine(args.home, settings=settings)
 
 
 def _filters(args: argparse.Namespace) -> Filters:
@@ -184,6 +189,48 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def print_explain(result: SearchResult) -> None:
+    explain = result.explain
+    if explain is None:
+        return
+    print(f"\nexplain: mode {explain.mode}, {explain.candidates} candidates")
+    for stage in explain.stages:
+        extra = f" ({stage.reason})" if stage.reason else ""
+        detail = ", ".join(f"{k}={v}" for k, v in stage.detail.items())
+        print(f"  {stage.name:<14} {stage.status:<8} {stage.ms:8.1f} ms{extra}{'  ' + detail if detail else ''}")
+    if explain.expansion:
+        for key in ("lexical", "semantic"):
+            for text in explain.expansion[key]:
+                print(f"  expansion {key}: {text}")
+        if explain.expansion["hyde"]:
+            print(f"  expansion hyde: {explain.expansion['hyde'][:160]}")
+    titles = {h.doc_id: h.title for h in result.hits}
+    print(f"  {'#':>2} {'fused':>7} {'bonus':>5} {'rerank':>6} {'w':>4} {'final':>5}  lists (rank raw→norm rrf)  title")
+    for i, r in enumerate(explain.results, 1):
+        lists = "; ".join(f"{x.list_name} #{x.rank} {x.raw:.3f}→{x.normalized:.2f} {x.rrf:.4f}" for x in r.lists)
+        rerank = f"{r.rerank:.3f}" if r.rerank is not None else "-"
+        weight = f"{r.fusion_weight:.2f}" if r.fusion_weight is not None else "-"
+        print(f"  {i:>2} {r.fused:7.4f} {r.bonus:5.2f} {rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  "
+              f"{titles.get(r.doc_id, '')[:40]}")
+    print("  timings ms: " + ", ".join(f"{k} {v:.1f}" for k, v in explain.timings_ms.items()))
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    expand = True if args.expand else False if args.no_expand else None
+    rerank = "off" if args.no_rerank else args.reranker
+    with _engine(args) as engine:
+        result = engine.query(args.query, limit=args.limit, filters=_filters(args), expand=expand,
+                              rerank=rerank, min_score=args.min_score)
+    if args.json:
+        extra = {"explain": result.explain.to_dict()} if args.explain and result.explain else {}
+        print(json.dumps(result_json(result, extra), ensure_ascii=False, indent=2))
+        return 0
+    print_results(result)
+    if args.explain:
+        print_explain(result)
+    return 0
+
+
 def cmd_vsearch(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         result = engine.vsearch(args.query, limit=args.limit, filters=_filters(args))
@@ -239,6 +286,31 @@ def cmd_models(args: argparse.Namespace) -> int:
         print(f"{spec.name}: {status.state} from {args.dir}")
     elif args.action == "remove":
         print(f"{spec.name}: {'removed' if service.store.remove(spec) else 'was not installed'}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from findling.eval import MODES, evaluate, print_table
+    from findling.settings import load_settings
+
+    modes = tuple(m.strip() for m in args.modes.split(",")) if args.modes else MODES
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        print(f"findling: unknown mode(s) {', '.join(unknown)}; choose from {', '.join(MODES)}", file=sys.stderr)
+        return 2
+    settings = load_settings(args.home)
+    if settings.models.threads == 0:
+        settings.models.threads = os.cpu_count() or 1
+    if args.reranker:
+        settings.pipeline.reranker = args.reranker
+    result = evaluate(Path(args.dataset), modes, Path(args.workdir) if args.workdir else None, args.split,
+                      args.max_queries, settings)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print_table(result)
     return 0
 
 
@@ -317,6 +389,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--match", choices=["all", "any"], help="require all words (default) or any")
     p.set_defaults(func=cmd_search)
 
+    p = sub.add_parser("query", help="hybrid search: keywords and meaning, fused, reranked")
+    p.add_argument("query")
+    _search_options(p)
+    p.add_argument("--explain", action="store_true", help="show every stage's scores and timings")
+    p.add_argument("--expand", action="store_true", help="expand the query with the generator")
+    p.add_argument("--no-expand", action="store_true")
+    p.add_argument("--no-rerank", action="store_true")
+    p.add_argument("--reranker", choices=["auto", "cross-encoder", "llm", "off"], default=None)
+    p.add_argument("--min-score", type=float, default=0.0, help="drop results below this final score (0–1)")
+    p.set_defaults(func=cmd_query)
+
     p = sub.add_parser("vsearch", help="semantic search: documents by meaning")
     p.add_argument("query")
     _search_options(p)
@@ -327,6 +410,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?")
     p.add_argument("dir", nargs="?", help="for import: the folder holding the model files")
     p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("eval", help="retrieval quality (nDCG@10, Recall@100, MRR@10) on a BEIR dataset")
+    p.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl and qrels/")
+    p.add_argument("--modes", help=f"comma-separated subset of: bm25, vector, hybrid, hybrid+rerank, full")
+    p.add_argument("--split", default="test")
+    p.add_argument("--workdir", help="keep the throwaway index here, to reuse it (and its embeddings)")
+    p.add_argument("--max-queries", type=int, default=0, help="only the first N queries (quick runs)")
+    p.add_argument("--reranker", choices=["auto", "cross-encoder", "llm", "off"],
+                   help="the reranker for the hybrid+rerank and full modes")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("status", help="what is indexed, and which files failed")
     p.add_argument("--json", action="store_true")

@@ -28,6 +28,7 @@ from findling.search.analyzer import query_terms
 from findling.search.bm25 import Bm25Lane
 from findling.search.normalize import minmax
 from findling.search.query_parser import Filters, parse_query
+from findling.search.pipeline import Pipeline
 from findling.search.vector_lane import VectorLane
 from findling.search.snippets import make_snippet
 from findling.settings import Settings, load_settings
@@ -72,9 +73,11 @@ class Engine:
         self.bm25 = Bm25Lane(self.db.cursor, self.settings.search.k1, self.settings.search.b)
         self.vectors = VectorLane(self.db.cursor)
         self.models = ModelService(self.settings.models)
+        self.pipeline = Pipeline(self.db.cursor, self.bm25, self.vectors, self.models, self.settings.pipeline)
         self._index_lock = threading.Lock()
 
     def close(self) -> None:
+        self.pipeline.close()
         self.db.close()
 
     def __enter__(self) -> Engine:
@@ -202,6 +205,34 @@ class Engine:
             relaxed=lane.relaxed,
             notes=notes,
             timings_ms={"bm25": round(lane.ms, 2), "snippets": round(total_ms - lane.ms, 2), "total": round(total_ms, 2)},
+        )
+
+    def query(
+        self,
+        query: str,
+        limit: int | None = None,
+        filters: Filters | None = None,
+        expand: bool | None = None,
+        rerank: str | None = None,
+        min_score: float = 0.0,
+        lanes: tuple[str, ...] = ("bm25", "vector"),
+    ) -> SearchResult:
+        """The full hybrid pipeline, with its explain record."""
+        started = time.perf_counter()
+        limit = limit or self.settings.search.limit
+        parsed = parse_query(query)
+        if filters is not None:
+            parsed = parsed.with_filters(filters)
+        if not parsed.has_terms:
+            return SearchResult(query, (), 0, notes=("the query has no words to search for",))
+        result = self.pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
+        hits = self.present(result.entries, result.terms)
+        explain = result.explain
+        timings = dict(explain.timings_ms)
+        timings["total"] = round((time.perf_counter() - started) * 1000, 2)
+        return SearchResult(
+            query=query, hits=tuple(hits), total_matched=explain.candidates, notes=result.notes,
+            timings_ms=timings, explain=explain,
         )
 
     def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:

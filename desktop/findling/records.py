@@ -105,6 +105,7 @@ class SearchResult:
     relaxed: bool = False
     notes: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
+    explain: object | None = None  # search.explain.QueryExplain for `query`
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,32 @@ class SearchSettings:
 
 
 @dataclass
+class PipelineSettings:
+    """The hybrid query pipeline's parameters (../shared/design/pipeline.md)."""
+
+    strong_top: float = 0.84
+    strong_gap: float = 0.14
+    strong_k: int = 5
+    # Off by default: with the small generator available here expansion cost more than it
+    # gained (see the eval table in the project notes); turn on with a stronger model.
+    expand: bool = False
+    lexical_variants: int = 2
+    semantic_variants: int = 2
+    hyde: bool = True
+    expansion_tokens: int = 120
+    rrf_k: float = 60.0
+    weight_original: float = 2.0
+    weight_variant: float = 1.0
+    weight_hyde: float = 1.4
+    bonus_first: float = 0.05
+    bonus_top3: float = 0.02
+    # auto: a cross-encoder when one is installed; llm: the generator's yes/no judgement; off
+    reranker: str = "auto"
+    rerank_top: int = 20
+    rerank_chunks: int = 3
+
+
+@dataclass
 class ModelSettings:
     # Model names from resources/models.toml; "" = the role's default.
     embedder: str = ""
@@ -66,6 +92,7 @@ class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
     models: ModelSettings = field(default_factory=ModelSettings)
+    pipeline: PipelineSettings = field(default_factory=PipelineSettings)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -7,6 +7,8 @@ import threading
 from findling.errors import FindlingError
 from findling.models.download import ModelStore
 from findling.models.embedder import Embedder
+from findling.models.generator import Generator
+from findling.models.reranker import CrossEncoder
 from findling.models.manifest import Manifest, ModelSpec, load_manifest
 from findling.settings import ModelSettings
 
@@ -17,6 +19,8 @@ class ModelService:
         self._manifest = manifest
         self.store = store or ModelStore(endpoint=settings.hub_endpoint or None)
         self._embedder: Embedder | None = None
+        self._reranker: CrossEncoder | None = None
+        self._generator: Generator | None = None
         self._lock = threading.Lock()
 
     @property
@@ -51,3 +55,17 @@ class ModelService:
             if self._embedder is None or self._embedder.spec != spec:
                 self._embedder = Embedder(spec, self.store, self.settings.provider, self.settings.threads)
             return self._embedder
+
+    def reranker(self) -> CrossEncoder:
+        with self._lock:
+            spec = self.spec("reranker")
+            if self._reranker is None or self._reranker.spec != spec:
+                self._reranker = CrossEncoder(spec, self.store, self.settings.provider, self.settings.threads)
+            return self._reranker
+
+    def generator(self) -> Generator:
+        with self._lock:
+            spec = self.spec("generator")
+            if self._generator is None or self._generator.spec != spec:
+                self._generator = Generator(spec, self.store, self.settings.provider, self.settings.threads)
+            return self._generator

@@ -45,6 +45,12 @@ MIGRATIONS: list[list[str]] = [
             model VARCHAR NOT NULL, table_name VARCHAR NOT NULL, dim INTEGER NOT NULL,
             created_at TIMESTAMP DEFAULT current_timestamp)""",
     ],
+    [
+        # Query expansions, cached by (query, model): generation is the slowest stage.
+        """CREATE TABLE expansions (
+            query VARCHAR NOT NULL, model VARCHAR NOT NULL, raw VARCHAR NOT NULL,
+            created_at TIMESTAMP DEFAULT current_timestamp)""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,353 @@
+"""The hybrid query pipeline (../shared/design/pipeline.md): strong-signal check →
+expansion → BM25 and vector lanes in parallel → weighted RRF → rerank → position-aware
+blending → normalized scores, every stage timed and recorded for the explain panel."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import duckdb
+
+from findling.errors import FindlingError
+from findling.models.expander import Expansion, expand, parse_expansion
+from findling.models.generator import chatml
+from findling.models.service import ModelService
+from findling.search.blend import blend, final_scores
+from findling.search.bm25 import Bm25Lane
+from findling.search.explain import ListScore, QueryExplain, ResultExplain, Stage
+from findling.search.fusion import RankedList, weighted_rrf
+from findling.search.normalize import minmax
+from findling.search.query_parser import ParsedQuery, parse_query
+from findling.search.vector_lane import VectorLane
+from findling.settings import PipelineSettings
+from findling.store.documents import id_list
+
+_JUDGE_PROMPT = (
+    "Judge whether the passage answers the search query. Reply with yes or no only.\n\n"
+    "Query: {query}\n\nPassage: {passage}"
+)
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    entries: tuple[tuple[int, float, float, tuple[int, int] | None], ...]  # (doc, raw, final, span)
+    explain: QueryExplain
+    terms: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class _Lists:
+    lists: list[RankedList] = field(default_factory=list)
+    scores: dict[str, dict[int, tuple[float, float]]] = field(default_factory=dict)  # list -> doc -> (raw, norm)
+    spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # best vector span per doc
+    terms: tuple[str, ...] = ()
+
+
+class Pipeline:
+    def __init__(
+        self,
+        cursor: Callable[[], duckdb.DuckDBPyConnection],
+        bm25: Bm25Lane,
+        vectors: VectorLane,
+        models: ModelService,
+        settings: PipelineSettings,
+    ) -> None:
+        self._cursor = cursor
+        self.bm25 = bm25
+        self.vectors = vectors
+        self.models = models
+        self.settings = settings
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="findling-lane")
+
+    # -- stages -------------------------------------------------------------------------
+
+    def _strong_signal(self, parsed: ParsedQuery) -> tuple[bool, dict]:
+        s = self.settings
+        lane = self.bm25.search(parsed, s.strong_k, "any")
+        norm = minmax([h.score for h in lane.hits])
+        top = norm[0] if norm else 0.0
+        second = norm[1] if len(norm) > 1 else 0.0
+        strong = bool(norm) and top >= s.strong_top and top - second >= s.strong_gap and len(norm) > 1
+        return strong, {"top": round(top, 4), "second": round(second, 4), "hits": len(norm)}
+
+    def _expansion(self, query: str) -> tuple[Expansion | None, str, bool]:
+        """(expansion, reason if none, cached)."""
+        reason = self.models.unavailable_reason("generator")
+        if reason:
+            return None, reason, False
+        spec = self.models.spec("generator")
+        cur = self._cursor()
+        row = cur.execute(
+            "SELECT raw FROM expansions WHERE query = ? AND model = ? ORDER BY created_at DESC LIMIT 1",
+            [query, spec.name],
+        ).fetchone()
+        s = self.settings
+        if row is not None:
+            return parse_expansion(row[0], query, s.lexical_variants, s.semantic_variants), "", True
+        try:
+            generator = self.models.generator()
+        except FindlingError as exc:
+            return None, str(exc), False
+        multilingual = not query.isascii()
+        result = expand(generator, query, s.lexical_variants, s.semantic_variants, multilingual)
+        try:
+            cur.execute("INSERT INTO expansions (query, model, raw) VALUES (?, ?, ?)", [query, spec.name, result.raw])
+        except duckdb.Error:
+            pass  # a read-only index still answers, just without the cache
+        return result, "", False
+
+    def _lanes(self, parsed: ParsedQuery, expansion: Expansion | None, limit: int, lanes: tuple[str, ...],
+               use_vectors: bool) -> _Lists:
+        s = self.settings
+        jobs: list[tuple[str, str, float, Callable[[], object]]] = []
+        if "bm25" in lanes:
+            jobs.append(("bm25 original", "bm25", s.weight_original,
+                         lambda: self.bm25.search(parsed, limit * 2, "any")))
+            for i, variant in enumerate(expansion.lexical if expansion else (), 1):
+                vp = parse_query(variant).with_filters(parsed.filters)
+                jobs.append((f"bm25 lex {i}", "bm25", s.weight_variant,
+                             lambda vp=vp: self.bm25.search(vp, limit, "any")))
+        if "vector" in lanes and use_vectors:
+            embedder = self.models.embedder()
+            texts = [("vector original", s.weight_original, parsed.text, limit * 2)]
+            for i, variant in enumerate(expansion.semantic if expansion else (), 1):
+                texts.append((f"vector sem {i}", s.weight_variant, variant, limit))
+            if expansion and expansion.hyde and s.hyde:
+                texts.append(("vector hyde", s.weight_hyde, expansion.hyde, limit))
+            for name, weight, text, n in texts:
+                jobs.append((name, "vector", weight,
+                             lambda text=text, n=n: self.vectors.search(embedder, text, n, parsed.filters)))
+        futures = [(name, lane, weight, self._pool.submit(fn)) for name, lane, weight, fn in jobs]
+        out = _Lists()
+        terms: list[str] = []
+        for name, lane, weight, future in futures:
+            result = future.result()
+            if lane == "bm25":
+                hits = result.hits
+                norm = minmax([h.score for h in hits])
+                out.scores[name] = {h.doc_id: (h.score, n) for h, n in zip(hits, norm)}
+                out.lists.append(RankedList(name, lane, weight, tuple(h.doc_id for h in hits),
+                                            tuple(h.score for h in hits)))
+                if name == "bm25 original":
+                    terms.extend(result.terms)
+            else:
+                hits = result.hits
+                out.scores[name] = {h.doc_id: (h.cosine, h.score) for h in hits}
+                out.lists.append(RankedList(name, lane, weight, tuple(h.doc_id for h in hits),
+                                            tuple(h.cosine for h in hits)))
+                for h in hits:
+                    out.spans.setdefault(h.doc_id, (h.start_char, h.end_char))
+        out.terms = tuple(dict.fromkeys(terms))
+        return out
+
+    def _reranker(self, mode: str):
+        """(callable scoring (query, passages) -> [0,1] scores, its name) or (None, reason)."""
+        if mode == "off":
+            return None, "reranking is off"
+        if mode in ("auto", "cross-encoder"):
+            reason = self.models.unavailable_reason("reranker")
+            if reason is None:
+                ce = self.models.reranker()
+                return ce.score, f"cross-encoder {ce.spec.name}"
+            if mode == "cross-encoder":
+                return None, reason
+            return None, reason
+        if mode == "llm":
+            reason = self.models.unavailable_reason("generator")
+            if reason is not None:
+                return None, reason
+            generator = self.models.generator()
+
+            def judge(query: str, passages: list[str]) -> list[float]:
+                return [
+                    generator.next_token_probabilities(
+                        chatml([("user", _JUDGE_PROMPT.format(query=query, passage=p[:1500]))]), ["yes", "no"]
+                    )[0]
+                    for p in passages
+                ]
+
+            return judge, f"llm judge {generator.spec.name}"
+        return None, f"unknown reranker '{mode}'"
+
+    def _rerank_texts(self, doc_ids: list[int], spans: dict[int, tuple[int, int]], terms: tuple[str, ...]
+                      ) -> dict[int, list[str]]:
+        """Each candidate's best chunks: the first, the one the vector lane matched, and
+        the chunks holding most query terms, up to `rerank_chunks`."""
+        rows = self._cursor().execute(
+            f"SELECT doc_id, ordinal, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(doc_ids)} "
+            "ORDER BY doc_id, ordinal"
+        ).fetchall()
+        titles = dict(self._cursor().execute(
+            f"SELECT id, coalesce(title, '') FROM documents WHERE id IN {id_list(doc_ids)}"
+        ).fetchall())
+        by_doc: dict[int, list[tuple[int, int, int, str]]] = {}
+        for doc_id, ordinal, start, end, text in rows:
+            by_doc.setdefault(doc_id, []).append((ordinal, start, end, text))
+        out: dict[int, list[str]] = {}
+        limit = max(1, self.settings.rerank_chunks)
+        for doc_id in doc_ids:
+            chunks = by_doc.get(doc_id, [])
+            if not chunks:
+                out[doc_id] = [titles.get(doc_id, "")]
+                continue
+            chosen = [chunks[0]]
+            span = spans.get(doc_id)
+            if span is not None:
+                chosen += [c for c in chunks if c[1] <= span[0] < c[2]]
+            lowered = [(sum(c[3].lower().count(t) for t in terms), c) for c in chunks]
+            chosen += [c for _, c in sorted(lowered, key=lambda x: -x[0]) if _ > 0]
+            unique = list(dict.fromkeys(chosen))[:limit]
+            title = titles.get(doc_id, "")
+            out[doc_id] = [f"{title}\n{c[3]}" if title else c[3] for c in unique]
+        return out
+
+    # -- the whole query ----------------------------------------------------------------
+
+    def run(
+        self,
+        query: str,
+        parsed: ParsedQuery,
+        limit: int = 10,
+        lanes: tuple[str, ...] = ("bm25", "vector"),
+        expand_query: bool | None = None,
+        rerank: str | None = None,
+        min_score: float = 0.0,
+    ) -> PipelineResult:
+        s = self.settings
+        started = time.perf_counter()
+        stages: list[Stage] = []
+        notes: list[str] = []
+        timings: dict[str, float] = {}
+        want_expand = s.expand if expand_query is None else expand_query
+        rerank_mode = s.reranker if rerank is None else rerank
+
+        vector_reason = self.models.unavailable_reason("embedder") if "vector" in lanes else "not requested"
+        if vector_reason is None and self.vectors.index_for(self.models.spec("embedder").name) is None:
+            vector_reason = "no documents are embedded yet"
+        use_vectors = vector_reason is None
+        if "vector" in lanes and not use_vectors:
+            notes.append(f"vector lane off: {vector_reason}")
+
+        # Stage 0: strong signal
+        t0 = time.perf_counter()
+        expansion: Expansion | None = None
+        cached = False
+        if want_expand and parsed.has_terms:
+            strong, detail = self._strong_signal(parsed)
+            timings["strong_signal"] = _ms(t0)
+            stages.append(Stage("strong_signal", "ran", "", timings["strong_signal"], detail))
+            if strong:
+                stages.append(Stage("expansion", "skipped", "skipped_strong"))
+            else:
+                t1 = time.perf_counter()
+                expansion, reason, cached = self._expansion(parsed.text)
+                timings["expansion"] = _ms(t1)
+                if expansion is None:
+                    stages.append(Stage("expansion", "skipped", reason, timings["expansion"]))
+                else:
+                    stages.append(Stage("expansion", "ran", "cached" if cached else "", timings["expansion"],
+                                        {"lexical": len(expansion.lexical), "semantic": len(expansion.semantic),
+                                         "hyde": bool(expansion.hyde)}))
+        else:
+            stages.append(Stage("strong_signal", "skipped", "expansion off" if not want_expand else "no terms"))
+            stages.append(Stage("expansion", "skipped", "expansion off" if not want_expand else "no terms"))
+
+        # Stage 2: lanes
+        t2 = time.perf_counter()
+        pool_size = max(limit, s.rerank_top)
+        lists = self._lanes(parsed, expansion, pool_size, lanes, use_vectors)
+        timings["lanes"] = _ms(t2)
+        stages.append(Stage("lanes", "ran", "", timings["lanes"],
+                            {lst.name: len(lst.doc_ids) for lst in lists.lists}))
+
+        # Stage 3: fusion
+        t3 = time.perf_counter()
+        fused = weighted_rrf(lists.lists, s.rrf_k, s.bonus_first, s.bonus_top3)
+        timings["fusion"] = _ms(t3)
+        stages.append(Stage("fusion", "ran", "", timings["fusion"], {"candidates": len(fused)}))
+
+        # Stage 4 and 5: rerank and blend
+        rerank_scores: dict[int, float] = {}
+        blended_scores: dict[int, tuple[float, float]] = {}
+        head = fused[: s.rerank_top]
+        scorer, how = self._reranker(rerank_mode) if head and rerank_mode != "off" else (None, "reranking is off")
+        if scorer is not None:
+            t4 = time.perf_counter()
+            texts = self._rerank_texts([f.doc_id for f in head], lists.spans, lists.terms)
+            flat = [(doc, text) for doc in texts for text in texts[doc]]
+            values = scorer(parsed.text, [t for _, t in flat]) if flat else []
+            for (doc, _), value in zip(flat, values):
+                rerank_scores[doc] = max(rerank_scores.get(doc, 0.0), float(value))
+            timings["rerank"] = _ms(t4)
+            stages.append(Stage("rerank", "ran", how, timings["rerank"], {"candidates": len(head), "passages": len(flat)}))
+            t5 = time.perf_counter()
+            blended = blend([f.score for f in head], [rerank_scores.get(f.doc_id, 0.0) for f in head])
+            for b in blended:
+                blended_scores[head[b.index].doc_id] = (b.score, b.fusion_weight)
+            order = [head[b.index] for b in blended]
+            tail = fused[s.rerank_top:]
+            if tail:
+                floor = min(b.score for b in blended) if blended else 1.0
+                top_tail = tail[0].score or 1.0
+                tail_scores = [floor * 0.999 * (f.score / top_tail) for f in tail]
+            else:
+                tail_scores = []
+            ranked = [(f, blended_scores[f.doc_id][0]) for f in order] + list(zip(tail, tail_scores))
+            timings["blend"] = _ms(t5)
+            stages.append(Stage("blend", "ran", "", timings["blend"]))
+        else:
+            stages.append(Stage("rerank", "skipped", how))
+            stages.append(Stage("blend", "skipped", "no rerank scores"))
+            ranked = [(f, f.score) for f in fused]
+
+        finals = final_scores([score for _, score in ranked])
+        results: list[ResultExplain] = []
+        entries = []
+        fused_rank = {f.doc_id: i + 1 for i, f in enumerate(fused)}
+        for (f, score), final in zip(ranked, finals):
+            if final < min_score:
+                continue
+            span = lists.spans.get(f.doc_id)
+            entries.append((f.doc_id, f.score, final, span))
+            blended_info = blended_scores.get(f.doc_id)
+            results.append(ResultExplain(
+                doc_id=f.doc_id,
+                lists=tuple(
+                    ListScore(c.list_name, c.lane, c.rank, *lists.scores[c.list_name][f.doc_id], c.weight, c.rrf)
+                    for c in f.contributions
+                ),
+                rrf=f.rrf, bonus=f.bonus, fused=f.score, fused_rank=fused_rank[f.doc_id],
+                rerank=rerank_scores.get(f.doc_id) if scorer is not None else None,
+                fusion_weight=blended_info[1] if blended_info else None,
+                blended=blended_info[0] if blended_info else None,
+                final=final,
+                chunk_start=span[0] if span else None, chunk_end=span[1] if span else None,
+            ))
+            if len(entries) >= limit:
+                break
+        timings["total"] = _ms(started)
+        explain = QueryExplain(
+            query=query,
+            mode="+".join(lanes) + ("+expand" if expansion else "") + ("+rerank" if scorer else ""),
+            stages=tuple(stages),
+            expansion=None if expansion is None else {
+                "lexical": list(expansion.lexical), "semantic": list(expansion.semantic), "hyde": expansion.hyde,
+                "cached": cached, "raw": expansion.raw,
+            },
+            candidates=len(fused),
+            results=tuple(results),
+            timings_ms={k: round(v, 2) for k, v in timings.items()},
+        )
+        return PipelineResult(tuple(entries), explain, lists.terms, tuple(notes))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0
+

@@ -1,0 +1,111 @@
+"""The hybrid pipeline through the engine: explain record, stages, graceful degradation."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from findling.engine import Engine
+from tests.helpers import write
+
+
+def _corpus(docs):
+    write(docs / "db.md", "# Outage report\n\nERROR: connection refused on port 5432 while the nightly job ran.")
+    write(docs / "cat.txt", "The cat slept on the warm windowsill all afternoon.")
+    write(docs / "paris.md", "# Travel\n\nParis is the capital and largest city of France.")
+    write(docs / "postgres.md", "# Database notes\n\nPostgreSQL listens on port 5432 by default.")
+    write(docs / "code.py", "def add(a, b):\n    return a + b\n")
+
+
+def _names(result):
+    return [os.path.basename(h.path) for h in result.hits]
+
+
+def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch):
+    monkeypatch.setenv("FINDLING_MODELS_MANIFEST", str(tmp_path / "none.toml"))
+    (tmp_path / "none.toml").write_text(
+        '[roles]\nembedder = { default = "e" }\nreranker = { default = "r" }\ngenerator = { default = "g" }\n'
+        + "".join(f'[models.{n}]\nrole = "{r}"\nrepo = "x/{n}"\nfiles = [{{ path = "m.onnx", kind = "model" }}]\n'
+                  for n, r in (("e", "embedder"), ("r", "reranker"), ("g", "generator")))
+    )
+    _corpus(docs)
+    with Engine(tmp_path / "h", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index()
+        result = engine.query("port 5432", expand=True)
+        assert set(_names(result)) == {"db.md", "postgres.md"}
+        ex = result.explain
+        assert [s.name for s in ex.stages] == ["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
+        assert ex.stage("rerank").status == "skipped" and "no reranker model installed" in ex.stage("rerank").reason
+        assert any("vector lane off" in n for n in result.notes)
+        assert all(len(r.lists) == 1 and r.lists[0].lane == "bm25" for r in ex.results)
+        assert result.hits[0].score == 1.0
+
+
+@pytest.fixture
+def hybrid(tmp_path, settings, docs, embedder_installed):
+    settings.models.threads = 2
+    _corpus(docs)
+    engine = Engine(tmp_path / "home", settings=settings)
+    engine.add_source(docs)
+    engine.index()
+    yield engine
+    engine.close()
+
+
+def test_hybrid_fuses_both_lanes_with_a_complete_explain(hybrid):
+    result = hybrid.query("database port 5432", rerank="off", expand=False)
+    names = _names(result)
+    assert names[:2] in (["postgres.md", "db.md"], ["db.md", "postgres.md"])
+    ex = result.explain
+    top = ex.results[0]
+    assert {x.lane for x in top.lists} == {"bm25", "vector"}
+    for x in top.lists:
+        assert x.rank >= 1 and x.rrf == pytest.approx(x.weight / (60 + x.rank))
+    assert top.fused == pytest.approx(top.rrf + top.bonus)
+    assert top.final == 1.0 and all(0 <= r.final <= 1 for r in ex.results)
+    assert ex.stage("fusion").detail["candidates"] == ex.candidates
+    assert set(ex.timings_ms) >= {"lanes", "fusion", "total"}
+    assert ex.stage("rerank").reason == "reranking is off"
+
+
+def test_vector_only_finds_meaning(hybrid):
+    result = hybrid.query("kitten napping", lanes=("vector",), rerank="off")
+    assert _names(result)[0] == "cat.txt"
+
+
+def test_min_score_and_filters(hybrid):
+    result = hybrid.query("database port 5432 ext:md", rerank="off", min_score=0.5)
+    assert all(h.path.endswith(".md") for h in result.hits)
+    assert all(r.final >= 0.5 for r in result.explain.results)
+
+
+def test_rerank_blend_and_expansion_with_real_models(tmp_path, settings, docs, all_models_installed):
+    settings.models.threads = 2
+    _corpus(docs)
+    with Engine(tmp_path / "home3", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index()
+        # the cross-encoder here is untrained: only the plumbing is checked, never its order
+        result = engine.query("database port", rerank="cross-encoder", expand=False)
+        ex = result.explain
+        assert ex.stage("rerank").status == "ran" and ex.stage("blend").status == "ran"
+        for r in ex.results:
+            assert 0.0 <= r.rerank <= 1.0
+            assert r.fusion_weight in (0.75, 0.60, 0.40)
+            assert r.blended == pytest.approx(r.fusion_weight * _fnorm(ex, r) + (1 - r.fusion_weight) * r.rerank)
+        judged = engine.query("capital of France", rerank="llm", expand=False, limit=3)
+        assert judged.explain.stage("rerank").reason.startswith("llm judge")
+        expanded = engine.query("where do cats sleep", expand=True, rerank="off")
+        stage = expanded.explain.stage("expansion")
+        assert stage.status in ("ran", "skipped")
+        if stage.status == "ran":
+            again = engine.query("where do cats sleep", expand=True, rerank="off")
+            assert again.explain.stage("expansion").reason == "cached"
+
+
+def _fnorm(ex, r):
+    fused = [x.fused for x in ex.results if x.rerank is not None]
+    lo, hi = min(fused), max(fused)
+    return 1.0 if hi == lo else (r.fused - lo) / (hi - lo)
