@@ -70,7 +70,10 @@ class PipelineSettings:
     # auto: a cross-encoder when one is installed; llm: the generator's yes/no judgement; off
     reranker: str = "auto"
     rerank_top: int = 20
-    rerank_chunks: int = 3
+    # passages per candidate, and their length: the cost of a cross-encoder grows with both
+    rerank_chunks: int = 2
+    rerank_chars: int = 800
+    rerank_max_tokens: int = 256
 
 
 @dataclass

@@ -16,11 +16,14 @@ from findling.models.runtime import create_session
 class CrossEncoder:
     kind = "cross-encoder"
 
-    def __init__(self, spec: ModelSpec, store: ModelStore, provider: str = "auto", threads: int = 0) -> None:
+    def __init__(
+        self, spec: ModelSpec, store: ModelStore, provider: str = "auto", threads: int = 0, max_tokens: int = 0
+    ) -> None:
         self.spec = spec
+        self.max_tokens = min(spec.max_length, max_tokens) if max_tokens else spec.max_length
         self.tokenizer = Tokenizer.from_file(str(store.verified_path(spec, spec.file_of_kind("tokenizer"))))
         self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(max_length=spec.max_length, strategy="longest_first")
+        self.tokenizer.enable_truncation(max_length=self.max_tokens, strategy="longest_first")
         self.session = create_session(store.verified_path(spec, spec.file_of_kind("model")), provider, threads)
 
     @property

@@ -56,11 +56,12 @@ class ModelService:
                 self._embedder = Embedder(spec, self.store, self.settings.provider, self.settings.threads)
             return self._embedder
 
-    def reranker(self) -> CrossEncoder:
+    def reranker(self, max_tokens: int = 0) -> CrossEncoder:
         with self._lock:
             spec = self.spec("reranker")
-            if self._reranker is None or self._reranker.spec != spec:
-                self._reranker = CrossEncoder(spec, self.store, self.settings.provider, self.settings.threads)
+            r = self._reranker
+            if r is None or r.spec != spec or (max_tokens and r.max_tokens != min(spec.max_length, max_tokens)):
+                self._reranker = CrossEncoder(spec, self.store, self.settings.provider, self.settings.threads, max_tokens)
             return self._reranker
 
     def generator(self) -> Generator:

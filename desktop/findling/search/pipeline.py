@@ -151,7 +151,7 @@ class Pipeline:
         if mode in ("auto", "cross-encoder"):
             reason = self.models.unavailable_reason("reranker")
             if reason is None:
-                ce = self.models.reranker()
+                ce = self.models.reranker(self.settings.rerank_max_tokens)
                 return ce.score, f"cross-encoder {ce.spec.name}"
             if mode == "cross-encoder":
                 return None, reason
@@ -175,34 +175,54 @@ class Pipeline:
 
     def _rerank_texts(self, doc_ids: list[int], spans: dict[int, tuple[int, int]], terms: tuple[str, ...]
                       ) -> dict[int, list[str]]:
-        """Each candidate's best chunks: the first, the one the vector lane matched, and
-        the chunks holding most query terms, up to `rerank_chunks`."""
-        rows = self._cursor().execute(
-            f"SELECT doc_id, ordinal, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(doc_ids)} "
+        """Each candidate's best passages, title first: the window the vector lane matched,
+        the window around the query terms, the document's start — distinct ones, up to
+        `rerank_chunks`, each about `rerank_chars` long (a cross-encoder's cost grows with
+        every token, and its training passages were short)."""
+        cur = self._cursor()
+        rows = cur.execute(
+            f"SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(doc_ids)} "
             "ORDER BY doc_id, ordinal"
         ).fetchall()
-        titles = dict(self._cursor().execute(
-            f"SELECT id, coalesce(title, '') FROM documents WHERE id IN {id_list(doc_ids)}"
-        ).fetchall())
-        by_doc: dict[int, list[tuple[int, int, int, str]]] = {}
-        for doc_id, ordinal, start, end, text in rows:
-            by_doc.setdefault(doc_id, []).append((ordinal, start, end, text))
+        titles = dict(cur.execute(f"SELECT id, coalesce(title, '') FROM documents WHERE id IN {id_list(doc_ids)}"
+                                  ).fetchall())
+        by_doc: dict[int, list[tuple[int, int, str]]] = {}
+        for doc_id, start, end, text in rows:
+            by_doc.setdefault(doc_id, []).append((start, end, text))
+        width = self.settings.rerank_chars
         out: dict[int, list[str]] = {}
-        limit = max(1, self.settings.rerank_chunks)
         for doc_id in doc_ids:
             chunks = by_doc.get(doc_id, [])
-            if not chunks:
-                out[doc_id] = [titles.get(doc_id, "")]
-                continue
-            chosen = [chunks[0]]
+            title = titles.get(doc_id, "")
+            windows: list[tuple[int, str]] = []
             span = spans.get(doc_id)
             if span is not None:
-                chosen += [c for c in chunks if c[1] <= span[0] < c[2]]
-            lowered = [(sum(c[3].lower().count(t) for t in terms), c) for c in chunks]
-            chosen += [c for _, c in sorted(lowered, key=lambda x: -x[0]) if _ > 0]
-            unique = list(dict.fromkeys(chosen))[:limit]
-            title = titles.get(doc_id, "")
-            out[doc_id] = [f"{title}\n{c[3]}" if title else c[3] for c in unique]
+                for start, end, text in chunks:
+                    if start <= span[0] < end:
+                        lo = span[0] - start
+                        windows.append((span[0], text[lo:lo + width]))
+                        break
+            if terms and chunks:
+                best = max(chunks, key=lambda c: sum(c[2].lower().count(t) for t in terms))
+                lowered = best[2].lower()
+                hits = [lowered.find(t) for t in terms if t in lowered]
+                lo = max(0, min(hits) - width // 4) if hits else 0
+                windows.append((best[0] + lo, best[2][lo:lo + width]))
+            if chunks:
+                windows.append((0, chunks[0][2][:width]))
+            passages: list[str] = []
+            seen: set[int] = set()
+            length = chunks[-1][1] if chunks else 0
+            # a document that two passages would nearly cover gets one: more would re-read it
+            allowed = self.settings.rerank_chunks if length > 2 * width else 1
+            for position, text in windows:
+                if any(abs(position - p) < width // 2 for p in seen):
+                    continue  # overlaps a passage already chosen
+                seen.add(position)
+                passages.append(f"{title}\n{text}" if title else text)
+                if len(passages) >= max(1, allowed):
+                    break
+            out[doc_id] = passages or [title]
         return out
 
     # -- the whole query ----------------------------------------------------------------
