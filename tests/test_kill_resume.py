@@ -45,18 +45,25 @@ def _wait_for_first_commit(home, proc, timeout=60.0):
         time.sleep(0.01)
 
 
-@pytest.mark.parametrize("delay", [0.0, 0.3, 0.9])
-def test_kill_during_index_then_resume(tmp_path, delay):
-    docs = tmp_path / "docs"
-    _corpus(docs)
-    home = tmp_path / "home"
+def _start_index(home, docs, settings_toml: str) -> tuple[dict, subprocess.Popen]:
+    """Add `docs` to a fresh index at `home`, then start `findling index` in its own
+    process group (so a kill takes its worker processes too)."""
     home.mkdir()
-    (home / "settings.toml").write_text("[index]\nbatch_files = 50\nworkers = 1\n")
+    (home / "settings.toml").write_text(settings_toml)
     env = {**os.environ, "FINDLING_HOME": str(home)}
     subprocess.run([sys.executable, "-m", "findling", "add", "--no-index", str(docs)], env=env, check=True,
                    capture_output=True)
     proc = subprocess.Popen([sys.executable, "-m", "findling", "index"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return env, proc
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3, 0.9])
+def test_kill_during_index_then_resume(tmp_path, delay):
+    docs = tmp_path / "docs"
+    _corpus(docs)
+    home = tmp_path / "home"
+    env, proc = _start_index(home, docs, "[index]\nbatch_files = 50\nworkers = 1\n")
     _wait_for_first_commit(home, proc)
     time.sleep(delay)
     os.killpg(proc.pid, signal.SIGKILL)  # the worker processes die with it
@@ -78,13 +85,7 @@ def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
     for i in range(240):
         write(docs / f"e{i}.txt", f"Note {i}: " + " ".join(f"topic{(i * j) % 89}" for j in range(60)))
     home = tmp_path / "home"
-    home.mkdir()
-    (home / "settings.toml").write_text("[models]\nthreads = 1\n")
-    env = {**os.environ, "FINDLING_HOME": str(home)}
-    subprocess.run([sys.executable, "-m", "findling", "add", "--no-index", str(docs)], env=env, check=True,
-                   capture_output=True)
-    proc = subprocess.Popen([sys.executable, "-m", "findling", "index"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    env, proc = _start_index(home, docs, "[models]\nthreads = 1\n")
     time.sleep(4.0)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()

@@ -27,7 +27,7 @@ from findling.records import (
 from findling.search.analyzer import query_terms
 from findling.search.bm25 import Bm25Lane
 from findling.search.normalize import minmax
-from findling.search.query_parser import Filters, parse_query
+from findling.search.query_parser import Filters, ParsedQuery, parse_query
 from findling.search.pipeline import Pipeline
 from findling.search.vector_lane import VectorLane
 from findling.search.snippets import make_snippet
@@ -182,15 +182,18 @@ class Engine:
 
     # -- search -------------------------------------------------------------------------
 
+    def _parse(self, query: str, limit: int | None, filters: Filters | None) -> tuple[ParsedQuery, int]:
+        parsed = parse_query(query)
+        if filters is not None:
+            parsed = parsed.with_filters(filters)
+        return parsed, limit or self.settings.search.limit
+
     def search(
         self, query: str, limit: int | None = None, filters: Filters | None = None, match: str | None = None
     ) -> SearchResult:
         """Keyword search (the BM25 lane) with snippets."""
         started = time.perf_counter()
-        limit = limit or self.settings.search.limit
-        parsed = parse_query(query)
-        if filters is not None:
-            parsed = parsed.with_filters(filters)
+        parsed, limit = self._parse(query, limit, filters)
         lane = self.bm25.search(parsed, limit, match or self.settings.search.match)
         normalized = minmax([h.score for h in lane.hits])
         hits = self.present(
@@ -219,10 +222,7 @@ class Engine:
     ) -> SearchResult:
         """The full hybrid pipeline, with its explain record."""
         started = time.perf_counter()
-        limit = limit or self.settings.search.limit
-        parsed = parse_query(query)
-        if filters is not None:
-            parsed = parsed.with_filters(filters)
+        parsed, limit = self._parse(query, limit, filters)
         if not parsed.has_terms:
             return SearchResult(query, (), 0, notes=("the query has no words to search for",))
         result = self.pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
@@ -238,10 +238,7 @@ class Engine:
     def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
         """Semantic search (the vector lane): documents by meaning, best chunk each."""
         started = time.perf_counter()
-        limit = limit or self.settings.search.limit
-        parsed = parse_query(query)
-        if filters is not None:
-            parsed = parsed.with_filters(filters)
+        parsed, limit = self._parse(query, limit, filters)
         reason = self.models.unavailable_reason("embedder")
         if reason is not None:
             return SearchResult(query, (), 0, notes=(f"semantic search is off: {reason}",))

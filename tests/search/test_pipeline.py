@@ -109,3 +109,29 @@ def _fnorm(ex, r):
     fused = [x.fused for x in ex.results if x.rerank is not None]
     lo, hi = min(fused), max(fused)
     return 1.0 if hi == lo else (r.fused - lo) / (hi - lo)
+
+
+def test_missing_reranker_keeps_fusion_order(hybrid):
+    result = hybrid.query("database port 5432", expand=False)  # reranker "auto", none installed
+    ex = result.explain
+    assert ex.stage("rerank").status == "skipped" and "no reranker model installed" in ex.stage("rerank").reason
+    assert ex.stage("blend").status == "skipped"
+    assert [r.fused_rank for r in ex.results] == sorted(r.fused_rank for r in ex.results)
+    assert all(r.rerank is None and r.blended is None for r in ex.results)
+
+
+def test_missing_generator_means_no_expansion(hybrid):
+    hybrid.settings.pipeline.strong_top = 2.0  # never a strong signal: expansion is wanted
+    result = hybrid.query("database port 5432", expand=True, rerank="off")
+    stage = result.explain.stage("expansion")
+    assert stage.status == "skipped" and "no generator model installed" in stage.reason
+    assert result.explain.expansion is None
+    assert {x.list_name for r in result.explain.results for x in r.lists} <= {"bm25 original", "vector original"}
+
+
+def test_strong_signal_skips_expansion(hybrid):
+    hybrid.settings.pipeline.strong_top = 0.0
+    hybrid.settings.pipeline.strong_gap = 0.0
+    result = hybrid.query("PostgreSQL port", expand=True, rerank="off")
+    assert result.explain.stage("strong_signal").status == "ran"
+    assert result.explain.stage("expansion").reason == "skipped_strong"

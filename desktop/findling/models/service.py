@@ -49,24 +49,28 @@ class ModelService:
             return f"no {role} model installed ({spec.name} is {state}): findling models pull {spec.name}"
         return None
 
-    def embedder(self) -> Embedder:
+    def _cached(self, attr: str, role: str, build, fresh=lambda model: False):
+        """The role's model, built once and rebuilt only when the chosen spec changes."""
         with self._lock:
-            spec = self.spec("embedder")
-            if self._embedder is None or self._embedder.spec != spec:
-                self._embedder = Embedder(spec, self.store, self.settings.provider, self.settings.threads)
-            return self._embedder
+            spec = self.spec(role)
+            model = getattr(self, attr)
+            if model is None or model.spec != spec or fresh(model):
+                model = build(spec)
+                setattr(self, attr, model)
+            return model
+
+    def embedder(self) -> Embedder:
+        s = self.settings
+        return self._cached("_embedder", "embedder", lambda spec: Embedder(spec, self.store, s.provider, s.threads))
 
     def reranker(self, max_tokens: int = 0) -> CrossEncoder:
-        with self._lock:
-            spec = self.spec("reranker")
-            r = self._reranker
-            if r is None or r.spec != spec or (max_tokens and r.max_tokens != min(spec.max_length, max_tokens)):
-                self._reranker = CrossEncoder(spec, self.store, self.settings.provider, self.settings.threads, max_tokens)
-            return self._reranker
+        s = self.settings
+        return self._cached(
+            "_reranker", "reranker",
+            lambda spec: CrossEncoder(spec, self.store, s.provider, s.threads, max_tokens),
+            fresh=lambda model: bool(max_tokens) and model.max_tokens != min(model.spec.max_length, max_tokens),
+        )
 
     def generator(self) -> Generator:
-        with self._lock:
-            spec = self.spec("generator")
-            if self._generator is None or self._generator.spec != spec:
-                self._generator = Generator(spec, self.store, self.settings.provider, self.settings.threads)
-            return self._generator
+        s = self.settings
+        return self._cached("_generator", "generator", lambda spec: Generator(spec, self.store, s.provider, s.threads))
