@@ -17,6 +17,10 @@ class StoreReadOnlyError(FindlingError):
     """The data directory cannot be written."""
 
 
+class StoreWriteError(FindlingError):
+    """A write to the index failed (disk full, I/O error); the transaction was rolled back."""
+
+
 class SchemaTooNewError(FindlingError):
     """The database was written by a newer Findling."""
 

@@ -24,6 +24,7 @@ class MirrorState:
     cut_after: int | None = None  # bytes sent before the connection is dropped (once per GET)
     corrupt: bool = False  # serve flipped bytes (the ETag still names the real hash)
     ignore_range: bool = False
+    seconds_per_mb: float = 0.0  # throttle, so a test can kill a download half-way
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
     _hashes: dict[Path, str] = field(default_factory=dict)
 
@@ -100,6 +101,13 @@ def _handler(state: MirrorState):
                 self.wfile.flush()
                 self.close_connection = True
                 self.connection.shutdown(2)
+                return
+            if state.seconds_per_mb:
+                import time
+
+                for i in range(0, len(body), 65536):
+                    self.wfile.write(body[i:i + 65536])
+                    time.sleep(state.seconds_per_mb / 16)
                 return
             self.wfile.write(body)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from findling.errors import StoreCorruptError, StoreLockedError, StoreReadOnlyError
+from findling.errors import StoreCorruptError, StoreLockedError, StoreReadOnlyError, StoreWriteError
 from findling.store.schema import migrate
 
 _PID = re.compile(r"PID (\d+)")
@@ -106,16 +106,25 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One all-or-nothing write. An I/O failure (a full disk) rolls back and becomes a
+        StoreWriteError: what was committed before stays intact and searchable."""
         with self._write_lock:
             cur = self.cursor()
             cur.execute("BEGIN TRANSACTION")
             try:
                 yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            else:
                 cur.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    cur.execute("ROLLBACK")
+                except duckdb.Error:
+                    pass  # a failed COMMIT has already ended the transaction
+                if isinstance(exc, (duckdb.IOException, duckdb.OutOfMemoryException)):
+                    raise StoreWriteError(
+                        f"cannot write the index at {self.path} ({str(exc).splitlines()[0]}). Is the disk full? "
+                        "Everything committed before is intact; run the same command again when there is space."
+                    ) from exc
+                raise
 
     def checkpoint(self) -> None:
         with self._write_lock:
