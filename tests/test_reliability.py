@@ -241,3 +241,49 @@ def test_kill_during_model_download_resumes(tmp_path, monkeypatch):
         ranges = [r for m, p, r in state.requests if m == "GET" and p.endswith("model.onnx")]
         assert ranges == [f"bytes={have}-"]
         assert store.verified_path(spec, spec.file_of_kind("model")).read_bytes() == (MINILM / "model.onnx").read_bytes()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 6 MB file system (tmpfs), where the machine lets the tests mount one."""
+    mount_point = tmp_path / "small-disk"
+    mount_point.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mount_point)],
+                          capture_output=True)
+    if made.returncode != 0:
+        pytest.skip("cannot mount a small file system here (needs root)")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)
+
+
+def test_real_disk_full(small_disk, tmp_path, settings, docs):
+    settings.index.batch_files = 20
+    settings.index.memory_limit_mb = 64
+    for i in range(600):
+        write(docs / f"big{i:03d}.txt", f"filler{i} " + " ".join(f"w{i}x{j}" for j in range(600)))
+    engine = Engine(small_disk / "home", settings=settings)
+    engine.add_source(docs)
+    with pytest.raises(StoreWriteError, match="disk full"):
+        engine.index()
+    engine.close()
+    # the index opens again and what was committed before the disk filled is intact
+    with Engine(small_disk / "home", settings=settings) as again:
+        committed = assert_index_consistent(again)
+        assert 0 < committed < 600
+        assert again.search("filler3").hits
+
+
+def test_read_only_data_folder(small_disk, tmp_path):
+    home = small_disk / "home"
+    with Engine(home) as engine:
+        engine.add_source(tmp_path)
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    env = {**os.environ, "FINDLING_HOME": str(home)}
+    proc = subprocess.run([sys.executable, "-m", "findling", "status"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "read-only" in proc.stderr or "cannot write" in proc.stderr, proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "findling", "--home", str(small_disk / "new"), "status"],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr

@@ -69,6 +69,15 @@ def _connect(path: Path, read_only: bool, threads: int, memory_limit_mb: int) ->
         ) from exc
 
 
+def _is_write_failure(exc: BaseException) -> bool:
+    """An error from the storage underneath (full disk, I/O), not from our SQL. DuckDB
+    reports a failed WAL write at COMMIT as a TransactionException, so the message counts."""
+    if isinstance(exc, (duckdb.IOException, duckdb.OutOfMemoryException)):
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, duckdb.Error) and ("no space left" in text or "could not write" in text)
+
+
 class Database:
     """One DuckDB database for the process. Threads read through their own cursors; writes
     go through `transaction()` under one lock, since DuckDB allows one writer."""
@@ -119,7 +128,7 @@ class Database:
                     cur.execute("ROLLBACK")
                 except duckdb.Error:
                     pass  # a failed COMMIT has already ended the transaction
-                if isinstance(exc, (duckdb.IOException, duckdb.OutOfMemoryException)):
+                if _is_write_failure(exc):
                     raise StoreWriteError(
                         f"cannot write the index at {self.path} ({str(exc).splitlines()[0]}). Is the disk full? "
                         "Everything committed before is intact; run the same command again when there is space."
