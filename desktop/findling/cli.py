@@ -314,6 +314,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from findling.gui.app import main as gui_main
+    except ImportError as exc:
+        print(f"findling: the desktop app needs PySide6 ({exc}); the CLI works without it", file=sys.stderr)
+        return 2
+    return gui_main(args.home, demo=args.demo)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         st = engine.status()
@@ -421,6 +430,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the reranker for the hybrid+rerank and full modes")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("gui", help="open the desktop app")
+    p.add_argument("--demo", action="store_true", help="open on a small bundled sample folder")
+    p.set_defaults(func=cmd_gui)
 
     p = sub.add_parser("status", help="what is indexed, and which files failed")
     p.add_argument("--json", action="store_true")

@@ -66,6 +66,7 @@ class Engine:
         read_only: bool = False,
     ) -> None:
         self.home = data_home(home)
+        self.home_override = home  # where settings.toml is saved: beside an explicit home
         self.settings = settings or load_settings(home)
         self.db = Database(
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb

@@ -1,0 +1,173 @@
+"""Qt models over engine records: results, the explain rows of one result, and sources."""
+
+from __future__ import annotations
+
+import html
+import os
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, QModelIndex, Qt
+from PySide6.QtWidgets import QFileIconProvider
+
+from findling.records import Hit, SourceStatus
+from findling.search.explain import QueryExplain, ResultExplain
+
+HitRole = Qt.ItemDataRole.UserRole + 1
+SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
+
+
+def snippet_html(hit: Hit) -> str:
+    """The snippet as HTML with matches in bold: text escaped, nothing from the file is markup."""
+    out, pos = [], 0
+    for h in sorted(hit.highlights, key=lambda h: h.start):
+        if h.start < pos:
+            continue
+        out.append(html.escape(hit.snippet[pos:h.start]))
+        out.append(f"<b style='background:#ffe68a;color:#000'>{html.escape(hit.snippet[h.start:h.end])}</b>")
+        pos = h.end
+    out.append(html.escape(hit.snippet[pos:]))
+    return "".join(out)
+
+
+class ResultsModel(QAbstractTableModel):
+    COLUMNS = ("Title", "Snippet", "Score", "Folder")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._hits: list[Hit] = []
+        self._icons = QFileIconProvider()
+        self._icon_cache: dict[str, object] = {}
+
+    def set_hits(self, hits: list[Hit] | tuple[Hit, ...]) -> None:
+        self.beginResetModel()
+        self._hits = list(hits)
+        self.endResetModel()
+
+    def hit(self, row: int) -> Hit | None:
+        return self._hits[row] if 0 <= row < len(self._hits) else None
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._hits)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def _icon(self, hit: Hit):
+        key = hit.ext or "?"
+        if key not in self._icon_cache:
+            self._icon_cache[key] = self._icons.icon(QFileInfo(hit.path))
+        return self._icon_cache[key]
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        hit = self.hit(index.row())
+        if hit is None:
+            return None
+        column = index.column()
+        if role == HitRole:
+            return hit
+        if role == SnippetHtmlRole:
+            return snippet_html(hit)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (hit.title, hit.snippet, f"{hit.score:.2f}", os.path.dirname(hit.path))[column]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return hit.path
+        if role == Qt.ItemDataRole.DecorationRole and column == 0:
+            return self._icon(hit)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, str]]:
+    """(what, rank, raw, normalized, weight, contribution) rows for one result."""
+    rows = []
+    for x in result.lists:
+        rows.append((x.list_name, str(x.rank), f"{x.raw:.4f}", f"{x.normalized:.3f}", f"{x.weight:.2f}",
+                     f"{x.rrf:.4f}"))
+    rows.append(("rank bonus", "", "", "", "", f"{result.bonus:.4f}"))
+    rows.append(("fused (RRF + bonus)", str(result.fused_rank), "", "", "", f"{result.fused:.4f}"))
+    if result.rerank is not None:
+        rows.append(("rerank", "", f"{result.rerank:.4f}", "", f"{1 - (result.fusion_weight or 0):.2f}", ""))
+        rows.append(("blended", "", "", "", f"{result.fusion_weight or 0:.2f} fusion", f"{result.blended or 0:.4f}"))
+    rows.append(("final score", "", "", "", "", f"{result.final:.3f}"))
+    return rows
+
+
+class ExplainModel(QAbstractTableModel):
+    COLUMNS = ("List / stage", "Rank", "Raw", "Normalized", "Weight", "Contribution")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: list[tuple[str, ...]] = []
+
+    def set_result(self, result: ResultExplain | None) -> None:
+        self.beginResetModel()
+        self._rows = explain_rows(result) if result is not None else []
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and 0 <= index.row() < len(self._rows):
+            return self._rows[index.row()][index.column()]
+        return None
+
+
+def query_summary(explain: QueryExplain) -> str:
+    parts = []
+    for stage in explain.stages:
+        text = f"{stage.name}: {stage.status}"
+        if stage.reason:
+            text += f" ({stage.reason})"
+        if stage.ms:
+            text += f" {stage.ms:.0f} ms"
+        parts.append(text)
+    lines = [f"{explain.candidates} candidates · total {explain.timings_ms.get('total', 0):.0f} ms", *parts]
+    if explain.expansion:
+        lines += [f"lexical: {t}" for t in explain.expansion["lexical"]]
+        lines += [f"semantic: {t}" for t in explain.expansion["semantic"]]
+        if explain.expansion["hyde"]:
+            lines.append(f"hyde: {explain.expansion['hyde']}")
+    return "\n".join(lines)
+
+
+class SourcesModel(QAbstractListModel):
+    def __init__(self) -> None:
+        super().__init__()
+        self._sources: list[SourceStatus] = []
+
+    def set_sources(self, sources: list[SourceStatus] | tuple[SourceStatus, ...]) -> None:
+        self.beginResetModel()
+        self._sources = list(sources)
+        self.endResetModel()
+
+    def source(self, row: int) -> SourceStatus | None:
+        return self._sources[row] if 0 <= row < len(self._sources) else None
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._sources)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        s = self.source(index.row())
+        if s is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            name = os.path.basename(s.source.path.rstrip(os.sep)) or s.source.path
+            return f"{name}\n{s.indexed} indexed · {s.failed} failed · {s.skipped} skipped"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return s.source.path
+        return None

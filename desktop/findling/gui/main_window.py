@@ -1,0 +1,504 @@
+"""The main window: search field, modes and filters, results, preview, explain, sources."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMainWindow,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from findling.engine import Engine
+from findling.errors import FindlingError
+from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
+from findling.gui.tasks import progress_callback, run_task
+from findling.gui.watcher import FolderWatcher
+from findling.gui.widgets import PreviewPane, ScoreBars, SnippetDelegate
+from findling.records import IndexProgress, SearchResult
+from findling.search.query_parser import Filters
+
+MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
+TYPES = {
+    "Any type": (),
+    "Documents": ("pdf", "docx", "epub"),
+    "Markdown": ("md", "markdown"),
+    "Text": ("txt", "rst", "log"),
+    "Web pages": ("html", "htm"),
+    "Code": ("py", "js", "ts", "rs", "go", "c", "h", "cpp", "java"),
+}
+DATES = {"Any time": None, "Today": 1, "Past week": 7, "Past month": 31, "Past year": 366}
+
+
+def _error_text(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, FindlingError) else f"{type(exc).__name__}: {exc}"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, engine: Engine, debounce_ms: int = 250) -> None:
+        super().__init__()
+        self.engine = engine
+        self.setWindowTitle("Findling")
+        self.setAcceptDrops(True)
+        self._query_generation = 0
+        self._last_result: SearchResult | None = None
+        self._index_cancel: threading.Event | None = None
+        self._indexing = False
+        self._index_again = False
+        self._paused = False
+
+        self.results = ResultsModel()
+        self.explain_model = ExplainModel()
+        self.sources_model = SourcesModel()
+        self._build_ui()
+        self._build_menu()
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(debounce_ms)
+        self._debounce.timeout.connect(lambda: self.run_search(full=False))
+
+        self.watcher = FolderWatcher()
+        self.watcher.changed.connect(self._on_files_changed)
+        self.refresh_sources()
+        self._restore_geometry()
+
+    # -- layout ------------------------------------------------------------------------
+
+    def _build_ui(self) -> None:
+        self.search_field = QLineEdit()
+        self.search_field.setPlaceholderText("Search your files…  (Ctrl+K; Enter for the full pipeline)")
+        self.search_field.setClearButtonEnabled(True)
+        self.search_field.textEdited.connect(lambda _t: self._debounce.start())
+        self.search_field.returnPressed.connect(lambda: self.run_search(full=True))
+        self.mode_box = QComboBox()
+        self.mode_box.addItems(list(MODES))
+        self.type_box = QComboBox()
+        self.type_box.addItems(list(TYPES))
+        self.date_box = QComboBox()
+        self.date_box.addItems(list(DATES))
+        self.folder_box = QComboBox()
+        self.folder_box.addItem("All folders", "")
+        for box in (self.mode_box, self.type_box, self.date_box, self.folder_box):
+            box.currentIndexChanged.connect(lambda _i: self.run_search(full=False))
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.search_field, 1)
+        for label, box in (("Mode", self.mode_box), ("Type", self.type_box), ("Modified", self.date_box),
+                           ("In", self.folder_box)):
+            bar.addWidget(QLabel(label))
+            bar.addWidget(box)
+
+        self.results_view = QTableView()
+        self.results_view.setModel(self.results)
+        self.results_view.setItemDelegateForColumn(1, SnippetDelegate(self.results_view))
+        self.results_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.results_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.results_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.results_view.verticalHeader().setVisible(False)
+        self.results_view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() * 3 + 10)
+        header = self.results_view.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        self.results_view.setColumnWidth(0, 240)
+        self.results_view.setColumnWidth(3, 200)
+        self.results_view.doubleClicked.connect(lambda index: self.open_result(index.row()))
+        self.results_view.activated.connect(lambda index: self.open_result(index.row()))
+        self.results_view.selectionModel().currentRowChanged.connect(self._on_current_changed)
+        self.results_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.results_view.customContextMenuRequested.connect(self._result_menu)
+
+        self.preview = PreviewPane()
+        self.explain_summary = QLabel("Run a query to see how it was answered.")
+        self.explain_summary.setWordWrap(True)
+        self.explain_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.explain_view = QTableView()
+        self.explain_view.setModel(self.explain_model)
+        self.explain_view.verticalHeader().setVisible(False)
+        self.explain_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.score_bars = ScoreBars()
+        explain = QWidget()
+        explain_layout = QHBoxLayout(explain)
+        left = QVBoxLayout()
+        left.addWidget(self.explain_summary)
+        left.addWidget(self.explain_view, 1)
+        explain_layout.addLayout(left, 3)
+        explain_layout.addWidget(self.score_bars, 2)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.preview, "Preview")
+        self.tabs.addTab(explain, "Explain")
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.results_view)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([420, 320])
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+
+        # sources dock
+        self.sources_view = QListView()
+        self.sources_view.setModel(self.sources_model)
+        self.sources_view.setAlternatingRowColors(True)
+        add = QPushButton("Add folder…")
+        add.clicked.connect(self.choose_folder)
+        remove = QPushButton("Remove")
+        remove.clicked.connect(self.remove_selected_source)
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.clicked.connect(self.toggle_pause)
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.progress_label = QLabel("Drop folders or files here to index them.")
+        self.progress_label.setWordWrap(True)
+        dock_widget = QWidget()
+        dock_layout = QVBoxLayout(dock_widget)
+        dock_layout.addWidget(self.sources_view, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(add)
+        buttons.addWidget(remove)
+        buttons.addWidget(self.pause_button)
+        dock_layout.addLayout(buttons)
+        dock_layout.addWidget(self.progress)
+        dock_layout.addWidget(self.progress_label)
+        dock = QDockWidget("Folders", self)
+        dock.setObjectName("folders")
+        dock.setWidget(dock_widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        self.statusBar().showMessage("Ready")
+
+    def _build_menu(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        for text, slot, shortcut in (
+            ("Add folder…", self.choose_folder, QKeySequence.StandardKey.Open),
+            ("Models…", self.show_models, None),
+            ("Settings…", self.show_settings, QKeySequence.StandardKey.Preferences),
+            ("Quit", self.close, QKeySequence.StandardKey.Quit),
+        ):
+            action = QAction(text, self)
+            action.triggered.connect(slot)
+            if shortcut is not None:
+                action.setShortcut(shortcut)
+            file_menu.addAction(action)
+        for keys in ("Ctrl+K", "Ctrl+L"):
+            focus = QAction(self)
+            focus.setShortcut(QKeySequence(keys))
+            focus.triggered.connect(self.focus_search)
+            self.addAction(focus)
+
+    def focus_search(self) -> None:
+        self.search_field.setFocus()
+        self.search_field.selectAll()
+
+    # -- searching ---------------------------------------------------------------------
+
+    def filters(self) -> Filters:
+        days = DATES[self.date_box.currentText()]
+        folder = self.folder_box.currentData() or ""
+        return Filters(
+            extensions=TYPES[self.type_box.currentText()],
+            folders=(folder,) if folder else (),
+            after=time.time() - days * 86400 if days else None,
+        )
+
+    def run_search(self, full: bool) -> None:
+        text = self.search_field.text().strip()
+        self._query_generation += 1
+        generation = self._query_generation
+        if not text:
+            self.results.set_hits([])
+            self._show_explain(None)
+            return
+        lanes = MODES[self.mode_box.currentText()]
+        filters = self.filters()
+        limit = self.engine.settings.search.limit
+        # While typing: fusion of the lanes only; Enter: the whole pipeline as configured.
+        expand = None if full else False
+        rerank = None if full else "off"
+        engine = self.engine
+
+        def work() -> SearchResult:
+            return engine.query(text, limit=limit, filters=filters, expand=expand, rerank=rerank, lanes=lanes)
+
+        self.statusBar().showMessage("Searching…")
+        run_task(work, lambda result: self._on_results(generation, result),
+                 lambda exc: self._on_error(f"Search failed: {_error_text(exc)}"))
+
+    def _on_results(self, generation: int, result: SearchResult) -> None:
+        if generation != self._query_generation:
+            return  # a newer query is on its way; drop this one
+        self._last_result = result
+        self.results.set_hits(result.hits)
+        notes = "; ".join(result.notes)
+        took = result.timings_ms.get("total", 0.0)
+        self.statusBar().showMessage(
+            f"{len(result.hits)} results in {took:.0f} ms" + (f" — {notes}" if notes else "")
+        )
+        if result.hits:
+            self.results_view.selectionModel().setCurrentIndex(
+                self.results.index(0, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
+        else:
+            self.preview.clear()
+            self._show_explain(None)
+        if result.explain is not None:
+            self.explain_summary.setText(query_summary(result.explain))
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        hit = self.results.hit(current.row())
+        if hit is None:
+            return
+        explain = None
+        if self._last_result is not None and self._last_result.explain is not None:
+            explain = next((r for r in self._last_result.explain.results if r.doc_id == hit.doc_id), None)
+        self._show_explain(explain)
+        terms = [t[:-1] if len(t) > 3 else t for t in self._query_terms()]
+        engine = self.engine
+        run_task(lambda: engine.document_text(hit.doc_id),
+                 lambda doc: self._show_preview(hit, doc, terms),
+                 lambda exc: self._on_error(f"Preview failed: {_error_text(exc)}"))
+
+    def _query_terms(self) -> list[str]:
+        from findling.search.analyzer import term_sequence
+
+        return term_sequence(self.search_field.text())
+
+    def _show_preview(self, hit, doc, terms: list[str]) -> None:
+        current = self.results.hit(self.results_view.currentIndex().row())
+        if current is None or current.doc_id != hit.doc_id:
+            return
+        if doc is None:
+            self.preview.setPlainText("This document is no longer in the index.")
+            return
+        self.preview.show_text(doc.text, terms, hit.chunk_start, hit.chunk_end)
+
+    def _show_explain(self, explain) -> None:
+        self.explain_model.set_result(explain)
+        self.score_bars.set_result(explain)
+
+    def open_result(self, row: int) -> None:
+        hit = self.results.hit(row)
+        if hit is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(hit.path))
+
+    def _result_menu(self, pos) -> None:
+        index = self.results_view.indexAt(pos)
+        hit = self.results.hit(index.row())
+        if hit is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Open", lambda: self.open_result(index.row()))
+        menu.addAction("Show in folder",
+                       lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(hit.path))))
+        menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(hit.path))
+        menu.exec(self.results_view.viewport().mapToGlobal(pos))
+
+    # -- sources and indexing ----------------------------------------------------------
+
+    def refresh_sources(self) -> None:
+        engine = self.engine
+        run_task(lambda: engine.status(problem_limit=0), self._on_status,
+                 lambda exc: self._on_error(f"Cannot read the index: {_error_text(exc)}"))
+
+    def _on_status(self, status) -> None:
+        self.sources_model.set_sources(status.sources)
+        current = self.folder_box.currentData()
+        self.folder_box.blockSignals(True)
+        self.folder_box.clear()
+        self.folder_box.addItem("All folders", "")
+        for s in status.sources:
+            self.folder_box.addItem(os.path.basename(s.source.path.rstrip(os.sep)) or s.source.path, s.source.path)
+        index = self.folder_box.findData(current)
+        self.folder_box.setCurrentIndex(max(0, index))
+        self.folder_box.blockSignals(False)
+        self.watcher.watch([s.source.path for s in status.sources])
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder to Findling")
+        if folder:
+            self.add_paths([folder])
+
+    def add_paths(self, paths: list[str]) -> None:
+        added = []
+        for path in paths:
+            try:
+                added.append(self.engine.add_source(path).path)
+            except FindlingError as exc:
+                self._on_error(str(exc))
+        if added:
+            self.statusBar().showMessage(f"Added {', '.join(os.path.basename(p) or p for p in added)}")
+            self.refresh_sources()
+            self.start_indexing()
+
+    def remove_selected_source(self) -> None:
+        source = self.sources_model.source(self.sources_view.currentIndex().row())
+        if source is None:
+            return
+        engine = self.engine
+        path = source.source.path
+        run_task(lambda: engine.remove_source(path),
+                 lambda n: (self.statusBar().showMessage(f"Removed {path} ({n} documents)"), self.refresh_sources()),
+                 lambda exc: self._on_error(_error_text(exc)))
+
+    def start_indexing(self) -> None:
+        if self._indexing:
+            self._index_again = True  # new folders while a run is going: run again after it
+            return
+        if self._paused:
+            return
+        self._indexing = True
+        self._index_cancel = threading.Event()
+        cancel = self._index_cancel
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 0)
+        report = progress_callback(self._on_progress)
+        engine = self.engine
+        run_task(lambda: engine.index(progress=report, cancel=cancel), self._on_indexed,
+                 self._on_index_error)
+
+    def _on_progress(self, p: IndexProgress) -> None:
+        if p.phase in ("indexing", "embedding") and p.total:
+            self.progress.setRange(0, p.total)
+            self.progress.setValue(p.done)
+            label = "Embedding" if p.phase == "embedding" else "Indexing"
+            name = os.path.basename(p.current) if p.phase == "indexing" else p.current[:40]
+            self.progress_label.setText(f"{label} {p.done}/{p.total}  {name}"
+                                        + (f"  ({p.failed} failed)" if p.failed else ""))
+        elif p.phase == "scanning":
+            self.progress_label.setText("Scanning folders…")
+        elif p.phase == "optimizing":
+            self.progress_label.setText("Optimizing the index…")
+
+    def _finish_indexing(self) -> None:
+        self._indexing = False
+        self.progress.setVisible(False)
+        self.refresh_sources()
+        if self._index_again and not self._paused:
+            self._index_again = False
+            self.start_indexing()
+
+    def _on_indexed(self, report) -> None:
+        text = (f"Indexed: {report.added} added, {report.updated} updated, {report.removed} removed, "
+                f"{report.failed} failed" + (" (paused)" if report.cancelled else ""))
+        if report.embedding is not None and report.embedding.skipped:
+            text += f". Semantic search is off: {report.embedding.skipped}"
+        self.progress_label.setText(text)
+        self.statusBar().showMessage(text)
+        self._finish_indexing()
+        if self.search_field.text().strip():
+            self.run_search(full=False)
+
+    def _on_index_error(self, exc: BaseException) -> None:
+        self._on_error(f"Indexing stopped: {_error_text(exc)}")
+        self._finish_indexing()
+
+    def toggle_pause(self) -> None:
+        self._paused = not self._paused
+        self.pause_button.setText("Resume" if self._paused else "Pause")
+        if self._paused and self._index_cancel is not None:
+            self._index_cancel.set()
+        elif not self._paused:
+            self.start_indexing()
+
+    def _on_files_changed(self, paths: list[str]) -> None:
+        if self._paused:
+            return
+        engine = self.engine
+        self.statusBar().showMessage(f"Updating {len(paths)} changed file(s)…")
+        run_task(lambda: engine.update_paths(paths), self._on_updated,
+                 lambda exc: self._on_error(f"Update failed: {_error_text(exc)}"))
+
+    def _on_updated(self, report) -> None:
+        self.statusBar().showMessage(
+            f"Live update: {report.added} added, {report.updated} updated, {report.removed} removed"
+        )
+        self.refresh_sources()
+        if self.search_field.text().strip():
+            self.run_search(full=False)
+
+    def _on_error(self, message: str) -> None:
+        self.statusBar().showMessage(message)
+        self.progress_label.setText(message)
+
+    # -- drag and drop -----------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.add_paths(paths)
+
+    # -- dialogs and lifecycle ---------------------------------------------------------
+
+    def show_models(self) -> None:
+        from findling.gui.models_dialog import ModelsDialog
+
+        ModelsDialog(self.engine, self).exec()
+
+    def show_settings(self) -> None:
+        from findling.gui.settings_dialog import SettingsDialog
+
+        SettingsDialog(self.engine, self).exec()
+
+    def bring_forward(self) -> None:
+        self.setWindowState((self.windowState() & ~Qt.WindowState.WindowMinimized) | Qt.WindowState.WindowActive)
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    def _restore_geometry(self) -> None:
+        settings = QSettings("findling", "findling")
+        geometry = settings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 800)
+        state = settings.value("state")
+        if state is not None:
+            self.restoreState(state)
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        settings = QSettings("findling", "findling")
+        settings.setValue("geometry", self.saveGeometry())
+        settings.setValue("state", self.saveState())
+        if self._index_cancel is not None:
+            self._index_cancel.set()
+        self.watcher.stop()
+        super().closeEvent(event)
+
+
+def demo_folder() -> Path:
+    from findling.paths import resources_dir
+
+    return resources_dir() / "demo"

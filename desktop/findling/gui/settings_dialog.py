@@ -1,0 +1,52 @@
+"""Settings a person changes: provider, threads, exclude patterns, result count."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QPlainTextEdit,
+    QSpinBox,
+)
+
+from findling.engine import Engine
+from findling.settings import save_settings
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, engine: Engine, parent=None) -> None:
+        super().__init__(parent)
+        self.engine = engine
+        s = engine.settings
+        self.setWindowTitle("Settings")
+        self.provider = QComboBox()
+        self.provider.addItems(["auto", "cpu", "cuda", "directml", "coreml"])
+        self.provider.setCurrentText(s.models.provider)
+        self.threads = QSpinBox()
+        self.threads.setRange(0, 64)
+        self.threads.setSpecialValueText("automatic (every core but one)")
+        self.threads.setValue(s.models.threads)
+        self.limit = QSpinBox()
+        self.limit.setRange(5, 200)
+        self.limit.setValue(s.search.limit)
+        self.exclude = QPlainTextEdit("\n".join(s.index.exclude))
+        form = QFormLayout(self)
+        form.addRow("Execution provider", self.provider)
+        form.addRow("Model threads", self.threads)
+        form.addRow("Results shown", self.limit)
+        form.addRow("Exclude patterns (gitignore style, one a line)", self.exclude)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def save(self) -> None:
+        s = self.engine.settings
+        s.models.provider = self.provider.currentText()
+        s.models.threads = self.threads.value()
+        s.search.limit = self.limit.value()
+        s.index.exclude = [line.strip() for line in self.exclude.toPlainText().splitlines() if line.strip()]
+        save_settings(s, self.engine.home_override)
+        self.accept()

@@ -1,0 +1,94 @@
+"""The one way background work runs: `run_task(fn, on_done, on_error)` wraps any callable
+in a QRunnable on the global QThreadPool; its result or exception comes back to the GUI
+thread through a signal (as Picard's `run_task`). A counter lets shutdown wait for tasks."""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+
+class _Relay(QObject):
+    """Lives in the GUI thread; signals emitted from a pool thread are queued to it."""
+
+    done = Signal(object, object)  # callback, result
+    failed = Signal(object, object)  # callback, exception
+    progress = Signal(object, object)  # callback, value
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done.connect(self._call)
+        self.failed.connect(self._call)
+        self.progress.connect(self._call)
+
+    @Slot(object, object)
+    def _call(self, callback: Callable[[Any], None] | None, value: object) -> None:
+        if callback is not None:
+            callback(value)
+
+
+_relay: _Relay | None = None
+_running = 0
+_running_lock = threading.Lock()
+_idle = threading.Condition(_running_lock)
+
+
+def _get_relay() -> _Relay:
+    global _relay
+    if _relay is None:
+        _relay = _Relay()  # created on first use, from the GUI thread
+    return _relay
+
+
+class _Task(QRunnable):
+    def __init__(self, fn, on_done, on_error) -> None:
+        super().__init__()
+        self.fn, self.on_done, self.on_error = fn, on_done, on_error
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        global _running
+        relay = _get_relay()
+        try:
+            result = self.fn()
+        except BaseException as exc:  # every failure reaches the GUI as a message, never a crash
+            exc.__findling_traceback__ = traceback.format_exc()  # type: ignore[attr-defined]
+            relay.failed.emit(self.on_error, exc)
+        else:
+            relay.done.emit(self.on_done, result)
+        finally:
+            with _running_lock:
+                _running -= 1
+                _idle.notify_all()
+
+
+def run_task(
+    fn: Callable[[], Any],
+    on_done: Callable[[Any], None] | None = None,
+    on_error: Callable[[BaseException], None] | None = None,
+) -> None:
+    global _running
+    _get_relay()
+    with _running_lock:
+        _running += 1
+    QThreadPool.globalInstance().start(_Task(fn, on_done, on_error))
+
+
+def progress_callback(callback: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A function a worker may call from any thread; `callback` runs on the GUI thread."""
+    relay = _get_relay()
+    return lambda value: relay.progress.emit(callback, value)
+
+
+def running_tasks() -> int:
+    return _running
+
+
+def wait_for_tasks(timeout: float = 10.0) -> bool:
+    """At shutdown: wait until no task runs (True) or the timeout passes (False)."""
+    with _running_lock:
+        return _idle.wait_for(lambda: _running == 0, timeout)

@@ -1,0 +1,137 @@
+"""Small widgets: the snippet delegate, the score-composition bars and the preview pane."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import (
+    QPlainTextEdit,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTextEdit,
+    QWidget,
+)
+
+from findling.gui.item_models import SnippetHtmlRole
+from findling.search.explain import ResultExplain
+
+
+class SnippetDelegate(QStyledItemDelegate):
+    """Draws the snippet column as rich text, matches highlighted."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        self.initStyleOption(option, index)
+        option.text = ""
+        style = option.widget.style() if option.widget else None
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
+        doc = QTextDocument()
+        doc.setDefaultFont(option.font)
+        doc.setHtml(index.data(SnippetHtmlRole) or "")
+        doc.setTextWidth(option.rect.width() - 8)
+        painter.save()
+        painter.translate(option.rect.left() + 4, option.rect.top() + 2)
+        painter.setClipRect(QRectF(0, 0, option.rect.width() - 8, option.rect.height() - 4))
+        doc.drawContents(painter)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        return QSize(400, option.fontMetrics.height() * 3 + 8)
+
+
+class ScoreBars(QWidget):
+    """A bar per contribution to one result's score: each list's RRF share, the bonus,
+    and — when reranked — the rerank score and the blend."""
+
+    COLORS = {"bm25": QColor("#4e79a7"), "vector": QColor("#59a14f"), "bonus": QColor("#f28e2b"),
+              "rerank": QColor("#b07aa1"), "final": QColor("#76b7b2")}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bars: list[tuple[str, float, QColor]] = []
+        self.setMinimumHeight(120)
+
+    def bars(self) -> list[tuple[str, float, QColor]]:
+        return list(self._bars)
+
+    def set_result(self, result: ResultExplain | None) -> None:
+        bars: list[tuple[str, float, QColor]] = []
+        if result is not None:
+            for x in result.lists:
+                bars.append((x.list_name, x.rrf, self.COLORS.get(x.lane, QColor("gray"))))
+            if result.bonus:
+                bars.append(("bonus", result.bonus, self.COLORS["bonus"]))
+            if result.rerank is not None:
+                bars.append(("rerank ×w", result.rerank * (1 - (result.fusion_weight or 0)), self.COLORS["rerank"]))
+        self._bars = bars
+        self.update()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if not self._bars:
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "select a result to see its score")
+            return
+        metrics = painter.fontMetrics()
+        label_w = max(metrics.horizontalAdvance(name) for name, _, _ in self._bars) + 12
+        row_h = min(28, max(14, (self.height() - 8) // len(self._bars)))
+        top = max(v for _, v, _ in self._bars) or 1.0
+        width = self.width() - label_w - 70
+        for i, (name, value, color) in enumerate(self._bars):
+            y = 4 + i * row_h
+            painter.setPen(self.palette().text().color())
+            painter.drawText(4, y, label_w, row_h, int(Qt.AlignmentFlag.AlignVCenter), name)
+            painter.fillRect(QRectF(label_w, y + 2, max(1.0, width * value / top), row_h - 4), color)
+            painter.drawText(int(label_w + width * value / top) + 6, y, 64, row_h,
+                             int(Qt.AlignmentFlag.AlignVCenter), f"{value:.4f}")
+
+
+class PreviewPane(QPlainTextEdit):
+    """The document's text, plain (no markup, no remote content, no scripts), with the
+    query's words highlighted and the best passage scrolled into view."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.highlighted = 0
+
+    def show_text(self, text: str, words: list[str], focus_start: int | None, focus_end: int | None) -> None:
+        self.setPlainText(text)
+        selections = []
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor("#ffe68a"))
+        fmt.setForeground(QColor("#000000"))
+        if focus_start is not None and focus_end is not None:
+            band = QTextEdit.ExtraSelection()
+            band.cursor = self._cursor(focus_start, focus_end)
+            passage = QTextCharFormat()
+            passage.setBackground(QColor(120, 160, 255, 40))
+            band.format = passage
+            selections.append(band)
+        words = [w for w in words if len(w) >= 2]
+        if words:
+            pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+                                 + r")\w*", re.IGNORECASE)
+            for match in pattern.finditer(text[:2_000_000]):
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor = self._cursor(match.start(), match.end())
+                sel.format = fmt
+                selections.append(sel)
+        self.highlighted = len(selections) - (1 if focus_start is not None else 0)
+        self.setExtraSelections(selections)
+        target = focus_start if focus_start is not None else (selections[-1].cursor.selectionStart()
+                                                              if selections else 0)
+        cursor = self._cursor(target, target)
+        self.setTextCursor(cursor)
+        self.centerCursor()
+
+    def _cursor(self, start: int, end: int) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        length = len(self.toPlainText())
+        cursor.setPosition(min(start, length))
+        cursor.setPosition(min(end, length), QTextCursor.MoveMode.KeepAnchor)
+        return cursor

@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, engine, monkeypatch, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from findling.gui.main_window import MainWindow
+
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))
+    w = MainWindow(engine, debounce_ms=10)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.close()
+    from findling.gui.tasks import wait_for_tasks
+
+    wait_for_tasks(10)

@@ -1,0 +1,134 @@
+"""The app driven as a person would: drop folders, type, select, watch files change."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from tests.helpers import write
+
+
+def _drop(window, paths):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+
+
+def _wait_idle(qtbot, window, timeout=20000):
+    qtbot.waitUntil(lambda: not window._indexing, timeout=timeout)
+
+
+def _type(qtbot, window, text):
+    window.search_field.clear()
+    qtbot.keyClicks(window.search_field, text)
+
+
+def test_drop_folder_indexes_and_results_appear(qtbot, window, docs):
+    write(docs / "rust.md", "# Ownership\n\nThe borrow checker keeps references valid.")
+    write(docs / "bread.txt", "Feed the sourdough starter before baking.")
+    _drop(window, [docs])
+    _wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: window.sources_model.rowCount() == 1 and "2 indexed" in (
+        window.sources_model.data(window.sources_model.index(0)) or ""), timeout=5000)
+    _type(qtbot, window, "borrow checker")
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
+    hit = window.results.hit(0)
+    assert hit.path == str(docs / "rust.md")
+    assert "<b" in window.results.data(window.results.index(0, 1), Qt.ItemDataRole.UserRole + 2)
+
+
+def test_selecting_a_result_fills_preview_and_explain(qtbot, window, docs):
+    write(docs / "a.md", "# Alpha\n\n" + "filler text. " * 200 + "The quokka smiles at tourists.")
+    write(docs / "b.md", "# Beta\n\nNothing about marsupials here.")
+    window.add_paths([str(docs)])
+    _wait_idle(qtbot, window)
+    _type(qtbot, window, "quokka")
+    qtbot.keyClick(window.search_field, Qt.Key.Key_Return)  # the full pipeline
+    qtbot.waitUntil(lambda: window.results.rowCount() >= 1, timeout=5000)
+    qtbot.waitUntil(lambda: "quokka" in window.preview.toPlainText(), timeout=5000)
+    assert window.preview.highlighted >= 1
+    assert window.explain_model.rowCount() >= 3
+    rows = [window.explain_model.data(window.explain_model.index(r, 0)) for r in range(window.explain_model.rowCount())]
+    assert "bm25 original" in rows and "final score" in rows
+    assert window.score_bars.bars() and window.score_bars.bars()[0][0] == "bm25 original"
+    assert "candidates" in window.explain_summary.text()
+
+
+def test_modes_and_filters(qtbot, window, docs):
+    write(docs / "n.md", "zebra notes")
+    write(docs / "n.txt", "zebra text")
+    window.add_paths([str(docs)])
+    _wait_idle(qtbot, window)
+    _type(qtbot, window, "zebra")
+    qtbot.waitUntil(lambda: window.results.rowCount() == 2, timeout=5000)
+    window.type_box.setCurrentText("Markdown")
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
+    assert window.results.hit(0).path.endswith("n.md")
+    window.mode_box.setCurrentText("Semantic")  # no embedder installed: said, not raised
+    qtbot.waitUntil(lambda: "vector lane off" in window.statusBar().currentMessage(), timeout=5000)
+
+
+def test_file_change_is_picked_up(qtbot, window, docs):
+    write(docs / "live.txt", "original words")
+    window.add_paths([str(docs)])
+    _wait_idle(qtbot, window)
+    qtbot.wait(300)  # the watcher is scheduled
+    write(docs / "fresh.txt", "a pangolin appeared")
+    qtbot.waitUntil(lambda: "Live update" in window.statusBar().currentMessage(), timeout=15000)
+    _type(qtbot, window, "pangolin")
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
+    os.unlink(docs / "fresh.txt")
+    qtbot.waitUntil(lambda: window.engine.search("pangolin").hits == (), timeout=15000)
+
+
+def test_errors_are_shown_not_raised(qtbot, window, tmp_path):
+    window.add_paths([str(tmp_path / "does-not-exist")])
+    assert "no such file or folder" in window.statusBar().currentMessage()
+    _type(qtbot, window, "x after:notadate")
+    qtbot.waitUntil(lambda: "cannot read the date" in window.statusBar().currentMessage(), timeout=5000)
+
+
+def test_keyboard_focus_and_open(qtbot, window, docs, monkeypatch):
+    from PySide6.QtGui import QDesktopServices
+
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()))
+    write(docs / "k.md", "keyboard navigation works")
+    window.add_paths([str(docs)])
+    _wait_idle(qtbot, window)
+    window.results_view.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert window.search_field.hasFocus()
+    _type(qtbot, window, "keyboard")
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
+    window.open_result(0)
+    assert opened == [str(docs / "k.md")]
+
+
+def test_pause_and_resume(qtbot, window, docs):
+    for i in range(300):
+        write(docs / f"p{i}.txt", f"paused document {i}")
+    window.add_paths([str(docs)])
+    window.toggle_pause()
+    _wait_idle(qtbot, window)
+    assert window.pause_button.text() == "Resume"
+    window.toggle_pause()
+    _wait_idle(qtbot, window, 60000)
+    assert window.engine.search("paused", limit=500).total_matched == 300
+
+
+def test_single_instance(qtbot, tmp_path):
+    from findling.gui.single_instance import InstanceServer, ask_running_instance
+
+    home = str(tmp_path / "h")
+    assert not ask_running_instance(home)
+    server = InstanceServer(home)
+    seen = []
+    server.activate.connect(lambda: seen.append(True))
+    assert ask_running_instance(home)
+    qtbot.waitUntil(lambda: seen == [True], timeout=3000)
+    server.close()
