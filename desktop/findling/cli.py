@@ -354,6 +354,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if args.gui:
+        from findling.gui.bench_gui import bench_gui
+
+        print(json.dumps(bench_gui(args.gui), indent=2))
+        return 0
     if args.vectors:
         from findling.bench_vectors import bench_embedder, bench_vector_search, sample_texts
 
@@ -447,6 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help="folder of real text to cut documents from (e.g. an unpacked linux-doc)")
     p.add_argument("--workdir", help="where to build the corpus and indexes (default: a temp dir)")
     p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--gui", metavar="FOLDER", help="instead: the app's event-loop lateness while it indexes FOLDER")
     p.add_argument("--vectors", type=int, default=0,
                    help="instead: vector search on this many chunk vectors, and embedder throughput")
     p.add_argument("--json", action="store_true")

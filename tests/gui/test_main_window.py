@@ -19,7 +19,7 @@ def _drop(window, paths):
 
 
 def _wait_idle(qtbot, window, timeout=20000):
-    qtbot.waitUntil(lambda: not window._indexing, timeout=timeout)
+    qtbot.waitUntil(lambda: window.sources_model.rowCount() > 0 and not window._indexing, timeout=timeout)
 
 
 def _type(qtbot, window, text):
@@ -87,7 +87,7 @@ def test_file_change_is_picked_up(qtbot, window, docs):
 
 def test_errors_are_shown_not_raised(qtbot, window, tmp_path):
     window.add_paths([str(tmp_path / "does-not-exist")])
-    assert "no such file or folder" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: "no such file or folder" in window.statusBar().currentMessage(), timeout=5000)
     _type(qtbot, window, "x after:notadate")
     qtbot.waitUntil(lambda: "cannot read the date" in window.statusBar().currentMessage(), timeout=5000)
 
@@ -112,9 +112,10 @@ def test_keyboard_focus_and_open(qtbot, window, docs, monkeypatch):
 def test_pause_and_resume(qtbot, window, docs):
     for i in range(300):
         write(docs / f"p{i}.txt", f"paused document {i}")
+    window.toggle_pause()  # paused before the folder arrives: nothing is indexed
     window.add_paths([str(docs)])
-    window.toggle_pause()
     _wait_idle(qtbot, window)
+    assert window.engine.search("paused").hits == ()
     assert window.pause_button.text() == "Resume"
     window.toggle_pause()
     _wait_idle(qtbot, window, 60000)
@@ -132,3 +133,31 @@ def test_single_instance(qtbot, tmp_path):
     assert ask_running_instance(home)
     qtbot.waitUntil(lambda: seen == [True], timeout=3000)
     server.close()
+
+
+def test_models_dialog_downloads_with_progress(qtbot, window, tmp_path, monkeypatch):
+    from tests.conftest import MINILM, needs_models, write_test_manifest  # noqa: F401
+
+    if not MINILM.exists():
+        import pytest
+
+        pytest.skip("../shared/models is not beside the checkout")
+    from findling.gui.models_dialog import ModelsDialog
+    from findling.models.download import ModelStore
+    from findling.models.manifest import load_manifest
+    from tests.models.hub_mirror import HubMirror, MirrorRepo, MirrorState
+
+    manifest = load_manifest(write_test_manifest(tmp_path / "m.toml"))
+    state = MirrorState(repos={"findling-test/all-MiniLM-L6-v2-int8": MirrorRepo(MINILM)})
+    with HubMirror(state) as hub:
+        window.engine.models._manifest = manifest
+        window.engine.models.store = ModelStore(tmp_path / "models", endpoint=hub.endpoint)
+        dialog = ModelsDialog(window.engine, window)
+        qtbot.addWidget(dialog)
+        assert dialog.table.item(0, 2).text() == "missing"
+        seen = []
+        dialog.progress.valueChanged.connect(seen.append)
+        dialog.pull_selected()
+        qtbot.waitUntil(lambda: dialog.table.item(0, 2).text() == "installed", timeout=20000)
+        assert seen and max(seen) == 1000
+        assert "CPUExecutionProvider" in dialog.status.text() or "installed" in dialog.status.text()

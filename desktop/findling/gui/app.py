@@ -8,7 +8,7 @@ import sys
 import tempfile
 
 from PySide6.QtGui import QGuiApplication, QPalette, QColor
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from findling.errors import FindlingError
@@ -30,12 +30,42 @@ def _follow_os_theme(app: QApplication) -> None:
         app.setPalette(palette)
 
 
+def _offer_models(window) -> None:
+    """First run: offer the embedder download once. Declined or offline, Findling is a
+    keyword search app and says so in the status bar."""
+    from PySide6.QtCore import QSettings
+
+    settings = QSettings("findling", "findling")
+    reason = window.engine.models.unavailable_reason("embedder")
+    if reason is None or settings.value("models/offered", False, type=bool):
+        return
+    settings.setValue("models/offered", True)
+    spec = window.engine.models.spec("embedder")
+    answer = QMessageBox.question(
+        window, "Semantic search",
+        f"Findling can also find documents by meaning. Download the {spec.name} model now "
+        "(about 25 MB)? Without it, search works by keywords.",
+    )
+    if answer == QMessageBox.StandardButton.Yes:
+        from findling.gui.models_dialog import ModelsDialog
+
+        dialog = ModelsDialog(window.engine, window)
+        dialog.pull_selected()
+        dialog.exec()
+        window.start_indexing()  # embed what is indexed
+    else:
+        window.statusBar().showMessage("Keyword search only: " + reason)
+
+
 def main(home: str | None = None, demo: bool = False) -> int:
     from findling.engine import Engine
     from findling.gui.main_window import MainWindow, demo_folder
     from findling.gui.single_instance import InstanceServer, ask_running_instance
     from findling.paths import data_home
 
+    # Hand the GIL to the UI thread sooner than CPython's 5 ms default: background Python
+    # work (scanning, analysis) then cannot delay a repaint by several slices in a row.
+    sys.setswitchinterval(0.001)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Findling")
     app.setOrganizationName("findling")
@@ -58,6 +88,7 @@ def main(home: str | None = None, demo: bool = False) -> int:
     window.show()
     if demo:
         window.add_paths([str(demo_folder())])
+    QTimer.singleShot(600, lambda: _offer_models(window))
     try:
         return app.exec()
     finally:

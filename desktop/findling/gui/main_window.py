@@ -346,12 +346,24 @@ class MainWindow(QMainWindow):
             self.add_paths([folder])
 
     def add_paths(self, paths: list[str]) -> None:
-        added = []
-        for path in paths:
-            try:
-                added.append(self.engine.add_source(path).path)
-            except FindlingError as exc:
-                self._on_error(str(exc))
+        """Add folders or files (from the dialog or a drop) off the GUI thread, then index."""
+        engine = self.engine
+
+        def work() -> tuple[list[str], list[str]]:
+            added, errors = [], []
+            for path in paths:
+                try:
+                    added.append(engine.add_source(path).path)
+                except FindlingError as exc:
+                    errors.append(str(exc))
+            return added, errors
+
+        run_task(work, self._on_added, lambda exc: self._on_error(_error_text(exc)))
+
+    def _on_added(self, outcome: tuple[list[str], list[str]]) -> None:
+        added, errors = outcome
+        for message in errors:
+            self._on_error(message)
         if added:
             self.statusBar().showMessage(f"Added {', '.join(os.path.basename(p) or p for p in added)}")
             self.refresh_sources()

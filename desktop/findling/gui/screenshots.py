@@ -47,7 +47,7 @@ def main(out: str) -> int:
         window.resize(1360, 860)
         window.show()
         window.add_paths([str(demo_folder())])
-        _wait(app, lambda: not window._indexing)
+        _wait(app, lambda: window.sources_model.rowCount() > 0 and not window._indexing)
         _shot(app, window, target / "01-indexed.png")
         window.search_field.setText("database connection refused")
         window.run_search(full=True)

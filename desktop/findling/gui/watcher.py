@@ -7,7 +7,22 @@ import os
 import threading
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+
+# Only changes: without a filter, inotify also reports every open and read, so indexing a
+# folder (which reads every file) would flood the app with events about itself.
+_CHANGES = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
+            DirDeletedEvent, DirMovedEvent]
 from watchdog.observers import Observer
 
 
@@ -67,7 +82,9 @@ class FolderWatcher(QObject):
             if folder not in wanted:
                 self._observer.unschedule(self._watches.pop(folder))
         for folder in wanted - set(self._watches):
-            self._watches[folder] = self._observer.schedule(_Handler(self._collect), folder, recursive=True)
+            self._watches[folder] = self._observer.schedule(
+                _Handler(self._collect), folder, recursive=True, event_filter=_CHANGES
+            )
         if not self._started:
             self._observer.start()
             self._started = True
