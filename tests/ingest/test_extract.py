@@ -130,3 +130,12 @@ def test_binary_content_in_text_extension_fails_clearly(tmp_path):
 def test_unknown_extension_sniffed_as_text(tmp_path):
     got = _extract(write(tmp_path / "Makefile", "all:\n\techo building\n"))
     assert "building" in got.text
+
+
+def test_html_encodings(tmp_path):
+    undeclared = "<html><title>Brot</title><body><p>Bake at 250 °C — crème brûlée</p></body></html>"
+    assert "250 °C — crème" in _extract(write(tmp_path / "u.html", undeclared)).text
+    declared = '<html><head><meta charset="iso-8859-1"><title>T</title></head><body><p>Café</p></body></html>'
+    assert "Café" in _extract(write(tmp_path / "l.html", declared, "latin-1")).text
+    xhtml = '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Grüße</p></body></html>'
+    assert "Grüße" in _extract(write(tmp_path / "x.xhtml", xhtml)).text

@@ -3,10 +3,32 @@ so the chunker can break at them and the title rule can find them."""
 
 from __future__ import annotations
 
+import codecs
+import re
+
 import lxml.etree
 import lxml.html
 
 from findling.errors import ExtractionError
+from findling.ingest.extractors.text import decode
+
+_DECLARED = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""",
+                       re.IGNORECASE)
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+
+
+def _html_text(data: bytes) -> str:
+    """Bytes to text: the charset the page declares, else UTF-8 or detection. (lxml alone
+    reads undeclared bytes as Latin-1, turning a UTF-8 "°" into "Â°".)"""
+    match = _DECLARED.search(data[:4096])
+    if match:
+        name = (match.group(1) or match.group(2)).decode("ascii", "replace")
+        try:
+            codecs.lookup(name)
+            return data.decode(name, errors="replace")
+        except LookupError:
+            pass
+    return decode(data)
 
 _DROP = {"script", "style", "noscript", "template", "svg", "head", "nav", "iframe", "object"}
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -65,8 +87,13 @@ def html_to_text(data: bytes | str) -> tuple[str, str]:
     """Returns (text, title). Title: <title>, else the first <h1>."""
     if not (data.strip() if isinstance(data, str) else data.strip()):
         return "", ""
+    text = data if isinstance(data, str) else _html_text(data)
+    # lxml refuses str input that carries an XML encoding declaration
+    text = _XML_DECLARATION.sub("", text, count=1)
+    if not text.strip():
+        return "", ""
     try:
-        root = lxml.html.document_fromstring(data)
+        root = lxml.html.document_fromstring(text)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise ExtractionError(f"cannot parse HTML: {exc}") from exc
     title = ""
