@@ -380,6 +380,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="findling", description="Local-first desktop search.")
     parser.add_argument("--version", action="version", version=f"findling {__version__}")
+    parser.add_argument("--selftest", action="store_true", help="check this installation end to end and exit")
     parser.add_argument("--home", help="folder holding the index (default: FINDLING_HOME or the user data dir)")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -471,6 +472,11 @@ def _search_options(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--selftest" in argv:
+        from findling.selftest import run_selftest
+
+        return run_selftest()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

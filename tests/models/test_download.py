@@ -156,3 +156,14 @@ def test_only_configured_endpoint_contacted(tmp_path, manifest, mirror):
     store = ModelStore(tmp_path / "models", endpoint=mirror.endpoint)
     with pytest.raises(ModelDownloadError, match="refusing"):
         store._request("http://example.org/x", {})
+
+
+def test_packaged_models_are_found_before_any_download(tmp_path, manifest, monkeypatch):
+    """The installers' "with models" variant: models shipped beside the app count as installed."""
+    spec = manifest.get("minilm-test")
+    bundled = tmp_path / "bundled"
+    ModelStore(bundled).import_dir(spec, MINILM)
+    monkeypatch.setenv("FINDLING_BUNDLED_MODELS", str(bundled))
+    store = ModelStore(tmp_path / "empty-cache", endpoint="http://127.0.0.1:9")  # offline
+    assert store.status(spec).state == "installed"
+    assert store.verified_path(spec, spec.file_of_kind("model")).is_relative_to(bundled)

@@ -69,6 +69,11 @@ def main(home: str | None = None, demo: bool = False) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Findling")
     app.setOrganizationName("findling")
+    from PySide6.QtGui import QIcon
+
+    from findling.paths import resources_dir
+
+    app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "findling.png")))
     _follow_os_theme(app)
     demo_home = None
     if demo:

@@ -1,0 +1,10 @@
+# Build the Windows app and installer:  powershell -File installer\windows\build_windows.ps1
+$ErrorActionPreference = "Stop"
+$root = Resolve-Path "$PSScriptRoot\..\.."
+Set-Location $root
+$version = (Select-String -Path pyproject.toml -Pattern '^version = "(.+)"').Matches[0].Groups[1].Value
+python -m pip install -e . pyinstaller==6.22.3
+pyinstaller --noconfirm --distpath dist --workpath build installer\findling.spec
+& dist\Findling\Findling.exe --selftest
+if ($LASTEXITCODE -ne 0) { throw "selftest failed" }
+makensis -WX "/DVERSION=$version" "/DSOURCE=$root\dist\Findling" "/DOUTFILE=$root\dist\Findling-$version-setup.exe" installer\windows\findling.nsi
