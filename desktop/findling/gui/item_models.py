@@ -29,7 +29,27 @@ def snippet_html(hit: Hit) -> str:
     return "".join(out)
 
 
-class ResultsModel(QAbstractTableModel):
+class _TableModel(QAbstractTableModel):
+    """Rows over a list, with fixed column titles."""
+
+    COLUMNS: tuple[str, ...] = ()
+
+    def _row_count(self) -> int:
+        raise NotImplementedError
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else self._row_count()
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+
+class ResultsModel(_TableModel):
     COLUMNS = ("Title", "Snippet", "Score", "Folder")
 
     def __init__(self) -> None:
@@ -46,16 +66,8 @@ class ResultsModel(QAbstractTableModel):
     def hit(self, row: int) -> Hit | None:
         return self._hits[row] if 0 <= row < len(self._hits) else None
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._hits)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
-        return None
+    def _row_count(self) -> int:
+        return len(self._hits)
 
     def _icon(self, hit: Hit):
         key = hit.ext or "?"
@@ -98,7 +110,7 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
     return rows
 
 
-class ExplainModel(QAbstractTableModel):
+class ExplainModel(_TableModel):
     COLUMNS = ("List / stage", "Rank", "Raw", "Normalized", "Weight", "Contribution")
 
     def __init__(self) -> None:
@@ -110,16 +122,8 @@ class ExplainModel(QAbstractTableModel):
         self._rows = explain_rows(result) if result is not None else []
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
-        return None
+    def _row_count(self) -> int:
+        return len(self._rows)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and 0 <= index.row() < len(self._rows):
