@@ -338,7 +338,9 @@ class MainWindow(QMainWindow):
         index = self.folder_box.findData(current)
         self.folder_box.setCurrentIndex(max(0, index))
         self.folder_box.blockSignals(False)
-        self.watcher.watch([s.source.path for s in status.sources])
+        folders = [s.source.path for s in status.sources]
+        run_task(lambda: self.watcher.watch(folders), None,
+                 lambda exc: self._on_error(f"Live updates are off: {_error_text(exc)}"))
 
     def choose_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Add a folder to Findling")

@@ -75,6 +75,12 @@ class FolderWatcher(QObject):
             self.changed.emit(paths)
 
     def watch(self, folders: list[str]) -> None:
+        """Watch exactly these folders. Call it off the GUI thread: adding a recursive watch
+        walks the whole tree (inotify needs one watch per folder)."""
+        with self._lock:
+            self._watch_locked(folders)
+
+    def _watch_locked(self, folders: list[str]) -> None:
         if self._closed:
             return  # a late status refresh after the window closed
         wanted = {f for f in folders if os.path.isdir(f)}
@@ -90,7 +96,8 @@ class FolderWatcher(QObject):
             self._started = True
 
     def stop(self) -> None:
-        self._closed = True
+        with self._lock:
+            self._closed = True
         self._timer.stop()
         if self._started:
             self._observer.stop()

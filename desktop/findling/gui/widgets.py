@@ -20,7 +20,28 @@ from findling.search.explain import ResultExplain
 
 
 class SnippetDelegate(QStyledItemDelegate):
-    """Draws the snippet column as rich text, matches highlighted."""
+    """Draws the snippet column as rich text, matches highlighted. Laid-out documents are
+    kept per (snippet, width): laying out rich text on every repaint cost the UI thread
+    tens of milliseconds a screenful."""
+
+    _CACHE_LIMIT = 256
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._docs: dict[tuple[str, int], QTextDocument] = {}
+
+    def _document(self, html: str, width: int, font) -> QTextDocument:
+        key = (html, width)
+        doc = self._docs.get(key)
+        if doc is None:
+            if len(self._docs) >= self._CACHE_LIMIT:
+                self._docs.clear()
+            doc = QTextDocument()
+            doc.setDefaultFont(font)
+            doc.setHtml(html)
+            doc.setTextWidth(width)
+            self._docs[key] = doc
+        return doc
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         self.initStyleOption(option, index)
@@ -28,10 +49,7 @@ class SnippetDelegate(QStyledItemDelegate):
         style = option.widget.style() if option.widget else None
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
-        doc = QTextDocument()
-        doc.setDefaultFont(option.font)
-        doc.setHtml(index.data(SnippetHtmlRole) or "")
-        doc.setTextWidth(option.rect.width() - 8)
+        doc = self._document(index.data(SnippetHtmlRole) or "", option.rect.width() - 8, option.font)
         painter.save()
         painter.translate(option.rect.left() + 4, option.rect.top() + 2)
         painter.setClipRect(QRectF(0, 0, option.rect.width() - 8, option.rect.height() - 4))

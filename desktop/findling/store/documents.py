@@ -51,6 +51,18 @@ def id_list(ids: Sequence[int]) -> str:
     return "(" + ", ".join(str(int(i)) for i in ids) + ")" if ids else "(NULL)"
 
 
+_STRING_SLICE = 8192
+
+
+def _strings(values: list) -> pa.ChunkedArray:
+    """Python strings to Arrow in slices: one conversion of a whole batch holds the GIL for
+    tens of milliseconds, long enough to make the app's UI thread miss frames."""
+    return pa.chunked_array(
+        [pa.array(values[i:i + _STRING_SLICE], pa.string()) for i in range(0, len(values), _STRING_SLICE)]
+        or [pa.array([], pa.string())]
+    )
+
+
 def known_documents(cur: duckdb.DuckDBPyConnection, source_id: int) -> dict[str, KnownDocument]:
     rows = cur.execute(
         "SELECT id, path, size, mtime, hash, status FROM documents WHERE source_id = ?", [source_id]
@@ -136,7 +148,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
             pa.table({
                 "doc_id": np.array(chunk_doc, dtype=np.int32),
                 "ordinal": np.array(chunk_ord, dtype=np.int32),
-                "text": pa.array(chunk_text, pa.string()),
+                "text": _strings(chunk_text),
                 "start_char": np.array(chunk_start, dtype=np.int32),
                 "end_char": np.array(chunk_end, dtype=np.int32),
                 "heading": pa.array(chunk_head, pa.string()),
@@ -161,7 +173,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
             "batch_postings",
             pa.table({
                 "doc_id": np.array(post_doc, dtype=np.int32),
-                "term": pa.array(post_term, pa.string()),
+                "term": _strings(post_term),
                 "tf": np.array(post_tf, dtype=np.float32),
                 "dl": np.array(post_dl, dtype=np.float32),
             }),
