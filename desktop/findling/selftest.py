@@ -91,8 +91,13 @@ def run_selftest(stream=sys.stdout) -> int:
         for name, fn in (("duckdb extensions", extensions), ("onnxruntime", onnx),
                          ("index and search", index_and_search), ("qt app", qt)):
             _check(name, fn, report)
-    for name, ok, detail in report:
-        print(f"{'ok ' if ok else 'FAIL'} {name:<18} {detail}", file=stream)
     passed = all(ok for _, ok, _ in report)
-    print("selftest passed" if passed else "selftest FAILED", file=stream)
+    lines = [f"{'ok ' if ok else 'FAIL'} {name:<18} {detail}" for name, ok, detail in report]
+    lines.append("selftest passed" if passed else "selftest FAILED")
+    text = "\n".join(lines) + "\n"
+    if stream is not None:  # a windowed app (Windows) has no stdout
+        stream.write(text)
+    target = os.environ.get("FINDLING_SELFTEST_REPORT")
+    if target:
+        Path(target).write_text(text, encoding="utf-8")
     return 0 if passed else 1

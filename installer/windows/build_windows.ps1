@@ -5,6 +5,11 @@ Set-Location $root
 $version = (Select-String -Path pyproject.toml -Pattern '^version = "(.+)"').Matches[0].Groups[1].Value
 python -m pip install -e . pyinstaller==6.22.3
 pyinstaller --noconfirm --distpath dist --workpath build installer\findling.spec
-& dist\Findling\Findling.exe --selftest
-if ($LASTEXITCODE -ne 0) { throw "selftest failed" }
+# Findling.exe is a windowed app: wait for it explicitly to read its exit status, and
+# read its report from a file (a windowed process has no console to print to).
+$report = Join-Path $env:TEMP "findling-selftest.txt"
+$env:FINDLING_SELFTEST_REPORT = $report
+$proc = Start-Process -FilePath dist\Findling\Findling.exe -ArgumentList "--selftest" -Wait -PassThru -NoNewWindow
+Get-Content $report
+if ($proc.ExitCode -ne 0) { throw "selftest failed" }
 makensis -WX "/DVERSION=$version" "/DSOURCE=$root\dist\Findling" "/DOUTFILE=$root\dist\Findling-$version-setup.exe" installer\windows\findling.nsi
