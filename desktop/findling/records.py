@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from findling.search.explain import QueryExplain
+
 
 @dataclass(frozen=True)
 class Source:
@@ -105,7 +107,7 @@ class SearchResult:
     relaxed: bool = False
     notes: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
-    explain: object | None = None  # search.explain.QueryExplain for `query`
+    explain: QueryExplain | None = None  # the pipeline's record, for `query`
 
 
 @dataclass(frozen=True)
