@@ -11,6 +11,7 @@ from tokenizers import Tokenizer
 from findling.models.download import ModelStore
 from findling.models.manifest import ModelSpec
 from findling.models.runtime import create_session
+from findling.search.normalize import sigmoid
 
 
 class CrossEncoder:
@@ -50,5 +51,5 @@ class CrossEncoder:
             logits = logits.reshape(len(pairs), -1)
             # one logit: relevance; two (not relevant, relevant): their difference
             column = logits[:, 0] if logits.shape[1] == 1 else logits[:, -1] - logits[:, 0]
-            out[start:start + len(pairs)] = 1.0 / (1.0 + np.exp(-column))
+            out[start:start + len(pairs)] = sigmoid(column)
         return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+import numpy as np
 from collections.abc import Sequence
 
 
@@ -22,8 +22,10 @@ def cosine_from_distance(distance: float) -> float:
     return min(1.0, max(0.0, 1.0 - distance / 2.0))
 
 
-def sigmoid(logit: float) -> float:
-    if logit >= 0:
-        return 1.0 / (1.0 + math.exp(-logit))
-    z = math.exp(logit)
-    return z / (1.0 + z)
+def sigmoid(logits: float | np.ndarray) -> float | np.ndarray:
+    """Cross-encoder logits to [0, 1]; a float for a float, an array for an array.
+    Written with exp(-|x|) so that no logit overflows."""
+    x = np.asarray(logits, dtype=np.float64)
+    z = np.exp(-np.abs(x))
+    out = np.where(x >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
+    return float(out) if out.ndim == 0 else out
