@@ -14,7 +14,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import duckdb
 
@@ -111,7 +111,7 @@ class Bm25Lane:
         for words in parsed.groups:
             stop = all(is_stopword(w) for w in words)
             alternatives: list[list[str]] = [
-                [t for t in _word_terms(w, languages)] for w in words
+                [t for t in query_terms(w, languages)] for w in words
             ]
             if len(words) == 1 and len(alternatives[0]) > 1 and len(languages) <= 1:
                 # "foo-bar" or "a.b.c": each part must match, like separate words
@@ -130,7 +130,7 @@ class Bm25Lane:
                 groups.append(([term], False))
         groups = groups[:MAX_GROUPS]
         all_stop = all(stop for _, stop in groups)
-        excluded_terms = [t for w in parsed.excluded_words for t in _word_terms(w, languages)]
+        excluded_terms = [t for w in parsed.excluded_words for t in query_terms(w, languages)]
         wanted = {t for terms, _ in groups for t in terms} | set(excluded_terms)
         ids = _lookup(cur, wanted)
         term_masks: dict[int, int] = {}
@@ -167,8 +167,8 @@ class Bm25Lane:
         relaxed = False
         hits, total = self._score(cur, plan, parsed.filters, limit, n_docs, avgdl)
         if not hits and match == "all" and plan.required and not plan.phrases:
-            relaxed_plan = self._plan(cur, parsed, list(languages), "any")
-            hits, total = self._score(cur, relaxed_plan, parsed.filters, limit, n_docs, avgdl)
+            # without phrases nothing else is required: the same terms, any of them
+            hits, total = self._score(cur, replace(plan, required=0), parsed.filters, limit, n_docs, avgdl)
             relaxed = bool(hits)
         return Bm25Result(hits, total, relaxed, plan.terms, _ms(started))
 
@@ -231,10 +231,6 @@ class Bm25Lane:
             [*params, limit],
         ).fetchall()
         return tuple(LaneHit(int(r[0]), 1.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)
-
-
-def _word_terms(word: str, languages: list[str]) -> list[str]:
-    return query_terms(word, languages)
 
 
 def _first_terms(word: str, languages: list[str]) -> list[str]:
