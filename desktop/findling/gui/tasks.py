@@ -84,10 +84,6 @@ def progress_callback(callback: Callable[[Any], None]) -> Callable[[Any], None]:
     return lambda value: relay.progress.emit(callback, value)
 
 
-def running_tasks() -> int:
-    return _running
-
-
 def wait_for_tasks(timeout: float = 10.0) -> bool:
     """At shutdown: wait until no task runs (True) or the timeout passes (False)."""
     with _running_lock:

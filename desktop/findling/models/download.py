@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import threading
 import time
 import urllib.error
@@ -80,8 +81,6 @@ def bundled_models_dirs() -> list[Path]:
     extra = os.environ.get("FINDLING_BUNDLED_MODELS")
     if extra:
         dirs.append(Path(extra))
-    import sys
-
     frozen = getattr(sys, "_MEIPASS", None)
     if frozen:
         dirs.append(Path(frozen) / "models")

@@ -32,12 +32,6 @@ class ModelService:
     def spec(self, role: str) -> ModelSpec:
         return self.manifest.for_role(role, getattr(self.settings, role) or None)
 
-    def installed(self, role: str) -> bool:
-        try:
-            return self.store.status(self.spec(role)).state == "installed"
-        except FindlingError:
-            return False
-
     def unavailable_reason(self, role: str) -> str | None:
         """None when the role's model can run, else a sentence saying why not."""
         try:

@@ -153,8 +153,6 @@ class Pipeline:
             if reason is None:
                 ce = self.models.reranker(self.settings.rerank_max_tokens)
                 return ce.score, f"cross-encoder {ce.spec.name}"
-            if mode == "cross-encoder":
-                return None, reason
             return None, reason
         if mode == "llm":
             reason = self.models.unavailable_reason("generator")
