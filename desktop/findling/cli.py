@@ -54,15 +54,20 @@ class ProgressBar:
         sys.stderr.flush()
 
 
-def _engine(args: argparse.Namespace):
-    from findling.engine import Engine
+def _settings(args: argparse.Namespace):
     from findling.settings import load_settings
 
     settings = load_settings(args.home)
     if settings.models.threads == 0:
         # A command in a terminal has no UI thread to keep a core free for.
         settings.models.threads = os.cpu_count() or 1
-    return Engine(args.home, settings=settings)
+    return settings
+
+
+def _engine(args: argparse.Namespace):
+    from findling.engine import Engine
+
+    return Engine(args.home, settings=_settings(args))
 
 
 def _filters(args: argparse.Namespace) -> Filters:
@@ -293,16 +298,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from findling.eval import MODES, evaluate, print_table
-    from findling.settings import load_settings
 
     modes = tuple(m.strip() for m in args.modes.split(",")) if args.modes else MODES
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         print(f"findling: unknown mode(s) {', '.join(unknown)}; choose from {', '.join(MODES)}", file=sys.stderr)
         return 2
-    settings = load_settings(args.home)
-    if settings.models.threads == 0:
-        settings.models.threads = os.cpu_count() or 1
+    settings = _settings(args)
     if args.reranker:
         settings.pipeline.reranker = args.reranker
     result = evaluate(Path(args.dataset), modes, Path(args.workdir) if args.workdir else None, args.split,
