@@ -135,10 +135,10 @@ def test_read_error_is_recorded(engine, docs, monkeypatch):
     write(docs / "locked.txt", "locked")
     real = prepare.read_file
 
-    def deny(path):
+    def deny(path, *rest):
         if path.endswith("locked.txt"):
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(path, *rest)
 
     monkeypatch.setattr(prepare, "read_file", deny)
     engine.add_source(docs)

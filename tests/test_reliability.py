@@ -97,12 +97,12 @@ def test_file_deleted_or_rewritten_while_indexing(engine, docs, monkeypatch):
         write(docs / f"f{i}.txt", f"original {i}")
     real = prepare.read_file
 
-    def meddle(path):
+    def meddle(path, *rest):
         if path.endswith("f1.txt"):
             os.unlink(path)  # gone between the scan and the read
         if path.endswith("f2.txt"):
             write(docs / "f2.txt", "rewritten during indexing")
-        return real(path)
+        return real(path, *rest)
 
     monkeypatch.setattr(prepare, "read_file", meddle)
     engine.add_source(docs)
@@ -125,9 +125,9 @@ def test_folder_removed_mid_run(engine, docs, monkeypatch):
         write(docs / "kept" / f"k{i}.txt", f"kept {i}")
     real = prepare.read_file
 
-    def remove_folder(path):
+    def remove_folder(path, *rest):
         shutil.rmtree(docs / "doomed", ignore_errors=True)
-        return real(path)
+        return real(path, *rest)
 
     monkeypatch.setattr(prepare, "read_file", remove_folder)
     engine.add_source(docs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -33,7 +34,16 @@ from findling.search.vector_lane import VectorLane
 from findling.search.snippets import make_snippet
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
-from findling.store.documents import delete_documents, id_list
+from findling.pathnames import display_path, readable_name, stored_path
+from findling.store.documents import WITH_RAW_PATH, delete_documents, id_list
+from findling.store.sources import (
+    delete_source,
+    inside,
+    insert_source,
+    list_sources,
+    set_rules,
+    source_document_ids,
+)
 
 
 @dataclass(frozen=True)
@@ -90,8 +100,7 @@ class Engine:
     # -- sources ------------------------------------------------------------------------
 
     def sources(self) -> list[Source]:
-        rows = self.db.cursor().execute("SELECT id, path, include, exclude FROM sources ORDER BY path").fetchall()
-        return [Source(r[0], r[1], tuple(r[2] or ()), tuple(r[3] or ())) for r in rows]
+        return list_sources(self.db.cursor())
 
     def add_source(
         self, path: str | os.PathLike[str], include: Sequence[str] = (), exclude: Sequence[str] = ()
@@ -99,42 +108,39 @@ class Engine:
         """Add a folder (or a single file). A folder inside an existing source is already
         covered; a folder around existing sources takes their documents over."""
         resolved = _normalise_path(path)
-        if not os.path.exists(resolved):
-            raise SourceError(f"no such file or folder: {resolved}")
+        try:
+            mode = os.stat(resolved).st_mode
+        except FileNotFoundError:
+            raise SourceError(f"no such file or folder: {display_path(resolved)}") from None
+        except OSError as exc:
+            raise SourceError(f"cannot read {display_path(resolved)}: {exc.strerror or exc}") from None
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            raise SourceError(
+                f"{display_path(resolved)} is not a folder or a regular file (a device, pipe or socket); "
+                "only folders and files can be indexed"
+            )
         existing = self.sources()
         for source in existing:
-            if resolved == source.path or resolved.startswith(source.path.rstrip(os.sep) + os.sep):
+            if inside(resolved, source.path):
                 if resolved == source.path and (include or exclude):
                     with self.db.transaction() as tx:
-                        tx.execute(
-                            "UPDATE sources SET include = ?, exclude = ? WHERE id = ?",
-                            [list(include), list(exclude), source.id],
-                        )
+                        set_rules(tx, source.id, include, exclude)
                     return Source(source.id, source.path, tuple(include), tuple(exclude))
                 return source
-        inner = [s for s in existing if s.path.startswith(resolved.rstrip(os.sep) + os.sep)]
+        inner = [s for s in existing if inside(s.path, resolved)]
         with self.db.transaction() as tx:
-            source_id = tx.execute("SELECT nextval('source_ids')").fetchone()[0]
-            tx.execute(
-                "INSERT INTO sources (id, path, include, exclude) VALUES (?, ?, ?, ?)",
-                [source_id, resolved, list(include), list(exclude)],
-            )
-            for old in inner:
-                tx.execute("UPDATE documents SET source_id = ? WHERE source_id = ?", [source_id, old.id])
-                tx.execute("DELETE FROM sources WHERE id = ?", [old.id])
-        return Source(source_id, resolved, tuple(include), tuple(exclude))
+            return insert_source(tx, resolved, include, exclude, absorb=inner)
 
     def remove_source(self, path: str | os.PathLike[str]) -> int:
         """Forget a source and everything indexed from it; returns the documents removed."""
         resolved = _normalise_path(path)
         match = next((s for s in self.sources() if s.path in (resolved, str(path))), None)
         if match is None:
-            raise SourceError(f"not an indexed folder: {resolved}")
-        cur = self.db.cursor()
-        ids = [r[0] for r in cur.execute("SELECT id FROM documents WHERE source_id = ?", [match.id]).fetchall()]
+            raise SourceError(f"not an indexed folder: {display_path(resolved)}")
+        ids = source_document_ids(self.db.cursor(), match.id)
         with self.db.transaction() as tx:
             delete_documents(tx, ids)
-            tx.execute("DELETE FROM sources WHERE id = ?", [match.id])
+            delete_source(tx, match.id)
         self.bm25.invalidate()
         return len(ids)
 
@@ -268,9 +274,10 @@ class Engine:
         ids = [e[0] for e in entries]
         cur = self.db.cursor()
         meta = {
-            r[0]: r[1:]
+            r[0]: (stored_path(r[1], r[2]), *r[3:])
             for r in cur.execute(
-                f"SELECT id, path, title, mtime, size, ext, language FROM documents WHERE id IN {id_list(ids)}"
+                f"SELECT d.id, d.path, r.raw, d.title, d.mtime, d.size, d.ext, d.language FROM documents d "
+                f"{WITH_RAW_PATH} WHERE d.id IN {id_list(ids)}"
             ).fetchall()
         }
         chunks: dict[int, list[tuple[int, int, str]]] = {}
@@ -291,7 +298,7 @@ class Engine:
             snippet = make_snippet(doc_chunks, terms, language or "en", self.settings.search.snippet_chars)
             hits.append(
                 Hit(
-                    doc_id=doc_id, path=path, title=title or Path(path).name, score=round(score, 6),
+                    doc_id=doc_id, path=path, title=title or readable_name(Path(path).name), score=round(score, 6),
                     snippet=snippet.text, highlights=snippet.highlights, mtime=mtime, size=size, ext=ext,
                     raw_score=raw, chunk_start=snippet.chunk_start, chunk_end=snippet.chunk_end,
                 )
@@ -301,7 +308,9 @@ class Engine:
     def document_text(self, doc_id: int) -> DocumentText | None:
         """The document's text, rebuilt from its overlapping chunks (for the preview pane)."""
         cur = self.db.cursor()
-        row = cur.execute("SELECT path, title, language FROM documents WHERE id = ?", [doc_id]).fetchone()
+        row = cur.execute(
+            f"SELECT d.path, r.raw, d.title, d.language FROM documents d {WITH_RAW_PATH} WHERE d.id = ?", [doc_id]
+        ).fetchone()
         if row is None:
             return None
         pieces: list[str] = []
@@ -313,7 +322,7 @@ class Engine:
                 continue
             pieces.append(text[max(0, covered - start):])
             covered = end
-        return DocumentText(doc_id, row[0], row[1] or "", "".join(pieces), row[2] or "en")
+        return DocumentText(doc_id, stored_path(row[0], row[1]), row[2] or "", "".join(pieces), row[3] or "en")
 
     # -- status -------------------------------------------------------------------------
 

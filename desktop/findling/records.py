@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from findling.search.explain import QueryExplain
@@ -31,6 +32,26 @@ class ChunkSpan:
     start: int
     end: int
     heading: str = ""
+
+
+@dataclass
+class DocumentRow:
+    """Everything the indexer writes for one file."""
+
+    path: str
+    ext: str
+    size: int
+    mtime: float
+    hash: str | None
+    status: str  # ok | failed | skipped
+    title: str = ""
+    language: str = ""
+    mime: str = ""
+    error: str = ""  # why it failed or was skipped; for "ok", what was left out ("partly")
+    length: float = 0.0
+    chunks: Sequence[tuple[ChunkSpan, str]] = ()
+    terms: dict[str, float] = field(default_factory=dict)
+    doc_id: int = 0
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,16 @@ class IndexSettings:
     workers: int = 0
     # DuckDB's memory budget; beyond it sorts and joins spill to disk.
     memory_limit_mb: int = 512
+    # Each file's budget: an extraction that runs longer is stopped (its worker process is
+    # killed and replaced) and the file recorded as timed out; a worker's address space is
+    # capped, so a decompression bomb fails that file instead of exhausting memory.
+    file_timeout_s: float = 30.0
+    worker_memory_mb: int = 1536
+    # Text kept per document; the rest is dropped and status says so.
+    max_text_mb: float = 16.0
+    # Follow symbolic links whose target lies outside the added folders (off: a link to
+    # ~/.ssh or /etc must not make those files searchable).
+    follow_outside_links: bool = False
 
 
 @dataclass

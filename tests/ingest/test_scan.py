@@ -38,7 +38,7 @@ def test_size_limit(docs):
     write(docs / "big.txt", "y" * 2000)
     result = scan(docs, max_bytes=1000)
     assert _rel(result, docs) == ["small.txt"]
-    assert [os.path.basename(f.path) for f in result.too_large] == ["big.txt"]
+    assert [os.path.basename(f.path) for f, _ in result.skipped] == ["big.txt"]
 
 
 def test_symlink_loop_terminates(docs):

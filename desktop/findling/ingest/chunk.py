@@ -8,7 +8,9 @@ import re
 from findling.records import ChunkSpan
 
 CHARS_PER_TOKEN = 4  # English prose averages about four characters a token
-_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# Linear: the heading's trailing "#"s and spaces are stripped in Python, not by a lazy
+# group followed by an optional run (quadratic on a line of spaces).
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+([^\n]*)", re.MULTILINE)
 _RST_HEADING = re.compile(r"^([^\n]+)\n([=\-~^\"'`#*+<>:.])\2{2,}[ \t]*$", re.MULTILINE)
 _CODE_DEF = re.compile(r"\n\n(?=\S)")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
@@ -21,7 +23,10 @@ def headings(text: str, kind: str) -> list[tuple[int, int, str]]:
     """(position, level, title) of each heading, in order."""
     found: list[tuple[int, int, str]] = []
     if kind in ("markdown", "html", "docx", "epub"):
-        found = [(m.start(), len(m.group(1)), m.group(2).strip()) for m in _MD_HEADING.finditer(text)]
+        for m in _MD_HEADING.finditer(text):
+            title = m.group(2).rstrip("# \t").strip()
+            if title:
+                found.append((m.start(), len(m.group(1)), title))
     elif kind == "rst":
         levels: dict[str, int] = {}
         for m in _RST_HEADING.finditer(text):

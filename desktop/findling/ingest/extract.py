@@ -12,6 +12,7 @@ from findling.ingest.extractors.html import html_to_text
 from findling.ingest.extractors.pdf import extract_pdf
 from findling.ingest.extractors.text import extract_text, looks_binary
 from findling.ingest.formats import kind_of, mime_of
+from findling.pathnames import clean_text
 
 
 class NotText(Exception):
@@ -28,17 +29,16 @@ def extract(path: str, data: bytes) -> Extracted:
         kind = "text"
     mime = mime_of(path, kind)
     if kind == "pdf":
-        text, title = extract_pdf(data)
+        parsed = extract_pdf(data)
     elif kind == "docx":
-        text, title = extract_docx(data)
+        parsed = extract_docx(data)
     elif kind == "epub":
-        text, title = extract_epub(data)
+        parsed = extract_epub(data)
     else:
         if looks_binary(data[:8192]):
             raise ExtractionError(f"binary content in a {kind} file")
-        if kind == "html":
-            text, title = html_to_text(data)
-        else:
-            text, title = extract_text(data, kind, mime)
-    text = text.replace("\x00", "")
-    return Extracted(text=text, title=title.strip() or PurePath(path).name, kind=kind, mime=mime)
+        parsed = html_to_text(data) if kind == "html" else extract_text(data, kind, mime)
+    return Extracted(
+        text=clean_text(parsed.text.replace("\x00", "")), title=clean_text(parsed.title.strip()) or PurePath(path).name,
+        kind=kind, mime=mime, notes=parsed.notes,
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,19 +20,22 @@ from pathlib import Path
 
 from findling.ingest.formats import extension_of
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, content_hash, prepare, read_file
-from findling.ingest.scan import FileEntry, is_indexable, scan
+from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
 from findling.records import IndexProgress, IndexReport, Source
 from findling.settings import IndexSettings
 from findling.store.db import Database
+from findling.pathnames import readable_name
+from findling.records import DocumentRow
 from findling.store.documents import (
-    DocumentRow,
     KnownDocument,
     allocate_ids,
     delete_documents,
+    document_at,
     known_documents,
     update_stat,
     write_documents,
 )
+from findling.store.sources import owner_of
 from findling.store.maintenance import compact_postings_if_needed, note_appended_postings
 
 ProgressCallback = Callable[[IndexProgress], None]
@@ -76,6 +80,7 @@ class Indexer:
         self.cancel = cancel or threading.Event()
         self._last_progress = 0.0
         self.warnings: list[str] = []
+        self.roots: list[str] = []  # every source's folder: where links may lead
 
     # -- public -----------------------------------------------------------------------
 
@@ -83,6 +88,7 @@ class Indexer:
         started = time.perf_counter()
         report = IndexReport()
         plans: list[tuple[Source, list[_Job]]] = []
+        self.roots = [source.path for source in sources]
         self.progress(IndexProgress("scanning", 0, 0))
         for source in sources:
             if self.cancel.is_set():
@@ -111,25 +117,26 @@ class Indexer:
         cur = self.db.cursor()
         for raw in dict.fromkeys(paths):
             path = str(Path(raw))
-            source = _owner(sources, path)
+            source = owner_of(sources, path)
             if source is None:
                 continue
-            row = cur.execute(
-                "SELECT id, path, size, mtime, hash, status FROM documents WHERE path = ?", [path]
-            ).fetchone()
-            known = KnownDocument(*row) if row else None
+            known = document_at(cur, path)
             try:
                 st = os.stat(path)
             except OSError:
                 st = None
-            if st is None or not os.path.isfile(path) or not is_indexable(
+            target = os.path.realpath(path) if os.path.islink(path) else ""
+            outside = bool(target) and not self.settings.follow_outside_links and leaves(
+                target, [s.path for s in sources]
+            )
+            if st is None or outside or not stat.S_ISREG(st.st_mode) or not is_indexable(
                 source.path, path, source.include, (*self.settings.exclude, *source.exclude)
             ):
                 if known is not None:
                     gone.append(known.id)
                 continue
             report.scanned += 1
-            entry = FileEntry(path, st.st_size, st.st_mtime)
+            entry = FileEntry(path, st.st_size, st.st_mtime, target)
             if known is not None and known.size == entry.size and known.mtime == entry.mtime:
                 report.unchanged += 1
                 continue
@@ -156,11 +163,13 @@ class Indexer:
             exclude=(*self.settings.exclude, *source.exclude),
             max_bytes=max_bytes,
             should_stop=self.cancel.is_set,
+            roots=self.roots,
+            follow_outside_links=self.settings.follow_outside_links,
         )
         if self.cancel.is_set():
             return []  # a partial scan must not be read as "files deleted"
         report.warnings.extend(result.warnings)
-        report.scanned += len(result.files) + len(result.too_large)
+        report.scanned += len(result.files) + len(result.skipped)
         known = known_documents(self.db.cursor(), source.id)
         seen: set[str] = set()
         jobs: list[_Job] = []
@@ -175,12 +184,12 @@ class Indexer:
             else:
                 jobs.append(_Job(entry, doc))
         skipped_rows = []
-        for entry in result.too_large:
+        for entry, reason in result.skipped:
             seen.add(entry.path)
             doc = known.get(entry.path)
-            if doc is not None and doc.status == "skipped" and doc.size == entry.size:
+            if doc is not None and doc.status == "skipped" and doc.size == entry.size and doc.mtime == entry.mtime:
                 continue
-            skipped_rows.append((entry, doc))
+            skipped_rows.append((entry, doc, reason))
         missing = [doc for path, doc in known.items() if path not in seen]
         # Vanished folders: a source whose root is gone keeps its index until it is back
         # or removed, so an unplugged drive does not wipe it.
@@ -194,15 +203,15 @@ class Indexer:
                 delete_documents(tx, [doc.id for doc in missing])
                 report.removed += len(missing)
             if skipped_rows:
-                delete_documents(tx, [doc.id for _, doc in skipped_rows if doc is not None])
+                delete_documents(tx, [doc.id for _, doc, _ in skipped_rows if doc is not None])
                 ids = allocate_ids(tx, len(skipped_rows))
                 rows = []
-                for (entry, _), doc_id in zip(skipped_rows, ids):
+                for (entry, _, reason), doc_id in zip(skipped_rows, ids):
                     rows.append(
                         DocumentRow(
                             path=entry.path, ext=extension_of(entry.path), size=entry.size, mtime=entry.mtime,
-                            hash=None, status="skipped", title=Path(entry.path).name, doc_id=doc_id,
-                            error=f"larger than the {self.settings.max_file_mb:g} MB limit",
+                            hash=None, status="skipped", title=readable_name(Path(entry.path).name), doc_id=doc_id,
+                            error=reason,
                         )
                     )
                 write_documents(tx, source.id, rows)
@@ -251,8 +260,11 @@ class Indexer:
     def _tasks(self, jobs: Sequence[_Job]) -> list[PrepareTask]:
         s = self.settings
         return [
-            PrepareTask(job.entry.path, job.known.hash if job.known else None, s.chunk_tokens, s.chunk_overlap,
-                        s.title_weight)
+            PrepareTask(
+                job.entry.path, job.known.hash if job.known else None, s.chunk_tokens, s.chunk_overlap,
+                s.title_weight, max_bytes=int(s.max_file_mb * 1024 * 1024), max_text_mb=s.max_text_mb,
+                kind_path=job.entry.target,
+            )
             for job in jobs
         ]
 
@@ -366,11 +378,3 @@ class Indexer:
         if force or now - self._last_progress >= 0.05:
             self._last_progress = now
             self.progress(progress)
-
-
-def _owner(sources: Sequence[Source], path: str) -> Source | None:
-    for source in sources:
-        root = source.path
-        if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
-            return source
-    return None

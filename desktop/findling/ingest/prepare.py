@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -13,8 +14,11 @@ from findling.ingest.chunk import chunk_text
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import extension_of
 from findling.ingest.language import detect_language
+from findling.pathnames import readable_name
+from findling.records import DocumentRow
 from findling.search.analyzer import term_counts
-from findling.store.documents import DocumentRow
+
+_MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,10 @@ class PrepareTask:
     chunk_tokens: int = 800
     chunk_overlap: float = 0.15
     title_weight: float = 2.0
+    max_bytes: int = 50 * _MB
+    max_text_mb: float = 16.0
+    # The file whose name says what it is: the target when `path` is a symbolic link.
+    kind_path: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,71 +53,134 @@ class Vanished:
     path: str
 
 
+class NotRegularFile(OSError):
+    """A pipe, device or socket: opening it can block forever or read without end."""
+
+
+class TooLarge(OSError):
+    """The file grew past the size limit after the scan."""
+
+
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _failed(path: str, size: int, mtime: float, digest: str | None, error: str) -> DocumentRow:
+def _row(path: str, size: int, mtime: float, digest: str | None, status: str, error: str) -> DocumentRow:
     return DocumentRow(
-        path=path, ext=extension_of(path), size=size, mtime=mtime, hash=digest, status="failed",
-        title=PurePath(path).name, error=error,
+        path=path, ext=extension_of(path), size=size, mtime=mtime, hash=digest, status=status,
+        title=readable_name(PurePath(path).name), error=error,
     )
 
 
-def read_file(path: str) -> tuple[bytes, os.stat_result]:
-    with open(path, "rb") as handle:
+def _failed(path: str, size: int, mtime: float, digest: str | None, error: str) -> DocumentRow:
+    return _row(path, size, mtime, digest, "failed", error)
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def read_file(path: str, max_bytes: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file, at most `max_bytes`. The type is checked on the opened
+    descriptor, not the name, so a file swapped for a pipe after the scan is refused too;
+    O_NONBLOCK keeps the open of a pipe from waiting for a writer."""
+    fd = os.open(path, _OPEN_FLAGS)
+    with os.fdopen(fd, "rb") as handle:
         st = os.fstat(handle.fileno())
-        return handle.read(), st
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"not a regular file ({_file_type(st.st_mode)})")
+        if max_bytes is None:
+            return handle.read(), st
+        data = handle.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise TooLarge(f"larger than the {max_bytes / _MB:g} MB limit")
+        return data, st
+
+
+def _file_type(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:
     path = task.path
     try:
-        data, st = read_file(path)
-    except FileNotFoundError:
+        data, st = read_file(path, task.max_bytes)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return Vanished(path)
-    except IsADirectoryError:
-        return Vanished(path)
+    except (NotRegularFile, TooLarge) as exc:
+        size, mtime = _stat_or_zero(path)
+        return _row(path, size, mtime, None, "skipped", str(exc))
     except OSError as exc:
         try:
             st = os.stat(path)
-            size, mtime = st.st_size, st.st_mtime
         except OSError:
             return Vanished(path)
-        return _failed(path, size, mtime, None, f"cannot read the file: {exc.strerror or exc}")
+        return _failed(path, st.st_size, st.st_mtime, None, f"cannot read the file: {exc.strerror or exc}")
     size, mtime = st.st_size, st.st_mtime
     digest = content_hash(data)
     if digest == task.known_hash:
         return Unchanged(path, size, mtime)
     try:
-        extracted = extract(path, data)
+        extracted = extract(task.kind_path or path, data)
     except NotText:
         return Binary(path)
     except ExtractionError as exc:
         return _failed(path, size, mtime, digest, str(exc))
     except MemoryError:
         return _failed(path, size, mtime, digest, "not enough memory to extract this file")
+    except RecursionError:
+        return _failed(path, size, mtime, digest, "the file nests too deeply to read")
     except Exception as exc:  # a parser bug on one odd file must not stop the run
         return _failed(path, size, mtime, digest, f"extraction failed: {type(exc).__name__}: {exc}")
     del data
+    try:
+        return _analyse(task, extracted, size, mtime, digest)
+    except MemoryError:
+        return _failed(path, size, mtime, digest, "not enough memory to index this file's text")
+    except Exception as exc:  # same rule as extraction: one file, one failure, the run goes on
+        return _failed(path, size, mtime, digest, f"analysis failed: {type(exc).__name__}: {exc}")
+
+
+def _stat_or_zero(path: str) -> tuple[int, float]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0, 0.0
+    return st.st_size, st.st_mtime
+
+
+def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str) -> DocumentRow:
+    path = task.path
     text = extracted.text
+    notes = list(extracted.notes)
+    limit = int(task.max_text_mb * _MB)
+    if len(text) > limit:
+        text = text[:limit]
+        notes.append(f"text truncated at {task.max_text_mb:g} MB")
     language = detect_language(text)
     spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
     terms = term_counts(text, language)
+    name = readable_name(PurePath(path).name)
+    fallback = PurePath(task.kind_path or path).name  # what extract() calls an untitled file
+    title = extracted.title if extracted.title != fallback else name
     if task.title_weight > 0:
-        terms.update(term_counts(extracted.title, language, task.title_weight))
-        if extracted.title != PurePath(path).name:  # the file name is findable too
-            terms.update(term_counts(PurePath(path).stem, language))
+        terms.update(term_counts(title, language, task.title_weight))
+        if title != name:  # the file name is findable too
+            terms.update(term_counts(PurePath(name).stem, language))
     return DocumentRow(
         path=path,
-        ext=extension_of(path),
+        ext=extension_of(task.kind_path or path),
         size=size,
         mtime=mtime,
         hash=digest,
         status="ok",
-        title=extracted.title,
+        title=title,
         language=language,
         mime=extracted.mime,
+        error="; ".join(notes),
         length=float(sum(terms.values())),
         chunks=[(span, text[span.start:span.end]) for span in spans],
         terms=dict(terms),

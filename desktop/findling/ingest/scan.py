@@ -6,6 +6,7 @@ the same real folder, so a link loop ends."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -15,8 +16,27 @@ from pathlib import Path
 import pathspec
 
 from findling.ingest.formats import kind_of
+from findling.pathnames import display_path
 
 _WINDOWS_HIDDEN = getattr(stat, "FILE_ATTRIBUTE_HIDDEN", 0)
+
+
+def _spec_backend() -> str:
+    """RE2 matches in linear time. A cloned repository writes its own .gitignore, and with
+    Python's backtracking engine a line like `*a*a*a*a*a*a*a*a*a*a*a*a*b` stalls every scan
+    for minutes on a 40-character name."""
+    try:
+        import re2  # noqa: F401  (google-re2, which pathspec's "re2" backend uses)
+    except ImportError:
+        return "simple"
+    return "re2"
+
+
+_BACKEND = _spec_backend()
+
+
+def gitignore_spec(lines: Sequence[str]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(lines, backend=_BACKEND)
 
 
 @dataclass(frozen=True)
@@ -24,13 +44,21 @@ class FileEntry:
     path: str
     size: int
     mtime: float
+    # The real file when `path` is a symbolic link: files are typed by what they are.
+    target: str = ""
 
 
 @dataclass
 class ScanResult:
     files: list[FileEntry] = field(default_factory=list)
-    too_large: list[FileEntry] = field(default_factory=list)
+    # Files seen but not to be read, each with the reason recorded in status.
+    skipped: list[tuple[FileEntry, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+def leaves(target: str, roots: Sequence[str]) -> bool:
+    """Does a link's real target lie outside every added folder?"""
+    return not any(target == root or target.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
 
 def _hidden(entry: os.DirEntry[str], st: os.stat_result) -> bool:
@@ -45,8 +73,8 @@ class _Rules:
 
     def __init__(self, root: Path, include: Sequence[str], exclude: Sequence[str]) -> None:
         self.root = root
-        self.include = pathspec.GitIgnoreSpec.from_lines(include) if include else None
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
+        self.include = gitignore_spec(include) if include else None
+        self.exclude = gitignore_spec(exclude) if exclude else None
 
     def ignored(self, rel: str, is_dir: bool, gitignores: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
         probe = rel + "/" if is_dir else rel
@@ -69,7 +97,7 @@ def _load_gitignore(folder: Path, warnings: list[str]) -> pathspec.GitIgnoreSpec
     path = folder / ".gitignore"
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
+            return gitignore_spec(handle.read().splitlines())
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -83,72 +111,109 @@ def scan(
     exclude: Sequence[str] = (),
     max_bytes: int = 50 * 1024 * 1024,
     should_stop: Callable[[], bool] = lambda: False,
+    roots: Sequence[str] = (),
+    follow_outside_links: bool = False,
 ) -> ScanResult:
+    """`roots`: every added folder; a link whose target lies outside all of them (and
+    outside `root`) is recorded as skipped, not followed, unless `follow_outside_links`."""
     result = ScanResult()
     root_path = Path(root)
+    allowed = [os.path.realpath(r) for r in (*roots, root)]
     try:
         root_stat = root_path.stat()
     except OSError as exc:
-        result.warnings.append(f"cannot read {root_path}: {exc.strerror or exc}")
+        result.warnings.append(f"cannot read {display_path(str(root_path))}: {exc.strerror or exc}")
+        return result
+    if stat.S_ISREG(root_stat.st_mode):
+        _add_file(result, FileEntry(str(root_path), root_stat.st_size, root_stat.st_mtime), max_bytes)
         return result
     if not stat.S_ISDIR(root_stat.st_mode):
-        _add_file(result, str(root_path), root_stat, max_bytes)
+        result.warnings.append(f"not a folder or a regular file, not read: {display_path(str(root_path))}")
         return result
     rules = _Rules(root_path, include, exclude)
     seen_dirs = {(root_stat.st_dev, root_stat.st_ino)}
-    for entry, st in _walk(root_path, rules, seen_dirs, result.warnings, should_stop):
-        _add_file(result, entry, st, max_bytes)
+    walk = _Walk(rules, seen_dirs, result, should_stop, None if follow_outside_links else allowed)
+    for entry in walk.files(root_path):
+        _add_file(result, entry, max_bytes)
     return result
 
 
-def _add_file(result: ScanResult, path: str, st: os.stat_result, max_bytes: int) -> None:
-    if kind_of(path) is None:
+def _add_file(result: ScanResult, entry: FileEntry, max_bytes: int) -> None:
+    if kind_of(entry.target or entry.path) is None:
         return
-    entry = FileEntry(path, st.st_size, st.st_mtime)
-    (result.too_large if st.st_size > max_bytes else result.files).append(entry)
+    if entry.size > max_bytes:
+        result.skipped.append((entry, f"larger than the {max_bytes / (1024 * 1024):g} MB limit"))
+    else:
+        result.files.append(entry)
 
 
-def _walk(
-    root: Path, rules: _Rules, seen_dirs: set[tuple[int, int]], warnings: list[str], should_stop: Callable[[], bool]
-) -> Iterator[tuple[str, os.stat_result]]:
-    stack: list[tuple[Path, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
-    while stack:
-        if should_stop():
-            return
-        folder, rel_folder, gitignores = stack.pop()
-        spec = _load_gitignore(folder, warnings)
-        if spec is not None:
-            gitignores = [*gitignores, (rel_folder, spec)]
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except FileNotFoundError:
-            warnings.append(f"folder vanished while scanning: {folder}")
-            continue
-        except OSError as exc:
-            warnings.append(f"cannot read folder {folder}: {exc.strerror or exc}")
-            continue
-        subfolders = []
-        for entry in entries:
+class _Walk:
+    def __init__(self, rules: _Rules, seen_dirs: set[tuple[int, int]], result: ScanResult,
+                 should_stop: Callable[[], bool], allowed: list[str] | None) -> None:
+        self.rules = rules
+        self.seen_dirs = seen_dirs
+        self.result = result
+        self.should_stop = should_stop
+        self.allowed = allowed  # None: follow every link
+
+    def files(self, root: Path) -> Iterator[FileEntry]:
+        warnings = self.result.warnings
+        stack: list[tuple[Path, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
+        while stack:
+            if self.should_stop():
+                return
+            folder, rel_folder, gitignores = stack.pop()
+            spec = _load_gitignore(folder, warnings)
+            if spec is not None:
+                gitignores = [*gitignores, (rel_folder, spec)]
             try:
-                st = entry.stat(follow_symlinks=True)
-            except OSError:
-                continue  # dangling symlink, or the file vanished
-            if _hidden(entry, st):
+                with os.scandir(folder) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except FileNotFoundError:
+                warnings.append(f"folder vanished while scanning: {display_path(str(folder))}")
                 continue
-            rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
-            if stat.S_ISDIR(st.st_mode):
-                if rules.ignored(rel, True, gitignores):
+            except OSError as exc:
+                warnings.append(f"cannot read folder {display_path(str(folder))}: {exc.strerror or exc}")
+                continue
+            subfolders = []
+            for entry in entries:
+                try:
+                    st = entry.stat(follow_symlinks=True)
+                except OSError as exc:
+                    if exc.errno == errno.ENAMETOOLONG:
+                        self.result.skipped.append(
+                            (FileEntry(entry.path, 0, 0.0), "the path is longer than this system allows")
+                        )
+                    continue  # a dangling symlink, or the file vanished
+                if _hidden(entry, st):
                     continue
-                key = (st.st_dev, st.st_ino)
-                if key in seen_dirs:
-                    continue  # a symlink loop, or a second link to a folder already walked
-                seen_dirs.add(key)
-                subfolders.append((Path(entry.path), rel, gitignores))
-            elif stat.S_ISREG(st.st_mode):
-                if not rules.ignored(rel, False, gitignores):
-                    yield entry.path, st
-        stack.extend(reversed(subfolders))
+                rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
+                target = ""
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if self.allowed is not None and leaves(target, self.allowed):
+                        if stat.S_ISREG(st.st_mode) and not self.rules.ignored(rel, False, gitignores):
+                            self.result.skipped.append(
+                                (FileEntry(entry.path, st.st_size, st.st_mtime, target), "link leaves the folder")
+                            )
+                        elif stat.S_ISDIR(st.st_mode):
+                            warnings.append(
+                                f"not followed: {display_path(entry.path)} links to {display_path(target)}, "
+                                "outside the added folders"
+                            )
+                        continue
+                if stat.S_ISDIR(st.st_mode):
+                    if self.rules.ignored(rel, True, gitignores):
+                        continue
+                    key = (st.st_dev, st.st_ino)
+                    if key in self.seen_dirs:
+                        continue  # a symlink loop, or a second link to a folder already walked
+                    self.seen_dirs.add(key)
+                    subfolders.append((Path(entry.path), rel, gitignores))
+                elif stat.S_ISREG(st.st_mode):
+                    if not self.rules.ignored(rel, False, gitignores):
+                        yield FileEntry(entry.path, st.st_size, st.st_mtime, target)
+            stack.extend(reversed(subfolders))
 
 
 def is_indexable(

@@ -29,7 +29,9 @@ def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
 
 
-_NON_ASCII_WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
+# Tried only at word starts (the lookbehind), so each word is read at most twice: linear,
+# where `\w*[^\W\x00-\x7f]\w*` retried every position of a long ASCII word.
+_NON_ASCII_WORD = re.compile(r"(?<!\w)(?=\w*[^\W\x00-\x7f])\w+")
 
 
 def _hits(

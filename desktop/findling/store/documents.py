@@ -4,13 +4,14 @@ inside one transaction, so a crash leaves each file either fully indexed or unto
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from findling.records import ChunkSpan
+from findling.pathnames import clean_text, display_path, path_bytes, stored_path
+from findling.records import DocumentRow
 from findling.store.vectors import delete_vectors
 
 
@@ -22,26 +23,6 @@ class KnownDocument:
     mtime: float
     hash: str | None
     status: str
-
-
-@dataclass
-class DocumentRow:
-    """Everything the indexer writes for one file."""
-
-    path: str
-    ext: str
-    size: int
-    mtime: float
-    hash: str | None
-    status: str  # ok | failed | skipped
-    title: str = ""
-    language: str = ""
-    mime: str = ""
-    error: str = ""
-    length: float = 0.0
-    chunks: Sequence[tuple[ChunkSpan, str]] = ()
-    terms: dict[str, float] = field(default_factory=dict)
-    doc_id: int = 0
 
 
 def id_list(ids: Sequence[int]) -> str:
@@ -56,18 +37,45 @@ _STRING_SLICE = 8192
 
 def _strings(values: list) -> pa.ChunkedArray:
     """Python strings to Arrow in slices: one conversion of a whole batch holds the GIL for
-    tens of milliseconds, long enough to make the app's UI thread miss frames."""
-    return pa.chunked_array(
-        [pa.array(values[i:i + _STRING_SLICE], pa.string()) for i in range(0, len(values), _STRING_SLICE)]
-        or [pa.array([], pa.string())]
-    )
+    tens of milliseconds, long enough to make the app's UI thread miss frames. A slice
+    holding a string that is not valid Unicode (a lone surrogate from a parser) is cleaned
+    and converted again, so one odd string never costs a batch."""
+    slices = []
+    for i in range(0, len(values), _STRING_SLICE):
+        part = values[i:i + _STRING_SLICE]
+        try:
+            slices.append(pa.array(part, pa.string()))
+        except (UnicodeError, pa.ArrowException):
+            slices.append(pa.array([None if v is None else clean_text(v) for v in part], pa.string()))
+    return pa.chunked_array(slices or [pa.array([], pa.string())], pa.string())
+
+
+def _known(row: tuple) -> KnownDocument:
+    doc_id, path, raw, size, mtime, digest, status = row
+    return KnownDocument(doc_id, stored_path(path, raw), size, mtime, digest, status)
+
+
+# A document's path to open: the exact bytes where the name needs them.
+WITH_RAW_PATH = "LEFT JOIN raw_paths r ON r.doc_id = d.id"
+_KNOWN = f"SELECT d.id, d.path, r.raw, d.size, d.mtime, d.hash, d.status FROM documents d {WITH_RAW_PATH}"
 
 
 def known_documents(cur: duckdb.DuckDBPyConnection, source_id: int) -> dict[str, KnownDocument]:
-    rows = cur.execute(
-        "SELECT id, path, size, mtime, hash, status FROM documents WHERE source_id = ?", [source_id]
-    ).fetchall()
-    return {r[1]: KnownDocument(*r) for r in rows}
+    """The source's documents by the path to open."""
+    rows = cur.execute(f"{_KNOWN} WHERE d.source_id = ?", [source_id]).fetchall()
+    return {doc.path: doc for doc in map(_known, rows)}
+
+
+def document_at(cur: duckdb.DuckDBPyConnection, path: str) -> KnownDocument | None:
+    rows = cur.execute(f"{_KNOWN} WHERE d.path = ?", [display_path(path)]).fetchall()
+    return next((doc for doc in map(_known, rows) if doc.path == path), None)
+
+
+def _write_raw_paths(cur: duckdb.DuckDBPyConnection, pairs: Sequence[tuple[int, str]]) -> None:
+    for doc_id, path in pairs:
+        raw = path_bytes(path)
+        if raw is not None:
+            cur.execute("INSERT INTO raw_paths VALUES (?, ?)", [doc_id, raw])
 
 
 def allocate_ids(cur: duckdb.DuckDBPyConnection, count: int) -> list[int]:
@@ -95,6 +103,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None
         )
         cur.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
         delete_vectors(cur, "(SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
     finally:
@@ -109,16 +118,16 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
     # per value, which made numpy-based batches 20x slower.
     docs = pa.table({
         "id": np.array([r.doc_id for r in rows], dtype=np.int32),
-        "path": pa.array([r.path for r in rows], pa.string()),
-        "ext": pa.array([r.ext for r in rows], pa.string()),
+        "path": _strings([display_path(r.path) for r in rows]),
+        "ext": _strings([r.ext for r in rows]),
         "size": np.array([r.size for r in rows], dtype=np.int64),
         "mtime": np.array([r.mtime for r in rows], dtype=np.float64),
-        "hash": pa.array([r.hash for r in rows], pa.string()),
-        "title": pa.array([r.title for r in rows], pa.string()),
-        "language": pa.array([r.language for r in rows], pa.string()),
-        "mime": pa.array([r.mime for r in rows], pa.string()),
-        "status": pa.array([r.status for r in rows], pa.string()),
-        "error": pa.array([r.error or None for r in rows], pa.string()),
+        "hash": _strings([r.hash for r in rows]),
+        "title": _strings([r.title for r in rows]),
+        "language": _strings([r.language for r in rows]),
+        "mime": _strings([r.mime for r in rows]),
+        "status": _strings([r.status for r in rows]),
+        "error": _strings([r.error or None for r in rows]),
         "length": np.array([r.length for r in rows], dtype=np.float32),
     })
     cur.register("batch_docs", docs)
@@ -132,6 +141,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
         )
     finally:
         cur.unregister("batch_docs")
+    _write_raw_paths(cur, [(r.doc_id, r.path) for r in rows])
 
     chunk_doc, chunk_ord, chunk_text, chunk_start, chunk_end, chunk_head = [], [], [], [], [], []
     for r in rows:
@@ -151,7 +161,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
                 "text": _strings(chunk_text),
                 "start_char": np.array(chunk_start, dtype=np.int32),
                 "end_char": np.array(chunk_end, dtype=np.int32),
-                "heading": pa.array(chunk_head, pa.string()),
+                "heading": _strings(chunk_head),
             }),
         )
         try:
@@ -207,5 +217,7 @@ def update_stat(
     else:
         cur.execute(
             "UPDATE documents SET size = ?, mtime = ?, path = ?, ext = ? WHERE id = ?",
-            [size, mtime, moved_to[0], moved_to[1], doc_id],
+            [size, mtime, display_path(moved_to[0]), moved_to[1], doc_id],
         )
+        cur.execute("DELETE FROM raw_paths WHERE doc_id = ?", [doc_id])
+        _write_raw_paths(cur, [(doc_id, moved_to[0])])

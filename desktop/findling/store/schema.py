@@ -51,6 +51,14 @@ MIGRATIONS: list[list[str]] = [
             query VARCHAR NOT NULL, model VARCHAR NOT NULL, raw VARCHAR NOT NULL,
             created_at TIMESTAMP DEFAULT current_timestamp)""",
     ],
+    [
+        # The exact bytes of the rare path that is not valid UTF-8 (see pathnames.py); the
+        # `path` column holds its readable form. Side tables, not new columns: DuckDB 1.5.5
+        # fails to replay an ALTER TABLE ADD COLUMN on these tables from the WAL (their
+        # `DEFAULT current_timestamp`), so a kill right after the upgrade would lose the index.
+        "CREATE TABLE raw_paths (doc_id INTEGER NOT NULL, raw BLOB NOT NULL)",
+        "CREATE TABLE source_raw_paths (source_id INTEGER NOT NULL, raw BLOB NOT NULL)",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -11,3 +12,13 @@ class Extracted:
     title: str  # "" when the format gives none: the caller falls back to the file name
     kind: str  # markdown, rst, html, code, text, pdf, docx, epub: steers chunk boundaries
     mime: str
+    # What could not be kept, said in status as "indexed, partly: …" (nesting too deep, …)
+    notes: tuple[str, ...] = ()
+
+
+class Parsed(NamedTuple):
+    """What one format's extractor returns."""
+
+    text: str
+    title: str
+    notes: tuple[str, ...] = ()

@@ -10,10 +10,16 @@ import ebooklib
 from ebooklib import epub
 
 from findling.errors import ExtractionError
+from findling.ingest.extractors import Parsed
+from findling.ingest.extractors.archive import MAX_PART, check_unpacked, open_zip
 from findling.ingest.extractors.html import html_to_text
 
 
-def extract_epub(data: bytes) -> tuple[str, str]:
+def extract_epub(data: bytes, max_chars: int = 64 * 1024 * 1024) -> Parsed:
+    with open_zip(data, "EPUB") as archive:
+        infos = archive.infolist()
+    # EbookLib reads every part into memory: refuse what would unpack to too much first.
+    check_unpacked(infos, "EPUB")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # EbookLib warns about future defaults on every read
@@ -31,9 +37,20 @@ def extract_epub(data: bytes) -> tuple[str, str]:
         if item is not None:
             ordered.append(item)
     ordered.extend(by_id.values())
-    parts = []
+    parts: list[str] = []
+    notes: list[str] = []
+    size = 0
     for item in ordered:
-        text, _ = html_to_text(item.get_content())
-        if text.strip():
-            parts.append(text)
-    return "\n\n".join(parts), title
+        content = item.get_content()
+        if len(content) > MAX_PART:
+            notes.append(f"a chapter of {len(content) // (1024 * 1024)} MB was left out")
+            continue
+        parsed = html_to_text(content)
+        notes.extend(parsed.notes)
+        if parsed.text.strip():
+            parts.append(parsed.text)
+            size += len(parsed.text)
+        if size > max_chars:
+            notes.append(f"only the first {max_chars // (1024 * 1024)} MB of text were read")
+            break
+    return Parsed("\n\n".join(parts), title, tuple(dict.fromkeys(notes)))

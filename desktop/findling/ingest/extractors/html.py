@@ -4,12 +4,14 @@ so the chunker can break at them and the title rule can find them."""
 from __future__ import annotations
 
 import codecs
+import html
 import re
 
 import lxml.etree
 import lxml.html
 
 from findling.errors import ExtractionError
+from findling.ingest.extractors import Parsed
 from findling.ingest.extractors.text import decode
 
 _DECLARED = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""",
@@ -37,35 +39,74 @@ _BLOCKS = {
     "pre", "ul", "ol", "li", "dl", "dt", "dd", "table", "tr", "br", "hr", "figure",
     "figcaption", "form", "fieldset", "address", "details", "summary", "body",
 }
+_LINES = {"li", "br", "tr", "dt", "dd"}
+# Inline formatting adds nothing to the text but nesting: legacy pages that never close
+# their <font> tags nest thousands deep, past libxml2's depth limit, which drops the text
+# below it. Removed before parsing; `[^<>]` stops at the next bracket, so this is linear.
+_INLINE = re.compile(
+    r"</?(?:font|b|i|u|s|em|strong|span|small|big|tt|strike|sub|sup|a|abbr|cite|kbd|mark|q|samp|var|ins|del|"
+    r"bdi|bdo|nobr|wbr|center|blink)\b[^<>]*>",
+    re.IGNORECASE,
+)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^<>]*>")
 
 
-def _walk(node: lxml.html.HtmlElement, out: list[str]) -> None:
-    tag = node.tag if isinstance(node.tag, str) else ""
-    tag = tag.lower().rsplit("}", 1)[-1]
-    if tag in _DROP:
-        if node.tail:
-            out.append(node.tail)
-        return
-    level = _HEADINGS.get(tag)
-    if level:
-        heading = " ".join(node.text_content().split())
-        if heading:
-            out.append(f"\n\n{'#' * level} {heading}\n\n")
-    else:
-        block = tag in _BLOCKS
-        line = tag in ("li", "br", "tr", "dt", "dd")
-        if block:
-            out.append("\n" if line else "\n\n")
+def _walk(root: lxml.html.HtmlElement, out: list[str]) -> None:
+    """Depth-first text with block breaks; a stack, not recursion, since pages nest deeper
+    than Python's recursion limit."""
+    stack: list[tuple[lxml.html.HtmlElement, bool]] = [(root, False)]
+    while stack:
+        node, closing = stack.pop()
+        tag = node.tag.lower().rsplit("}", 1)[-1] if isinstance(node.tag, str) else ""
+        if closing:
+            if tag in ("td", "th"):
+                out.append("\t")
+            if tag in _BLOCKS and tag not in _LINES:
+                out.append("\n")
+            if node.tail:
+                out.append(node.tail)
+            continue
+        if tag in _DROP:
+            if node.tail:
+                out.append(node.tail)
+            continue
+        level = _HEADINGS.get(tag)
+        if level:
+            heading = " ".join(node.text_content().split())
+            if heading:
+                out.append(f"\n\n{'#' * level} {heading}\n\n")
+            if node.tail:
+                out.append(node.tail)
+            continue
+        if tag in _BLOCKS:
+            out.append("\n" if tag in _LINES else "\n\n")
         if node.text and isinstance(node.tag, str):
             out.append(node.text)
-        for child in node:
-            _walk(child, out)
-        if tag in ("td", "th"):
-            out.append("\t")
-        if block and not line:
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(node))
+
+
+def _flat_text(text: str) -> str:
+    """Every word of a page without its structure: tags removed, scripts and styles skipped.
+    For pages too deep for the parser."""
+    out: list[str] = []
+    pos = 0
+    skipping = ""
+    for match in _TAG.finditer(text):
+        if not skipping:
+            out.append(text[pos:match.start()])
+        closing, name = match.group(1), match.group(2).lower()
+        if skipping:
+            if closing and name == skipping:
+                skipping = ""
+        elif not closing and name in ("script", "style"):
+            skipping = name
+        elif name in _BLOCKS or name in _HEADINGS:
             out.append("\n")
-    if node.tail:
-        out.append(node.tail)
+        pos = match.end()
+    if not skipping:
+        out.append(text[pos:])
+    return html.unescape("".join(out))
 
 
 def _tidy(text: str) -> str:
@@ -83,17 +124,22 @@ def _tidy(text: str) -> str:
     return "\n".join(tidy)
 
 
-def html_to_text(data: bytes | str) -> tuple[str, str]:
-    """Returns (text, title). Title: <title>, else the first <h1>."""
+def html_to_text(data: bytes | str) -> Parsed:
+    """Text and title (<title>, else the first <h1>) of a page, with a note when a part of
+    it could be read only without its structure."""
     if not (data.strip() if isinstance(data, str) else data.strip()):
-        return "", ""
+        return Parsed("", "")
     text = data if isinstance(data, str) else _html_text(data)
     # lxml refuses str input that carries an XML encoding declaration
     text = _XML_DECLARATION.sub("", text, count=1)
+    text = _INLINE.sub("", text)
     if not text.strip():
-        return "", ""
+        return Parsed("", "")
+    # huge_tree: text nodes over 10 MB (a long run of spaces) and nesting up to 2048 levels,
+    # which the default parser silently cuts off.
+    parser = lxml.html.HTMLParser(huge_tree=True)
     try:
-        root = lxml.html.document_fromstring(text)
+        root = lxml.html.document_fromstring(text, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise ExtractionError(f"cannot parse HTML: {exc}") from exc
     title = ""
@@ -104,7 +150,9 @@ def html_to_text(data: bytes | str) -> tuple[str, str]:
         h1 = root.find(".//h1")
         if h1 is not None:
             title = " ".join(h1.text_content().split())
+    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
+        return Parsed(_tidy(_flat_text(text)), title, ("the page nests too deeply; its text was read without headings",))
     out: list[str] = []
     body = root.find("body")
     _walk(body if body is not None else root, out)
-    return _tidy("".join(out)), title
+    return Parsed(_tidy("".join(out)), title)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 
 from findling.errors import ExtractionError
+from findling.ingest.extractors import Parsed
 
 
-def extract_pdf(data: bytes) -> tuple[str, str]:
+def extract_pdf(data: bytes) -> Parsed:
     try:
         pdf = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -32,7 +33,7 @@ def extract_pdf(data: bytes) -> tuple[str, str]:
                     textpage.close()
             finally:
                 page.close()
-        return "\n\n".join(pages), title
+        return Parsed("\n\n".join(pages), title)
     except pdfium.PdfiumError as exc:
         raise ExtractionError(f"cannot read PDF text: {exc}") from exc
     finally:

@@ -8,6 +8,7 @@ import re
 from charset_normalizer import from_bytes
 
 from findling.errors import ExtractionError
+from findling.ingest.extractors import Parsed
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -17,7 +18,10 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _DETECT_SAMPLE = 256 * 1024
-_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+# One line at a time, no nested quantifiers over the same characters: the trailing "#"s
+# and spaces are stripped in Python (the old pattern backtracked cubically on long runs
+# of spaces).
+_MD_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+([^\n]*)$", re.MULTILINE)
 _RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:.])\1{2,}\s*$")
 
 
@@ -82,8 +86,11 @@ def _as_western(data: bytes) -> str | None:
 
 
 def markdown_title(text: str) -> str:
-    match = _MD_HEADING.search(text[:20000])
-    return match.group(1).strip() if match else ""
+    for match in _MD_HEADING.finditer(text[:20000]):
+        title = match.group(1).strip().rstrip("#").strip()
+        if title:
+            return title
+    return ""
 
 
 def rst_title(text: str) -> str:
@@ -95,7 +102,7 @@ def rst_title(text: str) -> str:
     return ""
 
 
-def extract_text(data: bytes, kind: str, mime: str) -> tuple[str, str]:
+def extract_text(data: bytes, kind: str, mime: str) -> Parsed:
     text = decode(data).replace("\r\n", "\n").replace("\r", "\n")
     if kind == "markdown":
         title = markdown_title(text)
@@ -103,4 +110,4 @@ def extract_text(data: bytes, kind: str, mime: str) -> tuple[str, str]:
         title = rst_title(text)
     else:
         title = ""
-    return text, title
+    return Parsed(text, title)

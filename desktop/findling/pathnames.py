@@ -1,0 +1,81 @@
+"""File names that are not valid Unicode, and text from files that must not reach a terminal.
+
+On POSIX a file name is bytes; Python hands names that are not valid UTF-8 over with lone
+surrogates (PEP 383), which DuckDB and Arrow refuse. Such a path is stored twice: a
+readable form (undecodable bytes as `\\xNN`, like `ls -b`) that the index shows and
+filters on, and its exact bytes, so the file can still be opened."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+
+
+def needs_bytes(path: str) -> bool:
+    """True when `path` holds bytes that are not valid UTF-8 (lone surrogates)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def display_path(path: str) -> str:
+    """A readable, lossless-looking form that always encodes: bad bytes become `\\xNN`."""
+    if not needs_bytes(path):
+        return path
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def path_bytes(path: str) -> bytes | None:
+    """The exact bytes to keep beside the display form, or None when the form is exact."""
+    return os.fsencode(path) if needs_bytes(path) else None
+
+
+def stored_path(display: str, raw: bytes | None) -> str:
+    """The path to open, from what `display_path` and `path_bytes` stored."""
+    return os.fsdecode(raw) if raw is not None else display
+
+
+def _western(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    bad = exc.object[exc.start:exc.end]
+    return bad.decode("cp1252", errors="replace"), exc.end
+
+
+codecs.register_error("findling-western", _western)
+
+
+def readable_name(name: str) -> str:
+    """A name for titles and search: undecodable bytes read as Windows-1252, the usual
+    encoding of old archives (`m\\xe9moire` → `mémoire`), valid UTF-8 parts kept."""
+    if not needs_bytes(name):
+        return name
+    return os.fsencode(name).decode("utf-8", "findling-western")
+
+
+def clean_text(text: str) -> str:
+    """Text that encodes as UTF-8: lone surrogates become U+FFFD."""
+    if not needs_bytes(text):
+        return text
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+# C0 controls but tab and newline, DEL, and C1 controls (U+009B is a one-character CSI).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LINE_BREAKS = re.compile(r"[\n\r\t\u2028\u2029]")
+# Bidirectional overrides can make a printed name read differently from what it is.
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, one_line: bool = True) -> str:
+    """Text from a file made safe for a terminal: no escape sequences, no control
+    characters (so no screen clearing, title setting, OSC 52 clipboard writes or OSC 8
+    links), no bidi overrides; surrogates shown as `\\xNN`."""
+    text = display_path(text)
+    if one_line:
+        text = _LINE_BREAKS.sub(" ", text)
+    text = _CONTROLS.sub("\ufffd", text)
+    return _BIDI.sub("", text)

@@ -1,0 +1,60 @@
+"""The folders (or single files) the user added, and which of them holds a path."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import duckdb
+
+from findling.pathnames import display_path, path_bytes, stored_path
+from findling.records import Source
+
+
+def inside(path: str, root: str) -> bool:
+    """Is `path` the folder `root` or somewhere below it? (Both absolute and normalised.)"""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def owner_of(sources: Sequence[Source], path: str) -> Source | None:
+    return next((source for source in sources if inside(path, source.path)), None)
+
+
+def list_sources(cur: duckdb.DuckDBPyConnection) -> list[Source]:
+    rows = cur.execute(
+        "SELECT s.id, s.path, r.raw, s.include, s.exclude FROM sources s "
+        "LEFT JOIN source_raw_paths r ON r.source_id = s.id ORDER BY s.path"
+    ).fetchall()
+    return [Source(r[0], stored_path(r[1], r[2]), tuple(r[3] or ()), tuple(r[4] or ())) for r in rows]
+
+
+def set_rules(tx: duckdb.DuckDBPyConnection, source_id: int, include: Sequence[str], exclude: Sequence[str]) -> None:
+    tx.execute("UPDATE sources SET include = ?, exclude = ? WHERE id = ?", [list(include), list(exclude), source_id])
+
+
+def insert_source(
+    tx: duckdb.DuckDBPyConnection, path: str, include: Sequence[str], exclude: Sequence[str],
+    absorb: Sequence[Source] = (),
+) -> Source:
+    """A new source; the documents of the sources in `absorb` (folders inside it) move to it."""
+    source_id = tx.execute("SELECT nextval('source_ids')").fetchone()[0]
+    tx.execute(
+        "INSERT INTO sources (id, path, include, exclude) VALUES (?, ?, ?, ?)",
+        [source_id, display_path(path), list(include), list(exclude)],
+    )
+    raw = path_bytes(path)
+    if raw is not None:
+        tx.execute("INSERT INTO source_raw_paths VALUES (?, ?)", [source_id, raw])
+    for old in absorb:
+        tx.execute("UPDATE documents SET source_id = ? WHERE source_id = ?", [source_id, old.id])
+        delete_source(tx, old.id)
+    return Source(source_id, path, tuple(include), tuple(exclude))
+
+
+def source_document_ids(cur: duckdb.DuckDBPyConnection, source_id: int) -> list[int]:
+    return [r[0] for r in cur.execute("SELECT id FROM documents WHERE source_id = ?", [source_id]).fetchall()]
+
+
+def delete_source(tx: duckdb.DuckDBPyConnection, source_id: int) -> None:
+    tx.execute("DELETE FROM sources WHERE id = ?", [source_id])
+    tx.execute("DELETE FROM source_raw_paths WHERE source_id = ?", [source_id])
