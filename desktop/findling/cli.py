@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
 
 from findling import __version__
 from findling.errors import FindlingError
+from findling.pathnames import printable
 from findling.records import Hit, IndexProgress, SearchResult
 from findling.search.query_parser import Filters, parse_date
 
@@ -44,7 +48,7 @@ class ProgressBar:
         else:
             frac = p.done / p.total if p.total else 1.0
             filled = int(frac * self.width)
-            name = os.path.basename(p.current)[:40]
+            name = printable(os.path.basename(p.current)[:40])
             line = f"[{'#' * filled}{'.' * (self.width - filled)}] {p.done}/{p.total} {name}"
             if p.failed:
                 line += f" ({p.failed} failed)"
@@ -52,6 +56,11 @@ class ProgressBar:
         if p.phase == "done":
             sys.stderr.write("\r\033[K")
         sys.stderr.flush()
+
+    def clear(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
 
 
 def _settings(args: argparse.Namespace):
@@ -81,17 +90,30 @@ def _filters(args: argparse.Namespace) -> Filters:
 
 
 def _highlight(hit: Hit, color: bool) -> str:
+    """The snippet with its matches in colour. Every piece taken from the file is made
+    printable on its own, after slicing, so the offsets still fit."""
     if not color or not hit.highlights:
-        return hit.snippet
+        return printable(hit.snippet)
     out, pos = [], 0
     for h in sorted(hit.highlights, key=lambda h: h.start):
         if h.start < pos:
             continue
-        out.append(hit.snippet[pos:h.start])
-        out.append(f"{_BOLD}{_YELLOW}{hit.snippet[h.start:h.end]}{_RESET}")
+        out.append(printable(hit.snippet[pos:h.start]))
+        out.append(f"{_BOLD}{_YELLOW}{printable(hit.snippet[h.start:h.end])}{_RESET}")
         pos = h.end
-    out.append(hit.snippet[pos:])
+    out.append(printable(hit.snippet[pos:]))
     return "".join(out)
+
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+def dump_json(payload: object) -> str:
+    """JSON for a terminal or a pipe: readable Unicode, but DEL, C1 controls (U+009B is a
+    one-character CSI), bidi overrides and lone surrogates (undecodable file names) as
+    \\u escapes. JSON escapes the C0 controls itself. Paths round-trip exactly."""
+    text = json.dumps(payload, ensure_ascii=False, indent=2, default=str)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def result_json(result: SearchResult, extra: dict | None = None) -> dict:
@@ -125,11 +147,11 @@ def print_results(result: SearchResult) -> None:
     if not result.hits:
         print("no results")
     for note in result.notes:
-        print(f"{_DIM if color else ''}note: {note}{_RESET if color else ''}")
+        print(f"{_DIM if color else ''}note: {printable(note)}{_RESET if color else ''}")
     for i, hit in enumerate(result.hits, 1):
-        title = f"{_BOLD}{hit.title}{_RESET}" if color else hit.title
+        title = f"{_BOLD}{printable(hit.title)}{_RESET}" if color else printable(hit.title)
         print(f"{i:>2}. {title}  [{hit.score:.2f}]")
-        print(f"    {hit.path}")
+        print(f"    {printable(hit.path)}")
         if hit.snippet:
             print(f"    {_highlight(hit, color)}")
     shown = len(result.hits)
@@ -144,7 +166,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         for path in args.paths:
             source = engine.add_source(path, include=args.include or (), exclude=args.exclude or ())
-            print(f"added {source.path}")
+            print(f"added {printable(source.path)}")
         if not args.no_index:
             return _run_index(engine)
     return 0
@@ -153,15 +175,46 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         removed = engine.remove_source(args.path)
-        print(f"removed {args.path} ({removed} documents)")
+        print(f"removed {printable(args.path)} ({removed} documents)")
     return 0
+
+
+class _StopOnSignal:
+    """Ctrl-C or SIGTERM during indexing: the first one stops the run at the next file,
+    keeps the batch in flight and ends the workers; a second one quits at once."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self._previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        if self.event.is_set():
+            raise KeyboardInterrupt
+        self.event.set()
+
+    def __enter__(self) -> threading.Event:
+        for signum in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
+            if signum is not None:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self.event
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
 def _run_index(engine) -> int:
     if not engine.sources():
         print("no folders to index yet: findling add PATH")
         return 0
-    report = engine.index(progress=ProgressBar())
+    progress = ProgressBar()
+    with _StopOnSignal() as stop:
+        report = engine.index(progress=progress, cancel=stop)
+    progress.clear()
+    if report.cancelled or (report.embedding is not None and report.embedding.cancelled):
+        committed = report.added + report.updated
+        print(f"stopped; {committed} files committed; `findling index` continues", file=sys.stderr)
+        return 130
     print(
         f"indexed in {report.seconds:.1f}s: {report.added} added, {report.updated} updated, "
         f"{report.moved} moved, {report.removed} removed, {report.unchanged} unchanged, "
@@ -173,7 +226,7 @@ def _run_index(engine) -> int:
     elif emb is not None and emb.documents:
         print(f"embedded {emb.documents} documents ({emb.vectors} vectors) with {emb.model} in {emb.seconds:.1f}s")
     for warning in report.warnings[:20]:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
     if report.failed:
         print("see the failures with: findling status")
     return 0
@@ -188,7 +241,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         result = engine.search(args.query, limit=args.limit, filters=_filters(args), match=args.match)
     if args.json:
-        print(json.dumps(result_json(result), ensure_ascii=False, indent=2))
+        print(dump_json(result_json(result)))
     else:
         print_results(result)
     return 0
@@ -206,9 +259,9 @@ def print_explain(result: SearchResult) -> None:
     if explain.expansion:
         for key in ("lexical", "semantic"):
             for text in explain.expansion[key]:
-                print(f"  expansion {key}: {text}")
+                print(f"  expansion {key}: {printable(text)}")
         if explain.expansion["hyde"]:
-            print(f"  expansion hyde: {explain.expansion['hyde'][:160]}")
+            print(f"  expansion hyde: {printable(explain.expansion['hyde'][:160])}")
     titles = {h.doc_id: h.title for h in result.hits}
     print(f"  {'#':>2} {'fused':>7} {'bonus':>5} {'rerank':>6} {'w':>4} {'final':>5}  lists (rank raw→norm rrf)  title")
     for i, r in enumerate(explain.results, 1):
@@ -216,7 +269,7 @@ def print_explain(result: SearchResult) -> None:
         rerank = f"{r.rerank:.3f}" if r.rerank is not None else "-"
         weight = f"{r.fusion_weight:.2f}" if r.fusion_weight is not None else "-"
         print(f"  {i:>2} {r.fused:7.4f} {r.bonus:5.2f} {rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  "
-              f"{titles.get(r.doc_id, '')[:40]}")
+              f"{printable(titles.get(r.doc_id, '')[:40])}")
     print("  timings ms: " + ", ".join(f"{k} {v:.1f}" for k, v in explain.timings_ms.items()))
 
 
@@ -228,7 +281,7 @@ def cmd_query(args: argparse.Namespace) -> int:
                               rerank=rerank, min_score=args.min_score)
     if args.json:
         extra = {"explain": result.explain.to_dict()} if args.explain and result.explain else {}
-        print(json.dumps(result_json(result, extra), ensure_ascii=False, indent=2))
+        print(dump_json(result_json(result, extra)))
         return 0
     print_results(result)
     if args.explain:
@@ -240,7 +293,7 @@ def cmd_vsearch(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         result = engine.vsearch(args.query, limit=args.limit, filters=_filters(args))
     if args.json:
-        print(json.dumps(result_json(result), ensure_ascii=False, indent=2))
+        print(dump_json(result_json(result)))
     else:
         print_results(result)
     return 0
@@ -329,17 +382,18 @@ def cmd_status(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         st = engine.status()
     if args.json:
-        print(json.dumps(asdict(st), indent=2, default=str))
+        print(dump_json(asdict(st)))
         return 0
-    print(f"index: {st.database} ({st.size_bytes / 1e6:.1f} MB)")
+    print(f"index: {printable(st.database)} ({st.size_bytes / 1e6:.1f} MB)")
     print(f"documents: {st.indexed} indexed, {st.failed} failed, {st.skipped} skipped; "
           f"{st.chunks} chunks, {st.terms} terms")
     for s in st.sources:
-        print(f"  {s.source.path}: {s.indexed} indexed, {s.failed} failed, {s.skipped} skipped")
+        print(f"  {printable(s.source.path)}: {s.indexed} indexed, {s.failed} failed, {s.skipped} skipped")
     if st.problems:
         print("problems:")
         for p in st.problems:
-            print(f"  [{p.status}] {p.path}: {p.error}")
+            label = "partly" if p.status == "ok" else p.status
+            print(f"  [{label}] {printable(p.path)}: {printable(p.error)}")
     return 0
 
 
@@ -463,8 +517,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _result_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= 10_000:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 10000, got {value}")
+    return value
+
+
 def _search_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-n", "--limit", type=int, default=None, help="number of results")
+    p.add_argument("-n", "--limit", type=_result_count, default=None, help="number of results (1–10000)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--ext", action="append", help="only files with this extension (repeatable)")
     p.add_argument("--path", action="append", help="only paths containing this text")
@@ -484,11 +548,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except FindlingError as exc:
-        print(f"findling: {exc}", file=sys.stderr)
+        print(f"findling: {printable(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\ninterrupted; the index keeps everything committed so far", file=sys.stderr)
+        print("\nstopped; the index keeps everything committed so far", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `findling search … | head`: the reader left. Point stdout at nothing so the
+        # interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from findling.errors import FindlingError, SourceError
+from findling.errors import FindlingError, QuerySyntaxError, SourceError
 from findling.ingest.embedding import embed_pending
 from findling.ingest.indexer import Indexer, ProgressCallback
 from findling.models.service import ModelService
@@ -190,6 +190,8 @@ class Engine:
     # -- search -------------------------------------------------------------------------
 
     def _parse(self, query: str, limit: int | None, filters: Filters | None) -> tuple[ParsedQuery, int]:
+        if limit is not None and not 1 <= limit <= 10_000:
+            raise QuerySyntaxError(f"the number of results must be between 1 and 10000, got {limit}")
         parsed = parse_query(query)
         if filters is not None:
             parsed = parsed.with_filters(filters)
@@ -342,7 +344,9 @@ class Engine:
         problems = tuple(
             FailedFile(*r)
             for r in cur.execute(
-                """SELECT path, status, coalesce(error, '') FROM documents WHERE status <> 'ok'
+                # failed and skipped files, and files indexed only partly (status ok, with a note)
+                """SELECT path, status, coalesce(error, '') FROM documents
+                   WHERE status <> 'ok' OR coalesce(error, '') <> ''
                    ORDER BY status, path LIMIT ?""",
                 [problem_limit],
             ).fetchall()

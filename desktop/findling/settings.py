@@ -7,6 +7,7 @@ spec lives here and nowhere else.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -111,6 +112,67 @@ class Settings:
         return dataclasses.asdict(self)
 
 
+# Allowed values beyond the type: (low, high) inclusive for numbers, a tuple of choices
+# for strings. Every number has a range: a negative size or a NaN weight is never meant.
+_RANGES: dict[str, tuple[float, float]] = {
+    "index.max_file_mb": (0.001, 4096), "index.chunk_tokens": (32, 8192), "index.chunk_overlap": (0.0, 0.9),
+    "index.title_weight": (0.0, 100), "index.batch_files": (1, 100_000), "index.workers": (0, 256),
+    "index.memory_limit_mb": (64, 1_048_576), "index.file_timeout_s": (1, 86_400),
+    "index.worker_memory_mb": (0, 1_048_576), "index.max_text_mb": (0.001, 4096),
+    "search.limit": (1, 10_000), "search.k1": (0.0, 10), "search.b": (0.0, 1), "search.snippet_chars": (20, 100_000),
+    "pipeline.strong_top": (0.0, 1), "pipeline.strong_gap": (0.0, 1), "pipeline.strong_k": (1, 1000),
+    "pipeline.lexical_variants": (0, 10), "pipeline.semantic_variants": (0, 10), "pipeline.expansion_tokens": (1, 4096),
+    "pipeline.rrf_k": (0.001, 100_000), "pipeline.weight_original": (0.0, 100), "pipeline.weight_variant": (0.0, 100),
+    "pipeline.weight_hyde": (0.0, 100), "pipeline.bonus_first": (0.0, 1), "pipeline.bonus_top3": (0.0, 1),
+    "pipeline.rerank_top": (1, 1000), "pipeline.rerank_chunks": (1, 100), "pipeline.rerank_chars": (50, 100_000),
+    "pipeline.rerank_max_tokens": (16, 8192), "models.threads": (0, 1024),
+}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "search.match": ("all", "any"),
+    "pipeline.reranker": ("auto", "cross-encoder", "llm", "off"),
+    "models.provider": ("auto", "cpu", "cuda", "directml", "coreml"),
+}
+
+
+def _checked(name: str, value: Any, current: Any) -> Any:
+    """`value` for the key `name` (whose default is `current`), or a FindlingError naming
+    the key and what it allows."""
+    expected = type(current)
+    # bool is an int to Python, never to a person writing settings.toml
+    if isinstance(value, bool) != (expected is bool):
+        raise FindlingError(f"settings: '{name}' must be {_kind(expected)}, got {value!r}")
+    if expected is float and isinstance(value, int):
+        value = float(value)
+    if expected is list:
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise FindlingError(f"settings: '{name}' must be a list of strings (patterns), got {value!r}")
+        return value
+    if not isinstance(value, expected):
+        raise FindlingError(f"settings: '{name}' must be {_kind(expected)}, got {value!r}")
+    if name in _RANGES:
+        low, high = _RANGES[name]
+        if not (math.isfinite(value) and low <= value <= high):
+            raise FindlingError(f"settings: '{name}' must be between {low:g} and {high:g}, got {value!r}")
+    if name in _CHOICES and value not in _CHOICES[name]:
+        raise FindlingError(f"settings: '{name}' must be one of {', '.join(_CHOICES[name])}; got {value!r}")
+    return value
+
+
+def _kind(expected: type) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
+        expected, expected.__name__
+    )
+
+
+def validate(settings: Settings) -> None:
+    """Check every value, as loading a file does (for settings built in code or a dialog)."""
+    for section in dataclasses.fields(settings):
+        group = getattr(settings, section.name)
+        for f in dataclasses.fields(group):
+            _checked(f"{section.name}.{f.name}", getattr(group, f.name), f.default if f.default is not
+                     dataclasses.MISSING else f.default_factory())  # type: ignore[misc]
+
+
 def _merge(target: Any, values: dict[str, Any], where: str) -> None:
     known = {f.name: f for f in dataclasses.fields(target)}
     for key, value in values.items():
@@ -122,14 +184,7 @@ def _merge(target: Any, values: dict[str, Any], where: str) -> None:
                 raise FindlingError(f"settings: '{where}{key}' must be a table")
             _merge(current, value, f"{where}{key}.")
         else:
-            expected = type(current)
-            if expected is float and isinstance(value, int):
-                value = float(value)
-            if not isinstance(value, expected):
-                raise FindlingError(
-                    f"settings: '{where}{key}' must be {expected.__name__}, got {type(value).__name__}"
-                )
-            setattr(target, key, value)
+            setattr(target, key, _checked(f"{where}{key}", value, current))
 
 
 def settings_path(home: str | os.PathLike[str] | None = None) -> Path:
@@ -149,6 +204,7 @@ def load_settings(home: str | os.PathLike[str] | None = None) -> Settings:
 
 
 def save_settings(settings: Settings, home: str | os.PathLike[str] | None = None) -> Path:
+    validate(settings)
     path = settings_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")

@@ -10,10 +10,17 @@ from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, Q
 from PySide6.QtWidgets import QFileIconProvider
 
 from findling.records import Hit, SourceStatus
+from findling.pathnames import display_path
 from findling.search.explain import QueryExplain, ResultExplain
 
 HitRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows `text` as it is. Qt guesses whether a tooltip is rich text, so
+    a file named `<b>x</b>.txt` would render bold: mark it rich and escape everything."""
+    return f"<qt>{html.escape(display_path(text))}</qt>"
 
 
 def snippet_html(hit: Hit) -> str:
@@ -85,9 +92,9 @@ class ResultsModel(_TableModel):
         if role == SnippetHtmlRole:
             return snippet_html(hit)
         if role == Qt.ItemDataRole.DisplayRole:
-            return (hit.title, hit.snippet, f"{hit.score:.2f}", os.path.dirname(hit.path))[column]
+            return (hit.title, hit.snippet, f"{hit.score:.2f}", display_path(os.path.dirname(hit.path)))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return hit.path
+            return plain_tooltip(hit.path)
         if role == Qt.ItemDataRole.DecorationRole and column == 0:
             return self._icon(hit)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:
@@ -170,8 +177,8 @@ class SourcesModel(QAbstractListModel):
         if s is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            name = os.path.basename(s.source.path.rstrip(os.sep)) or s.source.path
+            name = display_path(os.path.basename(s.source.path.rstrip(os.sep)) or s.source.path)
             return f"{name}\n{s.indexed} indexed · {s.failed} failed · {s.skipped} skipped"
         if role == Qt.ItemDataRole.ToolTipRole:
-            return s.source.path
+            return plain_tooltip(s.source.path)
         return None

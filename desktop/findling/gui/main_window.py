@@ -36,6 +36,7 @@ from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, q
 from findling.gui.tasks import progress_callback, run_task
 from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import PreviewPane, ScoreBars, SnippetDelegate
+from findling.pathnames import display_path
 from findling.records import IndexProgress, SearchResult
 from findling.search.query_parser import Filters
 
@@ -134,6 +135,7 @@ class MainWindow(QMainWindow):
         self.preview = PreviewPane()
         self.explain_summary = QLabel("Run a query to see how it was answered.")
         self.explain_summary.setWordWrap(True)
+        self.explain_summary.setTextFormat(Qt.TextFormat.PlainText)  # holds the query and model text
         self.explain_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.explain_view = QTableView()
         self.explain_view.setModel(self.explain_model)
@@ -176,6 +178,7 @@ class MainWindow(QMainWindow):
         self.progress.setVisible(False)
         self.progress_label = QLabel("Drop folders or files here to index them.")
         self.progress_label.setWordWrap(True)
+        self.progress_label.setTextFormat(Qt.TextFormat.PlainText)  # holds file names
         dock_widget = QWidget()
         dock_layout = QVBoxLayout(dock_widget)
         dock_layout.addWidget(self.sources_view, 1)
@@ -306,7 +309,7 @@ class MainWindow(QMainWindow):
     def open_result(self, row: int) -> None:
         hit = self.results.hit(row)
         if hit is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(hit.path))
+            QDesktopServices.openUrl(file_url(hit.path))
 
     def _result_menu(self, pos) -> None:
         index = self.results_view.indexAt(pos)
@@ -316,8 +319,8 @@ class MainWindow(QMainWindow):
         menu = QMenu(self)
         menu.addAction("Open", lambda: self.open_result(index.row()))
         menu.addAction("Show in folder",
-                       lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(hit.path))))
-        menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(hit.path))
+                       lambda: QDesktopServices.openUrl(file_url(os.path.dirname(hit.path))))
+        menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))
         menu.exec(self.results_view.viewport().mapToGlobal(pos))
 
     # -- sources and indexing ----------------------------------------------------------
@@ -334,7 +337,8 @@ class MainWindow(QMainWindow):
         self.folder_box.clear()
         self.folder_box.addItem("All folders", "")
         for s in status.sources:
-            self.folder_box.addItem(os.path.basename(s.source.path.rstrip(os.sep)) or s.source.path, s.source.path)
+            self.folder_box.addItem(display_path(os.path.basename(s.source.path.rstrip(os.sep)) or s.source.path),
+                                    s.source.path)
         index = self.folder_box.findData(current)
         self.folder_box.setCurrentIndex(max(0, index))
         self.folder_box.blockSignals(False)
@@ -367,7 +371,7 @@ class MainWindow(QMainWindow):
         for message in errors:
             self._on_error(message)
         if added:
-            self.statusBar().showMessage(f"Added {', '.join(os.path.basename(p) or p for p in added)}")
+            self.statusBar().showMessage(f"Added {', '.join(display_path(os.path.basename(p) or p) for p in added)}")
             self.refresh_sources()
             self.start_indexing()
 
@@ -378,7 +382,7 @@ class MainWindow(QMainWindow):
         engine = self.engine
         path = source.source.path
         run_task(lambda: engine.remove_source(path),
-                 lambda n: (self.statusBar().showMessage(f"Removed {path} ({n} documents)"), self.refresh_sources()),
+                 lambda n: (self.statusBar().showMessage(f"Removed {display_path(path)} ({n} documents)"), self.refresh_sources()),
                  lambda exc: self._on_error(_error_text(exc)))
 
     def start_indexing(self) -> None:
@@ -402,7 +406,7 @@ class MainWindow(QMainWindow):
             self.progress.setRange(0, p.total)
             self.progress.setValue(p.done)
             label = "Embedding" if p.phase == "embedding" else "Indexing"
-            name = os.path.basename(p.current) if p.phase == "indexing" else p.current[:40]
+            name = display_path(os.path.basename(p.current) if p.phase == "indexing" else p.current[:40])
             self.progress_label.setText(f"{label} {p.done}/{p.total}  {name}"
                                         + (f"  ({p.failed} failed)" if p.failed else ""))
         elif p.phase == "scanning":
@@ -516,3 +520,11 @@ def demo_folder() -> Path:
     from findling.paths import resources_dir
 
     return resources_dir() / "demo"
+
+
+def file_url(path: str) -> QUrl:
+    """A file: URL for the exact bytes of `path`, also when the name is not valid UTF-8
+    (QUrl.fromLocalFile would need it as text)."""
+    from urllib.parse import quote_from_bytes
+
+    return QUrl.fromEncoded(b"file://" + quote_from_bytes(os.fsencode(os.path.abspath(path)), safe="/").encode())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -36,6 +37,7 @@ class ModelsDialog(QDialog):
         self.progress.setVisible(False)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # holds error text and paths
         self.download = QPushButton("Download")
         self.download.clicked.connect(self.pull_selected)
         self.cancel = QPushButton("Cancel download")

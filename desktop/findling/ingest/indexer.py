@@ -6,25 +6,26 @@ next run picks up exactly what is missing: nothing is half-indexed or duplicated
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-from findling.ingest.formats import extension_of
+import duckdb
+import pyarrow as pa
+
+from findling.ingest.formats import extension_of, kind_of
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, content_hash, prepare, read_file
+from findling.ingest.workers import Budget, ExtractionPool
 from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
 from findling.records import IndexProgress, IndexReport, Source
 from findling.settings import IndexSettings
 from findling.store.db import Database
-from findling.pathnames import readable_name
+from findling.errors import StoreWriteError
+from findling.pathnames import display_path, readable_name
 from findling.records import DocumentRow
 from findling.store.documents import (
     KnownDocument,
@@ -39,6 +40,13 @@ from findling.store.sources import owner_of
 from findling.store.maintenance import compact_postings_if_needed, note_appended_postings
 
 ProgressCallback = Callable[[IndexProgress], None]
+# What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a
+# string that is not Unicode, a number out of range, memory.
+_WRITE_ERRORS = (duckdb.Error, pa.ArrowException, UnicodeError, ValueError, OverflowError, MemoryError, TypeError)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
 _POOL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
 _BATCH_SECONDS = 2.0  # commit at least this often, so progress is visible and kills lose little
 
@@ -49,21 +57,25 @@ class _Job:
     known: KnownDocument | None
 
 
+_INLINE_KINDS = {"text", "markdown", "rst", "code", "sniff"}
+_INLINE_BYTES = 1024 * 1024
+
+
+def _inline_safe(task: PrepareTask) -> bool:
+    if kind_of(task.kind_path or task.path) not in _INLINE_KINDS:
+        return False
+    try:
+        return os.stat(task.path).st_size <= _INLINE_BYTES
+    except OSError:
+        return True  # prepare() records what happened to it
+
+
 def worker_count(settings: IndexSettings) -> int:
     """Every core by default: workers run at low priority (see `_lower_priority`), so the
     UI thread still gets a core the moment it wants one."""
     if settings.workers > 0:
         return settings.workers
     return max(1, os.cpu_count() or 2)
-
-
-def _lower_priority() -> None:
-    """Worker process initializer: yield the CPU to the app's own threads."""
-    try:
-        if hasattr(os, "nice"):
-            os.nice(10)
-    except OSError:
-        pass
 
 
 class Indexer:
@@ -103,7 +115,12 @@ class Indexer:
         report.cancelled = self.cancel.is_set()
         report.warnings.extend(self.warnings)
         self.progress(IndexProgress("optimizing", done, total))
-        compact_postings_if_needed(self.db)
+        try:
+            if not report.cancelled:  # a stop is asked to be quick
+                compact_postings_if_needed(self.db)
+        except duckdb.Error as exc:  # the data is committed; sorting it is an optimization
+            report.warnings.append(f"could not reorder the index for speed ({str(exc).splitlines()[0]}); "
+                                   "search works, the next run tries again")
         report.seconds = time.perf_counter() - started
         self.progress(IndexProgress("done", done, total, failed=report.failed))
         return report
@@ -269,47 +286,30 @@ class Indexer:
         ]
 
     def _results(self, tasks: list[PrepareTask]) -> Iterator[object]:
-        """Prepared documents in task order: from worker processes for large jobs, else inline.
-        If the pool breaks (a worker killed, or no way to start one), the rest runs inline."""
-        workers = worker_count(self.settings)
-        yielded = 0
-        if len(tasks) >= _POOL_MIN_FILES and workers > 0:
-            try:
-                for result in self._pool_results(tasks, workers):
-                    yielded += 1
+        """Prepared documents, from worker processes that hold each file to its time and
+        memory budget. A short list of small plain-text files runs inline: starting workers
+        costs more than those take, and their parsing is linear. If workers cannot be
+        started, the rest runs inline too."""
+        if len(tasks) < _POOL_MIN_FILES and all(_inline_safe(task) for task in tasks):
+            yield from self._inline(tasks)
+            return
+        s = self.settings
+        done: set[str] = set()
+        try:
+            with ExtractionPool(min(worker_count(s), len(tasks)), Budget(s.file_timeout_s, s.worker_memory_mb)) as pool:
+                for result in pool.results(tasks, self.cancel):
+                    done.add(result.path)  # type: ignore[attr-defined]
                     yield result
-                return
-            except (BrokenProcessPool, OSError) as exc:
-                self.warnings.append(f"worker processes failed ({exc}); indexing the rest in this process")
-        for task in tasks[yielded:]:
+            return
+        except OSError as exc:
+            self.warnings.append(f"worker processes failed ({exc}); indexing the rest in this process")
+        yield from self._inline([task for task in tasks if task.path not in done])
+
+    def _inline(self, tasks: Sequence[PrepareTask]) -> Iterator[object]:
+        for task in tasks:
             if self.cancel.is_set():
                 return
             yield prepare(task)
-
-    def _pool_results(self, tasks: list[PrepareTask], workers: int) -> Iterator[object]:
-        # spawn, not fork: the parent runs DuckDB's threads, and forking those is unsafe.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_lower_priority) as pool:
-            window = max(8, workers * 16)  # bounded, so results never pile up in memory
-            pending: deque[Future] = deque()
-            queue = iter(tasks)
-            try:
-                for task in queue:
-                    pending.append(pool.submit(prepare, task))
-                    if len(pending) >= window:
-                        break
-                while pending:
-                    result = pending.popleft().result()
-                    if not self.cancel.is_set():
-                        nxt = next(queue, None)
-                        if nxt is not None:
-                            pending.append(pool.submit(prepare, nxt))
-                    yield result
-                    if self.cancel.is_set():
-                        return
-            finally:
-                for future in pending:
-                    future.cancel()
 
     def _process(self, source: Source, jobs: list[_Job], report: IndexReport, done: int, total: int) -> int:
         if not jobs:
@@ -353,25 +353,82 @@ class Indexer:
         known_by_path: dict[str, KnownDocument | None],
         report: IndexReport,
     ) -> None:
+        """One transaction for the batch. If it fails for anything but the storage itself
+        (a full disk fails every retry too), the files are written one by one, and the one
+        that cannot be stored is recorded as failed with the reason: one bad file never
+        costs its batch."""
         if not (batch or touched or gone):
             return
-        with self.db.transaction() as tx:
-            replaced = [known_by_path[row.path].id for row in batch if known_by_path.get(row.path) is not None]
-            delete_documents(tx, replaced + gone)
-            fresh = [row for row in batch if known_by_path.get(row.path) is None]
-            for row, doc_id in zip(fresh, allocate_ids(tx, len(fresh))):
-                row.doc_id = doc_id
-            for row in batch:
-                known = known_by_path.get(row.path)
-                if known is not None:
-                    row.doc_id = known.id
-            write_documents(tx, source.id, batch)
-            note_appended_postings(tx, sum(len(row.terms) for row in batch))
-            for doc_id, result in touched:
-                update_stat(tx, doc_id, result.size, result.mtime)
+        try:
+            with self.db.transaction() as tx:
+                self._write(tx, source, batch, known_by_path)
+                delete_documents(tx, gone)
+                for doc_id, result in touched:
+                    update_stat(tx, doc_id, result.size, result.mtime)
+        except StoreWriteError:
+            raise
+        except _WRITE_ERRORS as exc:
+            self.warnings.append(f"a batch of {len(batch)} files could not be written ({_first_line(exc)}); "
+                                 "writing them one by one")
+            batch = self._commit_one_by_one(source, batch, touched, gone, known_by_path, report)
         ok = [row for row in batch if row.status == "ok"]
         report.updated += sum(1 for row in ok if known_by_path.get(row.path) is not None)
         report.added += sum(1 for row in ok if known_by_path.get(row.path) is None)
+
+    def _write(
+        self, tx: duckdb.DuckDBPyConnection, source: Source, rows: list[DocumentRow],
+        known_by_path: dict[str, KnownDocument | None],
+    ) -> None:
+        replaced = [known.id for row in rows if (known := known_by_path.get(row.path)) is not None]
+        delete_documents(tx, replaced)
+        fresh = [row for row in rows if known_by_path.get(row.path) is None]
+        for row, doc_id in zip(fresh, allocate_ids(tx, len(fresh))):
+            row.doc_id = doc_id
+        for row in rows:
+            known = known_by_path.get(row.path)
+            if known is not None:
+                row.doc_id = known.id
+        write_documents(tx, source.id, rows)
+        note_appended_postings(tx, sum(len(row.terms) for row in rows))
+
+    def _commit_one_by_one(
+        self,
+        source: Source,
+        batch: list[DocumentRow],
+        touched: list[tuple[int, Unchanged]],
+        gone: list[int],
+        known_by_path: dict[str, KnownDocument | None],
+        report: IndexReport,
+    ) -> list[DocumentRow]:
+        with self.db.transaction() as tx:
+            delete_documents(tx, gone)
+            for doc_id, result in touched:
+                update_stat(tx, doc_id, result.size, result.mtime)
+        written: list[DocumentRow] = []
+        for row in batch:
+            try:
+                with self.db.transaction() as tx:
+                    self._write(tx, source, [row], known_by_path)
+                written.append(row)
+                continue
+            except StoreWriteError:
+                raise
+            except _WRITE_ERRORS as exc:
+                reason = f"cannot be stored in the index: {_first_line(exc)}"
+            failed = DocumentRow(
+                path=row.path, ext=row.ext, size=row.size, mtime=row.mtime, hash=None, status="failed",
+                title=row.title, error=reason,
+            )
+            try:
+                with self.db.transaction() as tx:
+                    self._write(tx, source, [failed], known_by_path)
+                written.append(failed)
+                if row.status != "failed":
+                    report.failed += 1
+            except _WRITE_ERRORS as exc:
+                self.warnings.append(f"{display_path(row.path)}: {reason}; not even its failure could be "
+                                     f"recorded ({_first_line(exc)})")
+        return written
 
     def _report(self, progress: IndexProgress, force: bool = False) -> None:
         now = time.monotonic()

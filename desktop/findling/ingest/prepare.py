@@ -144,6 +144,12 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:
         return _failed(path, size, mtime, digest, f"analysis failed: {type(exc).__name__}: {exc}")
 
 
+def failed_row(path: str, error: str) -> DocumentRow:
+    """A failure recorded from outside the extraction (a timeout, a crashed worker)."""
+    size, mtime = _stat_or_zero(path)
+    return _failed(path, size, mtime, None, error)
+
+
 def _stat_or_zero(path: str) -> tuple[int, float]:
     try:
         st = os.stat(path)

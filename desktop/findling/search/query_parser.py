@@ -67,7 +67,10 @@ def parse_date(value: str, today: date | None = None) -> float:
     elif match := _RELATIVE.match(value):
         n, unit = int(match.group(1)), match.group(2)
         days = {"d": 1, "w": 7, "m": 30, "y": 365}[unit] * n
-        day = today - timedelta(days=days)
+        try:
+            day = today - timedelta(days=days)
+        except OverflowError:
+            raise QuerySyntaxError(f"the date '{value}' reaches before the year 1") from None
     else:
         for fmt in ("%Y-%m-%d", "%Y-%m", "%Y"):
             try:
@@ -79,7 +82,10 @@ def parse_date(value: str, today: date | None = None) -> float:
             raise QuerySyntaxError(
                 f"cannot read the date '{value}': use YYYY-MM-DD, YYYY-MM, YYYY, today, yesterday or 7d/2w/3m/1y"
             )
-    return time.mktime(day.timetuple())
+    try:
+        return time.mktime(day.timetuple())
+    except (OverflowError, ValueError):
+        raise QuerySyntaxError(f"the date '{value}' is out of range") from None
 
 
 def _filter(key: str, value: str, filters: dict[str, list]) -> None:

@@ -135,9 +135,16 @@ class Database:
                     ) from exc
                 raise
 
-    def checkpoint(self) -> None:
+    def checkpoint(self) -> bool:
+        """Fold the WAL into the file, when no other transaction is open (a reader in the
+        app may hold one). Only an optimization: DuckDB checkpoints on its own later, so a
+        refusal is not an error."""
         with self._write_lock:
-            self.cursor().execute("CHECKPOINT")
+            try:
+                self.cursor().execute("CHECKPOINT")
+            except duckdb.TransactionException:
+                return False
+            return True
 
     def close(self) -> None:
         self._con.close()

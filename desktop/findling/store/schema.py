@@ -65,13 +65,15 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def current_version(con: duckdb.DuckDBPyConnection) -> int:
+    # fetchall, not fetchone: a result left open keeps its transaction open on this
+    # connection, and DuckDB then refuses every CHECKPOINT of the process.
     exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta' AND table_schema = 'main'"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if not exists:
         return 0
-    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row else 0
+    rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    return int(rows[0][0]) if rows else 0
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
