@@ -251,7 +251,10 @@ class Engine:
         reason = self.models.unavailable_reason("embedder")
         if reason is not None:
             return SearchResult(query, (), 0, notes=(f"semantic search is off: {reason}",))
-        embedder = self.models.embedder()
+        try:
+            embedder = self.models.embedder()
+        except FindlingError as exc:
+            return SearchResult(query, (), 0, notes=(f"semantic search is off: {exc}",))
         if self.vectors.index_for(embedder.spec.name) is None:
             return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
         lane = self.vectors.search(embedder, parsed.text, limit, parsed.filters)

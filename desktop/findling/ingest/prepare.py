@@ -13,6 +13,7 @@ from findling.errors import ExtractionError
 from findling.ingest.chunk import chunk_text
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import extension_of
+from findling.ingest.scan import special_kind
 from findling.ingest.language import detect_language
 from findling.pathnames import readable_name
 from findling.records import DocumentRow
@@ -87,21 +88,13 @@ def read_file(path: str, max_bytes: int | None = None) -> tuple[bytes, os.stat_r
     with os.fdopen(fd, "rb") as handle:
         st = os.fstat(handle.fileno())
         if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(f"not a regular file ({_file_type(st.st_mode)})")
+            raise NotRegularFile(f"not a regular file ({special_kind(st.st_mode)})")
         if max_bytes is None:
             return handle.read(), st
         data = handle.read(max_bytes + 1)
         if len(data) > max_bytes:
             raise TooLarge(f"larger than the {max_bytes / _MB:g} MB limit")
         return data, st
-
-
-def _file_type(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
-        if test(mode):
-            return name
-    return "a special file"
 
 
 def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:

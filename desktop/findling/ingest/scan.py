@@ -56,6 +56,14 @@ class ScanResult:
     warnings: list[str] = field(default_factory=list)
 
 
+def special_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
 def leaves(target: str, roots: Sequence[str]) -> bool:
     """Does a link's real target lie outside every added folder?"""
     return not any(target == root or target.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
@@ -77,6 +85,8 @@ class _Rules:
         self.exclude = gitignore_spec(exclude) if exclude else None
 
     def ignored(self, rel: str, is_dir: bool, gitignores: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
+        # RE2 takes only valid Unicode: a name that is not UTF-8 is matched in its `\xNN` form.
+        rel = display_path(rel)
         probe = rel + "/" if is_dir else rel
         verdict: bool | None = None
         for base, spec in gitignores:  # deeper files override shallower ones, as in git
@@ -192,7 +202,7 @@ class _Walk:
                 if entry.is_symlink():
                     target = os.path.realpath(entry.path)
                     if self.allowed is not None and leaves(target, self.allowed):
-                        if stat.S_ISREG(st.st_mode) and not self.rules.ignored(rel, False, gitignores):
+                        if not stat.S_ISDIR(st.st_mode) and not self.rules.ignored(rel, False, gitignores):
                             self.result.skipped.append(
                                 (FileEntry(entry.path, st.st_size, st.st_mtime, target), "link leaves the folder")
                             )
@@ -213,6 +223,11 @@ class _Walk:
                 elif stat.S_ISREG(st.st_mode):
                     if not self.rules.ignored(rel, False, gitignores):
                         yield FileEntry(entry.path, st.st_size, st.st_mtime, target)
+                elif kind_of(entry.name) is not None and not self.rules.ignored(rel, False, gitignores):
+                    # A pipe, device or socket: opening one can block or read forever.
+                    self.result.skipped.append(
+                        (FileEntry(entry.path, 0, st.st_mtime, target), f"not a regular file ({special_kind(st.st_mode)})")
+                    )
             stack.extend(reversed(subfolders))
 
 

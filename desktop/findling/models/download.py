@@ -30,6 +30,7 @@ from huggingface_hub.utils import build_hf_headers
 from findling import __version__
 from findling.errors import FindlingError
 from findling.models.manifest import ModelFile, ModelSpec
+from findling.models.signature import check_signature
 from findling.paths import cache_dir
 
 LOCK_NAME = "findling-model.json"
@@ -124,7 +125,9 @@ class ModelStore:
         for bundled in bundled_models_dirs():
             if (bundled / spec.name / LOCK_NAME).exists():
                 return bundled / spec.name
-        return self.root / spec.name
+        folder = self.root / spec.name
+        self._recover(folder)
+        return folder
 
     def status(self, spec: ModelSpec) -> ModelStatus:
         folder = self.folder(spec)
@@ -133,12 +136,34 @@ class ModelStore:
         if lock is None:
             state = "partial" if size else "missing"
             return ModelStatus(spec, state, folder, size)
+        refreshed = False
         for f in spec.files:
             entry = lock.get("files", {}).get(f.path)
             path = folder / f.path
             if entry is None or not path.exists() or path.stat().st_size != entry["size"]:
                 return ModelStatus(spec, "damaged", folder, size, f"{f.path} is missing or changed size")
+            st = path.stat()
+            if entry.get("mtime_ns") != st.st_mtime_ns:
+                # Written since it was verified: a same-size corruption shows only in the hash.
+                if self._digest(path, st) != entry["sha256"]:
+                    return ModelStatus(spec, "damaged", folder, size,
+                                       f"{f.path} changed since it was installed; pull or import the model again")
+                entry["mtime_ns"] = st.st_mtime_ns
+                refreshed = True
+        if refreshed:
+            try:
+                _write_lock(folder, lock)
+            except OSError:
+                pass  # a read-only bundle: verified again next time
         return ModelStatus(spec, "installed", folder, size, f"revision {lock.get('revision', '?')[:12]}")
+
+    def _digest(self, path: Path, st: os.stat_result) -> str:
+        key = (str(path), st.st_size, st.st_mtime_ns)
+        digest = self._verified.get(key)
+        if digest is None:
+            digest = sha256_file(path)
+            self._verified[key] = digest
+        return digest
 
     def verified_path(self, spec: ModelSpec, file: ModelFile) -> Path:
         """The path of an installed file, its sha256 checked against the lock (once per
@@ -151,12 +176,7 @@ class ModelStore:
         path = folder / file.path
         if entry is None or not path.exists():
             raise ModelMissingError(f"model {spec.name} is incomplete ({file.path}): pull it again")
-        st = path.stat()
-        key = (str(path), st.st_size, st.st_mtime_ns)
-        digest = self._verified.get(key)
-        if digest is None:
-            digest = sha256_file(path)
-            self._verified[key] = digest
+        digest = self._digest(path, path.stat())
         expected = file.sha256 or entry["sha256"]
         if digest != expected or digest != entry["sha256"]:
             raise ModelChecksumError(
@@ -206,7 +226,8 @@ class ModelStore:
             else:
                 self._fetch(spec, f, revision, headers, target, meta["size"], expected, done, total, progress, cancel)
                 done += meta["size"]
-            files[f.path] = {"sha256": expected, "size": target.stat().st_size}
+            st = target.stat()
+            files[f.path] = {"sha256": expected, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
         _write_lock(
             folder,
             {"repo": spec.repo, "revision": revision, "files": files, "installed_at": time.time(), "source": "hub"},
@@ -330,17 +351,39 @@ class ModelStore:
                 dest = staging / f.path
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(found, dest)
-                files[f.path] = {"sha256": digest, "size": dest.stat().st_size}
+                if sha256_file(dest) != digest:
+                    raise ModelChecksumError(f"{found} changed while it was copied; import again")
+                st = dest.stat()
+                files[f.path] = {"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+            check_signature(spec.role, staging / spec.file_of_kind("model").path)
             _write_lock(
                 staging,
                 {"repo": spec.repo, "revision": spec.revision, "files": files, "installed_at": time.time(),
                  "source": f"import:{source}"},
             )
-            shutil.rmtree(folder, ignore_errors=True)
-            os.replace(staging, folder)
+            self._swap_in(staging, folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return self.status(spec)
+
+    def _swap_in(self, staging: Path, folder: Path) -> None:
+        """Replace `folder` by the verified `staging` with the working copy kept aside
+        until the new one is in place: a kill at any point leaves one complete model
+        (`_recover` puts a set-aside copy back)."""
+        old = folder.with_name(f".{folder.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(staging, folder)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def _recover(self, folder: Path) -> None:
+        old = folder.with_name(f".{folder.name}.old")
+        if not folder.exists() and (old / LOCK_NAME).exists():
+            try:
+                os.replace(old, folder)
+            except OSError:
+                pass
 
     def remove(self, spec: ModelSpec) -> bool:
         folder = self.root / spec.name

@@ -246,6 +246,11 @@ class Pipeline:
         vector_reason = self.models.unavailable_reason("embedder") if "vector" in lanes else "not requested"
         if vector_reason is None and self.vectors.index_for(self.models.spec("embedder").name) is None:
             vector_reason = "no documents are embedded yet"
+        if vector_reason is None:
+            try:
+                self.models.embedder()  # loaded (and its file verified) here, so a damaged model means keywords only
+            except FindlingError as exc:
+                vector_reason = f"the embedder cannot be loaded ({exc})"
         use_vectors = vector_reason is None
         if "vector" in lanes and not use_vectors:
             notes.append(f"vector lane off: {vector_reason}")

@@ -41,7 +41,9 @@ def extract_epub(data: bytes, max_chars: int = 64 * 1024 * 1024) -> Parsed:
     notes: list[str] = []
     size = 0
     for item in ordered:
-        content = item.get_content()
+        # The raw chapter: EbookLib's get_content() re-renders EpubHtml through lxml's
+        # default parser, which silently drops text after a text node over 10 MB.
+        content = item.content if isinstance(item.content, (bytes, str)) and item.content else item.get_content()
         if len(content) > MAX_PART:
             notes.append(f"a chapter of {len(content) // (1024 * 1024)} MB was left out")
             continue

@@ -2,13 +2,55 @@
 
 from __future__ import annotations
 
+import re
+import zlib
+
 import pypdfium2 as pdfium
 
 from findling.errors import ExtractionError
 from findling.ingest.extractors import Parsed
 
 
-def extract_pdf(data: bytes) -> Parsed:
+_STREAM = re.compile(rb"(?<!end)stream\r?\n")
+_MB = 1024 * 1024
+# Non-image streams (page content, fonts, object streams) unpacked together. PDFium
+# inflates a page's content whole: 873 KB of deflated operators reached 4 GB.
+MAX_STREAMS = 256 * _MB
+
+
+def unpacked_stream_bytes(data: bytes, limit: int = MAX_STREAMS) -> int:
+    """How many bytes the file's deflated non-image streams unpack to, counted by
+    inflating a megabyte at a time and stopping past `limit`: nothing is kept."""
+    total = 0
+    for match in _STREAM.finditer(data):
+        head = data[max(0, match.start() - 2048):match.start()]
+        head = head[head.rfind(b"obj") + 3:] if b"obj" in head else head
+        if b"/FlateDecode" not in head or b"/Image" in head:
+            continue
+        inflater = zlib.decompressobj()
+        pos = match.end()
+        try:
+            while pos < len(data) and not inflater.eof and total <= limit:
+                total += len(inflater.decompress(data[pos:pos + 65536], _MB))
+                pos += 65536
+                while inflater.unconsumed_tail and not inflater.eof and total <= limit:
+                    out = inflater.decompress(inflater.unconsumed_tail, _MB)
+                    if not out:
+                        break
+                    total += len(out)
+        except zlib.error:
+            continue  # PDFium decides what a broken stream is worth
+        if total > limit:
+            break
+    return total
+
+
+def extract_pdf(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
+    unpacked = unpacked_stream_bytes(data)
+    if unpacked > MAX_STREAMS:
+        raise ExtractionError(
+            f"the PDF's streams unpack to over {MAX_STREAMS // _MB} MB (a decompression bomb?); not read"
+        )
     try:
         pdf = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -23,17 +65,23 @@ def extract_pdf(data: bytes) -> Parsed:
         except pdfium.PdfiumError:
             pass
         pages: list[str] = []
+        notes: tuple[str, ...] = ()
+        size = 0
         for index in range(len(pdf)):
+            if size > max_chars:
+                notes = (f"only the first {index} pages were read ({max_chars // _MB} MB of text)",)
+                break
             page = pdf[index]
             try:
                 textpage = page.get_textpage()
                 try:
                     pages.append(textpage.get_text_range().replace("\r\n", "\n").replace("\r", "\n"))
+                    size += len(pages[-1])
                 finally:
                     textpage.close()
             finally:
                 page.close()
-        return Parsed("\n\n".join(pages), title)
+        return Parsed("\n\n".join(pages), title, notes)
     except pdfium.PdfiumError as exc:
         raise ExtractionError(f"cannot read PDF text: {exc}") from exc
     finally:

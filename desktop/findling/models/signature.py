@@ -1,0 +1,58 @@
+"""Does an ONNX file fit a role? Read from its inputs and outputs, so a cross-encoder
+imported as the embedder is refused at import with a reason, not met at index time as a
+numpy traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from findling.errors import FindlingError
+from findling.models.runtime import onnxruntime_module
+
+
+class ModelSignatureError(FindlingError):
+    """The model's inputs or outputs do not fit the role it was imported for."""
+
+
+def _describe(tensors) -> str:
+    return ", ".join(f"{t.name} {list(t.shape)}" for t in tensors)
+
+
+def guess_role(inputs: dict[str, list], outputs: dict[str, list]) -> str | None:
+    """embedder, reranker or generator, from tensor names and ranks; None when unclear."""
+    if not {"input_ids", "attention_mask"} <= set(inputs):
+        return None
+    if any(name.startswith("past_key_values") for name in inputs):
+        return "generator"
+    shapes = list(outputs.values())
+    if any(name in ("last_hidden_state", "token_embeddings", "sentence_embedding") for name in outputs):
+        return "embedder"
+    if len(shapes) == 1 and len(shapes[0]) == 2 and shapes[0][-1] == 1:
+        return "reranker"  # one score per (query, passage) pair
+    if any(len(shape) == 3 for shape in shapes):
+        return "embedder"
+    return None
+
+
+def _a(word: str) -> str:
+    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+
+
+def check_signature(role: str, model_path: Path) -> None:
+    try:
+        session = onnxruntime_module().InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    except FindlingError:
+        raise
+    except Exception as exc:  # onnxruntime raises its own types for unreadable graphs
+        raise ModelSignatureError(f"{model_path.name} is not a readable ONNX model: {exc}") from exc
+    inputs = {t.name: list(t.shape) for t in session.get_inputs()}
+    outputs = {t.name: list(t.shape) for t in session.get_outputs()}
+    found = guess_role(inputs, outputs)
+    if found == role:
+        return
+    what = f"inputs {_describe(session.get_inputs())}; outputs {_describe(session.get_outputs())}"
+    if found is None:
+        raise ModelSignatureError(f"{model_path.name} does not look like a text {role} ({what})")
+    raise ModelSignatureError(
+        f"{model_path.name} looks like {_a(found)}, not {_a(role)} ({what}); import it as {_a(found)}"
+    )
