@@ -116,7 +116,6 @@ def build(root: Path, outside: Path, full: bool = False) -> list[Case]:
         make(folder)
         cases.append(Case(name, bad, expect, control, find))
 
-    big = 1 if full else 0
     case("latin1-name", "m\udce9moire.txt", "ok",
          lambda f: (f / os.fsdecode(b"m\xe9moire.txt")).write_text("souvenirword of an old archive"),
          find="souvenirword")

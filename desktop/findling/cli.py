@@ -9,7 +9,6 @@ import re
 import signal
 import sys
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import asdict
 
@@ -484,7 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="retrieval quality (nDCG@10, Recall@100, MRR@10) on a BEIR dataset")
     p.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl and qrels/")
-    p.add_argument("--modes", help=f"comma-separated subset of: bm25, vector, hybrid, hybrid+rerank, full")
+    p.add_argument("--modes", help="comma-separated subset of: bm25, vector, hybrid, hybrid+rerank, full")
     p.add_argument("--split", default="test")
     p.add_argument("--workdir", help="keep the throwaway index here, to reuse it (and its embeddings)")
     p.add_argument("--max-queries", type=int, default=0, help="only the first N queries (quick runs)")

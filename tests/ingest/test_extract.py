@@ -139,3 +139,11 @@ def test_html_encodings(tmp_path):
     assert "Café" in _extract(write(tmp_path / "l.html", declared, "latin-1")).text
     xhtml = '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Grüße</p></body></html>'
     assert "Grüße" in _extract(write(tmp_path / "x.xhtml", xhtml)).text
+
+
+def test_pdf_content_bomb_is_refused_before_pdfium(tmp_path):
+    from tests.hostile import pdf_with_content
+
+    pdf_with_content(tmp_path / "bomb.pdf", 30)
+    with pytest.raises(ExtractionError, match="one of its streams unpacks to over 24 MB"):
+        _extract(tmp_path / "bomb.pdf")

@@ -1,0 +1,74 @@
+"""Every settings key is checked, with a message naming the key and what it allows."""
+
+from __future__ import annotations
+
+import pytest
+
+from findling.errors import FindlingError
+from findling.settings import Settings, load_settings, save_settings, settings_path
+
+
+@pytest.mark.parametrize("section, key, value, says", [
+    ("index", "max_file_mb", -1, "between"),
+    ("index", "max_file_mb", "nan", "got nan"),
+    ("index", "exclude", [1, 2], "list of strings"),
+    ("index", "chunk_overlap", 5.0, "between 0 and 0.9"),
+    ("index", "memory_limit_mb", 0, "between 64"),
+    ("index", "file_timeout_s", 0, "between"),
+    ("index", "follow_outside_links", 1, "true or false"),
+    ("search", "limit", -5, "between 1"),
+    ("search", "match", "some", "one of all, any"),
+    ("models", "threads", -2, "between 0"),
+    ("models", "threads", True, "whole number"),
+    ("models", "provider", "banana", "one of auto, cpu, cuda, directml, coreml"),
+    ("pipeline", "rrf_k", 0, "between"),
+    ("pipeline", "reranker", "magic", "one of auto"),
+])
+def test_bad_values_are_named(tmp_path, section, key, value, says):
+    text = f"[{section}]\n{key} = {value!r}\n".replace("'", '"')
+    if value == "nan":
+        text = f"[{section}]\n{key} = nan\n"
+    if value is True:
+        text = f"[{section}]\n{key} = true\n"
+    path = settings_path(tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(FindlingError) as info:
+        load_settings(tmp_path)
+    assert f"'{section}.{key}'" in str(info.value) and says in str(info.value)
+
+
+def test_good_values_load_and_ints_widen_to_floats(tmp_path):
+    path = settings_path(tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[index]\nmax_file_mb = 5\nexclude = [\"build/\"]\n[models]\nprovider = \"cpu\"\n")
+    settings = load_settings(tmp_path)
+    assert settings.index.max_file_mb == 5.0 and settings.index.exclude == ["build/"]
+
+
+def test_saving_refuses_what_loading_would(tmp_path):
+    settings = Settings()
+    settings.search.limit = 0
+    with pytest.raises(FindlingError, match="'search.limit'"):
+        save_settings(settings, tmp_path)
+
+
+def test_query_values_are_checked(engine):
+    from findling.errors import QuerySyntaxError
+
+    with pytest.raises(QuerySyntaxError):
+        engine.search("after:10000y notes")
+    with pytest.raises(QuerySyntaxError):
+        engine.search("notes", limit=-5)
+    with pytest.raises(QuerySyntaxError):
+        engine.search("notes", limit=0)
+
+
+def test_cli_result_count_is_checked(tmp_path, capsys):
+    from findling.cli import main
+
+    for n in ("0", "-5", "x"):
+        with pytest.raises(SystemExit) as info:
+            main(["--home", str(tmp_path), "search", "notes", "-n", n])
+        assert info.value.code == 2
+    assert "between 1 and 10000" in capsys.readouterr().err
