@@ -12,7 +12,7 @@ from findling.ingest.extractors.html import html_to_text
 from findling.ingest.extractors.pdf import extract_pdf
 from findling.ingest.extractors.text import extract_text, looks_binary
 from findling.ingest.formats import kind_of, mime_of
-from findling.pathnames import clean_text
+from findling.pathnames import clean_text, printable
 
 
 class NotText(Exception):
@@ -39,6 +39,6 @@ def extract(path: str, data: bytes) -> Extracted:
             raise ExtractionError(f"binary content in a {kind} file")
         parsed = html_to_text(data) if kind == "html" else extract_text(data, kind, mime)
     return Extracted(
-        text=clean_text(parsed.text.replace("\x00", "")), title=clean_text(" ".join(parsed.title.split())) or PurePath(path).name,
+        text=clean_text(parsed.text.replace("\x00", "")), title=printable(" ".join(parsed.title.split())) or PurePath(path).name,
         kind=kind, mime=mime, notes=parsed.notes,
     )
