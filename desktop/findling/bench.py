@@ -20,7 +20,7 @@ from pathlib import Path
 from findling.engine import Engine
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import kind_of
-from findling.search.analyzer import STOPWORDS
+from findling.text.analyzer import STOPWORDS
 from findling.search.query_parser import parse_query
 from findling.settings import Settings
 

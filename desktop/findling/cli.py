@@ -16,7 +16,8 @@ from findling import __version__
 from findling.errors import FindlingError
 from findling.pathnames import printable
 from findling.records import Hit, IndexProgress, SearchResult
-from findling.search.query_parser import Filters, parse_date
+from findling.records import Filters
+from findling.search.query_parser import parse_date
 
 _BOLD = "\033[1m"
 _YELLOW = "\033[33m"
@@ -256,11 +257,11 @@ def print_explain(result: SearchResult) -> None:
         detail = ", ".join(f"{k}={v}" for k, v in stage.detail.items())
         print(f"  {stage.name:<14} {stage.status:<8} {stage.ms:8.1f} ms{extra}{'  ' + detail if detail else ''}")
     if explain.expansion:
-        for key in ("lexical", "semantic"):
-            for text in explain.expansion[key]:
+        for key, texts in (("lexical", explain.expansion.lexical), ("semantic", explain.expansion.semantic)):
+            for text in texts:
                 print(f"  expansion {key}: {printable(text)}")
-        if explain.expansion["hyde"]:
-            print(f"  expansion hyde: {printable(explain.expansion['hyde'][:160])}")
+        if explain.expansion.hyde:
+            print(f"  expansion hyde: {printable(explain.expansion.hyde[:160])}")
     titles = {h.doc_id: h.title for h in result.hits}
     print(f"  {'#':>2} {'fused':>7} {'bonus':>5} {'rerank':>6} {'w':>4} {'final':>5}  lists (rank raw→norm rrf)  title")
     for i, r in enumerate(explain.results, 1):

@@ -16,6 +16,8 @@ from findling.ingest.indexer import Indexer, ProgressCallback
 from findling.models.service import ModelService
 from findling.paths import DB_FILENAME, data_home
 from findling.records import (
+    Highlight,
+    Filters,
     EmbedReport,
     FailedFile,
     Hit,
@@ -25,13 +27,12 @@ from findling.records import (
     SourceStatus,
     StoreStatus,
 )
-from findling.search.analyzer import query_terms
 from findling.search.bm25 import Bm25Lane
 from findling.search.normalize import minmax
-from findling.search.query_parser import Filters, ParsedQuery, parse_query
+from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.pipeline import Pipeline
 from findling.search.vector_lane import VectorLane
-from findling.search.snippets import make_snippet
+from findling.search.snippets import highlight_spans, make_snippet
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
 from findling.pathnames import display_path, readable_name, stored_path
@@ -53,6 +54,7 @@ class DocumentText:
     title: str
     text: str
     language: str
+    highlights: tuple[Highlight, ...] = ()  # where the given query terms occur
 
 
 def _cut_span(chunks: list[tuple[int, int, str]], span: tuple[int, int]) -> list[tuple[int, int, str]]:
@@ -217,6 +219,7 @@ class Engine:
             relaxed=lane.relaxed,
             notes=notes,
             timings_ms={"bm25": round(lane.ms, 2), "snippets": round(total_ms - lane.ms, 2), "total": round(total_ms, 2)},
+            terms=tuple(lane.terms),
         )
 
     def query(
@@ -241,7 +244,7 @@ class Engine:
         timings["total"] = round((time.perf_counter() - started) * 1000, 2)
         return SearchResult(
             query=query, hits=tuple(hits), total_matched=explain.candidates, notes=result.notes,
-            timings_ms=timings, explain=explain,
+            timings_ms=timings, explain=explain, terms=tuple(result.terms),
         )
 
     def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
@@ -258,7 +261,7 @@ class Engine:
         if self.vectors.index_for(embedder.spec.name) is None:
             return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
         lane = self.vectors.search(embedder, parsed.text, limit, parsed.filters)
-        terms = [t for w in parsed.text.split() for t in query_terms(w, ["en"])]
+        terms = self.bm25.terms_of(parsed)
         hits = self.present([(h.doc_id, h.cosine, h.score, (h.start_char, h.end_char)) for h in lane.hits], terms)
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
@@ -267,6 +270,7 @@ class Engine:
             total_matched=len(hits),
             timings_ms={"embed": round(lane.embed_ms, 2), "vector": round(lane.ms - lane.embed_ms, 2),
                         "total": round(total_ms, 2)},
+            terms=tuple(terms),
         )
 
     def present(
@@ -310,8 +314,9 @@ class Engine:
             )
         return hits
 
-    def document_text(self, doc_id: int) -> DocumentText | None:
-        """The document's text, rebuilt from its overlapping chunks (for the preview pane)."""
+    def document_text(self, doc_id: int, terms: Sequence[str] = ()) -> DocumentText | None:
+        """The document's text, rebuilt from its overlapping chunks (for the preview pane),
+        with the places of `terms` (a result's `terms`)."""
         cur = self.db.cursor()
         row = cur.execute(
             f"SELECT d.path, r.raw, d.title, d.language FROM documents d {WITH_RAW_PATH} WHERE d.id = ?", [doc_id]
@@ -327,7 +332,9 @@ class Engine:
                 continue
             pieces.append(text[max(0, covered - start):])
             covered = end
-        return DocumentText(doc_id, stored_path(row[0], row[1]), row[2] or "", "".join(pieces), row[3] or "en")
+        text, language = "".join(pieces), row[3] or "en"
+        return DocumentText(doc_id, stored_path(row[0], row[1]), row[2] or "", text, language,
+                            tuple(highlight_spans(text, terms, language)))
 
     # -- status -------------------------------------------------------------------------
 

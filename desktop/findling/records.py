@@ -3,9 +3,108 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Literal
 
-from findling.search.explain import QueryExplain
+
+
+# The vocabularies that cross layers, spelled once.
+DocumentStatus = Literal["ok", "failed", "skipped"]
+Lane = Literal["bm25", "vector"]
+Role = Literal["embedder", "reranker", "generator"]
+IndexPhase = Literal["scanning", "indexing", "embedding", "optimizing", "done"]
+RerankerMode = Literal["auto", "cross-encoder", "llm", "off"]
+StageName = Literal["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrictions on which documents a query may return."""
+
+    extensions: tuple[str, ...] = ()
+    path_contains: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()
+    after: float | None = None  # epoch seconds, inclusive
+    before: float | None = None  # epoch seconds, exclusive
+
+    def merged(self, other: Filters) -> Filters:
+        return Filters(
+            extensions=self.extensions + other.extensions,
+            path_contains=self.path_contains + other.path_contains,
+            folders=self.folders + other.folders,
+            after=max(filter(None, (self.after, other.after)), default=None),
+            before=min(filter(None, (self.before, other.before)), default=None),
+        )
+
+    @property
+    def empty(self) -> bool:
+        return self == Filters()
+
+
+@dataclass(frozen=True)
+class ListScore:
+    """One result's place in one ranked list."""
+
+    list_name: str  # "bm25 original", "bm25 lex 1", "vector original", "vector sem 2", "vector hyde"
+    lane: Lane
+    rank: int
+    raw: float  # BM25 score, or cosine similarity
+    normalized: float  # BM25 min-max within the list, or cosine mapped to [0, 1]
+    weight: float
+    rrf: float  # weight / (k + rank)
+
+
+@dataclass(frozen=True)
+class ResultExplain:
+    doc_id: int
+    lists: tuple[ListScore, ...]
+    rrf: float
+    bonus: float
+    fused: float
+    fused_rank: int
+    rerank: float | None  # None when no reranker ran
+    fusion_weight: float | None  # the blend's weight on the fusion score
+    blended: float | None
+    final: float
+    chunk_start: int | None = None
+    chunk_end: int | None = None
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: StageName
+    status: Literal["ran", "skipped"]
+    reason: str = ""
+    ms: float = 0.0
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExpansionExplain:
+    """What query expansion added, as the explain panel shows it."""
+
+    lexical: tuple[str, ...]
+    semantic: tuple[str, ...]
+    hyde: str
+    cached: bool
+    raw: str  # the generator's text, before it was read
+
+
+@dataclass(frozen=True)
+class QueryExplain:
+    query: str
+    mode: str
+    stages: tuple[Stage, ...]
+    expansion: ExpansionExplain | None
+    candidates: int
+    results: tuple[ResultExplain, ...]
+    timings_ms: dict[str, float]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def stage(self, name: str) -> Stage | None:
+        return next((s for s in self.stages if s.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -43,7 +142,7 @@ class DocumentRow:
     size: int
     mtime: float
     hash: str | None
-    status: str  # ok | failed | skipped
+    status: DocumentStatus
     title: str = ""
     language: str = ""
     mime: str = ""
@@ -57,13 +156,13 @@ class DocumentRow:
 @dataclass(frozen=True)
 class FailedFile:
     path: str
-    status: str  # "failed" or "skipped"
+    status: DocumentStatus  # "ok" with an error: indexed only in part
     error: str
 
 
 @dataclass(frozen=True)
 class IndexProgress:
-    phase: str  # "scanning", "indexing", "optimizing", "done"
+    phase: IndexPhase
     done: int
     total: int
     current: str = ""
@@ -129,6 +228,9 @@ class SearchResult:
     notes: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
     explain: QueryExplain | None = None  # the pipeline's record, for `query`
+    # The analysed query terms the result was matched and highlighted with: the preview
+    # highlights the same words, by the same analysis.
+    terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from findling.search.analyzer import term_sequence
+from findling.text.analyzer import term_sequence
 from findling.search.snippets import make_snippet
 
 

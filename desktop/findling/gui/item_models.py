@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFileIconProvider
 
 from findling.records import Hit, SourceStatus
 from findling.pathnames import display_path
-from findling.search.explain import QueryExplain, ResultExplain
+from findling.records import QueryExplain, ResultExplain
 
 HitRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
@@ -149,10 +149,10 @@ def query_summary(explain: QueryExplain) -> str:
         parts.append(text)
     lines = [f"{explain.candidates} candidates · total {explain.timings_ms.get('total', 0):.0f} ms", *parts]
     if explain.expansion:
-        lines += [f"lexical: {t}" for t in explain.expansion["lexical"]]
-        lines += [f"semantic: {t}" for t in explain.expansion["semantic"]]
-        if explain.expansion["hyde"]:
-            lines.append(f"hyde: {explain.expansion['hyde']}")
+        lines += [f"lexical: {t}" for t in explain.expansion.lexical]
+        lines += [f"semantic: {t}" for t in explain.expansion.semantic]
+        if explain.expansion.hyde:
+            lines.append(f"hyde: {explain.expansion.hyde}")
     return "\n".join(lines)
 
 

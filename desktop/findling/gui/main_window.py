@@ -38,7 +38,7 @@ from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import PreviewPane, ScoreBars, SnippetDelegate
 from findling.pathnames import display_path
 from findling.records import IndexProgress, SearchResult
-from findling.search.query_parser import Filters
+from findling.records import Filters
 
 MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
 TYPES = {
@@ -282,25 +282,20 @@ class MainWindow(QMainWindow):
         if self._last_result is not None and self._last_result.explain is not None:
             explain = next((r for r in self._last_result.explain.results if r.doc_id == hit.doc_id), None)
         self._show_explain(explain)
-        terms = [t[:-1] if len(t) > 3 else t for t in self._query_terms()]
+        terms = self._last_result.terms if self._last_result is not None else ()
         engine = self.engine
-        run_task(lambda: engine.document_text(hit.doc_id),
-                 lambda doc: self._show_preview(hit, doc, terms),
+        run_task(lambda: engine.document_text(hit.doc_id, terms),
+                 lambda doc: self._show_preview(hit, doc),
                  lambda exc: self._on_error(f"Preview failed: {_error_text(exc)}"))
 
-    def _query_terms(self) -> list[str]:
-        from findling.search.analyzer import term_sequence
-
-        return term_sequence(self.search_field.text())
-
-    def _show_preview(self, hit, doc, terms: list[str]) -> None:
+    def _show_preview(self, hit, doc) -> None:
         current = self.results.hit(self.results_view.currentIndex().row())
         if current is None or current.doc_id != hit.doc_id:
             return
         if doc is None:
             self.preview.setPlainText("This document is no longer in the index.")
             return
-        self.preview.show_text(doc.text, terms, hit.chunk_start, hit.chunk_end)
+        self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end)
 
     def _show_explain(self, explain) -> None:
         self.explain_model.set_result(explain)

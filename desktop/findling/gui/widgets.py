@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
+
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QTextCharFormat, QTextCursor, QTextDocument
@@ -16,7 +17,8 @@ from PySide6.QtWidgets import (
 )
 
 from findling.gui.item_models import SnippetHtmlRole
-from findling.search.explain import ResultExplain
+from findling.records import Highlight
+from findling.records import ResultExplain
 
 
 class SnippetDelegate(QStyledItemDelegate):
@@ -117,7 +119,10 @@ class PreviewPane(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.highlighted = 0
 
-    def show_text(self, text: str, words: list[str], focus_start: int | None, focus_end: int | None) -> None:
+    def show_text(self, text: str, highlights: Sequence[Highlight], focus_start: int | None,
+                  focus_end: int | None) -> None:
+        """`highlights`: where the query's terms are, found by the engine with the same
+        analysis as search, so the preview lights up exactly what matched."""
         self.setPlainText(text)
         selections = []
         fmt = QTextCharFormat()
@@ -130,15 +135,11 @@ class PreviewPane(QPlainTextEdit):
             passage.setBackground(QColor(120, 160, 255, 40))
             band.format = passage
             selections.append(band)
-        words = [w for w in words if len(w) >= 2]
-        if words:
-            pattern = re.compile(r"(?<![^\W_])(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-                                 + r")\w*", re.IGNORECASE)
-            for match in pattern.finditer(text[:2_000_000]):
-                sel = QTextEdit.ExtraSelection()
-                sel.cursor = self._cursor(match.start(), match.end())
-                sel.format = fmt
-                selections.append(sel)
+        for span in highlights:
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = self._cursor(span.start, span.end)
+            sel.format = fmt
+            selections.append(sel)
         self.highlighted = len(selections) - (1 if focus_start is not None else 0)
         self.setExtraSelections(selections)
         target = focus_start if focus_start is not None else (selections[-1].cursor.selectionStart()

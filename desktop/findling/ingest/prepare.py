@@ -14,10 +14,10 @@ from findling.ingest.chunk import chunk_text
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import extension_of
 from findling.ingest.scan import special_kind
-from findling.ingest.language import detect_language
+from findling.text.language import detect_language
 from findling.pathnames import readable_name
 from findling.records import DocumentRow
-from findling.search.analyzer import term_counts
+from findling.text.analyzer import term_counts
 
 _MB = 1024 * 1024
 

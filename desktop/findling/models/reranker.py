@@ -1,5 +1,5 @@
-"""Cross-encoder reranking: score (query, passage) pairs with an ONNX sequence classifier;
-logits become [0, 1] by the sigmoid."""
+"""Cross-encoder reranking: score (query, passage) pairs with an ONNX sequence classifier.
+It returns the model's logits; turning them into probabilities is search's business."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from tokenizers import Tokenizer
 from findling.models.download import ModelStore
 from findling.models.manifest import ModelSpec
 from findling.models.runtime import create_session
-from findling.search.normalize import sigmoid
 
 
 class CrossEncoder:
@@ -31,8 +30,8 @@ class CrossEncoder:
     def provider(self) -> str:
         return self.session.provider
 
-    def score(self, query: str, passages: Sequence[str], batch_size: int = 16) -> np.ndarray:
-        """Relevance of each passage to the query, in [0, 1], in input order."""
+    def logits(self, query: str, passages: Sequence[str], batch_size: int = 16) -> np.ndarray:
+        """The model's relevance logit for each passage, in input order."""
         out = np.zeros(len(passages), dtype=np.float32)
         for start in range(0, len(passages), batch_size):
             pairs = [(query, p) for p in passages[start:start + batch_size]]
@@ -51,5 +50,5 @@ class CrossEncoder:
             logits = logits.reshape(len(pairs), -1)
             # one logit: relevance; two (not relevant, relevant): their difference
             column = logits[:, 0] if logits.shape[1] == 1 else logits[:, -1] - logits[:, 0]
-            out[start:start + len(pairs)] = sigmoid(column)
+            out[start:start + len(pairs)] = column
         return out

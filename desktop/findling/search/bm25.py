@@ -18,8 +18,9 @@ from dataclasses import dataclass, replace
 
 import duckdb
 
-from findling.search.analyzer import is_stopword, query_terms, term_sequence
-from findling.search.query_parser import Filters, ParsedQuery
+from findling.text.analyzer import is_stopword, query_terms, term_sequence
+from findling.records import Filters
+from findling.search.query_parser import ParsedQuery
 from findling.store.documents import id_list
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
@@ -87,6 +88,13 @@ class Bm25Lane:
     def invalidate(self) -> None:
         with self._lock:
             self._stats = None
+
+    def terms_of(self, parsed: ParsedQuery) -> list[str]:
+        """The query's words as index terms, in every language the index holds: what a
+        result from another lane is highlighted with."""
+        languages = list(self._corpus_stats(self._cursor())[2])
+        words = [w for group in parsed.groups for w in group] + [w for phrase in parsed.phrases for w in phrase]
+        return list(dict.fromkeys(t for w in words for t in query_terms(w, languages)))
 
     def _corpus_stats(self, cur: duckdb.DuckDBPyConnection) -> tuple[int, float, tuple[str, ...]]:
         with self._lock:

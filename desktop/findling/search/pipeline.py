@@ -17,9 +17,9 @@ from findling.models.generator import chatml
 from findling.models.service import ModelService
 from findling.search.blend import blend, final_scores
 from findling.search.bm25 import Bm25Lane
-from findling.search.explain import ListScore, QueryExplain, ResultExplain, Stage
+from findling.records import ExpansionExplain, ListScore, QueryExplain, ResultExplain, Stage
 from findling.search.fusion import RankedList, weighted_rrf
-from findling.search.normalize import minmax
+from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.vector_lane import VectorLane
 from findling.settings import PipelineSettings
@@ -152,7 +152,7 @@ class Pipeline:
             reason = self.models.unavailable_reason("reranker")
             if reason is None:
                 ce = self.models.reranker(self.settings.rerank_max_tokens)
-                return ce.score, f"cross-encoder {ce.spec.name}"
+                return lambda query, passages: sigmoid(ce.logits(query, passages)), f"cross-encoder {ce.spec.name}"
             return None, reason
         if mode == "llm":
             reason = self.models.unavailable_reason("generator")
@@ -357,10 +357,10 @@ class Pipeline:
             query=query,
             mode="+".join(lanes) + ("+expand" if expansion else "") + ("+rerank" if scorer else ""),
             stages=tuple(stages),
-            expansion=None if expansion is None else {
-                "lexical": list(expansion.lexical), "semantic": list(expansion.semantic), "hyde": expansion.hyde,
-                "cached": cached, "raw": expansion.raw,
-            },
+            expansion=None if expansion is None else ExpansionExplain(
+                lexical=tuple(expansion.lexical), semantic=tuple(expansion.semantic), hyde=expansion.hyde,
+                cached=cached, raw=expansion.raw,
+            ),
             candidates=len(fused),
             results=tuple(results),
             timings_ms={k: round(v, 2) for k, v in timings.items()},

@@ -10,33 +10,12 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
 from findling.errors import QuerySyntaxError
+from findling.records import Filters
 
 _ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
 _FILTER_KEYS = {"ext", "type", "path", "folder", "in", "after", "since", "before", "until"}
 _RELATIVE = re.compile(r"^(\d+)([dwmy])$")
 MAX_QUERY_CHARS = 4000
-
-
-@dataclass(frozen=True)
-class Filters:
-    extensions: tuple[str, ...] = ()
-    path_contains: tuple[str, ...] = ()
-    folders: tuple[str, ...] = ()
-    after: float | None = None  # epoch seconds, inclusive
-    before: float | None = None  # epoch seconds, exclusive
-
-    def merged(self, other: Filters) -> Filters:
-        return Filters(
-            extensions=self.extensions + other.extensions,
-            path_contains=self.path_contains + other.path_contains,
-            folders=self.folders + other.folders,
-            after=max(filter(None, (self.after, other.after)), default=None),
-            before=min(filter(None, (self.before, other.before)), default=None),
-        )
-
-    @property
-    def empty(self) -> bool:
-        return self == Filters()
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from findling.records import Highlight
-from findling.search.analyzer import token_at
+from findling.text.analyzer import token_at
 
 _CONTEXT_BEFORE = 60
 
@@ -64,6 +64,15 @@ _FLATTEN = str.maketrans("\n\r\t\f\v", "     ")
 def _flat(text: str) -> str:
     """Line breaks and tabs as spaces, one for one, so offsets stay valid."""
     return text.translate(_FLATTEN)
+
+
+def highlight_spans(text: str, terms: Iterable[str], language: str = "en", limit: int = 2_000_000) -> list[Highlight]:
+    """Where the query's terms occur in a whole text (the preview), by the same analysis
+    as snippets and search: `running` lights up for `run`, `café` for `cafe`."""
+    term_set = frozenset(terms)
+    if not term_set:
+        return []
+    return [Highlight(s, e) for s, e, _ in _hits(text[:limit], term_set, language, _candidates(term_set))]
 
 
 def make_snippet(

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from findling.search.analyzer import fold, is_stopword, iter_tokens, query_terms, term_counts, term_sequence
+from findling.text.analyzer import fold, is_stopword, iter_tokens, query_terms, term_counts, term_sequence
 
 
 def test_fold_case_and_accents():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from findling.search.analyzer import DEFAULT_LANGUAGE
+from findling.text.analyzer import DEFAULT_LANGUAGE
 
 _MARKERS = {
     "en": "the and of to is in that it for with as was on are be this by not or which from",

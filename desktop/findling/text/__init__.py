@@ -1,0 +1,1 @@
+"""Text analysis shared by indexing and search: tokens, stems, stopwords, languages."""
