@@ -102,23 +102,5 @@ def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
 def assert_index_consistent(engine) -> int:
     """No duplicate, orphaned or half-written rows; term document counts match postings.
     Returns the number of documents."""
-    cur = engine.db.cursor()
-    total, distinct = cur.execute("SELECT count(*), count(DISTINCT path) FROM documents").fetchone()
-    assert total == distinct, "duplicate documents"
-    orphans = cur.execute(
-        """SELECT (SELECT count(*) FROM postings p ANTI JOIN documents d ON d.id = p.doc_id)
-                + (SELECT count(*) FROM chunks c ANTI JOIN documents d ON d.id = c.doc_id)"""
-    ).fetchone()[0]
-    assert orphans == 0, "postings or chunks without a document"
-    half = cur.execute(
-        """SELECT count(*) FROM documents d WHERE status = 'ok' AND length > 0
-           AND NOT EXISTS (SELECT 1 FROM postings p WHERE p.doc_id = d.id)"""
-    ).fetchone()[0]
-    assert half == 0, "a document visible without its postings"
-    wrong_df = cur.execute(
-        """SELECT count(*) FROM terms t
-           LEFT JOIN (SELECT term_id, count(*) AS n FROM postings GROUP BY term_id) p ON p.term_id = t.id
-           WHERE t.df <> coalesce(p.n, 0)"""
-    ).fetchone()[0]
-    assert wrong_df == 0, "term document counts out of step with postings"
-    return total
+    assert engine.check_index() == []
+    return engine.status(problem_limit=0).documents

@@ -27,7 +27,7 @@ def _corpus(folder):
 def _check_consistent(home) -> int:
     with Engine(home, settings=Settings()) as engine:
         total = assert_index_consistent(engine)
-        chunkless = engine.db.cursor().execute(
+        chunkless = engine._db.cursor().execute(
             "SELECT count(*) FROM documents d WHERE status = 'ok' AND NOT EXISTS "
             "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)"
         ).fetchone()[0]
@@ -93,7 +93,7 @@ def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
     def embedded() -> tuple[int, int]:
         with Engine(home) as engine:
             assert_index_consistent(engine)
-            cur = engine.db.cursor()
+            cur = engine._db.cursor()
             table = cur.execute("SELECT table_name FROM vector_models").fetchone()
             if table is None:
                 return 0, 0

@@ -73,7 +73,7 @@ def test_bad_input_corpus(engine, docs):
     assert not report.cancelled
     rows = {
         os.path.basename(path): (status, error)
-        for path, status, error in engine.db.cursor().execute("SELECT path, status, error FROM documents").fetchall()
+        for path, status, error in engine._db.cursor().execute("SELECT path, status, error FROM documents").fetchall()
     }
     for name, outcome in expected.items():
         assert name in rows, f"{name!r} neither indexed nor recorded"

@@ -350,7 +350,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from findling.eval import MODES, evaluate, print_table
+    from findling.devtools.eval import MODES, evaluate, print_table
 
     modes = tuple(m.strip() for m in args.modes.split(",")) if args.modes else MODES
     unknown = [m for m in modes if m not in MODES]
@@ -411,12 +411,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     if args.gui:
-        from findling.gui.bench_gui import bench_gui
+        from findling.devtools.gui.bench_gui import bench_gui
 
         print(json.dumps(bench_gui(args.gui), indent=2))
         return 0
     if args.vectors:
-        from findling.bench_vectors import bench_embedder, bench_vector_search, sample_texts
+        from findling.devtools.bench_vectors import bench_embedder, bench_vector_search, sample_texts
 
         corpus = Path(args.corpus) if args.corpus else None
         report = {
@@ -425,7 +425,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         }
         print(json.dumps(report, indent=2))
         return 0
-    from findling.bench import run_bench
+    from findling.devtools.bench import run_bench
 
     report = run_bench(docs=args.docs, corpus=args.corpus, workdir=args.workdir, queries=args.queries)
     if args.json:

@@ -7,7 +7,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
@@ -19,7 +19,6 @@ from findling.records import (
     Highlight,
     Filters,
     EmbedReport,
-    FailedFile,
     Hit,
     IndexReport,
     SearchResult,
@@ -30,13 +29,15 @@ from findling.records import (
 from findling.search.bm25 import Bm25Lane
 from findling.search.normalize import minmax
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.pipeline import Pipeline
+from findling.search.pipeline import Pipeline, PipelineResult
+from findling.search.results import RankedEntry, document_text, present
 from findling.search.vector_lane import VectorLane
-from findling.search.snippets import highlight_spans, make_snippet
+from findling.search.snippets import highlight_spans
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
-from findling.pathnames import display_path, readable_name, stored_path
-from findling.store.documents import WITH_RAW_PATH, delete_documents, id_list
+from findling.pathnames import display_path
+from findling.store.documents import chunks_by_document, delete_documents, document_meta, document_paths
+from findling.store.status import SourceCounts, consistency_problems, counts_by_source, problems, totals
 from findling.store.sources import (
     delete_source,
     inside,
@@ -57,15 +58,6 @@ class DocumentText:
     highlights: tuple[Highlight, ...] = ()  # where the given query terms occur
 
 
-def _cut_span(chunks: list[tuple[int, int, str]], span: tuple[int, int]) -> list[tuple[int, int, str]]:
-    """The text of a document span, from the chunk that holds its start."""
-    start, end = span
-    for c_start, c_end, text in chunks:
-        if c_start <= start < c_end:
-            return [(start, min(end, c_end), text[start - c_start:min(end, c_end) - c_start])]
-    return chunks[:1]
-
-
 def _normalise_path(path: str | os.PathLike[str]) -> str:
     return str(Path(path).expanduser().resolve())
 
@@ -80,18 +72,18 @@ class Engine:
         self.home = data_home(home)
         self.home_override = home  # where settings.toml is saved: beside an explicit home
         self.settings = settings or load_settings(home)
-        self.db = Database(
+        self._db = Database(
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
         )
-        self.bm25 = Bm25Lane(self.db.cursor, self.settings.search.k1, self.settings.search.b)
-        self.vectors = VectorLane(self.db.cursor)
+        self._bm25 = Bm25Lane(self._db.cursor, self.settings.search.k1, self.settings.search.b)
+        self._vectors = VectorLane(self._db.cursor)
         self.models = ModelService(self.settings.models)
-        self.pipeline = Pipeline(self.db.cursor, self.bm25, self.vectors, self.models, self.settings.pipeline)
+        self._pipeline = Pipeline(self._db, self._bm25, self._vectors, self.models, self.settings.pipeline)
         self._index_lock = threading.Lock()
 
     def close(self) -> None:
-        self.pipeline.close()
-        self.db.close()
+        self._pipeline.close()
+        self._db.close()
 
     def __enter__(self) -> Engine:
         return self
@@ -102,7 +94,7 @@ class Engine:
     # -- sources ------------------------------------------------------------------------
 
     def sources(self) -> list[Source]:
-        return list_sources(self.db.cursor())
+        return list_sources(self._db.cursor())
 
     def add_source(
         self, path: str | os.PathLike[str], include: Sequence[str] = (), exclude: Sequence[str] = ()
@@ -125,12 +117,12 @@ class Engine:
         for source in existing:
             if inside(resolved, source.path):
                 if resolved == source.path and (include or exclude):
-                    with self.db.transaction() as tx:
+                    with self._db.transaction() as tx:
                         set_rules(tx, source.id, include, exclude)
                     return Source(source.id, source.path, tuple(include), tuple(exclude))
                 return source
         inner = [s for s in existing if inside(s.path, resolved)]
-        with self.db.transaction() as tx:
+        with self._db.transaction() as tx:
             return insert_source(tx, resolved, include, exclude, absorb=inner)
 
     def remove_source(self, path: str | os.PathLike[str]) -> int:
@@ -139,11 +131,11 @@ class Engine:
         match = next((s for s in self.sources() if s.path in (resolved, str(path))), None)
         if match is None:
             raise SourceError(f"not an indexed folder: {display_path(resolved)}")
-        ids = source_document_ids(self.db.cursor(), match.id)
-        with self.db.transaction() as tx:
+        ids = source_document_ids(self._db.cursor(), match.id)
+        with self._db.transaction() as tx:
             delete_documents(tx, ids)
             delete_source(tx, match.id)
-        self.bm25.invalidate()
+        self._bm25.invalidate()
         return len(ids)
 
     # -- indexing -----------------------------------------------------------------------
@@ -155,9 +147,9 @@ class Engine:
         installed). The text is searchable before embedding starts."""
         with self._index_lock:
             try:
-                report = Indexer(self.db, self.settings.index, progress, cancel).run(self.sources())
+                report = Indexer(self._db, self.settings.index, progress, cancel).run(self.sources())
             finally:
-                self.bm25.invalidate()
+                self._bm25.invalidate()
             if not report.cancelled:
                 report.embedding = self._embed_locked(progress, cancel)
             return report
@@ -176,16 +168,16 @@ class Engine:
             embedder = self.models.embedder()
         except FindlingError as exc:
             return EmbedReport(skipped=str(exc))
-        return embed_pending(self.db, embedder, progress, cancel)
+        return embed_pending(self._db, embedder, progress, cancel)
 
     def update_paths(self, paths: Iterable[str | os.PathLike[str]]) -> IndexReport:
         with self._index_lock:
             try:
-                report = Indexer(self.db, self.settings.index).update_paths(
+                report = Indexer(self._db, self.settings.index).update_paths(
                     self.sources(), [_normalise_path(p) for p in paths]
                 )
             finally:
-                self.bm25.invalidate()
+                self._bm25.invalidate()
             report.embedding = self._embed_locked(None, None)
             return report
 
@@ -205,11 +197,9 @@ class Engine:
         """Keyword search (the BM25 lane) with snippets."""
         started = time.perf_counter()
         parsed, limit = self._parse(query, limit, filters)
-        lane = self.bm25.search(parsed, limit, match or self.settings.search.match)
+        lane = self._bm25.search(parsed, limit, match or self.settings.search.match)
         normalized = minmax([h.score for h in lane.hits])
-        hits = self.present(
-            [(h.doc_id, h.score, n, None) for h, n in zip(lane.hits, normalized)], lane.terms
-        )
+        hits = self._present([RankedEntry(h.doc_id, h.score, n) for h, n in zip(lane.hits, normalized)], lane.terms)
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
@@ -237,8 +227,8 @@ class Engine:
         parsed, limit = self._parse(query, limit, filters)
         if not parsed.has_terms:
             return SearchResult(query, (), 0, notes=("the query has no words to search for",))
-        result = self.pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
-        hits = self.present(result.entries, result.terms)
+        result = self._pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
+        hits = self._present(result.entries, result.terms)
         explain = result.explain
         timings = dict(explain.timings_ms)
         timings["total"] = round((time.perf_counter() - started) * 1000, 2)
@@ -258,11 +248,13 @@ class Engine:
             embedder = self.models.embedder()
         except FindlingError as exc:
             return SearchResult(query, (), 0, notes=(f"semantic search is off: {exc}",))
-        if self.vectors.index_for(embedder.spec.name) is None:
+        if self._vectors.index_for(embedder.spec.name) is None:
             return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
-        lane = self.vectors.search(embedder, parsed.text, limit, parsed.filters)
-        terms = self.bm25.terms_of(parsed)
-        hits = self.present([(h.doc_id, h.cosine, h.score, (h.start_char, h.end_char)) for h in lane.hits], terms)
+        lane = self._vectors.search(embedder, parsed.text, limit, parsed.filters)
+        terms = self._bm25.terms_of(parsed)
+        hits = self._present(
+            [RankedEntry(h.doc_id, h.cosine, h.score, (h.start_char, h.end_char)) for h in lane.hits], terms
+        )
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
             query=query,
@@ -273,109 +265,66 @@ class Engine:
             terms=tuple(terms),
         )
 
-    def present(
-        self, entries: Sequence[tuple[int, float, float, tuple[int, int] | None]], terms: Sequence[str]
-    ) -> list[Hit]:
-        """Results from (doc_id, raw score, score in [0, 1], matched span or None): metadata
-        and a snippet — from the matched span when one is given, else the best chunk."""
-        if not entries:
-            return []
-        ids = [e[0] for e in entries]
-        cur = self.db.cursor()
-        meta = {
-            r[0]: (stored_path(r[1], r[2]), *r[3:])
-            for r in cur.execute(
-                f"SELECT d.id, d.path, r.raw, d.title, d.mtime, d.size, d.ext, d.language FROM documents d "
-                f"{WITH_RAW_PATH} WHERE d.id IN {id_list(ids)}"
-            ).fetchall()
-        }
-        chunks: dict[int, list[tuple[int, int, str]]] = {}
-        for doc_id, start, end, text in cur.execute(
-            f"SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(ids)} "
-            "ORDER BY doc_id, ordinal"
-        ).fetchall():
-            chunks.setdefault(doc_id, []).append((start, end, text))
-        hits = []
-        for doc_id, raw, score, span in entries:
-            row = meta.get(doc_id)
-            if row is None:
-                continue  # removed between the lane query and now
-            path, title, mtime, size, ext, language = row
-            doc_chunks = chunks.get(doc_id, [])
-            if span is not None:
-                doc_chunks = _cut_span(doc_chunks, span)
-            snippet = make_snippet(doc_chunks, terms, language or "en", self.settings.search.snippet_chars)
-            hits.append(
-                Hit(
-                    doc_id=doc_id, path=path, title=title or readable_name(Path(path).name), score=round(score, 6),
-                    snippet=snippet.text, highlights=snippet.highlights, mtime=mtime, size=size, ext=ext,
-                    raw_score=raw, chunk_start=snippet.chunk_start, chunk_end=snippet.chunk_end,
-                )
-            )
-        return hits
+    def rank(
+        self, query: str, limit: int = 100, lanes: tuple[str, ...] = ("bm25", "vector"), expand: bool | None = None,
+        rerank: str | None = None,
+    ) -> PipelineResult:
+        """The pipeline's ranking without snippets: for evaluation, where rendering results
+        is not what is measured."""
+        parsed, limit = self._parse(query, limit, None)
+        return self._pipeline.run(query, parsed, limit, lanes, expand, rerank)
+
+    def rank_keywords(self, query: str, limit: int = 20, match: str = "all") -> list[RankedEntry]:
+        """The BM25 lane alone, without snippets: for benchmarks."""
+        parsed, limit = self._parse(query, limit, None)
+        lane = self._bm25.search(parsed, limit, match)
+        return [RankedEntry(h.doc_id, h.score, h.score) for h in lane.hits]
+
+    def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str]) -> list[Hit]:
+        return present(self._db.cursor(), entries, terms, self.settings.search.snippet_chars)
 
     def document_text(self, doc_id: int, terms: Sequence[str] = ()) -> DocumentText | None:
         """The document's text, rebuilt from its overlapping chunks (for the preview pane),
         with the places of `terms` (a result's `terms`)."""
-        cur = self.db.cursor()
-        row = cur.execute(
-            f"SELECT d.path, r.raw, d.title, d.language FROM documents d {WITH_RAW_PATH} WHERE d.id = ?", [doc_id]
-        ).fetchone()
-        if row is None:
+        cur = self._db.cursor()
+        meta = document_meta(cur, [doc_id]).get(doc_id)
+        if meta is None:
             return None
-        pieces: list[str] = []
-        covered = 0
-        for start, end, text in cur.execute(
-            "SELECT start_char, end_char, text FROM chunks WHERE doc_id = ? ORDER BY ordinal", [doc_id]
-        ).fetchall():
-            if end <= covered:
-                continue
-            pieces.append(text[max(0, covered - start):])
-            covered = end
-        text, language = "".join(pieces), row[3] or "en"
-        return DocumentText(doc_id, stored_path(row[0], row[1]), row[2] or "", text, language,
+        text = document_text(chunks_by_document(cur, [doc_id]).get(doc_id, []))
+        language = meta.language or "en"
+        return DocumentText(doc_id, meta.path, meta.title, text, language,
                             tuple(highlight_spans(text, terms, language)))
+
+    def document_paths(self) -> dict[int, str]:
+        """Every document's path, by id (for tools that map results to their own ids)."""
+        return document_paths(self._db.cursor())
+
+    def check_index(self) -> list[str]:
+        """What would make the index lie (duplicates, orphans, counts out of step); empty when sound."""
+        return consistency_problems(self._db.cursor())
 
     # -- status -------------------------------------------------------------------------
 
     def status(self, problem_limit: int = 200) -> StoreStatus:
-        cur = self.db.cursor()
-        per_source = {
-            r[0]: r[1:]
-            for r in cur.execute(
-                """SELECT source_id, count(*), count(*) FILTER (status = 'ok'),
-                          count(*) FILTER (status = 'failed'), count(*) FILTER (status = 'skipped')
-                   FROM documents GROUP BY source_id"""
-            ).fetchall()
-        }
+        cur = self._db.cursor()
+        per_source = counts_by_source(cur)
         sources = tuple(
-            SourceStatus(s, *per_source.get(s.id, (0, 0, 0, 0))) for s in self.sources()
+            SourceStatus(s, *astuple(per_source.get(s.id, SourceCounts()))) for s in self.sources()
         )
-        problems = tuple(
-            FailedFile(*r)
-            for r in cur.execute(
-                # failed and skipped files, and files indexed only partly (status ok, with a note)
-                """SELECT path, status, coalesce(error, '') FROM documents
-                   WHERE status <> 'ok' OR coalesce(error, '') <> ''
-                   ORDER BY status, path LIMIT ?""",
-                [problem_limit],
-            ).fetchall()
-        )
-        chunks = cur.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        terms = cur.execute("SELECT count(*) FROM terms").fetchone()[0]
-        postings = cur.execute("SELECT count(*) FROM postings").fetchone()[0]
+        found = tuple(problems(cur, problem_limit))
+        total = totals(cur)
         size = sum(p.stat().st_size for p in self.home.glob(DB_FILENAME + "*") if p.is_file())
         return StoreStatus(
             home=str(self.home),
-            database=str(self.db.path),
+            database=str(self._db.path),
             documents=sum(s.documents for s in sources),
             indexed=sum(s.indexed for s in sources),
             failed=sum(s.failed for s in sources),
             skipped=sum(s.skipped for s in sources),
-            chunks=chunks,
-            terms=terms,
-            postings=postings,
+            chunks=total.chunks,
+            terms=total.terms,
+            postings=total.postings,
             size_bytes=size,
             sources=sources,
-            problems=problems,
+            problems=found,
         )

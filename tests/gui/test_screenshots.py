@@ -20,7 +20,7 @@ def test_window_screenshots(tmp_path):
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb"}
     proc = subprocess.run(
-        ["xvfb-run", "-a", "-s", "-screen 0 1400x900x24", sys.executable, "-m", "findling.gui.screenshots", str(out)],
+        ["xvfb-run", "-a", "-s", "-screen 0 1400x900x24", sys.executable, "-m", "findling.devtools.gui.screenshots", str(out)],
         env=env, capture_output=True, text=True, timeout=180,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

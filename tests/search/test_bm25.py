@@ -163,7 +163,7 @@ def test_snippet_highlights_point_at_matches(searchable):
 
 
 def test_lane_ranks_are_one_based(searchable):
-    lane = Bm25Lane(searchable.db.cursor)
+    lane = Bm25Lane(searchable._db.cursor)
     result = lane.search(parse_query("borrow"), limit=5, match="any")
     assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
     assert result.hits[0].score >= result.hits[-1].score

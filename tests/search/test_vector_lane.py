@@ -56,14 +56,14 @@ def test_changed_and_deleted_files_follow(semantic, docs):
     assert "cat.txt" not in names
     assert _top(semantic.vsearch("German capital")) == "paris.md"
     assert_index_consistent(semantic)
-    cur = semantic.db.cursor()
+    cur = semantic._db.cursor()
     table = cur.execute("SELECT table_name FROM vector_models").fetchone()[0]
     orphans = cur.execute(f"SELECT count(*) FROM {table} v ANTI JOIN documents d ON d.id = v.doc_id").fetchone()[0]
     assert orphans == 0
 
 
 def test_exact_search_matches_brute_force(semantic):
-    index = semantic.vectors.index_for(semantic.models.embedder().spec.name)
+    index = semantic._vectors.index_for(semantic.models.embedder().spec.name)
     index.refresh()
     q = semantic.models.embedder().embed(["a question"], kind="query")[0]
     hits = index.search(q, 10)

@@ -51,8 +51,15 @@ def _limit_self(memory_mb: int) -> None:
             pass  # Windows has no rlimits; the time budget still holds
 
 
+_READY = "ready"
+
+
 def _serve(conn: Connection, memory_mb: int) -> None:
     _limit_self(memory_mb)
+    try:
+        conn.send(_READY)  # imports done: a file's budget starts only now
+    except (BrokenPipeError, OSError):
+        return
     while True:
         try:
             task = conn.recv()
@@ -111,9 +118,11 @@ class ExtractionPool:
         self._workers = [_Worker(self._context, budget.memory_mb) for _ in range(max(1, workers))]
 
     def results(self, tasks: Sequence[PrepareTask], cancel: threading.Event) -> Iterator[object]:
-        """Each task's result, in the order they finish."""
+        """Each task's result, in the order they finish. A worker gets a file only once it
+        has started (its imports do not count against the file's time)."""
         queue = deque(tasks)
-        idle = list(self._workers)
+        starting = {w.conn: w for w in self._workers}
+        idle: list[_Worker] = []
         busy: dict[Connection, _Worker] = {}
         while queue or busy:
             while queue and idle and not cancel.is_set():
@@ -124,17 +133,29 @@ class ExtractionPool:
                 return
             now = time.monotonic()
             wait = min([_POLL_S, *(max(0.0, w.deadline - now) for w in busy.values())])
-            for conn in multiprocessing.connection.wait(list(busy), timeout=wait):
+            for conn in multiprocessing.connection.wait([*busy, *starting], timeout=wait):
+                if conn in starting:
+                    worker = starting.pop(conn)  # type: ignore[call-overload]
+                    try:
+                        worker.conn.recv()
+                        idle.append(worker)
+                    except (EOFError, OSError):
+                        fresh = self._replace(worker)
+                        starting[fresh.conn] = fresh
+                        if self._failed_starts > 3:
+                            raise OSError("extraction workers exit as soon as they start") from None
+                    continue
                 worker = busy.pop(conn)  # type: ignore[call-overload]
                 task = worker.task
                 assert task is not None
                 try:
                     result = worker.conn.recv()
+                    idle.append(worker)
                 except (EOFError, OSError):
-                    worker = self._replace(worker)
+                    fresh = self._replace(worker)
+                    starting[fresh.conn] = fresh
                     code = worker_exit_reason(self._last_exit)
                     result = failed_row(task.path, f"the extractor stopped on this file ({code})")
-                idle.append(worker)
                 yield result
             now = time.monotonic()
             for conn, worker in list(busy.items()):
@@ -142,14 +163,18 @@ class ExtractionPool:
                     task = worker.task
                     assert task is not None
                     del busy[conn]
-                    idle.append(self._replace(worker))
+                    fresh = self._replace(worker)
+                    starting[fresh.conn] = fresh
                     yield failed_row(task.path, f"timed out after {self._budget.timeout_s:g} s")
 
     _last_exit: int | None = None
+    _failed_starts = 0
 
     def _replace(self, worker: _Worker) -> _Worker:
         worker.kill()
         self._last_exit = worker.process.exitcode
+        if worker.task is None:
+            self._failed_starts += 1
         fresh = _Worker(self._context, self._budget.memory_mb)
         self._workers[self._workers.index(worker)] = fresh
         return fresh

@@ -9,21 +9,22 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import duckdb
-
 from findling.errors import FindlingError
 from findling.models.expander import Expansion, expand, parse_expansion
 from findling.models.generator import chatml
 from findling.models.service import ModelService
 from findling.search.blend import blend, final_scores
-from findling.search.bm25 import Bm25Lane
 from findling.records import ExpansionExplain, ListScore, QueryExplain, ResultExplain, Stage
+from findling.search.bm25 import Bm25Lane
 from findling.search.fusion import RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.vector_lane import VectorLane
 from findling.settings import PipelineSettings
-from findling.store.documents import id_list
+from findling.search.results import RankedEntry
+from findling.store.db import Database
+from findling.store.documents import chunks_by_document, document_meta
+from findling.store.expansions import cached_expansion, save_expansion
 
 _JUDGE_PROMPT = (
     "Judge whether the passage answers the search query. Reply with yes or no only.\n\n"
@@ -33,7 +34,7 @@ _JUDGE_PROMPT = (
 
 @dataclass(frozen=True)
 class PipelineResult:
-    entries: tuple[tuple[int, float, float, tuple[int, int] | None], ...]  # (doc, raw, final, span)
+    entries: tuple[RankedEntry, ...]
     explain: QueryExplain
     terms: tuple[str, ...]
     notes: tuple[str, ...] = ()
@@ -50,13 +51,14 @@ class _Lists:
 class Pipeline:
     def __init__(
         self,
-        cursor: Callable[[], duckdb.DuckDBPyConnection],
+        db: Database,
         bm25: Bm25Lane,
         vectors: VectorLane,
         models: ModelService,
         settings: PipelineSettings,
     ) -> None:
-        self._cursor = cursor
+        self._db = db
+        self._cursor = db.cursor
         self.bm25 = bm25
         self.vectors = vectors
         self.models = models
@@ -80,24 +82,19 @@ class Pipeline:
         if reason:
             return None, reason, False
         spec = self.models.spec("generator")
-        cur = self._cursor()
-        row = cur.execute(
-            "SELECT raw FROM expansions WHERE query = ? AND model = ? ORDER BY created_at DESC LIMIT 1",
-            [query, spec.name],
-        ).fetchone()
+        raw = cached_expansion(self._cursor(), query, spec.name)
         s = self.settings
-        if row is not None:
-            return parse_expansion(row[0], query, s.lexical_variants, s.semantic_variants), "", True
+        if raw is not None:
+            return parse_expansion(raw, query, s.lexical_variants, s.semantic_variants), "", True
         try:
             generator = self.models.generator()
         except FindlingError as exc:
             return None, str(exc), False
         multilingual = not query.isascii()
         result = expand(generator, query, s.lexical_variants, s.semantic_variants, multilingual)
-        try:
-            cur.execute("INSERT INTO expansions (query, model, raw) VALUES (?, ?, ?)", [query, spec.name, result.raw])
-        except duckdb.Error:
-            pass  # a read-only index still answers, just without the cache
+        if not self._db.read_only:  # a read-only index still answers, just without the cache
+            with self._db.transaction() as tx:
+                save_expansion(tx, query, spec.name, result.raw)
         return result, "", False
 
     def _lanes(self, parsed: ParsedQuery, expansion: Expansion | None, limit: int, lanes: tuple[str, ...],
@@ -178,15 +175,8 @@ class Pipeline:
         `rerank_chunks`, each about `rerank_chars` long (a cross-encoder's cost grows with
         every token, and its training passages were short)."""
         cur = self._cursor()
-        rows = cur.execute(
-            f"SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(doc_ids)} "
-            "ORDER BY doc_id, ordinal"
-        ).fetchall()
-        titles = dict(cur.execute(f"SELECT id, coalesce(title, '') FROM documents WHERE id IN {id_list(doc_ids)}"
-                                  ).fetchall())
-        by_doc: dict[int, list[tuple[int, int, str]]] = {}
-        for doc_id, start, end, text in rows:
-            by_doc.setdefault(doc_id, []).append((start, end, text))
+        by_doc = chunks_by_document(cur, doc_ids)
+        titles = {doc_id: meta.title for doc_id, meta in document_meta(cur, doc_ids).items()}
         width = self.settings.rerank_chars
         out: dict[int, list[str]] = {}
         for doc_id in doc_ids:
@@ -335,7 +325,7 @@ class Pipeline:
             if final < min_score:
                 continue
             span = lists.spans.get(f.doc_id)
-            entries.append((f.doc_id, f.score, final, span))
+            entries.append(RankedEntry(f.doc_id, f.score, final, span))
             blended_info = blended_scores.get(f.doc_id)
             results.append(ResultExplain(
                 doc_id=f.doc_id,

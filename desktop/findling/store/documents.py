@@ -221,3 +221,43 @@ def update_stat(
         )
         cur.execute("DELETE FROM raw_paths WHERE doc_id = ?", [doc_id])
         _write_raw_paths(cur, [(doc_id, moved_to[0])])
+
+
+@dataclass(frozen=True)
+class DocumentMeta:
+    """What a result shows of a document besides its text."""
+
+    path: str  # the path to open (exact bytes where the name needs them)
+    title: str
+    mtime: float
+    size: int
+    ext: str
+    language: str
+
+
+def document_meta(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, DocumentMeta]:
+    rows = cur.execute(
+        f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, '') "
+        f"FROM documents d {WITH_RAW_PATH} WHERE d.id IN {id_list(ids)}"
+    ).fetchall()
+    return {r[0]: DocumentMeta(stored_path(r[1], r[2]), *r[3:]) for r in rows}
+
+
+Chunk = tuple[int, int, str]  # (start_char, end_char, text) in the document
+
+
+def chunks_by_document(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, list[Chunk]]:
+    """Each document's chunks, in order."""
+    out: dict[int, list[Chunk]] = {}
+    for doc_id, start, end, text in cur.execute(
+        f"SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(ids)} "
+        "ORDER BY doc_id, ordinal"
+    ).fetchall():
+        out.setdefault(doc_id, []).append((start, end, text))
+    return out
+
+
+def document_paths(cur: duckdb.DuckDBPyConnection) -> dict[int, str]:
+    """Every document's path to open, by id."""
+    rows = cur.execute(f"SELECT d.id, d.path, r.raw FROM documents d {WITH_RAW_PATH}").fetchall()
+    return {r[0]: stored_path(r[1], r[2]) for r in rows}

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from findling.engine import Engine
-from findling.search.query_parser import parse_query
 from findling.settings import Settings
 
 MODES = ("bm25", "vector", "hybrid", "hybrid+rerank", "full")
@@ -113,9 +112,9 @@ def _runner(engine: Engine, mode: str) -> Callable[[str], list[int]]:
     }[mode]
 
     def run(text: str) -> tuple[list[int], tuple[str, ...], dict]:
-        result = engine.pipeline.run(text, parse_query(text), 100, lanes, expand, rerank)
+        result = engine.rank(text, 100, lanes, expand, rerank)
         stages = {s.name: (s.status, s.reason) for s in result.explain.stages}
-        return [e[0] for e in result.entries], result.notes, stages
+        return [e.doc_id for e in result.entries], result.notes, stages
 
     return run
 
@@ -133,10 +132,7 @@ def evaluate(
     work = (workdir or Path(tempfile.mkdtemp(prefix="findling-eval-"))) / dataset.name
     work.mkdir(parents=True, exist_ok=True)
     engine, mapping, index_s = build_index(dataset, work, settings)
-    corpus_ids = {
-        doc_id: mapping.get(path, "")
-        for doc_id, path in engine.db.cursor().execute("SELECT id, path FROM documents").fetchall()
-    }
+    corpus_ids = {doc_id: mapping.get(path, "") for doc_id, path in engine.document_paths().items()}
     queries = list(dataset.queries.items())
     if max_queries:
         queries = queries[:max_queries]

@@ -1,5 +1,5 @@
 """Screenshots of the real window (for docs and for looking at what we ship):
-`python -m findling.gui.screenshots OUTDIR` — run it under a display, e.g. `xvfb-run -a`."""
+`python -m findling.devtools.gui.screenshots OUTDIR` — run it under a display, e.g. `xvfb-run -a`."""
 
 from __future__ import annotations
 

@@ -1,0 +1,75 @@
+"""Ranked documents made into results: metadata and a snippet each."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from findling.pathnames import readable_name
+from findling.records import Hit
+from findling.search.snippets import make_snippet
+from findling.store.documents import Chunk, chunks_by_document, document_meta
+
+
+@dataclass(frozen=True)
+class RankedEntry:
+    """One document as a lane or the pipeline ranked it."""
+
+    doc_id: int
+    raw: float  # the ranking's own score (BM25, cosine, fused)
+    score: float  # in [0, 1]
+    span: tuple[int, int] | None = None  # the matched passage, when a lane knows it
+
+
+def _cut_span(chunks: list[Chunk], span: tuple[int, int]) -> list[Chunk]:
+    """The text of a document span, from the chunk that holds its start."""
+    start, end = span
+    for c_start, c_end, text in chunks:
+        if c_start <= start < c_end:
+            return [(start, min(end, c_end), text[start - c_start:min(end, c_end) - c_start])]
+    return chunks[:1]
+
+
+def present(
+    cur: duckdb.DuckDBPyConnection, entries: Sequence[RankedEntry], terms: Sequence[str], snippet_chars: int
+) -> list[Hit]:
+    """Results in the entries' order: a snippet from the matched span when one is given,
+    else from the best chunk. Documents removed since they were ranked are left out."""
+    if not entries:
+        return []
+    ids = [e.doc_id for e in entries]
+    meta = document_meta(cur, ids)
+    chunks = chunks_by_document(cur, ids)
+    hits = []
+    for entry in entries:
+        doc = meta.get(entry.doc_id)
+        if doc is None:
+            continue
+        doc_chunks = chunks.get(entry.doc_id, [])
+        if entry.span is not None:
+            doc_chunks = _cut_span(doc_chunks, entry.span)
+        snippet = make_snippet(doc_chunks, terms, doc.language or "en", snippet_chars)
+        hits.append(
+            Hit(
+                doc_id=entry.doc_id, path=doc.path, title=doc.title or readable_name(Path(doc.path).name),
+                score=round(entry.score, 6), snippet=snippet.text, highlights=snippet.highlights, mtime=doc.mtime,
+                size=doc.size, ext=doc.ext, raw_score=entry.raw, chunk_start=snippet.chunk_start,
+                chunk_end=snippet.chunk_end,
+            )
+        )
+    return hits
+
+
+def document_text(chunks: Sequence[Chunk]) -> str:
+    """A document's text rebuilt from its overlapping chunks."""
+    pieces: list[str] = []
+    covered = 0
+    for start, end, text in chunks:
+        if end <= covered:
+            continue
+        pieces.append(text[max(0, covered - start):])
+        covered = end
+    return "".join(pieces)
