@@ -107,10 +107,10 @@ def embedder_installed(tmp_path, monkeypatch):
 @pytest.fixture
 def all_models_installed(embedder_installed):
     """Embedder, (untrained) cross-encoder and SmolLM2 from ../shared/models."""
+    import os
+
     from findling.models.download import ModelStore
     from findling.models.manifest import load_manifest
-
-    import os
 
     manifest = load_manifest(Path(os.environ["FINDLING_MODELS_MANIFEST"]))
     store = ModelStore()

@@ -16,8 +16,8 @@ from findling.ingest.extract import NotText, extract
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare
 from findling.pathnames import display_path, printable
 from findling.records import DocumentRow
-from findling.text.analyzer import term_counts
 from findling.search.query_parser import parse_query
+from findling.text.analyzer import term_counts
 
 _KINDS = ["a.txt", "a.md", "a.rst", "a.py", "a.html", "a.pdf", "a.docx", "a.epub", "noext", "a.csv"]
 _FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

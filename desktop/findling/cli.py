@@ -15,8 +15,7 @@ from dataclasses import asdict
 from findling import __version__
 from findling.errors import FindlingError
 from findling.pathnames import printable
-from findling.records import Hit, IndexProgress, SearchResult
-from findling.records import Filters
+from findling.records import Filters, Hit, IndexProgress, SearchResult
 from findling.search.query_parser import parse_date
 
 _BOLD = "\033[1m"
@@ -419,7 +418,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from findling.devtools.bench_vectors import bench_embedder, bench_vector_search, sample_texts
 
         corpus = Path(args.corpus) if args.corpus else None
-        report = {
+        report: dict[str, object] = {
             "vector_search": bench_vector_search(args.vectors, workdir=Path(args.workdir) if args.workdir else None),
             "embedder": bench_embedder(sample_texts(corpus)),
         }

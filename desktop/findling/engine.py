@@ -14,11 +14,12 @@ from findling.errors import FindlingError, QuerySyntaxError, SourceError
 from findling.ingest.embedding import embed_pending
 from findling.ingest.indexer import Indexer, ProgressCallback
 from findling.models.service import ModelService
+from findling.pathnames import display_path
 from findling.paths import DB_FILENAME, data_home
 from findling.records import (
-    Highlight,
-    Filters,
     EmbedReport,
+    Filters,
+    Highlight,
     Hit,
     IndexReport,
     SearchResult,
@@ -28,24 +29,23 @@ from findling.records import (
 )
 from findling.search.bm25 import Bm25Lane
 from findling.search.normalize import minmax
-from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.pipeline import Pipeline, PipelineResult
+from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.results import RankedEntry, document_text, present
-from findling.search.vector_lane import VectorLane
 from findling.search.snippets import highlight_spans
+from findling.search.vector_lane import VectorLane
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
-from findling.pathnames import display_path
 from findling.store.documents import chunks_by_document, delete_documents, document_meta, document_paths
-from findling.store.status import SourceCounts, consistency_problems, counts_by_source, problems, totals
 from findling.store.sources import (
     delete_source,
-    inside,
     insert_source,
+    inside,
     list_sources,
     set_rules,
     source_document_ids,
 )
+from findling.store.status import SourceCounts, consistency_problems, counts_by_source, problems, totals
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-
-
 # The vocabularies that cross layers, spelled once.
 DocumentStatus = Literal["ok", "failed", "skipped"]
 Lane = Literal["bm25", "vector"]

@@ -37,8 +37,8 @@ def run_selftest(stream=sys.stdout) -> int:
             con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
             for name in ("fts", "vss"):
                 load_extension(con, name)
-            stem = con.execute("SELECT stem('running', 'english')").fetchone()[0]
-            distance = con.execute("SELECT array_distance([1, 2]::FLOAT[2], [1, 2]::FLOAT[2])").fetchone()[0]
+            stem = con.execute("SELECT stem('running', 'english')").fetchall()[0][0]
+            distance = con.execute("SELECT array_distance([1, 2]::FLOAT[2], [1, 2]::FLOAT[2])").fetchall()[0][0]
             con.close()
             return f"duckdb {duckdb.__version__}: fts stem(running)={stem}, vss array_distance={distance}"
 
@@ -71,22 +71,9 @@ def run_selftest(stream=sys.stdout) -> int:
             return f"indexed 2 files, search and query found {len(query.hits)} result(s)"
 
         def qt() -> str:
-            from PySide6.QtWidgets import QApplication
+            from findling.gui.selftest import window_check
 
-            from findling.engine import Engine
-            from findling.gui.main_window import MainWindow
-
-            app = QApplication.instance() or QApplication(["findling-selftest"])
-            with Engine(root / "qt-home") as engine:
-                window = MainWindow(engine)
-                window.show()
-                app.processEvents()
-                title = window.windowTitle()
-                window.close()
-                from findling.gui.tasks import wait_for_tasks
-
-                wait_for_tasks(10)
-            return f"Qt {app.platformName()} window '{title}'"
+            return window_check(root / "qt-home")
 
         for name, fn in (("duckdb extensions", extensions), ("onnxruntime", onnx),
                          ("index and search", index_and_search), ("qt app", qt)):

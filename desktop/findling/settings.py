@@ -169,8 +169,8 @@ def validate(settings: Settings) -> None:
     for section in dataclasses.fields(settings):
         group = getattr(settings, section.name)
         for f in dataclasses.fields(group):
-            _checked(f"{section.name}.{f.name}", getattr(group, f.name), f.default if f.default is not
-                     dataclasses.MISSING else f.default_factory())  # type: ignore[misc]
+            default = f.default_factory() if callable(f.default_factory) else f.default
+            _checked(f"{section.name}.{f.name}", getattr(group, f.name), default)
 
 
 def _merge(target: Any, values: dict[str, Any], where: str) -> None:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from findling.text.analyzer import term_sequence
 from findling.search.snippets import make_snippet
+from findling.text.analyzer import term_sequence
 
 
 def _marked(snippet):

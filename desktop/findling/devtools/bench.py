@@ -20,8 +20,8 @@ from pathlib import Path
 from findling.engine import Engine
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import kind_of
-from findling.text.analyzer import STOPWORDS
 from findling.settings import Settings
+from findling.text.analyzer import STOPWORDS
 
 _WORD = re.compile(r"[A-Za-z]{4,}")
 _DOCS_PER_FOLDER = 200
@@ -100,7 +100,7 @@ def build_corpus(target: Path, docs: int, source: Path | None, seed: int = 13) -
 
 def _queries(corpus: Path, count: int, rng: random.Random) -> list[str]:
     files = sorted(corpus.rglob("*.md"))
-    queries = []
+    queries: list[str] = []
     while len(queries) < count:
         text = rng.choice(files).read_text(encoding="utf-8")
         words = [w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS]

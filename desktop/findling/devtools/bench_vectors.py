@@ -113,7 +113,7 @@ def bench_embedder(texts: list[str]) -> dict:
     if reason:
         return {"skipped": reason}
     spec = service.spec("embedder")
-    result = {"model": spec.name}
+    result: dict[str, object] = {"model": spec.name}
     for threads in (1, 2):
         embedder = Embedder(spec, service.store, threads=threads)
         embedder.embed(texts[:16])

@@ -100,7 +100,10 @@ def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engin
     return engine, mapping, seconds
 
 
-def _runner(engine: Engine, mode: str) -> Callable[[str], list[int]]:
+Runner = Callable[[str], tuple[list[int], tuple[str, ...], dict[str, tuple[str, str]]]]
+
+
+def _runner(engine: Engine, mode: str) -> Runner:
     """The mode as a function from query text to ranked doc ids (top 100). Timed around the
     pipeline itself: snippet rendering is presentation, measured by `findling bench`."""
     lanes, expand, rerank = {
@@ -111,9 +114,9 @@ def _runner(engine: Engine, mode: str) -> Callable[[str], list[int]]:
         "full": (("bm25", "vector"), True, None),
     }[mode]
 
-    def run(text: str) -> tuple[list[int], tuple[str, ...], dict]:
+    def run(text: str) -> tuple[list[int], tuple[str, ...], dict[str, tuple[str, str]]]:
         result = engine.rank(text, 100, lanes, expand, rerank)
-        stages = {s.name: (s.status, s.reason) for s in result.explain.stages}
+        stages: dict[str, tuple[str, str]] = {s.name: (s.status, s.reason) for s in result.explain.stages}
         return [e.doc_id for e in result.entries], result.notes, stages
 
     return run

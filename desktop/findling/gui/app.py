@@ -6,9 +6,10 @@ import os
 import shutil
 import sys
 import tempfile
+from typing import cast
 
-from PySide6.QtGui import QGuiApplication, QPalette, QColor
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from findling.errors import FindlingError
@@ -66,7 +67,7 @@ def main(home: str | None = None, demo: bool = False) -> int:
     # Hand the GIL to the UI thread sooner than CPython's 5 ms default: background Python
     # work (scanning, analysis) then cannot delay a repaint by several slices in a row.
     sys.setswitchinterval(0.001)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
     app.setApplicationName("Findling")
     app.setOrganizationName("findling")
     from PySide6.QtGui import QIcon

@@ -6,12 +6,11 @@ import html
 import os
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, QModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QFileIconProvider
 
-from findling.records import Hit, SourceStatus
 from findling.pathnames import display_path
-from findling.records import QueryExplain, ResultExplain
+from findling.records import Hit, QueryExplain, ResultExplain, SourceStatus
 
 HitRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
@@ -44,10 +43,10 @@ class _TableModel(QAbstractTableModel):
     def _row_count(self) -> int:
         raise NotImplementedError
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
         return 0 if parent.isValid() else self._row_count()
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -82,7 +81,7 @@ class ResultsModel(_TableModel):
             self._icon_cache[key] = self._icons.icon(QFileInfo(hit.path))
         return self._icon_cache[key]
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         hit = self.hit(index.row())
         if hit is None:
             return None
@@ -126,13 +125,13 @@ class ExplainModel(_TableModel):
 
     def set_result(self, result: ResultExplain | None) -> None:
         self.beginResetModel()
-        self._rows = explain_rows(result) if result is not None else []
+        self._rows = list(explain_rows(result)) if result is not None else []
         self.endResetModel()
 
     def _row_count(self) -> int:
         return len(self._rows)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and 0 <= index.row() < len(self._rows):
             return self._rows[index.row()][index.column()]
         return None
@@ -169,10 +168,10 @@ class SourcesModel(QAbstractListModel):
     def source(self, row: int) -> SourceStatus | None:
         return self._sources[row] if 0 <= row < len(self._sources) else None
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._sources)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         s = self.source(index.row())
         if s is None:
             return None

@@ -37,8 +37,7 @@ from findling.gui.tasks import progress_callback, run_task
 from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import PreviewPane, ScoreBars, SnippetDelegate
 from findling.pathnames import display_path
-from findling.records import IndexProgress, SearchResult
-from findling.records import Filters
+from findling.records import Filters, IndexProgress, SearchResult
 
 MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
 TYPES = {
@@ -376,9 +375,11 @@ class MainWindow(QMainWindow):
             return
         engine = self.engine
         path = source.source.path
-        run_task(lambda: engine.remove_source(path),
-                 lambda n: (self.statusBar().showMessage(f"Removed {display_path(path)} ({n} documents)"), self.refresh_sources()),
-                 lambda exc: self._on_error(_error_text(exc)))
+        def removed(count: int) -> None:
+            self.statusBar().showMessage(f"Removed {display_path(path)} ({count} documents)")
+            self.refresh_sources()
+
+        run_task(lambda: engine.remove_source(path), removed, lambda exc: self._on_error(_error_text(exc)))
 
     def start_indexing(self) -> None:
         if self._indexing:

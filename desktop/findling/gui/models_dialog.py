@@ -4,6 +4,7 @@ cancel, import from a folder, and the execution provider in use."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -136,4 +137,4 @@ class ModelsDialog(QDialog):
         if not folder:
             return
         store = self.engine.models.store
-        run_task(lambda: store.import_dir(spec, folder), self._done, self._failed)
+        run_task(lambda: store.import_dir(spec, Path(folder)), self._done, self._failed)

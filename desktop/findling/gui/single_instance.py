@@ -42,7 +42,7 @@ class InstanceServer(QObject):
             socket.readyRead.connect(lambda s=socket: self._read(s))
 
     def _read(self, socket: QLocalSocket) -> None:
-        if bytes(socket.readAll()).strip() == b"activate":
+        if bytes(socket.readAll().data()).strip() == b"activate":
             self.activate.emit()
         socket.disconnectFromServer()
 

@@ -18,12 +18,13 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
+from watchdog.observers import Observer
+from watchdog.observers.api import ObservedWatch
 
 # Only changes: without a filter, inotify also reports every open and read, so indexing a
 # folder (which reads every file) would flood the app with events about itself.
 _CHANGES = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
             DirDeletedEvent, DirMovedEvent]
-from watchdog.observers import Observer
 
 
 class _Handler(FileSystemEventHandler):
@@ -52,7 +53,7 @@ class FolderWatcher(QObject):
         super().__init__()
         self._observer = Observer()
         self._observer.daemon = True
-        self._watches: dict[str, object] = {}
+        self._watches: dict[str, ObservedWatch] = {}
         self._pending: set[str] = set()
         self._lock = threading.Lock()
         self._timer = QTimer(self)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
-from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QPlainTextEdit,
@@ -17,8 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from findling.gui.item_models import SnippetHtmlRole
-from findling.records import Highlight
-from findling.records import ResultExplain
+from findling.records import Highlight, ResultExplain
 
 
 class SnippetDelegate(QStyledItemDelegate):
@@ -45,7 +43,7 @@ class SnippetDelegate(QStyledItemDelegate):
             self._docs[key] = doc
         return doc
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         self.initStyleOption(option, index)
         option.text = ""
         style = option.widget.style() if option.widget else None
@@ -58,7 +56,7 @@ class SnippetDelegate(QStyledItemDelegate):
         doc.drawContents(painter)
         painter.restore()
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         return QSize(400, option.fontMetrics.height() * 3 + 8)
 
 

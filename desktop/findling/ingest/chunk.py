@@ -49,7 +49,7 @@ def _best_break(text: str, start: int, hi: int, kind: str, heading_starts: list[
     patterns = (_CODE_DEF, _PARAGRAPH) if kind == "code" else (_PARAGRAPH,)
     for pattern in (*patterns, _SENTENCE, _NEWLINE, _SPACE):
         last = None
-        for last in pattern.finditer(window):
+        for last in pattern.finditer(window):  # noqa: B007 - the loop exists to keep the last match
             pass
         if last is not None:
             return lo + last.end()

@@ -17,16 +17,15 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from findling.errors import StoreWriteError
 from findling.ingest.formats import extension_of, kind_of
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, content_hash, prepare, read_file
-from findling.ingest.workers import Budget, ExtractionPool
 from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
-from findling.records import IndexProgress, IndexReport, Source
+from findling.ingest.workers import Budget, ExtractionPool
+from findling.pathnames import display_path, readable_name
+from findling.records import DocumentRow, IndexProgress, IndexReport, Source
 from findling.settings import IndexSettings
 from findling.store.db import Database
-from findling.errors import StoreWriteError
-from findling.pathnames import display_path, readable_name
-from findling.records import DocumentRow
 from findling.store.documents import (
     KnownDocument,
     allocate_ids,
@@ -36,8 +35,8 @@ from findling.store.documents import (
     update_stat,
     write_documents,
 )
-from findling.store.sources import owner_of
 from findling.store.maintenance import compact_postings_if_needed, note_appended_postings
+from findling.store.sources import owner_of
 
 ProgressCallback = Callable[[IndexProgress], None]
 # What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a

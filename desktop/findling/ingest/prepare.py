@@ -14,10 +14,10 @@ from findling.ingest.chunk import chunk_text
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import extension_of
 from findling.ingest.scan import special_kind
-from findling.text.language import detect_language
 from findling.pathnames import readable_name
-from findling.records import DocumentRow
+from findling.records import DocumentRow, DocumentStatus
 from findling.text.analyzer import term_counts
+from findling.text.language import detect_language
 
 _MB = 1024 * 1024
 
@@ -66,7 +66,7 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _row(path: str, size: int, mtime: float, digest: str | None, status: str, error: str) -> DocumentRow:
+def _row(path: str, size: int, mtime: float, digest: str | None, status: DocumentStatus, error: str) -> DocumentRow:
     return DocumentRow(
         path=path, ext=extension_of(path), size=size, mtime=mtime, hash=digest, status=status,
         title=readable_name(PurePath(path).name), error=error,

@@ -82,7 +82,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
 
 
 class _Worker:
-    def __init__(self, context: multiprocessing.context.BaseContext, memory_mb: int) -> None:
+    def __init__(self, context: multiprocessing.context.SpawnContext, memory_mb: int) -> None:
         self.conn, child = context.Pipe(duplex=True)
         self.process: BaseProcess = context.Process(target=_serve, args=(child, memory_mb), daemon=True)
         self.process.start()
@@ -135,7 +135,7 @@ class ExtractionPool:
             wait = min([_POLL_S, *(max(0.0, w.deadline - now) for w in busy.values())])
             for conn in multiprocessing.connection.wait([*busy, *starting], timeout=wait):
                 if conn in starting:
-                    worker = starting.pop(conn)  # type: ignore[call-overload]
+                    worker = starting.pop(conn)
                     try:
                         worker.conn.recv()
                         idle.append(worker)

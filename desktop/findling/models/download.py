@@ -22,6 +22,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from huggingface_hub import constants as hf_constants
 from huggingface_hub import hf_hub_url
@@ -98,14 +99,15 @@ def sha256_file(path: Path, cancel: threading.Event | None = None) -> str:
     return digest.hexdigest()
 
 
-def _read_lock(folder: Path) -> dict | None:
+def _read_lock(folder: Path) -> dict[str, Any] | None:
     try:
-        return json.loads((folder / LOCK_NAME).read_text(encoding="utf-8"))
+        data = json.loads((folder / LOCK_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return data if isinstance(data, dict) else None
 
 
-def _write_lock(folder: Path, data: dict) -> None:
+def _write_lock(folder: Path, data: dict[str, Any]) -> None:
     tmp = folder / (LOCK_NAME + ".tmp")
     tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
     os.replace(tmp, folder / LOCK_NAME)
@@ -208,7 +210,7 @@ class ModelStore:
             metas.append(meta)
         total = sum(m["size"] for m in metas)
         done = 0
-        files: dict[str, dict] = {}
+        files: dict[str, dict[str, Any]] = {}
         for f, meta in zip(spec.files, metas):
             expected = f.sha256 or meta["etag_sha256"]
             if expected is None:
@@ -239,7 +241,7 @@ class ModelStore:
             raise ModelDownloadError(f"refusing to contact {url}: only {self.endpoint} is allowed")
         return urllib.request.Request(url, headers=headers, method=method)
 
-    def _open(self, request: urllib.request.Request, what: str):
+    def _open(self, request: urllib.request.Request, what: str) -> Any:
         try:
             return urllib.request.urlopen(request, timeout=30)
         except urllib.error.HTTPError as exc:
@@ -255,7 +257,7 @@ class ModelStore:
                 "try again when online, or use `findling models import DIR`"
             ) from exc
 
-    def _head(self, spec: ModelSpec, f: ModelFile, revision: str, headers: dict[str, str]) -> dict:
+    def _head(self, spec: ModelSpec, f: ModelFile, revision: str, headers: dict[str, str]) -> dict[str, Any]:
         url = hf_hub_url(spec.repo, f.path, revision=revision, endpoint=self.endpoint)
         with self._open(self._request(url, {**headers, "Accept-Encoding": "identity"}, "HEAD"), f.path) as resp:
             h = resp.headers
@@ -338,7 +340,7 @@ class ModelStore:
         folder = self.root / spec.name
         staging = self.root / f".{spec.name}.import"
         shutil.rmtree(staging, ignore_errors=True)
-        files: dict[str, dict] = {}
+        files: dict[str, dict[str, Any]] = {}
         try:
             for f in spec.files:
                 candidates = [source / f.path, source / Path(f.path).name]

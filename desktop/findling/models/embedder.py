@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -28,7 +29,7 @@ class Embedder:
     def provider(self) -> str:
         return self.session.provider
 
-    def _encode(self, texts: Sequence[str]) -> list:
+    def _encode(self, texts: Sequence[str]) -> list[Any]:
         encodings = []
         for start in range(0, len(texts), _TOKENIZE_BATCH):
             encodings.extend(self.tokenizer.encode_batch(list(texts[start:start + _TOKENIZE_BATCH])))
@@ -51,7 +52,7 @@ class Embedder:
         self.dimension = out.shape[1]
         return out
 
-    def _run(self, encodings: list) -> np.ndarray:
+    def _run(self, encodings: list[Any]) -> np.ndarray:
         longest = max(1, max(len(e.ids) for e in encodings))
         ids = np.zeros((len(encodings), longest), dtype=np.int64)
         mask = np.zeros_like(ids)
@@ -77,12 +78,14 @@ def pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:
     if mode == "cls":
         return hidden[:, 0, :]
     weights = mask[..., None].astype(hidden.dtype)
-    return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    pooled: np.ndarray = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    return pooled
 
 
 def normalize(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.maximum(norms, 1e-12)
+    unit: np.ndarray = vectors / np.maximum(norms, 1e-12)
+    return unit
 
 
 def embedding_windows(text: str, max_tokens: int, overlap: float = 0.1) -> list[tuple[int, int]]:

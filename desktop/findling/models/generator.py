@@ -39,8 +39,8 @@ class Generator:
                 generation = json.loads(store.verified_path(spec, f).read_text(encoding="utf-8"))
         self.session = create_session(store.verified_path(spec, spec.file_of_kind("model")), provider, threads)
         self.layers = sorted(int(m.group(1)) for name in self.session.input_names if (m := _PAST.match(name)))
-        heads = config.get("num_attention_heads", 1)
-        self.kv_heads = config.get("num_key_value_heads", heads)
+        heads = int(config.get("num_attention_heads") or 1)
+        self.kv_heads = int(config.get("num_key_value_heads") or heads)
         self.head_dim = config.get("head_dim") or config.get("hidden_size", 64) // heads
         eos = generation.get("eos_token_id", config.get("eos_token_id"))
         self.eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
@@ -54,14 +54,14 @@ class Generator:
         return self.session.provider
 
     def _empty_past(self) -> dict[str, np.ndarray]:
-        shape = (1, self.kv_heads, 0, self.head_dim)
-        past = {}
+        shape = (1, self.kv_heads, 0, int(self.head_dim))
+        past: dict[str, np.ndarray] = {}
         for i in self.layers:
             past[f"past_key_values.{i}.key"] = np.zeros(shape, dtype=np.float32)
             past[f"past_key_values.{i}.value"] = np.zeros(shape, dtype=np.float32)
         return past
 
-    def _step(self, ids: list[int], past: dict[str, np.ndarray], total: int) -> tuple[np.ndarray, dict]:
+    def _step(self, ids: list[int], past: dict[str, np.ndarray], total: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n = len(ids)
         feed = {
             "input_ids": np.array([ids], dtype=np.int64),
@@ -108,4 +108,4 @@ class Generator:
         token_ids = [self.tokenizer.encode(c, add_special_tokens=False).ids[0] for c in candidates]
         chosen = logits[token_ids].astype(np.float64)
         chosen = np.exp(chosen - chosen.max())
-        return (chosen / chosen.sum()).tolist()
+        return [float(p) for p in chosen / chosen.sum()]

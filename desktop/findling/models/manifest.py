@@ -8,6 +8,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from findling.errors import FindlingError
 from findling.paths import resources_dir
@@ -84,7 +85,7 @@ def manifest_path() -> Path:
     return Path(override) if override else resources_dir() / "models.toml"
 
 
-def _spec(name: str, raw: dict) -> ModelSpec:
+def _spec(name: str, raw: dict[str, Any]) -> ModelSpec:
     try:
         files = tuple(
             ModelFile(path=f["path"], kind=f.get("kind", "config"), sha256=f.get("sha256"), size=f.get("size"))

@@ -11,6 +11,7 @@ import os
 import platform
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from findling.errors import FindlingError
 
@@ -30,17 +31,17 @@ class RuntimeUnavailable(FindlingError):
 
 @dataclass(frozen=True)
 class Session:
-    session: object  # onnxruntime.InferenceSession
+    session: Any  # onnxruntime.InferenceSession (untyped)
     provider: str
     fallbacks: tuple[str, ...]  # "Provider: reason" for each provider that failed first
     input_names: tuple[str, ...]
     output_names: tuple[str, ...]
 
-    def run(self, outputs, feed):
-        return self.session.run(outputs, feed)
+    def run(self, outputs: list[str] | None, feed: dict[str, Any]) -> list[Any]:
+        return list(self.session.run(outputs, feed))
 
 
-def onnxruntime_module():
+def onnxruntime_module() -> Any:
     try:
         import onnxruntime
     except Exception as exc:  # a broken binary raises more than ImportError

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 from findling.errors import FindlingError
 from findling.models.download import ModelStore
 from findling.models.embedder import Embedder
 from findling.models.generator import Generator
-from findling.models.reranker import CrossEncoder
 from findling.models.manifest import Manifest, ModelSpec, load_manifest
+from findling.models.reranker import CrossEncoder
 from findling.settings import ModelSettings
+
+M = TypeVar("M", Embedder, CrossEncoder, Generator)
 
 
 class ModelService:
@@ -43,11 +47,12 @@ class ModelService:
             return f"no {role} model installed ({spec.name} is {state}): findling models pull {spec.name}"
         return None
 
-    def _cached(self, attr: str, role: str, build, fresh=lambda model: False):
+    def _cached(self, attr: str, role: str, build: Callable[[ModelSpec], M],
+                fresh: Callable[[M], bool] = lambda model: False) -> M:
         """The role's model, built once and rebuilt only when the chosen spec changes."""
         with self._lock:
             spec = self.spec(role)
-            model = getattr(self, attr)
+            model: M | None = getattr(self, attr)
             if model is None or model.spec != spec or fresh(model):
                 model = build(spec)
                 setattr(self, attr, model)

@@ -5,6 +5,7 @@ numpy traceback."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from findling.errors import FindlingError
 from findling.models.runtime import onnxruntime_module
@@ -14,11 +15,11 @@ class ModelSignatureError(FindlingError):
     """The model's inputs or outputs do not fit the role it was imported for."""
 
 
-def _describe(tensors) -> str:
+def _describe(tensors: Any) -> str:
     return ", ".join(f"{t.name} {list(t.shape)}" for t in tensors)
 
 
-def guess_role(inputs: dict[str, list], outputs: dict[str, list]) -> str | None:
+def guess_role(inputs: dict[str, list[Any]], outputs: dict[str, list[Any]]) -> str | None:
     """embedder, reranker or generator, from tensor names and ranks; None when unclear."""
     if not {"input_ids", "attention_mask"} <= set(inputs):
         return None

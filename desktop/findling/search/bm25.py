@@ -15,13 +15,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import duckdb
 
-from findling.text.analyzer import is_stopword, query_terms, term_sequence
 from findling.records import Filters
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import id_list
+from findling.text.analyzer import is_stopword, query_terms, term_sequence
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
@@ -102,7 +103,7 @@ class Bm25Lane:
                 return self._stats[1], self._stats[2], self._stats[3]
         n, total_len = cur.execute(
             "SELECT count(*), coalesce(sum(length), 0) FROM documents WHERE status = 'ok'"
-        ).fetchone()
+        ).fetchall()[0]
         languages = tuple(
             sorted(r[0] for r in cur.execute(
                 "SELECT DISTINCT language FROM documents WHERE status = 'ok' AND language IS NOT NULL"
@@ -267,9 +268,9 @@ def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
     return False
 
 
-def _check_phrases(cur: duckdb.DuckDBPyConnection, rows: list[tuple], plan: _Plan, limit: int) -> list[tuple]:
+def _check_phrases(cur: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], plan: _Plan, limit: int) -> list[tuple[Any, ...]]:
     """Keep candidates whose text holds every phrase and no excluded phrase, best first."""
-    kept: list[tuple] = []
+    kept: list[tuple[Any, ...]] = []
     step = max(limit * 2, 50)
     for offset in range(0, len(rows), step):
         part = rows[offset:offset + step]

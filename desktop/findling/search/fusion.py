@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from findling.records import Lane
+
 
 @dataclass(frozen=True)
 class RankedList:
     name: str  # e.g. "bm25 original", "vector hyde"
-    lane: str  # bm25 | vector
+    lane: Lane
     weight: float
     doc_ids: tuple[int, ...]  # best first
     scores: tuple[float, ...] = ()  # the lane's own scores, for the explain record
@@ -23,7 +25,7 @@ class RankedList:
 @dataclass(frozen=True)
 class Contribution:
     list_name: str
-    lane: str
+    lane: Lane
     rank: int
     weight: float
     rrf: float  # weight / (k + rank)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 from collections.abc import Sequence
+
+import numpy as np
 
 
 def minmax(scores: Sequence[float]) -> list[float]:

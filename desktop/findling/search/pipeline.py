@@ -5,23 +5,26 @@ blending → normalized scores, every stage timed and recorded for the explain p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from findling.errors import FindlingError
 from findling.models.expander import Expansion, expand, parse_expansion
 from findling.models.generator import chatml
 from findling.models.service import ModelService
-from findling.search.blend import blend, final_scores
 from findling.records import ExpansionExplain, ListScore, QueryExplain, ResultExplain, Stage
-from findling.search.bm25 import Bm25Lane
+from findling.search.blend import blend, final_scores
+from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fusion import RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.vector_lane import VectorLane
-from findling.settings import PipelineSettings
 from findling.search.results import RankedEntry
+from findling.search.vector_lane import VectorLane, VectorResult
+from findling.settings import PipelineSettings
 from findling.store.db import Database
 from findling.store.documents import chunks_by_document, document_meta
 from findling.store.expansions import cached_expansion, save_expansion
@@ -67,7 +70,7 @@ class Pipeline:
 
     # -- stages -------------------------------------------------------------------------
 
-    def _strong_signal(self, parsed: ParsedQuery) -> tuple[bool, dict]:
+    def _strong_signal(self, parsed: ParsedQuery) -> tuple[bool, dict[str, Any]]:
         s = self.settings
         lane = self.bm25.search(parsed, s.strong_k, "any")
         norm = minmax([h.score for h in lane.hits])
@@ -100,14 +103,14 @@ class Pipeline:
     def _lanes(self, parsed: ParsedQuery, expansion: Expansion | None, limit: int, lanes: tuple[str, ...],
                use_vectors: bool) -> _Lists:
         s = self.settings
-        jobs: list[tuple[str, str, float, Callable[[], object]]] = []
+        bm25_jobs: list[tuple[str, float, Callable[[], Bm25Result]]] = []
+        vector_jobs: list[tuple[str, float, Callable[[], VectorResult]]] = []
         if "bm25" in lanes:
-            jobs.append(("bm25 original", "bm25", s.weight_original,
-                         lambda: self.bm25.search(parsed, limit * 2, "any")))
+            bm25_jobs.append(("bm25 original", s.weight_original, lambda: self.bm25.search(parsed, limit * 2, "any")))
             for i, variant in enumerate(expansion.lexical if expansion else (), 1):
                 vp = parse_query(variant).with_filters(parsed.filters)
-                jobs.append((f"bm25 lex {i}", "bm25", s.weight_variant,
-                             lambda vp=vp: self.bm25.search(vp, limit, "any")))
+                bm25_jobs.append((f"bm25 lex {i}", s.weight_variant,
+                                  lambda vp=vp: self.bm25.search(vp, limit, "any")))  # type: ignore[misc]
         if "vector" in lanes and use_vectors:
             embedder = self.models.embedder()
             texts = [("vector original", s.weight_original, parsed.text, limit * 2)]
@@ -116,32 +119,32 @@ class Pipeline:
             if expansion and expansion.hyde and s.hyde:
                 texts.append(("vector hyde", s.weight_hyde, expansion.hyde, limit))
             for name, weight, text, n in texts:
-                jobs.append((name, "vector", weight,
-                             lambda text=text, n=n: self.vectors.search(embedder, text, n, parsed.filters)))
-        futures = [(name, lane, weight, self._pool.submit(fn)) for name, lane, weight, fn in jobs]
+                vector_jobs.append((name, weight, lambda text=text, n=n: self.vectors.search(  # type: ignore[misc]
+                    embedder, text, n, parsed.filters)))
+        bm25_futures = [(name, weight, self._pool.submit(fn)) for name, weight, fn in bm25_jobs]
+        vector_futures = [(name, weight, self._pool.submit(fn)) for name, weight, fn in vector_jobs]
         out = _Lists()
         terms: list[str] = []
-        for name, lane, weight, future in futures:
-            result = future.result()
-            if lane == "bm25":
-                hits = result.hits
-                norm = minmax([h.score for h in hits])
-                out.scores[name] = {h.doc_id: (h.score, n) for h, n in zip(hits, norm)}
-                out.lists.append(RankedList(name, lane, weight, tuple(h.doc_id for h in hits),
-                                            tuple(h.score for h in hits)))
-                if name == "bm25 original":
-                    terms.extend(result.terms)
-            else:
-                hits = result.hits
-                out.scores[name] = {h.doc_id: (h.cosine, h.score) for h in hits}
-                out.lists.append(RankedList(name, lane, weight, tuple(h.doc_id for h in hits),
-                                            tuple(h.cosine for h in hits)))
-                for h in hits:
-                    out.spans.setdefault(h.doc_id, (h.start_char, h.end_char))
+        for name, weight, bm25_future in bm25_futures:
+            bm25_result = bm25_future.result()
+            hits = bm25_result.hits
+            norm = minmax([h.score for h in hits])
+            out.scores[name] = {h.doc_id: (h.score, n) for h, n in zip(hits, norm)}
+            out.lists.append(RankedList(name, "bm25", weight, tuple(h.doc_id for h in hits),
+                                        tuple(h.score for h in hits)))
+            if name == "bm25 original":
+                terms.extend(bm25_result.terms)
+        for name, weight, vector_future in vector_futures:
+            vhits = vector_future.result().hits
+            out.scores[name] = {h.doc_id: (h.cosine, h.score) for h in vhits}
+            out.lists.append(RankedList(name, "vector", weight, tuple(h.doc_id for h in vhits),
+                                        tuple(h.cosine for h in vhits)))
+            for h in vhits:
+                out.spans.setdefault(h.doc_id, (h.start_char, h.end_char))
         out.terms = tuple(dict.fromkeys(terms))
         return out
 
-    def _reranker(self, mode: str):
+    def _reranker(self, mode: str) -> tuple[Callable[[str, list[str]], Sequence[float]] | None, str]:
         """(callable scoring (query, passages) -> [0,1] scores, its name) or (None, reason)."""
         if mode == "off":
             return None, "reranking is off"
@@ -149,7 +152,8 @@ class Pipeline:
             reason = self.models.unavailable_reason("reranker")
             if reason is None:
                 ce = self.models.reranker(self.settings.rerank_max_tokens)
-                return lambda query, passages: sigmoid(ce.logits(query, passages)), f"cross-encoder {ce.spec.name}"
+                return lambda query, passages: np.atleast_1d(sigmoid(ce.logits(query, passages))).tolist(), \
+                    f"cross-encoder {ce.spec.name}"
             return None, reason
         if mode == "llm":
             reason = self.models.unavailable_reason("generator")
@@ -321,7 +325,7 @@ class Pipeline:
         results: list[ResultExplain] = []
         entries = []
         fused_rank = {f.doc_id: i + 1 for i, f in enumerate(fused)}
-        for (f, score), final in zip(ranked, finals):
+        for (f, _score), final in zip(ranked, finals):
             if final < min_score:
                 continue
             span = lists.spans.get(f.doc_id)

@@ -8,6 +8,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from findling.errors import QuerySyntaxError
 from findling.records import Filters
@@ -67,7 +68,7 @@ def parse_date(value: str, today: date | None = None) -> float:
         raise QuerySyntaxError(f"the date '{value}' is out of range") from None
 
 
-def _filter(key: str, value: str, filters: dict[str, list]) -> None:
+def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:
     if key in ("ext", "type"):
         for ext in value.split(","):
             ext = ext.strip().lower().lstrip("*").lstrip(".")
@@ -91,7 +92,7 @@ def parse_query(query: str) -> ParsedQuery:
     phrases: list[tuple[str, ...]] = []
     excluded_words: list[str] = []
     excluded_phrases: list[tuple[str, ...]] = []
-    filters: dict[str, list] = {k: [] for k in ("extensions", "path_contains", "folders", "after", "before")}
+    filters: dict[str, list[Any]] = {k: [] for k in ("extensions", "path_contains", "folders", "after", "before")}
     text_parts: list[str] = []
     join_next = False
     for match in _ITEM.finditer(query):

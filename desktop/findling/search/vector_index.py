@@ -54,7 +54,9 @@ def _fetch(cur: duckdb.DuckDBPyConnection, table: str, dim: int, where: str = ""
         return _Snapshot.empty(dim)
     vec = arrow.column("vec").combine_chunks()
     matrix = vec.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False).reshape(-1, dim)
-    col = lambda name, dtype: arrow.column(name).to_numpy().astype(dtype, copy=False)  # noqa: E731
+    def col(name: str, dtype: type[np.generic]) -> np.ndarray:
+        return np.asarray(arrow.column(name).to_numpy()).astype(dtype, copy=False)
+
     return _Snapshot(
         col("seq", np.int64), col("doc_id", np.int32), col("ordinal", np.int32), col("start_char", np.int32),
         col("end_char", np.int32), np.ascontiguousarray(matrix),

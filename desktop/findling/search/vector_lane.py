@@ -12,9 +12,9 @@ import duckdb
 import numpy as np
 
 from findling.models.embedder import Embedder
+from findling.records import Filters
 from findling.search.bm25 import filter_sql
 from findling.search.normalize import cosine_from_distance
-from findling.records import Filters
 from findling.search.vector_index import VectorIndex
 from findling.store.vectors import table_for
 

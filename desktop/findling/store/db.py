@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -37,8 +38,20 @@ if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.meta_path.insert(0, _KnownAbsent(frozenset({"pandas"})))
 
 
+def scalar(cur: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> Any:
+    """The one value a query returns (None for no row). Read with fetchall: a result left
+    open by fetchone keeps its transaction open, which makes DuckDB refuse CHECKPOINT."""
+    rows = cur.execute(sql, params or []).fetchall()
+    return rows[0][0] if rows else None
+
+
+def first_row(cur: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> tuple[Any, ...] | None:
+    rows = cur.execute(sql, params or []).fetchall()
+    return tuple(rows[0]) if rows else None
+
+
 def _connect(path: Path, read_only: bool, threads: int, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
-    config = {
+    config: dict[str, str | bool | int | float | list[str]] = {
         "memory_limit": f"{memory_limit_mb}MB",
         # Never reach for DuckDB's extension server: extensions come from PyPI packages.
         "autoinstall_known_extensions": False,

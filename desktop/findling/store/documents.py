@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -35,7 +36,7 @@ def id_list(ids: Sequence[int]) -> str:
 _STRING_SLICE = 8192
 
 
-def _strings(values: list) -> pa.ChunkedArray:
+def _strings(values: Sequence[str | None]) -> pa.ChunkedArray:
     """Python strings to Arrow in slices: one conversion of a whole batch holds the GIL for
     tens of milliseconds, long enough to make the app's UI thread miss frames. A slice
     holding a string that is not valid Unicode (a lone surrogate from a parser) is cleaned
@@ -50,7 +51,7 @@ def _strings(values: list) -> pa.ChunkedArray:
     return pa.chunked_array(slices or [pa.array([], pa.string())], pa.string())
 
 
-def _known(row: tuple) -> KnownDocument:
+def _known(row: tuple[Any, ...]) -> KnownDocument:
     doc_id, path, raw, size, mtime, digest, status = row
     return KnownDocument(doc_id, stored_path(path, raw), size, mtime, digest, status)
 

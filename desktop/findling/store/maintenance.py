@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import duckdb
 
-from findling.store.db import Database
+from findling.store.db import Database, scalar
 
 _TAIL_KEY = "postings_unsorted_rows"
 MIN_ROWS = 200_000
@@ -24,8 +24,8 @@ def note_appended_postings(cur: duckdb.DuckDBPyConnection, count: int) -> None:
 
 
 def unsorted_rows(cur: duckdb.DuckDBPyConnection) -> int:
-    row = cur.execute("SELECT value FROM meta WHERE key = ?", [_TAIL_KEY]).fetchone()
-    return int(row[0]) if row else 0
+    value = scalar(cur, "SELECT value FROM meta WHERE key = ?", [_TAIL_KEY])
+    return int(value) if value is not None else 0
 
 
 def compact_postings(db: Database) -> None:
@@ -46,7 +46,7 @@ def compact_postings_if_needed(db: Database) -> bool:
     tail = unsorted_rows(cur)
     if tail == 0:
         return False
-    total = cur.execute("SELECT count(*) FROM postings").fetchone()[0]
+    total = int(scalar(cur, "SELECT count(*) FROM postings"))
     if total < MIN_ROWS or tail < total * TAIL_SHARE:
         return False
     compact_postings(db)

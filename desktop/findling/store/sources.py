@@ -9,6 +9,7 @@ import duckdb
 
 from findling.pathnames import display_path, path_bytes, stored_path
 from findling.records import Source
+from findling.store.db import scalar
 
 
 def inside(path: str, root: str) -> bool:
@@ -37,7 +38,7 @@ def insert_source(
     absorb: Sequence[Source] = (),
 ) -> Source:
     """A new source; the documents of the sources in `absorb` (folders inside it) move to it."""
-    source_id = tx.execute("SELECT nextval('source_ids')").fetchone()[0]
+    source_id = int(scalar(tx, "SELECT nextval('source_ids')"))
     tx.execute(
         "INSERT INTO sources (id, path, include, exclude) VALUES (?, ?, ?, ?)",
         [source_id, display_path(path), list(include), list(exclude)],

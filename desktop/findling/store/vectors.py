@@ -13,12 +13,14 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from findling.store.db import first_row, scalar
+
 _GENERATION = "vectors_generation"
 
 
 def table_for(cur: duckdb.DuckDBPyConnection, model: str) -> tuple[str, int] | None:
-    row = cur.execute("SELECT table_name, dim FROM vector_models WHERE model = ?", [model]).fetchone()
-    return (row[0], int(row[1])) if row else None
+    row = first_row(cur, "SELECT table_name, dim FROM vector_models WHERE model = ?", [model])
+    return (str(row[0]), int(row[1])) if row else None
 
 
 def vector_tables(cur: duckdb.DuckDBPyConnection) -> list[str]:
@@ -58,8 +60,8 @@ def bump_generation(cur: duckdb.DuckDBPyConnection) -> None:
 
 
 def generation(cur: duckdb.DuckDBPyConnection) -> int:
-    row = cur.execute("SELECT value FROM meta WHERE key = ?", [_GENERATION]).fetchone()
-    return int(row[0]) if row else 0
+    value = scalar(cur, "SELECT value FROM meta WHERE key = ?", [_GENERATION])
+    return int(value) if value is not None else 0
 
 
 def write_vectors(
@@ -114,9 +116,10 @@ def pending_documents(cur: duckdb.DuckDBPyConnection, table: str, limit: int) ->
 
 
 def count_pending(cur: duckdb.DuckDBPyConnection, table: str) -> int:
-    return cur.execute(
+    return int(scalar(
+        cur,
         f"""SELECT count(*) FROM documents d
             WHERE d.status = 'ok'
               AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)
-              AND NOT EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)"""
-    ).fetchone()[0]
+              AND NOT EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)""",
+    ))

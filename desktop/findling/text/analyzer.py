@@ -103,7 +103,7 @@ def _analyse(raw: str, language: str) -> tuple[str, tuple[str, ...], int, int] |
     key = (raw, language)
     found = cache.get(key, False)
     if found is not False:
-        return found
+        return found  # type: ignore[no-any-return]  # the cache holds only this function's results
     offset, word = 0, raw
     if "_" in raw:
         word = raw.strip("_")
@@ -155,14 +155,14 @@ def token_at(text: str, pos: int, language: str = DEFAULT_LANGUAGE) -> Token | N
 
 def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0) -> Counter[str]:
     """Index-side: every term with its (weighted) frequency, identifier parts included."""
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter()  # float counts: title terms weigh more than one
     for raw, n in Counter(_TOKEN.findall(text)).items():
         analysed = _analyse(raw, language)
         if analysed is None:
             continue
-        counts[analysed[0]] += n * weight
+        counts[analysed[0]] += n * weight  # type: ignore[assignment]
         for part in analysed[1]:
-            counts[part] += n * weight
+            counts[part] += n * weight  # type: ignore[assignment]
     return counts
 
 

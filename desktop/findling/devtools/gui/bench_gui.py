@@ -7,6 +7,7 @@ import os
 import statistics
 import tempfile
 import time
+from typing import cast
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -15,14 +16,14 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 
 def bench_gui(folder: str, tick_ms: int = 10) -> dict:
+    import sys
+
     from findling.engine import Engine
     from findling.gui.main_window import MainWindow
     from findling.gui.tasks import wait_for_tasks
 
-    import sys
-
     sys.setswitchinterval(0.001)  # as the app sets it (gui/app.py)
-    app = QApplication.instance() or QApplication([])
+    app = cast(QApplication, QApplication.instance() or QApplication([]))
     lateness: list[float] = []
     with tempfile.TemporaryDirectory(prefix="findling-guibench-") as home, Engine(home) as engine:
         window = MainWindow(engine)
@@ -50,7 +51,11 @@ def bench_gui(folder: str, tick_ms: int = 10) -> dict:
         # type while indexing, as a person would: searches run too
         typed = QTimer()
         typed.setInterval(700)
-        typed.timeout.connect(lambda: (window.search_field.setText("memory"), window.run_search(full=False)))
+        def type_and_search() -> None:
+            window.search_field.setText("memory")
+            window.run_search(full=False)
+
+        typed.timeout.connect(type_and_search)
         typed.start()
         while window._indexing or window.sources_model.rowCount() == 0:
             app.processEvents()

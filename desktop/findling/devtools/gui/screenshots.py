@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
@@ -40,7 +41,7 @@ def main(out: str) -> int:
 
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
     _follow_os_theme(app)
     with tempfile.TemporaryDirectory(prefix="findling-shots-") as home, Engine(home) as engine:
         window = MainWindow(engine, debounce_ms=10)

@@ -10,7 +10,6 @@ import pypdfium2 as pdfium
 from findling.errors import ExtractionError
 from findling.ingest.extractors import Parsed
 
-
 _STREAM = re.compile(rb"(?<!end)stream\r?\n")
 _MB = 1024 * 1024
 # Non-image streams (page content, fonts, object streams) unpacked together, and one on
