@@ -16,6 +16,7 @@ from findling.settings import Settings
 from tests.helpers import assert_index_consistent, write
 
 N_FILES = 1500
+N_EMBED = 600
 
 
 def _corpus(folder):
@@ -43,6 +44,8 @@ def _wait_for_first_commit(home, proc, timeout=60.0):
         if wal.exists() and wal.stat().st_size > 0:
             return
         time.sleep(0.01)
+    pytest.fail(f"no batch was committed before the run {'ended' if proc.poll() is not None else 'timed out'}: "
+                "the kill could not land mid-run")
 
 
 def _start_index(home, docs, settings_toml: str) -> tuple[dict, subprocess.Popen]:
@@ -70,7 +73,7 @@ def test_kill_during_index_then_resume(tmp_path, delay):
     proc.wait()
     partial = _check_consistent(home)
     print(f'killed after {delay}s with {partial} of {N_FILES} indexed')
-    assert partial <= N_FILES
+    assert partial < N_FILES, "the kill landed after the run: nothing to resume"
     subprocess.run([sys.executable, "-m", "findling", "index"], env=env, check=True, capture_output=True)
     assert _check_consistent(home) == N_FILES
     with Engine(home) as engine:
@@ -82,11 +85,12 @@ def test_kill_during_index_then_resume(tmp_path, delay):
 
 def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
     docs = tmp_path / "docs"
-    for i in range(240):
+    for i in range(N_EMBED):
         write(docs / f"e{i}.txt", f"Note {i}: " + " ".join(f"topic{(i * j) % 89}" for j in range(60)))
     home = tmp_path / "home"
     env, proc = _start_index(home, docs, "[models]\nthreads = 1\n")
-    time.sleep(4.0)
+    time.sleep(5.0)  # text indexing takes ~2 s, embedding all of them ~15 s at one thread
+    assert proc.poll() is None, "the run ended before the kill"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
 
@@ -94,7 +98,8 @@ def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
         with Engine(home) as engine:
             assert_index_consistent(engine)
             cur = engine._db.cursor()
-            table = cur.execute("SELECT table_name FROM vector_models").fetchone()
+            table = cur.execute("SELECT table_name FROM vector_models").fetchall()
+            table = table[0] if table else None
             if table is None:
                 return 0, 0
             # each document's windows are written in one transaction: all of them or none
@@ -107,9 +112,10 @@ def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
 
     partial_docs, broken = embedded()
     assert broken == 0
-    print(f"killed with {partial_docs} of 240 documents embedded")
+    print(f"killed with {partial_docs} of {N_EMBED} documents embedded")
+    assert 0 < partial_docs < N_EMBED, "the kill did not land during embedding: nothing would prove the resume"
     subprocess.run([sys.executable, "-m", "findling", "index"], env=env, check=True, capture_output=True)
     done_docs, broken = embedded()
-    assert (done_docs, broken) == (240, 0)
+    assert (done_docs, broken) == (N_EMBED, 0)
     with Engine(home) as engine:
         assert engine.vsearch("Note 17", limit=5).hits

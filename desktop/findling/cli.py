@@ -14,8 +14,10 @@ from dataclasses import asdict
 
 from findling import __version__
 from findling.errors import FindlingError
+from findling.models.manifest import ROLES
 from findling.pathnames import printable
 from findling.records import Filters, Hit, IndexProgress, SearchResult
+from findling.search.presentation import explain_lines, highlight_pieces
 from findling.search.query_parser import parse_date
 
 _BOLD = "\033[1m"
@@ -93,15 +95,10 @@ def _highlight(hit: Hit, color: bool) -> str:
     printable on its own, after slicing, so the offsets still fit."""
     if not color or not hit.highlights:
         return printable(hit.snippet)
-    out, pos = [], 0
-    for h in sorted(hit.highlights, key=lambda h: h.start):
-        if h.start < pos:
-            continue
-        out.append(printable(hit.snippet[pos:h.start]))
-        out.append(f"{_BOLD}{_YELLOW}{printable(hit.snippet[h.start:h.end])}{_RESET}")
-        pos = h.end
-    out.append(printable(hit.snippet[pos:]))
-    return "".join(out)
+    return "".join(
+        f"{_BOLD}{_YELLOW}{printable(piece)}{_RESET}" if match else printable(piece)
+        for piece, match in highlight_pieces(hit.snippet, hit.highlights)
+    )
 
 
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
@@ -250,17 +247,9 @@ def print_explain(result: SearchResult) -> None:
     explain = result.explain
     if explain is None:
         return
-    print(f"\nexplain: mode {explain.mode}, {explain.candidates} candidates")
-    for stage in explain.stages:
-        extra = f" ({stage.reason})" if stage.reason else ""
-        detail = ", ".join(f"{k}={v}" for k, v in stage.detail.items())
-        print(f"  {stage.name:<14} {stage.status:<8} {stage.ms:8.1f} ms{extra}{'  ' + detail if detail else ''}")
-    if explain.expansion:
-        for key, texts in (("lexical", explain.expansion.lexical), ("semantic", explain.expansion.semantic)):
-            for text in texts:
-                print(f"  expansion {key}: {printable(text)}")
-        if explain.expansion.hyde:
-            print(f"  expansion hyde: {printable(explain.expansion.hyde[:160])}")
+    print(f"\nexplain: mode {explain.mode}")
+    for line in explain_lines(explain):
+        print(f"  {printable(line)}")
     titles = {h.doc_id: h.title for h in result.hits}
     print(f"  {'#':>2} {'fused':>7} {'bonus':>5} {'rerank':>6} {'w':>4} {'final':>5}  lists (rank raw→norm rrf)  title")
     for i, r in enumerate(explain.results, 1):
@@ -317,7 +306,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     service = ModelService(load_settings(args.home).models)
     manifest = service.manifest
     if args.action == "list":
-        for role in ("embedder", "reranker", "generator"):
+        for role in ROLES:
             chosen = service.spec(role).name
             for name in (manifest.defaults[role], *manifest.alternatives.get(role, ())):
                 spec = manifest.get(name)
@@ -351,6 +340,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from findling.devtools.eval import MODES, evaluate, print_table
 
+    if not Path(args.dataset).is_dir():
+        raise FindlingError(f"no dataset folder at {args.dataset}: give a BEIR folder (corpus.jsonl, queries.jsonl, "
+                            "qrels/)")
     modes = tuple(m.strip() for m in args.modes.split(",")) if args.modes else MODES
     unknown = [m for m in modes if m not in MODES]
     if unknown:
@@ -454,13 +446,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="keyword (BM25) search")
-    p.add_argument("query")
+    p.add_argument("query", nargs="+", help="the query; words after the options count too")
     _search_options(p)
     p.add_argument("--match", choices=["all", "any"], help="require all words (default) or any")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("query", help="hybrid search: keywords and meaning, fused, reranked")
-    p.add_argument("query")
+    p.add_argument("query", nargs="+", help="the query; words after the options count too")
     _search_options(p)
     p.add_argument("--explain", action="store_true", help="show every stage's scores and timings")
     p.add_argument("--expand", action="store_true", help="expand the query with the generator")
@@ -471,7 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_query)
 
     p = sub.add_parser("vsearch", help="semantic search: documents by meaning")
-    p.add_argument("query")
+    p.add_argument("query", nargs="+", help="the query; words after the options count too")
     _search_options(p)
     p.set_defaults(func=cmd_vsearch)
 
@@ -536,6 +528,12 @@ def _search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--before", help="modified before (YYYY-MM-DD, 7d, …)")
 
 
+def _join_query(args: argparse.Namespace) -> None:
+    """`findling query "why it fails" -n 5 ext:md`: words after the options belong to the query."""
+    if isinstance(getattr(args, "query", None), list):
+        args.query = " ".join(args.query)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--selftest" in argv:
@@ -544,6 +542,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_selftest()
     parser = build_parser()
     args = parser.parse_args(argv)
+    _join_query(args)
     try:
         return args.func(args)
     except FindlingError as exc:

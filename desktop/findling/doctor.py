@@ -10,6 +10,7 @@ import sys
 import duckdb
 
 from findling.errors import FindlingError
+from findling.models.manifest import ROLES
 from findling.paths import DB_FILENAME, data_home
 from findling.records import Check
 from findling.store.extensions import EXTENSIONS, extension_file, load_extension
@@ -71,7 +72,7 @@ def _model_checks(home: str | None) -> list[Check]:
     except RuntimeUnavailable as exc:
         return [Check("onnxruntime", False, str(exc))]
     service = ModelService(settings)
-    for role in ("embedder", "reranker", "generator"):
+    for role in ROLES:
         try:
             spec = service.spec(role)
             status = service.store.status(spec)

@@ -52,6 +52,6 @@ def test_code_breaks_between_top_level_definitions():
     text = "".join(fn.format(i=i) for i in range(30))
     spans = chunk_text(text, "code", chunk_tokens=60)
     _check_cover(text, spans)
-    assert all(text[s.start:].startswith("def ") or s.start == 0 or text[s.start - 1] != "\n" for s in spans[:1])
+    assert len(spans) > 3
     starts_at_def = sum(1 for s in spans if text[s.end:].startswith("def "))
     assert starts_at_def >= len(spans) // 2

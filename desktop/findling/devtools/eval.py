@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from findling.engine import Engine
+from findling.errors import FindlingError
 from findling.settings import Settings
 
 MODES = ("bm25", "vector", "hybrid", "hybrid+rerank", "full")
@@ -28,6 +29,9 @@ class Dataset:
 
 
 def load_beir(folder: Path, split: str = "test") -> Dataset:
+    missing = [name for name in ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv") if not (folder / name).is_file()]
+    if missing:
+        raise FindlingError(f"{folder} is not a BEIR dataset: it has no {', '.join(missing)}")
     corpus = {}
     with open(folder / "corpus.jsonl", encoding="utf-8") as handle:
         for line in handle:

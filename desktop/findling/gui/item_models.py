@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileIconProvider
 
 from findling.pathnames import display_path
 from findling.records import Hit, QueryExplain, ResultExplain, SourceStatus
+from findling.search.presentation import explain_lines, highlight_pieces
 
 HitRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
@@ -24,15 +25,10 @@ def plain_tooltip(text: str) -> str:
 
 def snippet_html(hit: Hit) -> str:
     """The snippet as HTML with matches in bold: text escaped, nothing from the file is markup."""
-    out, pos = [], 0
-    for h in sorted(hit.highlights, key=lambda h: h.start):
-        if h.start < pos:
-            continue
-        out.append(html.escape(hit.snippet[pos:h.start]))
-        out.append(f"<b style='background:#ffe68a;color:#000'>{html.escape(hit.snippet[h.start:h.end])}</b>")
-        pos = h.end
-    out.append(html.escape(hit.snippet[pos:]))
-    return "".join(out)
+    return "".join(
+        f"<b style='background:#ffe68a;color:#000'>{html.escape(piece)}</b>" if match else html.escape(piece)
+        for piece, match in highlight_pieces(hit.snippet, hit.highlights)
+    )
 
 
 class _TableModel(QAbstractTableModel):
@@ -138,21 +134,7 @@ class ExplainModel(_TableModel):
 
 
 def query_summary(explain: QueryExplain) -> str:
-    parts = []
-    for stage in explain.stages:
-        text = f"{stage.name}: {stage.status}"
-        if stage.reason:
-            text += f" ({stage.reason})"
-        if stage.ms:
-            text += f" {stage.ms:.0f} ms"
-        parts.append(text)
-    lines = [f"{explain.candidates} candidates · total {explain.timings_ms.get('total', 0):.0f} ms", *parts]
-    if explain.expansion:
-        lines += [f"lexical: {t}" for t in explain.expansion.lexical]
-        lines += [f"semantic: {t}" for t in explain.expansion.semantic]
-        if explain.expansion.hyde:
-            lines.append(f"hyde: {explain.expansion.hyde}")
-    return "\n".join(lines)
+    return "\n".join(explain_lines(explain))
 
 
 class SourcesModel(QAbstractListModel):

@@ -1,0 +1,120 @@
+"""The store on its own: documents in and out, exact paths, sources, counts, the
+consistency check, the expansion cache. No engine, no search."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from findling.records import ChunkSpan, DocumentRow, Source
+from findling.store.db import Database, scalar
+from findling.store.documents import (
+    allocate_ids,
+    chunks_by_document,
+    delete_documents,
+    document_at,
+    document_meta,
+    known_documents,
+    update_stat,
+    write_documents,
+)
+from findling.store.expansions import cached_expansion, save_expansion
+from findling.store.sources import delete_source, insert_source, inside, list_sources, owner_of
+from findling.store.status import consistency_problems, counts_by_source, problems, totals
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = Database(tmp_path / "store.duckdb")
+    yield database
+    database.close()
+
+
+def _row(path: str, text: str = "alpha beta", status: str = "ok", error: str = "") -> DocumentRow:
+    return DocumentRow(path=path, ext="txt", size=len(text), mtime=1.0, hash="h", status=status,
+                       title=os.path.basename(path), error=error, length=2.0,
+                       chunks=[(ChunkSpan(0, len(text)), text)], terms={"alpha": 1.0, "beta": 1.0})
+
+
+def _add(db: Database, source_id: int, *rows: DocumentRow) -> list[int]:
+    with db.transaction() as tx:
+        ids = allocate_ids(tx, len(rows))
+        for row, doc_id in zip(rows, ids):
+            row.doc_id = doc_id
+        write_documents(tx, source_id, list(rows))
+    return ids
+
+
+def test_documents_round_trip_with_an_undecodable_name(db):
+    odd = os.fsdecode(b"/docs/m\xe9moire.txt")
+    ids = _add(db, 1, _row("/docs/plain.txt"), _row(odd, "gamma"))
+    cur = db.cursor()
+    known = known_documents(cur, 1)
+    assert set(known) == {"/docs/plain.txt", odd}  # exact paths, surrogates and all
+    assert document_at(cur, odd).id == ids[1]
+    meta = document_meta(cur, ids)
+    assert meta[ids[1]].path == odd
+    assert scalar(cur, "SELECT path FROM documents WHERE id = ?", [ids[1]]) == "/docs/m\\xe9moire.txt"
+    assert chunks_by_document(cur, ids)[ids[1]] == [(0, 5, "gamma")]
+
+
+def test_delete_keeps_document_counts_in_step(db):
+    ids = _add(db, 1, _row("/a.txt"), _row("/b.txt"))
+    assert scalar(db.cursor(), "SELECT df FROM terms WHERE term = 'alpha'") == 2
+    with db.transaction() as tx:
+        delete_documents(tx, [ids[0]])
+    assert scalar(db.cursor(), "SELECT df FROM terms WHERE term = 'alpha'") == 1
+    assert consistency_problems(db.cursor()) == []
+    assert totals(db.cursor()).postings == 2
+
+
+def test_a_move_keeps_the_document(db):
+    [doc_id] = _add(db, 1, _row("/old.txt"))
+    moved = os.fsdecode(b"/new-\xff.txt")
+    with db.transaction() as tx:
+        update_stat(tx, doc_id, 10, 2.0, (moved, "txt"))
+    assert document_at(db.cursor(), moved).id == doc_id
+    assert document_at(db.cursor(), "/old.txt") is None
+
+
+def test_consistency_check_finds_counts_out_of_step(db):
+    _add(db, 1, _row("/a.txt"))
+    with db.transaction() as tx:
+        tx.execute("UPDATE terms SET df = 5 WHERE term = 'alpha'")
+    assert consistency_problems(db.cursor()) == ["term document counts out of step with postings"]
+
+
+def test_problems_list_failed_skipped_and_partly_indexed(db):
+    _add(db, 1, _row("/ok.txt"), _row("/bad.pdf", status="failed", error="damaged"),
+         _row("/part.html", error="the page nests too deeply"))
+    listed = {(p.path, p.status) for p in problems(db.cursor(), 10)}
+    assert listed == {("/bad.pdf", "failed"), ("/part.html", "ok")}
+    assert counts_by_source(db.cursor())[1].failed == 1
+
+
+def test_sources_with_exact_paths_and_containment(db):
+    odd = os.fsdecode(b"/home/u/Dokumente-\xe4")
+    with db.transaction() as tx:
+        inner = insert_source(tx, odd + "/sub", (), ())
+    with db.transaction() as tx:
+        outer = insert_source(tx, odd, ("*.md",), (), absorb=[inner])
+    assert [s.path for s in list_sources(db.cursor())] == [odd]
+    assert inside(odd + "/sub/x.md", odd) and not inside(odd + "-other/x.md", odd)
+    assert owner_of([Source(outer.id, odd)], odd + "/a.txt").id == outer.id
+    with db.transaction() as tx:
+        delete_source(tx, outer.id)
+    assert list_sources(db.cursor()) == []
+
+
+def test_expansion_cache_goes_through_a_transaction(db):
+    assert cached_expansion(db.cursor(), "q", "m") is None
+    with db.transaction() as tx:
+        save_expansion(tx, "q", "m", "lex: a")
+    assert cached_expansion(db.cursor(), "q", "m") == "lex: a"
+
+
+def test_checkpoint_is_not_blocked_by_an_open_read(db):
+    _add(db, 1, _row("/a.txt"))
+    scalar(db.cursor(), "SELECT count(*) FROM documents")  # reads close their results
+    assert db.checkpoint() is True
