@@ -240,3 +240,14 @@ def test_search_timings_recorded(engine, docs):
     result = engine.search("timing")
     assert set(result.timings_ms) == {"bm25", "snippets", "total"}
     assert result.timings_ms["total"] >= result.timings_ms["bm25"] > 0
+
+
+def test_preview_highlights_what_search_matched(engine, docs):
+    """One analysis for snippets and the preview: a stemmed match lights up in both."""
+    write(docs / "server.txt", "The server restarted twice. Restarting it again fixed the listener.")
+    engine.add_source(docs)
+    engine.index()
+    result = engine.search("restart")
+    doc = engine.document_text(result.hits[0].doc_id, result.terms)
+    marked = [doc.text[h.start:h.end] for h in doc.highlights]
+    assert marked == ["restarted", "Restarting"]

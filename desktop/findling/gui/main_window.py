@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 
@@ -32,8 +31,9 @@ from PySide6.QtWidgets import (
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
-from findling.gui.tasks import progress_callback, run_task
+from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import PreviewPane, ScoreBars, SnippetDelegate
 from findling.pathnames import display_path
@@ -63,10 +63,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._query_generation = 0
         self._last_result: SearchResult | None = None
-        self._index_cancel: threading.Event | None = None
-        self._indexing = False
-        self._index_again = False
-        self._paused = False
+        self.indexing = IndexingController(engine)
 
         self.results = ResultsModel()
         self.explain_model = ExplainModel()
@@ -79,6 +76,13 @@ class MainWindow(QMainWindow):
         self._debounce.setInterval(debounce_ms)
         self._debounce.timeout.connect(lambda: self.run_search(full=False))
 
+        self.indexing.started.connect(self._on_index_started)
+        self.indexing.progress.connect(self._on_progress)
+        self.indexing.finished.connect(self._on_indexed)
+        self.indexing.updated.connect(self._on_updated)
+        self.indexing.failed.connect(self._on_index_failed)
+        self.indexing.paused_changed.connect(
+            lambda paused: self.pause_button.setText("Resume" if paused else "Pause"))
         self.watcher = FolderWatcher()
         self.watcher.changed.connect(self._on_files_changed)
         self.refresh_sources()
@@ -381,21 +385,16 @@ class MainWindow(QMainWindow):
 
         run_task(lambda: engine.remove_source(path), removed, lambda exc: self._on_error(_error_text(exc)))
 
+    @property
+    def _indexing(self) -> bool:
+        return self.indexing.running
+
     def start_indexing(self) -> None:
-        if self._indexing:
-            self._index_again = True  # new folders while a run is going: run again after it
-            return
-        if self._paused:
-            return
-        self._indexing = True
-        self._index_cancel = threading.Event()
-        cancel = self._index_cancel
+        self.indexing.start()
+
+    def _on_index_started(self) -> None:
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
-        report = progress_callback(self._on_progress)
-        engine = self.engine
-        run_task(lambda: engine.index(progress=report, cancel=cancel), self._on_indexed,
-                 self._on_index_error)
 
     def _on_progress(self, p: IndexProgress) -> None:
         if p.phase in ("indexing", "embedding") and p.total:
@@ -411,12 +410,8 @@ class MainWindow(QMainWindow):
             self.progress_label.setText("Optimizing the index…")
 
     def _finish_indexing(self) -> None:
-        self._indexing = False
         self.progress.setVisible(False)
         self.refresh_sources()
-        if self._index_again and not self._paused:
-            self._index_again = False
-            self.start_indexing()
 
     def _on_indexed(self, report) -> None:
         text = (f"Indexed: {report.added} added, {report.updated} updated, {report.removed} removed, "
@@ -429,25 +424,17 @@ class MainWindow(QMainWindow):
         if self.search_field.text().strip():
             self.run_search(full=False)
 
-    def _on_index_error(self, exc: BaseException) -> None:
-        self._on_error(f"Indexing stopped: {_error_text(exc)}")
+    def _on_index_failed(self, message: str) -> None:
+        self._on_error(message)
         self._finish_indexing()
 
     def toggle_pause(self) -> None:
-        self._paused = not self._paused
-        self.pause_button.setText("Resume" if self._paused else "Pause")
-        if self._paused and self._index_cancel is not None:
-            self._index_cancel.set()
-        elif not self._paused:
-            self.start_indexing()
+        self.indexing.toggle_pause()
 
     def _on_files_changed(self, paths: list[str]) -> None:
-        if self._paused:
-            return
-        engine = self.engine
-        self.statusBar().showMessage(f"Updating {len(paths)} changed file(s)…")
-        run_task(lambda: engine.update_paths(paths), self._on_updated,
-                 lambda exc: self._on_error(f"Update failed: {_error_text(exc)}"))
+        if not self.indexing.paused:
+            self.statusBar().showMessage(f"Updating {len(paths)} changed file(s)…")
+        self.indexing.files_changed(paths)
 
     def _on_updated(self, report) -> None:
         self.statusBar().showMessage(
@@ -506,8 +493,7 @@ class MainWindow(QMainWindow):
         settings = QSettings("findling", "findling")
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("state", self.saveState())
-        if self._index_cancel is not None:
-            self._index_cancel.set()
+        self.indexing.stop()
         self.watcher.stop()
         super().closeEvent(event)
 

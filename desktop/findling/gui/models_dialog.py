@@ -103,7 +103,7 @@ class ModelsDialog(QDialog):
         self.cancel.setEnabled(True)
         report = progress_callback(self._on_progress)
         store = self.engine.models.store
-        run_task(lambda: store.pull(spec, progress=report, cancel=cancel), self._done, self._failed)
+        run_task(lambda: store.pull(spec, progress=report, cancel=cancel), self._done, self._failed, long=True)
 
     def _on_progress(self, p) -> None:
         if p.total:
@@ -137,4 +137,4 @@ class ModelsDialog(QDialog):
         if not folder:
             return
         store = self.engine.models.store
-        run_task(lambda: store.import_dir(spec, Path(folder)), self._done, self._failed)
+        run_task(lambda: store.import_dir(spec, Path(folder)), self._done, self._failed, long=True)

@@ -1,6 +1,8 @@
 """The one way background work runs: `run_task(fn, on_done, on_error)` wraps any callable
-in a QRunnable on the global QThreadPool; its result or exception comes back to the GUI
-thread through a signal (as Picard's `run_task`). A counter lets shutdown wait for tasks."""
+in a QRunnable; its result or exception comes back to the GUI thread through a signal (as
+Picard's `run_task`). Two pools: interactive work (search, preview, explain, status) on
+the global one, long work (index, embed, download; `long=True`) on its own, so on two
+cores a search never queues behind indexing. A counter lets shutdown wait for tasks."""
 
 from __future__ import annotations
 
@@ -66,16 +68,30 @@ class _Task(QRunnable):
                 _idle.notify_all()
 
 
+_long_pool: QThreadPool | None = None
+
+
+def _pool(long: bool) -> QThreadPool:
+    global _long_pool
+    if not long:
+        return QThreadPool.globalInstance()
+    if _long_pool is None:
+        _long_pool = QThreadPool()
+        _long_pool.setMaxThreadCount(2)  # an index run and a download, side by side
+    return _long_pool
+
+
 def run_task(
     fn: Callable[[], Any],
     on_done: Callable[[Any], None] | None = None,
     on_error: Callable[[BaseException], None] | None = None,
+    long: bool = False,
 ) -> None:
     global _running
     _get_relay()
     with _running_lock:
         _running += 1
-    QThreadPool.globalInstance().start(_Task(fn, on_done, on_error))
+    _pool(long).start(_Task(fn, on_done, on_error))
 
 
 def progress_callback(callback: Callable[[Any], None]) -> Callable[[Any], None]:
