@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from findling.cli import build_parser, main
+from findling.cli import main, parse_args
 from tests.helpers import write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def test_the_readme_shows_commands():
 @pytest.mark.parametrize("command", _commands())
 def test_every_readme_command_parses(command):
     argv = shlex.split(command)[1:]
-    build_parser().parse_args(argv)  # raises SystemExit(2) on anything argparse refuses
+    parse_args(argv)  # raises SystemExit(2) on anything the CLI refuses
 
 
 def test_the_readme_query_example_runs(tmp_path, capsys):

@@ -528,10 +528,18 @@ def _search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--before", help="modified before (YYYY-MM-DD, 7d, …)")
 
 
-def _join_query(args: argparse.Namespace) -> None:
-    """`findling query "why it fails" -n 5 ext:md`: words after the options belong to the query."""
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line as the CLI reads it. Query words may follow the options
+    (`findling query "why it fails" -n 5 ext:md`): they join the query."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(list(argv))
+    if extra:
+        if not isinstance(getattr(args, "query", None), list) or any(w.startswith("-") for w in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.query += extra
     if isinstance(getattr(args, "query", None), list):
         args.query = " ".join(args.query)
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -540,9 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from findling.selftest import run_selftest
 
         return run_selftest()
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    _join_query(args)
+    args = parse_args(argv)
     try:
         return args.func(args)
     except FindlingError as exc:

@@ -12,6 +12,7 @@ Lane = Literal["bm25", "vector"]
 Role = Literal["embedder", "reranker", "generator"]
 IndexPhase = Literal["scanning", "indexing", "embedding", "optimizing", "done"]
 RerankerMode = Literal["auto", "cross-encoder", "llm", "off"]
+MatchMode = Literal["all", "any"]  # every query word must match, or any
 StageName = Literal["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
 
 

@@ -18,6 +18,7 @@ import tomli_w
 
 from findling.errors import FindlingError
 from findling.paths import config_dir
+from findling.records import MatchMode, RerankerMode
 
 SETTINGS_FILENAME = "settings.toml"
 
@@ -54,7 +55,7 @@ class SearchSettings:
     k1: float = 1.2
     b: float = 0.75
     # "all": every non-stopword term must match, relaxed to "any" when nothing does.
-    match: str = "all"
+    match: MatchMode = "all"
     snippet_chars: int = 240
 
 
@@ -79,7 +80,7 @@ class PipelineSettings:
     bonus_first: float = 0.05
     bonus_top3: float = 0.02
     # auto: a cross-encoder when one is installed; llm: the generator's yes/no judgement; off
-    reranker: str = "auto"
+    reranker: RerankerMode = "auto"
     rerank_top: int = 20
     # passages per candidate, and their length: the cost of a cross-encoder grows with both
     rerank_chunks: int = 2

@@ -12,6 +12,7 @@ from typing import Any
 
 from findling.errors import FindlingError
 from findling.paths import resources_dir
+from findling.records import Role
 
 ROLES = ("embedder", "reranker", "generator")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -32,7 +33,7 @@ class ModelFile:
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    role: str
+    role: Role
     repo: str
     revision: str
     files: tuple[ModelFile, ...]
