@@ -11,7 +11,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -44,10 +44,29 @@ ProgressCallback = Callable[[IndexProgress], None]
 _WRITE_ERRORS = (duckdb.Error, pa.ArrowException, UnicodeError, ValueError, OverflowError, MemoryError, TypeError)
 
 
+def _apply_stats(tx: duckdb.DuckDBPyConnection, batch: _Batch) -> None:
+    delete_documents(tx, batch.gone)
+    for doc_id, result in batch.touched:
+        update_stat(tx, doc_id, result.size, result.mtime)
+
+
 def _first_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0]
 _POOL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
 _BATCH_SECONDS = 2.0  # commit at least this often, so progress is visible and kills lose little
+
+
+@dataclass
+class _Batch:
+    """What one transaction writes: new and changed documents, files whose bytes did not
+    change (new stat only), and documents whose files are gone."""
+
+    rows: list[DocumentRow] = field(default_factory=list)
+    touched: list[tuple[int, Unchanged]] = field(default_factory=list)
+    gone: list[int] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.rows or self.touched or self.gone)
 
 
 @dataclass(frozen=True)
@@ -314,63 +333,54 @@ class Indexer:
         if not jobs:
             return done
         known_by_path = {job.entry.path: job.known for job in jobs}
-        batch: list[DocumentRow] = []
-        touched: list[tuple[int, Unchanged]] = []
-        gone: list[int] = []
+        batch = _Batch()
         batch_started = time.monotonic()
         for result in self._results(self._tasks(jobs)):
             done += 1
             path = result.path  # type: ignore[attr-defined]
             known = known_by_path.get(path)
             if isinstance(result, DocumentRow):
-                batch.append(result)
+                batch.rows.append(result)
                 if result.status == "failed":
                     report.failed += 1
             elif isinstance(result, Unchanged):
                 if known is not None:
-                    touched.append((known.id, result))
+                    batch.touched.append((known.id, result))
                 report.unchanged += 1
             elif isinstance(result, (Binary, Vanished)):
                 if known is not None:
-                    gone.append(known.id)
+                    batch.gone.append(known.id)
                     report.removed += 1
             self._report(IndexProgress("indexing", done, total, path, report.failed))
-            if len(batch) >= self.settings.batch_files or time.monotonic() - batch_started > _BATCH_SECONDS:
-                self._commit(source, batch, touched, gone, known_by_path, report)
-                batch, touched, gone = [], [], []
+            if len(batch.rows) >= self.settings.batch_files or time.monotonic() - batch_started > _BATCH_SECONDS:
+                self._commit(source, batch, known_by_path, report)
+                batch = _Batch()
                 batch_started = time.monotonic()
-        self._commit(source, batch, touched, gone, known_by_path, report)
+        self._commit(source, batch, known_by_path, report)
         self._report(IndexProgress("indexing", done, total, "", report.failed), force=True)
         return done
 
     def _commit(
-        self,
-        source: Source,
-        batch: list[DocumentRow],
-        touched: list[tuple[int, Unchanged]],
-        gone: list[int],
-        known_by_path: dict[str, KnownDocument | None],
-        report: IndexReport,
+        self, source: Source, batch: _Batch, known_by_path: dict[str, KnownDocument | None], report: IndexReport
     ) -> None:
         """One transaction for the batch. If it fails for anything but the storage itself
         (a full disk fails every retry too), the files are written one by one, and the one
         that cannot be stored is recorded as failed with the reason: one bad file never
         costs its batch."""
-        if not (batch or touched or gone):
+        if not batch:
             return
+        rows = batch.rows
         try:
             with self.db.transaction() as tx:
-                self._write(tx, source, batch, known_by_path)
-                delete_documents(tx, gone)
-                for doc_id, result in touched:
-                    update_stat(tx, doc_id, result.size, result.mtime)
+                self._write(tx, source, rows, known_by_path)
+                _apply_stats(tx, batch)
         except StoreWriteError:
             raise
         except _WRITE_ERRORS as exc:
-            self.warnings.append(f"a batch of {len(batch)} files could not be written ({_first_line(exc)}); "
+            self.warnings.append(f"a batch of {len(rows)} files could not be written ({_first_line(exc)}); "
                                  "writing them one by one")
-            batch = self._commit_one_by_one(source, batch, touched, gone, known_by_path, report)
-        ok = [row for row in batch if row.status == "ok"]
+            rows = self._commit_one_by_one(source, batch, known_by_path, report)
+        ok = [row for row in rows if row.status == "ok"]
         report.updated += sum(1 for row in ok if known_by_path.get(row.path) is not None)
         report.added += sum(1 for row in ok if known_by_path.get(row.path) is None)
 
@@ -391,20 +401,12 @@ class Indexer:
         note_appended_postings(tx, sum(len(row.terms) for row in rows))
 
     def _commit_one_by_one(
-        self,
-        source: Source,
-        batch: list[DocumentRow],
-        touched: list[tuple[int, Unchanged]],
-        gone: list[int],
-        known_by_path: dict[str, KnownDocument | None],
-        report: IndexReport,
+        self, source: Source, batch: _Batch, known_by_path: dict[str, KnownDocument | None], report: IndexReport
     ) -> list[DocumentRow]:
         with self.db.transaction() as tx:
-            delete_documents(tx, gone)
-            for doc_id, result in touched:
-                update_stat(tx, doc_id, result.size, result.mtime)
+            _apply_stats(tx, batch)
         written: list[DocumentRow] = []
-        for row in batch:
+        for row in batch.rows:
             try:
                 with self.db.transaction() as tx:
                     self._write(tx, source, [row], known_by_path)
