@@ -17,6 +17,7 @@ import pathspec
 
 from findling.ingest.formats import kind_of
 from findling.pathnames import display_path
+from findling.store.sources import inside
 
 _WINDOWS_HIDDEN = getattr(stat, "FILE_ATTRIBUTE_HIDDEN", 0)
 
@@ -66,7 +67,7 @@ def special_kind(mode: int) -> str:
 
 def leaves(target: str, roots: Sequence[str]) -> bool:
     """Does a link's real target lie outside every added folder?"""
-    return not any(target == root or target.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+    return not any(inside(target, root) for root in roots)
 
 
 def _hidden(entry: os.DirEntry[str], st: os.stat_result) -> bool:
