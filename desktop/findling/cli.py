@@ -338,11 +338,8 @@ def cmd_models(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from findling.devtools.eval import MODES, evaluate, print_table
+    from findling.devtools.eval import MODES, evaluate, evaluate_known_items, print_table
 
-    if not Path(args.dataset).is_dir():
-        raise FindlingError(f"no dataset folder at {args.dataset}: give a BEIR folder (corpus.jsonl, queries.jsonl, "
-                            "qrels/)")
     modes = tuple(m.strip() for m in args.modes.split(",")) if args.modes else MODES
     unknown = [m for m in modes if m not in MODES]
     if unknown:
@@ -351,8 +348,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.reranker:
         settings.pipeline.reranker = args.reranker
-    result = evaluate(Path(args.dataset), modes, Path(args.workdir) if args.workdir else None, args.split,
-                      args.max_queries, settings)
+    workdir = Path(args.workdir) if args.workdir else None
+    if args.known_items:
+        result = evaluate_known_items(Path(args.known_items), Path(args.dataset), modes, workdir, args.max_queries,
+                                      settings, args.calibration)
+    else:
+        if not Path(args.dataset).is_dir():
+            raise FindlingError(f"no dataset folder at {args.dataset}: give a BEIR folder (corpus.jsonl, "
+                                "queries.jsonl, qrels/)")
+        result = evaluate(Path(args.dataset), modes, workdir, args.split, args.max_queries, settings,
+                          args.calibration)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -405,6 +410,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from findling.devtools.gui.bench_gui import bench_gui
 
         print(json.dumps(bench_gui(args.gui), indent=2))
+        return 0
+    if args.rerank:
+        from findling.devtools.bench_rerank import bench_rerank
+
+        print(json.dumps(bench_rerank(Path(args.rerank), Path(args.workdir) if args.workdir else None,
+                                      _settings(args)), indent=2))
         return 0
     if args.vectors:
         from findling.devtools.bench_vectors import bench_embedder, bench_vector_search, sample_texts
@@ -473,10 +484,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", nargs="?", help="for import: the folder holding the model files")
     p.set_defaults(func=cmd_models)
 
-    p = sub.add_parser("eval", help="retrieval quality (nDCG@10, Recall@100, MRR@10) on a BEIR dataset")
-    p.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl and qrels/")
+    p = sub.add_parser("eval", help="retrieval quality on a BEIR dataset (nDCG@10, Recall@100, MRR@10) or on "
+                                    "known-item questions over a folder (hit@1, hit@3, MRR@10)")
+    p.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl and qrels/; with --known-items, the "
+                                   "folder the questions are about")
+    p.add_argument("--known-items", metavar="QUESTIONS.tsv",
+                   help="lines `query<TAB>targets[<TAB>kind]`, targets comma-separated file names without extension")
+    p.add_argument("--calibration", action="store_true",
+                   help="also print how often results in each score bucket are relevant")
     p.add_argument("--modes", help="comma-separated subset of: bm25, vector, hybrid, hybrid+rerank, full")
-    p.add_argument("--split", default="test")
+    p.add_argument("--split", default="test", help="the qrels file to judge by: test, or train/dev for tuning")
     p.add_argument("--workdir", help="keep the throwaway index here, to reuse it (and its embeddings)")
     p.add_argument("--max-queries", type=int, default=0, help="only the first N queries (quick runs)")
     p.add_argument("--reranker", choices=["auto", "cross-encoder", "llm", "off"],
@@ -501,6 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workdir", help="where to build the corpus and indexes (default: a temp dir)")
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--gui", metavar="FOLDER", help="instead: the app's event-loop lateness while it indexes FOLDER")
+    p.add_argument("--rerank", metavar="FOLDER", help="instead: reranking latency of the top candidates over FOLDER")
     p.add_argument("--vectors", type=int, default=0,
                    help="instead: vector search on this many chunk vectors, and embedder throughput")
     p.add_argument("--json", action="store_true")

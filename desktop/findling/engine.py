@@ -7,7 +7,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
@@ -18,6 +18,7 @@ from findling.pathnames import display_path
 from findling.paths import DB_FILENAME, data_home
 from findling.records import (
     EmbedReport,
+    Evidence,
     Filters,
     Highlight,
     Hit,
@@ -28,9 +29,9 @@ from findling.records import (
     StoreStatus,
 )
 from findling.search.bm25 import Bm25Lane
-from findling.search.normalize import minmax
 from findling.search.pipeline import Pipeline, PipelineResult
 from findling.search.query_parser import ParsedQuery, parse_query
+from findling.search.relevance import relevance, with_recency
 from findling.search.results import RankedEntry, document_text, present
 from findling.search.snippets import highlight_spans
 from findling.search.vector_lane import VectorLane
@@ -45,7 +46,14 @@ from findling.store.sources import (
     set_rules,
     source_document_ids,
 )
-from findling.store.status import SourceCounts, consistency_problems, counts_by_source, problems, totals
+from findling.store.status import (
+    SourceCounts,
+    consistency_problems,
+    counts_by_source,
+    language_counts,
+    problems,
+    totals,
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,9 @@ class DocumentText:
     text: str
     language: str
     highlights: tuple[Highlight, ...] = ()  # where the given query terms occur
+
+
+_WEAK_SHOWN = 3
 
 
 def _normalise_path(path: str | os.PathLike[str]) -> str:
@@ -78,7 +89,9 @@ class Engine:
         self._bm25 = Bm25Lane(self._db.cursor, self.settings.search.k1, self.settings.search.b)
         self._vectors = VectorLane(self._db.cursor)
         self.models = ModelService(self.settings.models)
-        self._pipeline = Pipeline(self._db, self._bm25, self._vectors, self.models, self.settings.pipeline)
+        self._pipeline = Pipeline(
+            self._db, self._bm25, self._vectors, self.models, self.settings.pipeline, self.settings.search
+        )
         self._index_lock = threading.Lock()
 
     def close(self) -> None:
@@ -198,8 +211,10 @@ class Engine:
         started = time.perf_counter()
         parsed, limit = self._parse(query, limit, filters)
         lane = self._bm25.search(parsed, limit, match or self.settings.search.match)
-        normalized = minmax([h.score for h in lane.hits])
-        hits = self._present([RankedEntry(h.doc_id, h.score, n) for h, n in zip(lane.hits, normalized)], lane.terms)
+        scores = [relevance(Evidence(coverage=h.coverage, saturation=h.saturation)) for h in lane.hits]
+        hits = self._newer_first_among_equals(
+            self._present([RankedEntry(h.doc_id, h.score, p) for h, p in zip(lane.hits, scores)], lane.terms)
+        )
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
@@ -228,12 +243,12 @@ class Engine:
         if not parsed.has_terms:
             return SearchResult(query, (), 0, notes=("the query has no words to search for",))
         result = self._pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
-        hits = self._present(result.entries, result.terms)
+        hits, notes = self._keep_good(self._present(result.entries, result.terms), lanes)
         explain = result.explain
         timings = dict(explain.timings_ms)
         timings["total"] = round((time.perf_counter() - started) * 1000, 2)
         return SearchResult(
-            query=query, hits=tuple(hits), total_matched=explain.candidates, notes=result.notes,
+            query=query, hits=tuple(hits), total_matched=explain.candidates, notes=result.notes + notes,
             timings_ms=timings, explain=explain, terms=tuple(result.terms),
         )
 
@@ -252,14 +267,16 @@ class Engine:
             return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
         lane = self._vectors.search(embedder, parsed.text, limit, parsed.filters)
         terms = self._bm25.terms_of(parsed)
-        hits = self._present(
-            [RankedEntry(h.doc_id, h.cosine, h.score, (h.start_char, h.end_char)) for h in lane.hits], terms
-        )
+        hits, notes = self._keep_good(self._present(
+            [RankedEntry(h.doc_id, h.cosine, relevance(Evidence(cosine=h.cosine)), (h.start_char, h.end_char))
+             for h in lane.hits], terms
+        ), ("vector",))
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
             query=query,
             hits=tuple(hits),
             total_matched=len(hits),
+            notes=notes,
             timings_ms={"embed": round(lane.embed_ms, 2), "vector": round(lane.ms - lane.embed_ms, 2),
                         "total": round(total_ms, 2)},
             terms=tuple(terms),
@@ -279,6 +296,25 @@ class Engine:
         parsed, limit = self._parse(query, limit, None)
         lane = self._bm25.search(parsed, limit, match)
         return [RankedEntry(h.doc_id, h.score, h.score) for h in lane.hits]
+
+    def _newer_first_among_equals(self, hits: list[Hit]) -> list[Hit]:
+        s = self.settings.search
+        now = time.time()
+        return sorted(hits, key=lambda h: -with_recency(h.score, (now - h.mtime) / 86400, s.recency_weight,
+                                                        s.recency_half_life_days))
+
+    def _keep_good(self, hits: list[Hit], lanes: Sequence[str]) -> tuple[list[Hit], tuple[str, ...]]:
+        """Semantic and hybrid results are ranked, not matched: every document is somewhat
+        close to any query. Those below the weak score are left out; when nothing scores
+        better, the closest few are kept, marked weak, with a note saying so."""
+        if "vector" not in lanes or not hits:
+            return hits, ()
+        floor = self.settings.search.weak_score
+        good = [h for h in hits if h.score >= floor]
+        if good:
+            return good, ()
+        weak = [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]]
+        return weak, ("no good matches; the closest documents are shown, marked weak",)
 
     def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str]) -> list[Hit]:
         return present(self._db.cursor(), entries, terms, self.settings.search.snippet_chars)
@@ -327,4 +363,5 @@ class Engine:
             size_bytes=size,
             sources=sources,
             problems=found,
+            languages=tuple(language_counts(cur).items()),
         )

@@ -13,6 +13,7 @@ Role = Literal["embedder", "reranker", "generator"]
 IndexPhase = Literal["scanning", "indexing", "embedding", "optimizing", "done"]
 RerankerMode = Literal["auto", "cross-encoder", "llm", "off"]
 MatchMode = Literal["all", "any"]  # every query word must match, or any
+FusionMode = Literal["evidence", "rrf"]
 StageName = Literal["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
 
 
@@ -54,6 +55,16 @@ class ListScore:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """What the lanes measured for one document, the inputs of its absolute score; None
+    where a lane did not run (or the document has no vectors yet)."""
+
+    coverage: float | None = None  # share of the query's idf mass matched, [0, 1]
+    saturation: float | None = None  # BM25 score over the most any document could score
+    cosine: float | None = None  # best chunk's cosine similarity to the query
+
+
+@dataclass(frozen=True)
 class ResultExplain:
     doc_id: int
     lists: tuple[ListScore, ...]
@@ -67,6 +78,8 @@ class ResultExplain:
     final: float
     chunk_start: int | None = None
     chunk_end: int | None = None
+    evidence: Evidence = field(default_factory=Evidence)
+    relevance: float = 0.0  # P(relevant) from the evidence, before any rerank
 
 
 @dataclass(frozen=True)
@@ -202,7 +215,8 @@ class Highlight:
 
 @dataclass(frozen=True)
 class Hit:
-    """One result. `score` is in [0, 1] within one result list."""
+    """One result. `score` is an absolute relevance estimate in [0, 1], comparable across
+    queries; `weak` marks a result shown only because nothing scored well."""
 
     doc_id: int
     path: str
@@ -216,6 +230,7 @@ class Hit:
     raw_score: float = 0.0
     chunk_start: int | None = None
     chunk_end: int | None = None
+    weak: bool = False
 
 
 @dataclass(frozen=True)
@@ -246,6 +261,7 @@ class StoreStatus:
     size_bytes: int
     sources: tuple[SourceStatus, ...]
     problems: tuple[FailedFile, ...]
+    languages: tuple[tuple[str, int], ...] = ()  # (language, indexed documents), most first
 
 
 @dataclass(frozen=True)

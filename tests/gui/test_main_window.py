@@ -161,3 +161,28 @@ def test_models_dialog_downloads_with_progress(qtbot, window, tmp_path, monkeypa
         qtbot.waitUntil(lambda: dialog.table.item(0, 2).text() == "installed", timeout=20000)
         assert seen and max(seen) == 1000
         assert dialog.status.text() == "minilm-test: installed"
+
+
+def test_models_dialog_offers_the_multilingual_embedder_for_foreign_folders(window, qtbot, tmp_path):
+    from findling.gui.models_dialog import ModelsDialog
+    from findling.models.manifest import load_manifest
+    from findling.paths import resources_dir
+    from findling.settings import load_settings
+
+    folder = tmp_path / "notes"
+    for i in range(3):
+        write(folder / f"zh{i}.txt", "我在北京大学学习。北京的大学很多，图书馆也很大。")
+    write(folder / "en.txt", "The library opens at nine and closes at six on weekdays.")
+    window.engine.models._manifest = load_manifest(resources_dir() / "models.toml")
+    window.engine.add_source(folder)
+    window.engine.index()
+    dialog = ModelsDialog(window.engine, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.language_hint.isVisible() and "Chinese" in dialog.language_hint.text()
+    assert dialog.use_multilingual_button.text() == "Use multilingual-e5-small"
+    dialog.use_multilingual_button.click()
+    assert window.engine.models.spec("embedder").name == "multilingual-e5-small"
+    assert load_settings(window.engine.home_override).models.embedder == "multilingual-e5-small"
+    assert not dialog.language_hint.isVisible()  # the embedder in use now understands them
+    assert dialog.table.item(0, 1).text() == "multilingual-e5-small"

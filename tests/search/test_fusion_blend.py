@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from findling.search.blend import blend, final_scores, fusion_weight
+from findling.search.blend import blend, fusion_weight
 from findling.search.fusion import RankedList, rank_bonus, weighted_rrf
 
 
@@ -42,7 +42,7 @@ def test_empty_lists():
 
 
 def test_blend_bands_hand_computed():
-    fusion = [1.0, 0.8, 0.6, 0.5, 0.4, 0.0]  # min-max: same values (min 0, max 1)
+    fusion = [1.0, 0.8, 0.6, 0.5, 0.4, 0.0]
     rerank = [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
     out = blend(fusion, rerank)
     by_index = {b.index: b for b in out}
@@ -53,20 +53,17 @@ def test_blend_bands_hand_computed():
     assert [b.index for b in out][:2] == [1, 0]
 
 
-def test_blend_normalizes_fusion_first_and_eleventh_rank_band():
+def test_blend_keeps_absolute_scores_and_eleventh_rank_band():
+    # weak candidates stay weak: nothing is stretched to fill [0, 1]
     fusion = [0.1 + 0.01 * (12 - i) for i in range(12)]
-    rerank = [0.5] * 12
+    rerank = [0.05] * 12
     out = {b.index: b for b in blend(fusion, rerank)}
-    assert out[0].fusion_normalized == 1.0 and out[11].fusion_normalized == 0.0
+    assert out[0].fusion == pytest.approx(0.22) and out[11].fusion == pytest.approx(0.11)
+    assert out[0].score == pytest.approx(0.75 * 0.22 + 0.25 * 0.05)
+    assert max(b.score for b in out.values()) < 0.2
     assert out[10].fusion_weight == 0.40 and fusion_weight(11) == 0.40 and fusion_weight(4) == 0.60
 
 
 def test_blend_rejects_mismatched_lengths():
     with pytest.raises(ValueError):
         blend([1.0], [])
-
-
-def test_final_scores():
-    assert final_scores([2.0, 1.0, 0.5]) == [1.0, 0.5, 0.25]
-    assert final_scores([]) == []
-    assert final_scores([-1.0, -3.0]) == [1.0, 0.0]

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from findling.engine import Engine
+from findling.search.relevance import relevance
 from tests.helpers import write
 
 
@@ -40,7 +41,10 @@ def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch)
         assert ex.stage("rerank").status == "skipped" and "no reranker model installed" in ex.stage("rerank").reason
         assert any("vector lane off" in n for n in result.notes)
         assert all(len(r.lists) == 1 and r.lists[0].lane == "bm25" for r in ex.results)
-        assert result.hits[0].score == 1.0
+        # an absolute score from the keyword evidence alone, not 1.0 for being first
+        assert 0.0 < result.hits[0].score < 1.0
+        assert result.hits[0].score == pytest.approx(relevance(ex.results[0].evidence), abs=1e-6)
+        assert ex.results[0].evidence.cosine is None and ex.results[0].evidence.coverage == 1.0
 
 
 @pytest.fixture
@@ -64,7 +68,9 @@ def test_hybrid_fuses_both_lanes_with_a_complete_explain(hybrid):
     for x in top.lists:
         assert x.rank >= 1 and x.rrf == pytest.approx(x.weight / (60 + x.rank))
     assert top.fused == pytest.approx(top.rrf + top.bonus)
-    assert top.final == 1.0 and all(0 <= r.final <= 1 for r in ex.results)
+    assert top.final == top.relevance == pytest.approx(relevance(top.evidence))
+    assert all(0 <= r.final <= 1 for r in ex.results)
+    assert [r.final for r in ex.results] == sorted((r.final for r in ex.results), reverse=True)
     assert ex.stage("fusion").detail["candidates"] == ex.candidates
     assert set(ex.timings_ms) >= {"lanes", "fusion", "total"}
     assert ex.stage("rerank").reason == "reranking is off"
@@ -106,9 +112,7 @@ def test_rerank_blend_and_expansion_with_real_models(tmp_path, settings, docs, a
 
 
 def _fnorm(ex, r):
-    fused = [x.fused for x in ex.results if x.rerank is not None]
-    lo, hi = min(fused), max(fused)
-    return 1.0 if hi == lo else (r.fused - lo) / (hi - lo)
+    return r.relevance  # absolute: never rescaled by the list
 
 
 def test_missing_reranker_keeps_fusion_order(hybrid):

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from findling.engine import Engine
+from findling.records import Evidence
+from findling.search.relevance import relevance
 from tests.helpers import assert_index_consistent, write
 
 
@@ -36,7 +38,8 @@ def test_finds_by_meaning_without_shared_words(semantic):
     assert semantic.search("kitten napping").hits == ()  # BM25 cannot
     hit = semantic.vsearch("French capital").hits[0]
     assert os.path.basename(hit.path) == "paris.md"
-    assert 0.5 < hit.score <= 1.0 and -1.0 <= hit.raw_score <= 1.0
+    assert -1.0 <= hit.raw_score <= 1.0
+    assert hit.score == pytest.approx(relevance(Evidence(cosine=hit.raw_score)), abs=1e-5)
     assert "Paris" in hit.snippet
 
 

@@ -118,3 +118,27 @@ def test_checkpoint_is_not_blocked_by_an_open_read(db):
     _add(db, 1, _row("/a.txt"))
     scalar(db.cursor(), "SELECT count(*) FROM documents")  # reads close their results
     assert db.checkpoint() is True
+
+
+def test_upgrade_reads_unspaced_script_documents_again(tmp_path, settings):
+    """Schema 5 changed how Chinese, Japanese, Thai... are analysed: an index written before
+    re-reads exactly those documents on the next `index`, and keeps the rest."""
+    import duckdb
+
+    from findling.engine import Engine
+    from tests.helpers import write
+
+    docs = tmp_path / "docs"
+    write(docs / "beijing.txt", "北京は中国の首都です。")
+    write(docs / "english.txt", "Plain English notes about the capital.")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index()
+    con = duckdb.connect(str(tmp_path / "home" / "findling.duckdb"))
+    con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    con.close()
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        report = engine.index()
+        assert (report.updated, report.unchanged) == (1, 1)
+        assert [os.path.basename(h.path) for h in engine.search("北京").hits] == ["beijing.txt"]
+        assert engine.index().unchanged == 2

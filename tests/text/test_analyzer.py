@@ -34,8 +34,13 @@ def test_spans_point_into_original_text():
     assert [text[t.start:t.end] for t in iter_tokens(text)] == ["init", "and", "Café"]
 
 
-def test_cjk_characters_are_single_tokens():
-    assert term_sequence("日本語abc") == ["日", "本", "語", "abc"]
+def test_unspaced_scripts_are_overlapping_bigrams_with_their_characters():
+    assert term_sequence("日本語abc") == ["日本", "本語", "abc"]
+    assert term_sequence("京") == ["京"]
+    counts = term_counts("北京大学")
+    assert {t for t in counts} == {"北京", "京大", "大学", "北", "京", "大", "学"}
+    assert all(v == 1 for v in counts.values())  # each character indexed once
+    assert query_terms("ภาษาไทย", ["en"])[:2] == ["ภา", "าษ"]
 
 
 def test_query_terms_per_language():

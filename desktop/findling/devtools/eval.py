@@ -1,10 +1,19 @@
 """`findling eval DATASET_DIR`: retrieval quality and latency on a BEIR dataset, for each
-search mode, in a throwaway index (kept in --workdir to reuse the embeddings)."""
+search mode, in a throwaway index (kept in --workdir to reuse the embeddings).
+
+`findling eval --known-items QUESTIONS.tsv FOLDER`: the same over a real folder, for
+known-item questions (each names the files that answer it): hit@1, hit@3, MRR@10 per mode
+and per kind of question.
+
+`--calibration` adds, per mode, how often a result with a given score is relevant: the
+score is meant as an absolute estimate, so each bucket's share should rise with the score."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import statistics
 import sys
 import tempfile
@@ -18,6 +27,8 @@ from findling.errors import FindlingError
 from findling.settings import Settings
 
 MODES = ("bm25", "vector", "hybrid", "hybrid+rerank", "full")
+BUCKETS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
+CALIBRATION_DEPTH = 10  # results per query that the calibration table counts
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,40 @@ def load_beir(folder: Path, split: str = "test") -> Dataset:
             qid, did, score = line.rstrip("\n").split("\t")
             qrels.setdefault(qid, {})[did] = int(score)
     return Dataset(folder.name, corpus, {q: queries[q] for q in qrels if q in queries}, qrels)
+
+
+@dataclass(frozen=True)
+class KnownItem:
+    query: str
+    targets: frozenset[str]  # file names without extension; any one answers the query
+    kind: str
+
+
+def load_known_items(path: Path) -> list[KnownItem]:
+    """Lines `query<TAB>targets[<TAB>kind]`, targets comma-separated; `#` lines are comments.
+    Split on tabs only: queries may hold quotes (pasted error messages)."""
+    items = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise FindlingError(f"cannot read the questions file {path}: {exc.strerror or exc}") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) < 2 or not fields[0].strip() or not fields[1].strip():
+            raise FindlingError(f"{path}:{number}: expected `query<TAB>targets[<TAB>kind]`")
+        targets = frozenset(t.strip() for t in fields[1].split(",") if t.strip())
+        items.append(KnownItem(fields[0].strip(), targets, fields[2].strip() if len(fields) > 2 else ""))
+    if not items:
+        raise FindlingError(f"{path} holds no questions")
+    return items
+
+
+def result_name(path: str) -> str:
+    """How a known-item set names a result: the file name without its extension."""
+    base = os.path.basename(path)
+    return base.rsplit(".", 1)[0] if "." in base else base
 
 
 def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
@@ -104,7 +149,15 @@ def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engin
     return engine, mapping, seconds
 
 
-Runner = Callable[[str], tuple[list[int], tuple[str, ...], dict[str, tuple[str, str]]]]
+@dataclass(frozen=True)
+class Ranking:
+    doc_ids: list[int]
+    scores: list[float]  # the score each result shows the user
+    notes: tuple[str, ...]
+    stages: dict[str, tuple[str, str]]  # stage -> (status, reason)
+
+
+Runner = Callable[[str], Ranking]
 
 
 def _runner(engine: Engine, mode: str) -> Runner:
@@ -118,12 +171,87 @@ def _runner(engine: Engine, mode: str) -> Runner:
         "full": (("bm25", "vector"), True, None),
     }[mode]
 
-    def run(text: str) -> tuple[list[int], tuple[str, ...], dict[str, tuple[str, str]]]:
+    def run(text: str) -> Ranking:
         result = engine.rank(text, 100, lanes, expand, rerank)
         stages: dict[str, tuple[str, str]] = {s.name: (s.status, s.reason) for s in result.explain.stages}
-        return [e.doc_id for e in result.entries], result.notes, stages
+        return Ranking([e.doc_id for e in result.entries], [e.score for e in result.entries], result.notes, stages)
 
     return run
+
+
+class _Calibration:
+    """Counts of (score bucket -> results, relevant results) over the top results."""
+
+    def __init__(self) -> None:
+        self.counts = [[0, 0] for _ in BUCKETS[:-1]]
+
+    def add(self, scores: list[float], relevant: list[bool]) -> None:
+        for score, rel in list(zip(scores, relevant))[:CALIBRATION_DEPTH]:
+            bucket = next(i for i in range(len(BUCKETS) - 1) if score < BUCKETS[i + 1])
+            self.counts[bucket][0] += 1
+            self.counts[bucket][1] += int(rel)
+
+    def table(self) -> list[dict]:
+        return [
+            {"from": BUCKETS[i], "to": min(1.0, BUCKETS[i + 1]), "results": n,
+             "relevant": round(r / n, 3) if n else None}
+            for i, (n, r) in enumerate(self.counts)
+        ]
+
+
+def _timed_modes(
+    engine: Engine,
+    modes: tuple[str, ...],
+    queries: list[tuple[str, str]],
+    judge: Callable[[str, list[int]], dict[str, float]],
+    relevant: Callable[[str, list[int]], list[bool]],
+    kinds: dict[str, str] | None = None,
+    calibration: bool = False,
+) -> dict:
+    """Run every query in every mode: the mean of each metric `judge` gives, p50/p95
+    latency, metrics per kind of query, and optionally the calibration table."""
+    out: dict = {}
+    for mode in modes:
+        run = _runner(engine, mode)
+        run(queries[0][1])  # load models outside the timings
+        metrics: dict[str, list[float]] = {}
+        by_kind: dict[str, dict[str, list[float]]] = {}
+        latency: list[float] = []
+        notes: set[str] = set()
+        table = _Calibration()
+        for qid, text in queries:
+            started = time.perf_counter()
+            ranking = run(text)
+            latency.append((time.perf_counter() - started) * 1000)
+            notes.update(ranking.notes)
+            for name in ("expansion", "rerank"):
+                status, reason = ranking.stages.get(name, ("", ""))
+                if status == "skipped" and mode in ("hybrid+rerank", "full") and reason not in (
+                        "expansion off", "reranking is off", "skipped_strong"):
+                    notes.add(f"{name} skipped: {reason}")
+            scored = judge(qid, ranking.doc_ids)
+            for key, value in scored.items():
+                metrics.setdefault(key, []).append(value)
+                if kinds and kinds.get(qid):
+                    by_kind.setdefault(kinds[qid], {}).setdefault(key, []).append(value)
+            if calibration:
+                table.add(ranking.scores, relevant(qid, ranking.doc_ids))
+        ordered = sorted(latency)
+        result: dict[str, object] = {key: round(statistics.fmean(values), 4) for key, values in metrics.items()}
+        result["p50_ms"] = round(statistics.median(ordered), 1)
+        result["p95_ms"] = round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 1)
+        result["notes"] = sorted(notes)
+        if by_kind:
+            result["kinds"] = {
+                kind: {key: round(statistics.fmean(values), 4) for key, values in kind_metrics.items()}
+                | {"queries": len(next(iter(kind_metrics.values())))}
+                for kind, kind_metrics in sorted(by_kind.items())
+            }
+        if calibration:
+            result["calibration"] = table.table()
+        out[mode] = result
+        _log(f"{mode}: { {k: v for k, v in result.items() if k not in ('kinds', 'calibration')} }")
+    return out
 
 
 def evaluate(
@@ -133,6 +261,7 @@ def evaluate(
     split: str = "test",
     max_queries: int = 0,
     settings: Settings | None = None,
+    calibration: bool = False,
 ) -> dict:
     dataset = load_beir(folder, split)
     settings = settings or Settings()
@@ -143,50 +272,95 @@ def evaluate(
     queries = list(dataset.queries.items())
     if max_queries:
         queries = queries[:max_queries]
+
+    def judge(qid: str, doc_ids: list[int]) -> dict[str, float]:
+        ranked = [corpus_ids.get(d, "") for d in doc_ids]
+        rels = dataset.qrels[qid]
+        return {"ndcg@10": ndcg_at(ranked, rels), "recall@100": recall_at(ranked, rels), "mrr@10": mrr_at(ranked, rels)}
+
+    def relevant(qid: str, doc_ids: list[int]) -> list[bool]:
+        return [dataset.qrels[qid].get(corpus_ids.get(d, ""), 0) > 0 for d in doc_ids]
+
     out: dict = {"dataset": dataset.name, "split": split, "queries": len(queries), "documents": len(dataset.corpus),
-                 "index_s": round(index_s, 1), "modes": {}}
+                 "index_s": round(index_s, 1)}
     try:
-        for mode in modes:
-            run = _runner(engine, mode)
-            run(queries[0][1])  # load models outside the timings
-            ndcg, recall, mrr, latency = [], [], [], []
-            notes: set[str] = set()
-            for qid, text in queries:
-                started = time.perf_counter()
-                doc_ids, lane_notes, stages = run(text)
-                latency.append((time.perf_counter() - started) * 1000)
-                notes.update(lane_notes)
-                for name in ("expansion", "rerank"):
-                    status, reason = stages.get(name, ("", ""))
-                    if status == "skipped" and mode in ("hybrid+rerank", "full") and reason not in (
-                            "expansion off", "reranking is off", "skipped_strong"):
-                        notes.add(f"{name} skipped: {reason}")
-                ranked = [corpus_ids.get(d, "") for d in doc_ids]
-                rels = dataset.qrels[qid]
-                ndcg.append(ndcg_at(ranked, rels))
-                recall.append(recall_at(ranked, rels))
-                mrr.append(mrr_at(ranked, rels))
-            ordered = sorted(latency)
-            out["modes"][mode] = {
-                "ndcg@10": round(statistics.fmean(ndcg), 4),
-                "recall@100": round(statistics.fmean(recall), 4),
-                "mrr@10": round(statistics.fmean(mrr), 4),
-                "p50_ms": round(statistics.median(ordered), 1),
-                "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 1),
-                "notes": sorted(notes),
-            }
-            _log(f"{mode}: {out['modes'][mode]}")
+        out["modes"] = _timed_modes(engine, modes, queries, judge, relevant, calibration=calibration)
     finally:
         engine.close()
     return out
 
 
+def evaluate_known_items(
+    questions: Path,
+    folder: Path,
+    modes: tuple[str, ...] = MODES,
+    workdir: Path | None = None,
+    max_queries: int = 0,
+    settings: Settings | None = None,
+    calibration: bool = False,
+) -> dict:
+    """Index `folder` (kept under --workdir, so a second run only checks for changes) and
+    ask each question in each mode."""
+    items = load_known_items(questions)
+    if max_queries:
+        items = items[:max_queries]
+    resolved = folder.expanduser().resolve()
+    if not resolved.is_dir():
+        raise FindlingError(f"no folder at {folder}: give the folder the questions are about")
+    slug = f"{resolved.name}-{hashlib.sha1(str(resolved).encode()).hexdigest()[:8]}"
+    work = (workdir or Path(tempfile.mkdtemp(prefix="findling-eval-"))) / slug
+    work.mkdir(parents=True, exist_ok=True)
+    engine = Engine(work / "home", settings=settings or Settings())
+    try:
+        engine.add_source(resolved)
+        started = time.perf_counter()
+        report = engine.index()
+        index_s = time.perf_counter() - started
+        _log(f"index: {report.added} added, {report.unchanged} unchanged in {index_s:.1f}s")
+        names = {doc_id: result_name(path) for doc_id, path in engine.document_paths().items()}
+        queries = [(str(i), item.query) for i, item in enumerate(items)]
+        targets = {str(i): item.targets for i, item in enumerate(items)}
+
+        def relevant(qid: str, doc_ids: list[int]) -> list[bool]:
+            return [names.get(d, "") in targets[qid] for d in doc_ids]
+
+        def judge(qid: str, doc_ids: list[int]) -> dict[str, float]:
+            first = next((rank for rank, hit in enumerate(relevant(qid, doc_ids[:10]), 1) if hit), 0)
+            return {"mrr@10": 1.0 / first if first else 0.0, "hit@1": float(first == 1),
+                    "hit@3": float(0 < first <= 3)}
+
+        kinds = {str(i): item.kind for i, item in enumerate(items)}
+        return {"dataset": questions.name, "folder": str(resolved), "queries": len(items),
+                "documents": len(names), "index_s": round(index_s, 1),
+                "modes": _timed_modes(engine, modes, queries, judge, relevant, kinds, calibration)}
+    finally:
+        engine.close()
+
+
 def print_table(result: dict) -> None:
-    print(f"{result['dataset']} ({result['split']}: {result['queries']} queries, {result['documents']} documents, "
+    split = f"{result['split']}: " if "split" in result else ""
+    print(f"{result['dataset']} ({split}{result['queries']} queries, {result['documents']} documents, "
           f"indexed in {result['index_s']}s)")
-    print(f"{'mode':<15}{'nDCG@10':>9}{'R@100':>8}{'MRR@10':>8}{'p50 ms':>9}{'p95 ms':>9}")
-    for mode, m in result["modes"].items():
-        print(f"{mode:<15}{m['ndcg@10']:>9.4f}{m['recall@100']:>8.4f}{m['mrr@10']:>8.4f}{m['p50_ms']:>9.1f}"
-              f"{m['p95_ms']:>9.1f}")
+    modes = result["modes"]
+    if not modes:
+        return
+    keys = [k for k in next(iter(modes.values())) if k not in ("p50_ms", "p95_ms", "notes", "kinds", "calibration")]
+    print(f"{'mode':<15}" + "".join(f"{k:>11}" for k in keys) + f"{'p50 ms':>9}{'p95 ms':>9}")
+    for mode, m in modes.items():
+        print(f"{mode:<15}" + "".join(f"{m[k]:>11.4f}" for k in keys) + f"{m['p50_ms']:>9.1f}{m['p95_ms']:>9.1f}")
+        for kind, km in m.get("kinds", {}).items():
+            print(f"  {kind + ' (' + str(km['queries']) + ')':<13}" + "".join(f"{km[k]:>11.4f}" for k in keys))
         for note in m["notes"]:
             print(f"{'':<15}note: {note}")
+    for mode, m in modes.items():
+        if "calibration" not in m:
+            continue
+        print(f"\ncalibration, {mode}: share of the top {CALIBRATION_DEPTH} results that are relevant, by score")
+        shares = []
+        for row in m["calibration"]:
+            share = "" if row["relevant"] is None else f"{row['relevant']:.3f}"
+            print(f"  {row['from']:.1f}–{row['to']:.1f} {row['results']:>7} results  {share:>6}")
+            if row["relevant"] is not None and row["results"] >= 20:
+                shares.append(row["relevant"])
+        rising = all(a <= b + 0.02 for a, b in zip(shares, shares[1:]))
+        print(f"  monotonic (buckets with 20+ results, 0.02 slack): {'yes' if rising else 'no'}")

@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileIconProvider
 
 from findling.pathnames import display_path
@@ -87,9 +88,14 @@ class ResultsModel(_TableModel):
         if role == SnippetHtmlRole:
             return snippet_html(hit)
         if role == Qt.ItemDataRole.DisplayRole:
-            return (hit.title, hit.snippet, f"{hit.score:.2f}", display_path(os.path.dirname(hit.path)))[column]
+            score = f"{hit.score:.2f}" + (" weak" if hit.weak else "")
+            return (hit.title, hit.snippet, score, display_path(os.path.dirname(hit.path)))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
+            if hit.weak and column == 2:
+                return "Nothing scored well for this query: this is only the closest document."
             return plain_tooltip(hit.path)
+        if role == Qt.ItemDataRole.ForegroundRole and hit.weak:
+            return QColor(128, 128, 128)
         if role == Qt.ItemDataRole.DecorationRole and column == 0:
             return self._icon(hit)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:

@@ -62,6 +62,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Findling")
         self.setAcceptDrops(True)
         self._query_generation = 0
+        self._refined_generation = -1
         self._last_result: SearchResult | None = None
         self.indexing = IndexingController(engine)
 
@@ -244,31 +245,53 @@ class MainWindow(QMainWindow):
         lanes = MODES[self.mode_box.currentText()]
         filters = self.filters()
         limit = self.engine.settings.search.limit
-        # While typing: fusion of the lanes only; Enter: the whole pipeline as configured.
-        expand = None if full else False
-        rerank = None if full else "off"
         engine = self.engine
+        if lanes == ("bm25",):
+            # Keyword mode is `findling search`: the same matching, words and highlights.
+            def keyword() -> SearchResult:
+                return engine.search(text, limit=limit, filters=filters)
 
-        def work() -> SearchResult:
-            return engine.query(text, limit=limit, filters=filters, expand=expand, rerank=rerank, lanes=lanes)
+            self._submit(keyword, generation, refining=False)
+            return
 
-        self.statusBar().showMessage("Searching…")
-        run_task(work, lambda result: self._on_results(generation, result),
+        # At once: fusion of the lanes only. On Enter, the whole pipeline as configured
+        # follows, and its (reranked) list replaces the first one in place.
+        def fused() -> SearchResult:
+            return engine.query(text, limit=limit, filters=filters, expand=False, rerank="off", lanes=lanes)
+
+        self._submit(fused, generation, refining=False)
+        if full:
+            def complete() -> SearchResult:
+                return engine.query(text, limit=limit, filters=filters, lanes=lanes)
+
+            self._submit(complete, generation, refining=True)
+
+    def _submit(self, work, generation: int, refining: bool) -> None:
+        self.statusBar().showMessage("Reranking…" if refining else "Searching…")
+        run_task(work, lambda result: self._on_results(generation, result, refining),
                  lambda exc: self._on_error(f"Search failed: {_error_text(exc)}"))
 
-    def _on_results(self, generation: int, result: SearchResult) -> None:
+    def _on_results(self, generation: int, result: SearchResult, refining: bool = False) -> None:
         if generation != self._query_generation:
             return  # a newer query is on its way; drop this one
+        if refining:
+            self._refined_generation = generation
+        elif self._refined_generation == generation:
+            return  # the reranked list came first: the quick one is out of date
+        selected = self.results.hit(self.results_view.currentIndex().row()) if refining else None
         self._last_result = result
         self.results.set_hits(result.hits)
         notes = "; ".join(result.notes)
         took = result.timings_ms.get("total", 0.0)
-        self.statusBar().showMessage(
-            f"{len(result.hits)} results in {took:.0f} ms" + (f" — {notes}" if notes else "")
-        )
+        count = f"{len(result.hits)} result" + ("" if len(result.hits) == 1 else "s")
+        self.statusBar().showMessage(f"{count} in {took:.0f} ms" + (f" — {notes}" if notes else ""))
+        row = 0
+        if selected is not None:
+            # the reranked list keeps the selection on the same document, wherever it moved
+            row = next((i for i, h in enumerate(result.hits) if h.doc_id == selected.doc_id), 0)
         if result.hits:
             self.results_view.selectionModel().setCurrentIndex(
-                self.results.index(0, 0),
+                self.results.index(row, 0),
                 QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
             )
         else:

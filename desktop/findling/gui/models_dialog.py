@@ -22,6 +22,13 @@ from PySide6.QtWidgets import (
 from findling.engine import Engine
 from findling.gui.tasks import progress_callback, run_task
 from findling.models.manifest import ROLES
+from findling.settings import save_settings
+
+LANGUAGE_NAMES = {
+    "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "nl": "Dutch",
+    "pt": "Portuguese", "sv": "Swedish", "da": "Danish", "no": "Norwegian", "fi": "Finnish", "ru": "Russian",
+    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "th": "Thai", "lo": "Lao", "km": "Khmer", "my": "Burmese",
+}
 
 
 class ModelsDialog(QDialog):
@@ -39,6 +46,12 @@ class ModelsDialog(QDialog):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # holds error text and paths
+        self.language_hint = QLabel()
+        self.language_hint.setWordWrap(True)
+        self.language_hint.setObjectName("languageHint")
+        self.use_multilingual_button = QPushButton()
+        self.use_multilingual_button.clicked.connect(self.use_multilingual)
+        self._multilingual = ""
         self.download = QPushButton("Download")
         self.download.clicked.connect(self.pull_selected)
         self.cancel = QPushButton("Cancel download")
@@ -47,7 +60,7 @@ class ModelsDialog(QDialog):
         self.import_button = QPushButton("Import from folder…")
         self.import_button.clicked.connect(self.import_selected)
         buttons = QHBoxLayout()
-        for b in (self.download, self.cancel, self.import_button):
+        for b in (self.use_multilingual_button, self.download, self.cancel, self.import_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         close = QPushButton("Close")
@@ -57,6 +70,7 @@ class ModelsDialog(QDialog):
         layout.addWidget(self.table)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        layout.addWidget(self.language_hint)
         layout.addLayout(buttons)
         self._cancel_event: threading.Event | None = None
         self.refresh()
@@ -84,8 +98,44 @@ class ModelsDialog(QDialog):
             self.status.setText(f"Execution provider: {provider}. Without models Findling searches by keywords.")
         except Exception as exc:
             self.status.setText(f"onnxruntime is unavailable: {exc}")
+        self._multilingual = ""
+        self.language_hint.setText(self._language_hint())
+        self.language_hint.setVisible(bool(self.language_hint.text()))
+        self.use_multilingual_button.setText(f"Use {self._multilingual}")
+        self.use_multilingual_button.setVisible(bool(self.language_hint.text()))
         if self._specs:
             self.table.selectRow(0)
+
+    def _language_hint(self) -> str:
+        """Offer a multilingual embedder when a tenth of the folders' documents are in a
+        language the current embedder was not trained on."""
+        try:
+            counts = dict(self.engine.status(problem_limit=0).languages)
+            current = self.engine.models.spec("embedder")
+            manifest = self.engine.models.manifest
+        except Exception:
+            return ""
+        total = sum(counts.values())
+        if not total or "multilingual" in current.languages:
+            return ""
+        foreign = [lang for lang, n in counts.items() if lang not in current.languages and n * 10 >= total]
+        multilingual = [s for s in manifest.models.values() if s.role == "embedder" and "multilingual" in s.languages]
+        if not foreign or not multilingual:
+            return ""
+        self._multilingual = multilingual[0].name
+        names = ", ".join(LANGUAGE_NAMES.get(lang, lang) for lang in foreign)
+        return (f"Many of your documents are in {names}; {current.name} was trained on "
+                f"{', '.join(current.languages) or 'English'} only. {self._multilingual} understands {names} too: "
+                "use it, download it, and search by meaning in every language.")
+
+    def use_multilingual(self) -> None:
+        """Make the multilingual embedder the one in use (saved in the settings); its
+        row then offers the download."""
+        if not self._multilingual:
+            return
+        self.engine.settings.models.embedder = self._multilingual
+        save_settings(self.engine.settings, self.engine.home_override)
+        self.refresh()
 
     def _selected(self):
         row = self.table.currentRow()

@@ -30,7 +30,7 @@ class CrossEncoder:
     def provider(self) -> str:
         return self.session.provider
 
-    def logits(self, query: str, passages: Sequence[str], batch_size: int = 16) -> np.ndarray:
+    def logits(self, query: str, passages: Sequence[str], batch_size: int = 32) -> np.ndarray:
         """The model's relevance logit for each passage, in input order."""
         out = np.zeros(len(passages), dtype=np.float32)
         for start in range(0, len(passages), batch_size):

@@ -1,16 +1,15 @@
-"""Position-aware blending of fusion and rerank scores, and the final normalization.
+"""Position-aware blending of fusion and rerank scores.
 
 The fused order is trusted most at the top (exact keyword and vector agreement is rarely
 wrong there) and the reranker more further down:
-ranks 1–3: 0.75·fusion + 0.25·rerank; 4–10: 0.60/0.40; 11+: 0.40/0.60, with the fusion
-scores min-max normalized over the candidates first."""
+ranks 1–3: 0.75·fusion + 0.25·rerank; 4–10: 0.60/0.40; 11+: 0.40/0.60. Both inputs are
+absolute relevance estimates in [0, 1] (search/relevance.py and the reranker's
+probability), so the blend is one too: never rescaled by the list it is in."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from findling.search.normalize import minmax
 
 DEFAULT_BANDS: tuple[tuple[int, float], ...] = ((3, 0.75), (10, 0.60), (1_000_000, 0.40))
 
@@ -18,7 +17,7 @@ DEFAULT_BANDS: tuple[tuple[int, float], ...] = ((3, 0.75), (10, 0.60), (1_000_00
 @dataclass(frozen=True)
 class Blended:
     index: int  # position in the fused input
-    fusion_normalized: float
+    fusion: float
     rerank: float
     fusion_weight: float
     score: float
@@ -38,21 +37,9 @@ def blend(
     the fused order."""
     if len(fusion_scores) != len(rerank_scores):
         raise ValueError("one rerank score per fused candidate")
-    normalized = minmax(list(fusion_scores))
     out = []
-    for i, (fn, rr) in enumerate(zip(normalized, rerank_scores)):
+    for i, (fn, rr) in enumerate(zip(fusion_scores, rerank_scores)):
         w = fusion_weight(i + 1, bands)
         out.append(Blended(i, fn, rr, w, w * fn + (1 - w) * rr))
     out.sort(key=lambda b: (-b.score, b.index))
     return out
-
-
-def final_scores(scores: Sequence[float]) -> list[float]:
-    """Scores in [0, 1] for one result list: divided by the best, so the top result is 1.0
-    and the others keep their proportions (comparable within one list only)."""
-    if not scores:
-        return []
-    best = max(scores)
-    if best <= 0:
-        return minmax(list(scores))
-    return [max(0.0, s / best) for s in scores]

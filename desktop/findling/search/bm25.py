@@ -22,7 +22,7 @@ import duckdb
 from findling.records import Filters
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import id_list
-from findling.text.analyzer import is_stopword, query_terms, term_sequence
+from findling.text.analyzer import is_stopword, is_unspaced, query_terms, term_sequence
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
@@ -34,6 +34,8 @@ class LaneHit:
     doc_id: int
     score: float
     rank: int  # 1-based
+    coverage: float = 0.0  # share of the query's idf mass this document matched, [0, 1]
+    saturation: float = 0.0  # score / the most any document could score for the query, [0, 1)
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,11 @@ class _Plan:
     phrases: tuple[tuple[str, ...], ...]  # analysed phrase term sequences
     excluded_phrases: tuple[tuple[str, ...], ...]
     terms: tuple[str, ...]
+    group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
+
+
+def idf_of(df: int, n_docs: int) -> float:
+    return math.log10(1 + (n_docs - df + 0.5) / (df + 0.5))
 
 
 def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
@@ -94,7 +101,10 @@ class Bm25Lane:
         """The query's words as index terms, in every language the index holds: what a
         result from another lane is highlighted with."""
         languages = list(self._corpus_stats(self._cursor())[2])
-        words = [w for group in parsed.groups for w in group] + [w for phrase in parsed.phrases for w in phrase]
+        words = [w for group in parsed.groups for w in group]
+        if not all(is_stopword(w) for w in words):
+            words = [w for w in words if not is_stopword(w)]  # as the lane itself: see _plan
+        words += [w for phrase in parsed.phrases for w in phrase]
         return list(dict.fromkeys(t for w in words for t in query_terms(w, languages)))
 
     def _corpus_stats(self, cur: duckdb.DuckDBPyConnection) -> tuple[int, float, tuple[str, ...]]:
@@ -114,7 +124,8 @@ class Bm25Lane:
             self._stats = (time.monotonic(), n, avgdl or 1.0, languages)
         return n, avgdl or 1.0, languages
 
-    def _plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str) -> _Plan:
+    def _plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str,
+              n_docs: int) -> _Plan:
         groups: list[tuple[list[str], bool]] = []  # (terms, is_stopword_group)
         phrase_bits = 0
         for words in parsed.groups:
@@ -122,12 +133,16 @@ class Bm25Lane:
             alternatives: list[list[str]] = [
                 [t for t in query_terms(w, languages)] for w in words
             ]
-            if len(words) == 1 and len(alternatives[0]) > 1 and len(languages) <= 1:
-                # "foo-bar" or "a.b.c": each part must match, like separate words
+            if len(words) == 1 and len(alternatives[0]) > 1 and (len(languages) <= 1 or is_unspaced(words[0])):
+                # "foo-bar", "a.b.c" or the bigrams of 北京大学: each part must match, like separate words
                 for term in alternatives[0]:
                     groups.append(([term], stop))
             else:
                 groups.append(([t for alt in alternatives for t in alt], stop))
+        if not all(stop for _, stop in groups):
+            # "how do I report a bug": function and question words neither match nor rank;
+            # a query of nothing else ("to be or not to be") keeps them
+            groups = [g for g in groups if not g[1]]
         phrases = tuple(
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases
         )
@@ -155,6 +170,10 @@ class Bm25Lane:
         excluded_phrases = tuple(
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.excluded_phrases
         )
+        unseen = idf_of(0, n_docs)
+        group_idf = tuple(
+            max((idf_of(ids[t][1], n_docs) for t in terms if t in ids), default=unseen) for terms, _ in groups
+        )
         return _Plan(
             term_masks=term_masks,
             dfs={term_id: df for term_id, df in ids.values()},
@@ -163,6 +182,7 @@ class Bm25Lane:
             phrases=phrases,
             excluded_phrases=tuple(p for p in excluded_phrases if p),
             terms=tuple(sorted(t for terms, _ in groups for t in terms)),
+            group_idf=group_idf,
         )
 
     def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "all") -> Bm25Result:
@@ -172,7 +192,7 @@ class Bm25Lane:
         if not parsed.has_terms:
             hits, total = self._browse(cur, parsed.filters, limit) if not parsed.filters.empty else ((), 0)
             return Bm25Result(hits, total, False, (), _ms(started))
-        plan = self._plan(cur, parsed, list(languages), match)
+        plan = self._plan(cur, parsed, list(languages), match, n_docs)
         relaxed = False
         hits, total = self._score(cur, plan, parsed.filters, limit, n_docs, avgdl)
         if not hits and match == "all" and plan.required and not plan.phrases:
@@ -181,8 +201,22 @@ class Bm25Lane:
             relaxed = bool(hits)
         return Bm25Result(hits, total, relaxed, plan.terms, _ms(started))
 
+    def evidence(self, parsed: ParsedQuery, doc_ids: list[int]) -> dict[int, LaneHit]:
+        """The lane's scores, coverage and saturation for the given documents (those another
+        lane found), whatever their rank here: fusion weighs every candidate by the same
+        evidence. Documents that match no query word are left out."""
+        if not doc_ids or not parsed.has_terms:
+            return {}
+        cur = self._cursor()
+        n_docs, avgdl, languages = self._corpus_stats(cur)
+        plan = self._plan(cur, parsed, list(languages), "any", n_docs)
+        plan = replace(plan, required=0, phrases=(), excluded_phrases=())
+        hits, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
+        return {h.doc_id: h for h in hits}
+
     def _score(
-        self, cur: duckdb.DuckDBPyConnection, plan: _Plan, filters: Filters, limit: int, n_docs: int, avgdl: float
+        self, cur: duckdb.DuckDBPyConnection, plan: _Plan, filters: Filters, limit: int, n_docs: int, avgdl: float,
+        only: list[int] | None = None,
     ) -> tuple[tuple[LaneHit, ...], int]:
         if not plan.term_masks:
             return (), 0
@@ -202,6 +236,8 @@ class Bm25Lane:
         mask_case = " ".join(f"WHEN {int(i)} THEN {int(plan.term_masks[i])}" for i in ids)
         where, params = filter_sql(filters)
         conditions = [f"term_id IN ({id_list})"]
+        if only is not None:
+            conditions.append(f"doc_id IN ({', '.join(str(int(d)) for d in only)})")
         if where:
             conditions.append(f"doc_id IN (SELECT d.id FROM documents d WHERE true{where})")
         if plan.excluded_ids:
@@ -223,12 +259,15 @@ class Bm25Lane:
             ORDER BY score DESC, doc_id
             LIMIT ?"""
         rows = cur.execute(sql, [avgdl, *params, plan.required, plan.required, fetch]).fetchall()
-        rows = [(r[0], r[1], r[3]) for r in rows]
+        rows = [(r[0], r[1], r[3], r[2]) for r in rows]  # doc, score, total, mask
         total = rows[0][2] if rows else 0
         if needs_check:
             rows = _check_phrases(cur, rows, plan, limit)
             total = len(rows) if len(rows) < limit else total
-        hits = tuple(LaneHit(int(r[0]), float(r[1]), i + 1) for i, r in enumerate(rows[:limit]))
+        hits = tuple(
+            LaneHit(int(r[0]), float(r[1]), i + 1, *_evidence(plan, int(r[3]), float(r[1]), k1))
+            for i, r in enumerate(rows[:limit])
+        )
         return hits, int(total)
 
     def _browse(self, cur: duckdb.DuckDBPyConnection, filters: Filters, limit: int) -> tuple[tuple[LaneHit, ...], int]:
@@ -240,6 +279,17 @@ class Bm25Lane:
             [*params, limit],
         ).fetchall()
         return tuple(LaneHit(int(r[0]), 1.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)
+
+
+def _evidence(plan: _Plan, mask: int, score: float, k1: float) -> tuple[float, float]:
+    """(coverage, saturation): the idf mass of the query groups a document matched over
+    the whole query's, and its score over the most any document could score (every group
+    matched with a saturated term frequency)."""
+    mass = sum(plan.group_idf)
+    if mass <= 0:
+        return 0.0, 0.0
+    matched = sum(idf for bit, idf in enumerate(plan.group_idf) if mask >> bit & 1)
+    return min(1.0, matched / mass), min(1.0, max(0.0, score / (mass * (k1 + 1))))
 
 
 def _first_terms(word: str, languages: list[str]) -> list[str]:

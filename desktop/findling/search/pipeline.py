@@ -16,15 +16,16 @@ from findling.errors import FindlingError
 from findling.models.expander import Expansion, expand, parse_expansion
 from findling.models.generator import chatml
 from findling.models.service import ModelService
-from findling.records import ExpansionExplain, ListScore, QueryExplain, ResultExplain, Stage
-from findling.search.blend import blend, final_scores
-from findling.search.bm25 import Bm25Lane, Bm25Result
+from findling.records import Evidence, ExpansionExplain, ListScore, QueryExplain, ResultExplain, Stage
+from findling.search.blend import blend
+from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
 from findling.search.fusion import RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
+from findling.search.relevance import relevance, with_recency
 from findling.search.results import RankedEntry
-from findling.search.vector_lane import VectorLane, VectorResult
-from findling.settings import PipelineSettings
+from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
+from findling.settings import PipelineSettings, SearchSettings
 from findling.store.db import Database
 from findling.store.documents import chunks_by_document, document_meta
 from findling.store.expansions import cached_expansion, save_expansion
@@ -49,6 +50,9 @@ class _Lists:
     scores: dict[str, dict[int, tuple[float, float]]] = field(default_factory=dict)  # list -> doc -> (raw, norm)
     spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # best vector span per doc
     terms: tuple[str, ...] = ()
+    keyword: dict[int, LaneHit] = field(default_factory=dict)  # the original query's BM25 hits
+    semantic: dict[int, VectorLaneHit] = field(default_factory=dict)  # ... and vector hits
+    query_vector: np.ndarray | None = None
 
 
 class Pipeline:
@@ -59,8 +63,10 @@ class Pipeline:
         vectors: VectorLane,
         models: ModelService,
         settings: PipelineSettings,
+        search: SearchSettings | None = None,
     ) -> None:
         self._db = db
+        self.search_settings = search or SearchSettings()
         self._cursor = db.cursor
         self.bm25 = bm25
         self.vectors = vectors
@@ -134,14 +140,42 @@ class Pipeline:
                                         tuple(h.score for h in hits)))
             if name == "bm25 original":
                 terms.extend(bm25_result.terms)
+                out.keyword = {h.doc_id: h for h in hits}
         for name, weight, vector_future in vector_futures:
-            vhits = vector_future.result().hits
+            vector_result = vector_future.result()
+            vhits = vector_result.hits
+            if name == "vector original":
+                out.semantic = {h.doc_id: h for h in vhits}
+                out.query_vector = vector_result.query_vector
             out.scores[name] = {h.doc_id: (h.cosine, h.score) for h in vhits}
             out.lists.append(RankedList(name, "vector", weight, tuple(h.doc_id for h in vhits),
                                         tuple(h.cosine for h in vhits)))
             for h in vhits:
                 out.spans.setdefault(h.doc_id, (h.start_char, h.end_char))
         out.terms = tuple(dict.fromkeys(terms))
+        return out
+
+    def _evidence(self, parsed: ParsedQuery, lists: _Lists, doc_ids: list[int], lanes: tuple[str, ...],
+                  use_vectors: bool) -> dict[int, Evidence]:
+        """Every candidate's evidence from both lanes, also for the lane that did not rank
+        it (its BM25 match or best chunk looked up directly): a document is judged by what
+        it holds, not by whether it made a lane's top list."""
+        keyword: dict[int, LaneHit] = dict(lists.keyword)
+        semantic: dict[int, VectorLaneHit] = dict(lists.semantic)
+        if "bm25" in lanes:
+            keyword.update(self.bm25.evidence(parsed, [d for d in doc_ids if d not in keyword]))
+        if use_vectors and lists.query_vector is not None:
+            model = self.models.spec("embedder").name
+            semantic.update(self.vectors.evidence(model, lists.query_vector, [d for d in doc_ids if d not in semantic]))
+        out = {}
+        for doc_id in doc_ids:
+            hit = keyword.get(doc_id)
+            vector = semantic.get(doc_id)
+            out[doc_id] = Evidence(
+                coverage=(hit.coverage if hit else 0.0) if "bm25" in lanes else None,
+                saturation=(hit.saturation if hit else 0.0) if "bm25" in lanes else None,
+                cosine=vector.cosine if vector is not None else None,
+            )
         return out
 
     def _reranker(self, mode: str) -> tuple[Callable[[str, list[str]], Sequence[float]] | None, str]:
@@ -281,17 +315,23 @@ class Pipeline:
         stages.append(Stage("lanes", "ran", "", timings["lanes"],
                             {lst.name: len(lst.doc_ids) for lst in lists.lists}))
 
-        # Stage 3: fusion
+        # Stage 3: fusion, and each candidate's absolute relevance from its evidence
         t3 = time.perf_counter()
         fused = weighted_rrf(lists.lists, s.rrf_k, s.bonus_first, s.bonus_top3)
+        evidence = self._evidence(parsed, lists, [f.doc_id for f in fused], lanes, use_vectors)
+        relevance_of = {doc_id: relevance(ev) for doc_id, ev in evidence.items()}
+        if s.fusion == "evidence":
+            fused.sort(key=lambda f: -relevance_of[f.doc_id])  # stable: equal scores keep the RRF order
         timings["fusion"] = _ms(t3)
-        stages.append(Stage("fusion", "ran", "", timings["fusion"], {"candidates": len(fused)}))
+        stages.append(Stage("fusion", "ran", s.fusion, timings["fusion"], {"candidates": len(fused)}))
 
-        # Stage 4 and 5: rerank and blend
+        # Stage 4 and 5: rerank and blend (both scores absolute, so the blend is too)
         rerank_scores: dict[int, float] = {}
         blended_scores: dict[int, tuple[float, float]] = {}
         head = fused[: s.rerank_top]
         scorer, how = self._reranker(rerank_mode) if head and rerank_mode != "off" else (None, "reranking is off")
+        final_of = dict(relevance_of)
+        ranked = list(fused)
         if scorer is not None:
             t4 = time.perf_counter()
             texts = self._rerank_texts([f.doc_id for f in head], lists.spans, lists.terms)
@@ -302,30 +342,24 @@ class Pipeline:
             timings["rerank"] = _ms(t4)
             stages.append(Stage("rerank", "ran", how, timings["rerank"], {"candidates": len(head), "passages": len(flat)}))
             t5 = time.perf_counter()
-            blended = blend([f.score for f in head], [rerank_scores.get(f.doc_id, 0.0) for f in head])
+            blended = blend([relevance_of[f.doc_id] for f in head], [rerank_scores.get(f.doc_id, 0.0) for f in head])
             for b in blended:
                 blended_scores[head[b.index].doc_id] = (b.score, b.fusion_weight)
-            order = [head[b.index] for b in blended]
-            tail = fused[s.rerank_top:]
-            if tail:
-                floor = min(b.score for b in blended) if blended else 1.0
-                top_tail = tail[0].score or 1.0
-                tail_scores = [floor * 0.999 * (f.score / top_tail) for f in tail]
-            else:
-                tail_scores = []
-            ranked = [(f, blended_scores[f.doc_id][0]) for f in order] + list(zip(tail, tail_scores))
+                final_of[head[b.index].doc_id] = b.score
+            ranked = [head[b.index] for b in blended] + fused[s.rerank_top:]
             timings["blend"] = _ms(t5)
             stages.append(Stage("blend", "ran", "", timings["blend"]))
         else:
             stages.append(Stage("rerank", "skipped", how))
             stages.append(Stage("blend", "skipped", "no rerank scores"))
-            ranked = [(f, f.score) for f in fused]
+        if s.fusion == "evidence":
+            ranked = self._newer_first_among_equals(ranked, final_of)
 
-        finals = final_scores([score for _, score in ranked])
         results: list[ResultExplain] = []
         entries = []
         fused_rank = {f.doc_id: i + 1 for i, f in enumerate(fused)}
-        for (f, _score), final in zip(ranked, finals):
+        for f in ranked:
+            final = final_of[f.doc_id]
             if final < min_score:
                 continue
             span = lists.spans.get(f.doc_id)
@@ -343,6 +377,7 @@ class Pipeline:
                 blended=blended_info[0] if blended_info else None,
                 final=final,
                 chunk_start=span[0] if span else None, chunk_end=span[1] if span else None,
+                evidence=evidence[f.doc_id], relevance=relevance_of[f.doc_id],
             ))
             if len(entries) >= limit:
                 break
@@ -360,6 +395,23 @@ class Pipeline:
             timings_ms={k: round(v, 2) for k, v in timings.items()},
         )
         return PipelineResult(tuple(entries), explain, lists.terms, tuple(notes))
+
+    def _newer_first_among_equals(self, ranked: list[Any], score_of: dict[int, float]) -> list[Any]:
+        """Ordered by score, where a newer file gets a nudge too small to pass a clearly
+        better one (relevance.with_recency)."""
+        weight = self.search_settings.recency_weight
+        if weight <= 0 or len(ranked) < 2:
+            return sorted(ranked, key=lambda f: -score_of[f.doc_id])
+        meta = document_meta(self._cursor(), [f.doc_id for f in ranked])
+        now = time.time()
+        half_life = self.search_settings.recency_half_life_days
+
+        def key(f: Any) -> float:
+            doc = meta.get(f.doc_id)
+            age = (now - doc.mtime) / 86400 if doc is not None else 1e9
+            return -with_recency(score_of[f.doc_id], age, weight, half_life)
+
+        return sorted(ranked, key=key)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

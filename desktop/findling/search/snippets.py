@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from findling.records import Highlight
-from findling.text.analyzer import token_at
+from findling.text.analyzer import is_unspaced, token_at
 
 _CONTEXT_BEFORE = 60
 
@@ -24,9 +24,13 @@ class Snippet:
 def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
     """Where a term may start: a stem is nearly always a prefix of its words once its last
     letter is dropped (happy -> happi). Candidates are then checked by real analysis."""
-    prefixes = {t[:-1] if len(t) > 3 else t for t in terms}
+    prefixes = {t[:-1] if len(t) > 3 else t for t in terms if not is_unspaced(t)}
     alternatives = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
-    return re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
+    # Bigrams of unspaced scripts start anywhere in their run: no word-start condition.
+    inside_runs = "|".join(re.escape(t) for t in sorted((t for t in terms if is_unspaced(t)), key=len, reverse=True))
+    pattern = "|".join(p for p in (alternatives and rf"(?<![^\W_])(?:{alternatives})",
+                                   inside_runs and rf"(?=(?:{inside_runs}))") if p)
+    return re.compile(pattern or r"(?!)", re.IGNORECASE)
 
 
 # Tried only at word starts (the lookbehind), so each word is read at most twice: linear,
@@ -51,10 +55,20 @@ def _hits(
         token = token_at(text, pos, language)
         if token is None:
             continue
-        last_end = token.end
         hit = token.term if token.term in terms else next((p for p in token.parts if p in terms), None)
-        if hit is not None and (not found or found[-1][0] != token.start):
-            found.append((token.start, token.end, hit))
+        if hit is not None and len(hit) < token.end - token.start and is_unspaced(hit):
+            token_end = token.start + len(hit)  # one character of a bigram: light that character only
+        else:
+            token_end = token.end
+        # bigrams overlap: the next one starts one character on, so it is read too
+        last_end = token.start + 1 if is_unspaced(token.term) else token.end
+        if hit is None:
+            continue
+        if found and token.start < found[-1][1]:
+            if is_unspaced(hit):
+                found[-1] = (found[-1][0], max(found[-1][1], token_end), found[-1][2])  # 北京 + 京大 -> 北京大
+            continue
+        found.append((token.start, token_end, hit))
     return found
 
 

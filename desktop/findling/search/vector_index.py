@@ -131,3 +131,23 @@ class VectorIndex:
             if want >= n or (len(top) and scores[top[-1]] == -np.inf):
                 return hits
             want = min(n, want * 4)
+
+    def best_chunks(self, query: np.ndarray, doc_ids: list[int]) -> dict[int, VectorHit]:
+        """Each given document's best chunk for the query (documents with no vectors are
+        left out): the vector evidence for candidates another lane found."""
+        self.refresh()
+        snap = self._snap
+        if len(snap.seqs) == 0 or not doc_ids:
+            return {}
+        rows = np.flatnonzero(np.isin(snap.doc_ids, np.asarray(doc_ids, dtype=np.int32)))
+        if len(rows) == 0:
+            return {}
+        scores = snap.matrix[rows] @ query.astype(np.float32).reshape(-1)
+        best: dict[int, VectorHit] = {}
+        for i in np.argsort(-scores, kind="stable"):
+            row = int(rows[i])
+            doc = int(snap.doc_ids[row])
+            if doc not in best:
+                best[doc] = VectorHit(doc, float(scores[i]), int(snap.ordinals[row]), int(snap.starts[row]),
+                                      int(snap.ends[row]))
+        return best

@@ -34,6 +34,7 @@ class VectorResult:
     hits: tuple[VectorLaneHit, ...]
     ms: float
     embed_ms: float
+    query_vector: np.ndarray | None = None  # for scoring other candidates by the same query
 
 
 class VectorLane:
@@ -79,4 +80,15 @@ class VectorLane:
             for rank, h in enumerate(found, 1)
         )
         done = time.perf_counter()
-        return VectorResult(hits, (done - started) * 1000, (embedded - started) * 1000)
+        return VectorResult(hits, (done - started) * 1000, (embedded - started) * 1000, query)
+
+    def evidence(self, model: str, query_vector: np.ndarray, doc_ids: list[int]) -> dict[int, VectorLaneHit]:
+        """The best chunk of each given document (found by another lane) for the query."""
+        index = self.index_for(model)
+        if index is None:
+            return {}
+        found = index.best_chunks(query_vector, doc_ids)
+        return {
+            doc: VectorLaneHit(doc, 0, h.cosine, cosine_from_distance(1.0 - h.cosine), h.start_char, h.end_char)
+            for doc, h in found.items()
+        }

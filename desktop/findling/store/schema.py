@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 
 from findling.errors import SchemaTooNewError
+from findling.text.analyzer import UNSPACED_CLASS
 
 # Why no PRIMARY KEY / UNIQUE on documents or postings: DuckDB keeps ART indexes in
 # memory and rewrites them on update; ids come from sequences and the indexer is the
@@ -58,6 +59,13 @@ MIGRATIONS: list[list[str]] = [
         # `DEFAULT current_timestamp`), so a kill right after the upgrade would lose the index.
         "CREATE TABLE raw_paths (doc_id INTEGER NOT NULL, raw BLOB NOT NULL)",
         "CREATE TABLE source_raw_paths (source_id INTEGER NOT NULL, raw BLOB NOT NULL)",
+    ],
+    [
+        # Chinese, Japanese, Korean, Thai... became overlapping bigrams (text/analyzer.py):
+        # documents holding such text are read again by the next `index` (a size that
+        # matches no file and no hash make them changed), everything else is kept.
+        f"""UPDATE documents SET size = -1, hash = NULL
+            WHERE id IN (SELECT DISTINCT doc_id FROM chunks WHERE regexp_matches(text, '{UNSPACED_CLASS}'))""",
     ],
 ]
 

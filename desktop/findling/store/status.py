@@ -51,6 +51,15 @@ def totals(cur: duckdb.DuckDBPyConnection) -> Totals:
     return Totals(*row)
 
 
+def language_counts(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Indexed documents by detected language, most first."""
+    rows = cur.execute(
+        """SELECT coalesce(language, 'en'), count(*) FROM documents WHERE status = 'ok'
+           GROUP BY 1 ORDER BY 2 DESC, 1"""
+    ).fetchall()
+    return {str(language): int(n) for language, n in rows}
+
+
 def consistency_problems(cur: duckdb.DuckDBPyConnection) -> list[str]:
     """What would make the index lie: duplicate or orphaned rows, documents visible without
     their postings, term document counts out of step. Empty when sound."""

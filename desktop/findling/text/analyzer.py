@@ -1,7 +1,12 @@
 """Text analysis shared by indexing and querying: the one place terms are made.
 
-Tokens are runs of word characters; each CJK ideograph or kana is a token of its own.
-Words are case- and accent-folded, then Snowball-stemmed by the document's language.
+Tokens are runs of word characters. Scripts written without spaces between words (Chinese,
+Japanese, Korean, Thai, Lao, Khmer, Myanmar) have no word boundaries a dictionary-free
+analyzer could find, so their runs become overlapping character bigrams (`北京大学` ->
+北京 京大 大学), each also indexing its single characters: a two-character word matches as a
+unit, a one-character query still finds its character, and a word inside a run is found
+by its bigrams. Words are case- and accent-folded, then Snowball-stemmed by the document's
+language.
 Identifiers (`snake_case`, `camelCase`, `x86_64`) are kept whole and unstemmed, and
 their parts are indexed too, so both `x86_64` and `snake` find `snake_case_x86_64`.
 """
@@ -35,8 +40,15 @@ STEMMERS = {
     "ru": "russian",
 }
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
+# Han, kana, Hangul (syllables and jamo), Thai, Lao, Khmer, Myanmar: the marks of Thai and
+# its neighbours are in their blocks, so a run keeps its vowel signs.
+_UNSPACED = (
+    "\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff\u3040-\u30ff\u3130-\u318f"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+)
+UNSPACED_CLASS = f"[{_UNSPACED}]"  # as a regex character class, Python's and RE2's alike
+_UNSPACED_CHAR = re.compile(UNSPACED_CLASS)
+_TOKEN = re.compile(rf"[{_UNSPACED}]+|[^\W{_UNSPACED}]+")
 _CAMEL_BOUNDARY = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|[0-9]+")
 _MAX_TOKEN = 64  # longer "words" are base64 blobs or hashes: keep, but truncated
@@ -128,8 +140,29 @@ def _analyse(raw: str, language: str) -> tuple[str, tuple[str, ...], int, int] |
     return result
 
 
+def is_unspaced(text: str) -> bool:
+    """Whether `text` starts with a character of a script written without spaces."""
+    return bool(text) and _UNSPACED_CHAR.match(text) is not None
+
+
+def _bigrams(run: str, base: int) -> Iterator[Token]:
+    """A run of an unspaced script as overlapping bigrams; every character is a part of
+    the bigram it starts (the last one of the final bigram too), so single characters
+    are indexed exactly once each."""
+    if len(run) == 1:
+        yield Token(run, (), base, base + 1)
+        return
+    last = len(run) - 2
+    for i in range(len(run) - 1):
+        parts = (run[i],) if i < last else (run[i], run[i + 1])
+        yield Token(run[i:i + 2], parts, base + i, base + i + 2)
+
+
 def iter_tokens(text: str, language: str = DEFAULT_LANGUAGE) -> Iterator[Token]:
     for match in _TOKEN.finditer(text):
+        if is_unspaced(match.group()):
+            yield from _bigrams(match.group(), match.start())
+            continue
         analysed = _analyse(match.group(), language)
         if analysed is not None:
             term, parts, offset, length = analysed
@@ -139,8 +172,13 @@ def iter_tokens(text: str, language: str = DEFAULT_LANGUAGE) -> Iterator[Token]:
 
 def token_at(text: str, pos: int, language: str = DEFAULT_LANGUAGE) -> Token | None:
     """The token that covers position `pos` (for checking a candidate match in place)."""
+    if is_unspaced(text[pos:pos + 1]):
+        end = pos + 1
+        if end < len(text) and is_unspaced(text[end]):
+            return Token(text[pos:end + 1], (text[pos],), pos, end + 1)
+        return Token(text[pos], (), pos, end)
     start = pos
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_") and not is_unspaced(text[start - 1]):
         start -= 1
     match = _TOKEN.match(text, start)
     if match is None:
@@ -157,6 +195,12 @@ def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0
     """Index-side: every term with its (weighted) frequency, identifier parts included."""
     counts: Counter[str] = Counter()  # float counts: title terms weigh more than one
     for raw, n in Counter(_TOKEN.findall(text)).items():
+        if is_unspaced(raw):
+            for token in _bigrams(raw, 0):
+                counts[token.term] += n * weight  # type: ignore[assignment]
+                for part in token.parts:
+                    counts[part] += n * weight  # type: ignore[assignment]
+            continue
         analysed = _analyse(raw, language)
         if analysed is None:
             continue
@@ -168,8 +212,11 @@ def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0
 
 def term_sequence(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     """The main term of each token in order: what phrase matching compares."""
-    out = []
+    out: list[str] = []
     for raw in _TOKEN.findall(text):
+        if is_unspaced(raw):
+            out.extend(token.term for token in _bigrams(raw, 0))
+            continue
         analysed = _analyse(raw, language)
         if analysed is not None:
             out.append(analysed[0])
@@ -196,6 +243,7 @@ STOPWORDS = frozenset(
     over own same she should so some such than that the their theirs them themselves then there
     these they this those through to too under until up very was we were what when where which
     while who whom why will with would you your yours yourself yourselves
+    don doesn didn isn aren wasn weren won wouldn couldn shouldn s t d ll m re ve
     der die das und ist nicht ein eine zu den von mit sich des auf für im dem
     le la les et est un une des du en que qui dans pour pas sur au
     el los las y es una por con para del se lo""".split()

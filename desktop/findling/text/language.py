@@ -27,9 +27,38 @@ _MARKERS = {
 }
 _WORDS = {lang: frozenset(words.split()) for lang, words in _MARKERS.items()}
 _WORD = re.compile(r"\w+")
+# Scripts that name their language well enough without counting words (and that have no
+# spaces to count words by).
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_SCRIPTS = (
+    ("ko", re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")),
+    ("th", re.compile(r"[\u0e00-\u0e7f]")),
+    ("lo", re.compile(r"[\u0e80-\u0eff]")),
+    ("km", re.compile(r"[\u1780-\u17ff]")),
+    ("my", re.compile(r"[\u1000-\u109f]")),
+)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _script_language(sample: str) -> str | None:
+    """The language of an unspaced script whose characters are a fifth of the letters."""
+    if sample.isascii():
+        return None
+    letters = len(_LETTER.findall(sample))
+    kana, han = len(_KANA.findall(sample)), len(_HAN.findall(sample))
+    if (kana + han) * 5 >= letters > 0:
+        return "ja" if kana * 20 >= letters else "zh"  # Japanese writes kanji with some kana
+    for language, pattern in _SCRIPTS:
+        if len(pattern.findall(sample)) * 5 >= letters > 0:
+            return language
+    return None
 
 
 def detect_language(text: str, sample_chars: int = 20000) -> str:
+    script = _script_language(text[:sample_chars])
+    if script is not None:
+        return script
     words = _WORD.findall(text[:sample_chars].lower())
     if len(words) < 8:
         return DEFAULT_LANGUAGE

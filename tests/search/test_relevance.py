@@ -1,0 +1,132 @@
+"""Scores that mean something, stopwords that never decide a rank, unspaced scripts and
+recency: the pure functions, then the same cases through the engine API."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+
+from findling.engine import Engine
+from findling.paths import resources_dir
+from findling.records import Evidence
+from findling.search.relevance import relevance, with_recency
+from tests.helpers import write
+
+
+def test_relevance_rises_with_every_kind_of_evidence():
+    base = Evidence(coverage=0.5, saturation=0.3, cosine=0.4)
+    assert relevance(Evidence(coverage=0.9, saturation=0.3, cosine=0.4)) > relevance(base)
+    assert relevance(Evidence(coverage=0.5, saturation=0.6, cosine=0.4)) > relevance(base)
+    assert relevance(Evidence(coverage=0.5, saturation=0.3, cosine=0.7)) > relevance(base)
+    assert relevance(Evidence()) == 0.0
+    for ev in (base, Evidence(coverage=1.0, saturation=1.0), Evidence(cosine=1.0), Evidence(cosine=-1.0)):
+        assert 0.0 <= relevance(ev) <= 1.0
+
+
+def test_nothing_matched_scores_low_whatever_its_rank():
+    # a document that matched no query word and is not close in meaning is not relevant,
+    # even when it is the best there is
+    assert relevance(Evidence(coverage=0.0, saturation=0.0, cosine=0.12)) < 0.1
+    assert relevance(Evidence(coverage=0.0, saturation=0.0)) < 0.1
+    assert relevance(Evidence(coverage=1.0, saturation=0.6, cosine=0.7)) > 0.5
+
+
+def test_recency_breaks_near_ties_but_never_beats_a_clearly_better_file():
+    assert with_recency(0.50, 1, 0.01) > with_recency(0.50, 400, 0.01)
+    assert with_recency(0.505, 400, 0.01) < with_recency(0.50, 0, 0.01)
+    assert with_recency(0.60, 400, 0.01) > with_recency(0.55, 0, 0.01)
+    assert with_recency(0.5, 0, 0.0) == 0.5
+
+
+def _names(result):
+    return [os.path.basename(h.path) for h in result.hits]
+
+
+@pytest.fixture
+def demo(tmp_path, settings, embedder_installed):
+    folder = tmp_path / "demo"
+    shutil.copytree(resources_dir() / "demo", folder)
+    engine = Engine(tmp_path / "home", settings=settings)
+    engine.add_source(folder)
+    engine.index()
+    yield engine
+    engine.close()
+
+
+def test_stopwords_neither_match_nor_highlight(demo):
+    result = demo.query("how do I report a bug", rerank="off", expand=False)
+    assert set(result.terms) == {"report", "bug"}
+    for r in result.explain.results:
+        assert r.evidence.coverage == 0.0 or "postgres-outage.txt" in demo.document_paths()[r.doc_id]
+    keyword = demo.search("why did the nightly import fail")
+    assert _names(keyword) == ["postgres-outage.txt"]
+    assert "the" not in keyword.terms and set(keyword.terms) == {"night", "import", "fail"}
+
+
+def test_a_question_in_plain_words_finds_its_document(demo):
+    result = demo.query("what to eat in Portugal", rerank="off", expand=False)
+    assert _names(result)[0] == "travel-notes.md"
+    assert "rust-ownership.md" not in _names(result)[:1]
+
+
+def test_nonsense_gets_no_good_matches(demo):
+    result = demo.query("xylophone quantum", rerank="off", expand=False)
+    assert all(h.weak for h in result.hits) and len(result.hits) <= 3
+    assert any("no good matches" in n for n in result.notes)
+    assert demo.query("xylophone quantum", rerank="off", expand=False, min_score=0.3).hits == ()
+    assert demo.search("xylophone quantum").hits == ()
+    good = demo.query("nightly import failed on port 5432", rerank="off", expand=False)
+    assert not good.hits[0].weak and good.hits[0].score >= 0.5 and good.notes == ()
+
+
+def test_scores_are_comparable_across_queries(demo):
+    # a weaker match for another query scores lower, though both are first in their lists
+    strong = demo.query("nightly import failed connection refused port 5432", rerank="off", expand=False)
+    loose = demo.query("database trouble", rerank="off", expand=False)
+    assert strong.hits[0].score > loose.hits[0].score
+
+
+def test_beijing_matches_as_a_unit_and_quotes_make_a_phrase(engine, docs):
+    write(docs / "kyoto.txt", "京都と北海道を旅行しました。京都は美しい。北海道は寒い。")
+    write(docs / "beijing.txt", "北京は中国の首都です。")
+    write(docs / "campus.txt", "我在北京大学学习。")
+    write(docs / "apart.txt", "北京的大学很多。")
+    engine.add_source(docs)
+    engine.index()
+    result = engine.search("北京")
+    assert set(_names(result)) == {"beijing.txt", "campus.txt", "apart.txt"}  # never 京都 + 北海道
+    hit = result.hits[0]
+    assert [hit.snippet[h.start:h.end] for h in hit.highlights] == ["北京"]
+    phrase = engine.search('"北京大学"')
+    assert _names(phrase) == ["campus.txt"]
+    assert [phrase.hits[0].snippet[h.start:h.end] for h in phrase.hits[0].highlights] == ["北京大学"]
+    assert set(_names(engine.search("京"))) == {"kyoto.txt", "beijing.txt", "campus.txt", "apart.txt"}
+
+
+def test_a_thai_word_inside_an_unspaced_run_is_found(engine, docs):
+    write(docs / "thai.txt", "ภาษาไทยเป็นภาษาที่สวยงาม")
+    write(docs / "mixed.md", "# Notes\n\nSawasdee: สวัสดีครับ and English words.")
+    engine.add_source(docs)
+    engine.index()
+    result = engine.search("ไทย")
+    assert _names(result) == ["thai.txt"]
+    assert [result.hits[0].snippet[h.start:h.end] for h in result.hits[0].highlights] == ["ไทย"]
+    assert _names(engine.search("สวัสดี English")) == ["mixed.md"]
+
+
+def test_newer_file_first_among_equal_scores(engine, docs):
+    for name in ("old.txt", "new.txt", "middle.txt"):
+        write(docs / name, "quarterly budget review notes")
+    now = time.time()
+    os.utime(docs / "old.txt", (now - 400 * 86400, now - 400 * 86400))
+    os.utime(docs / "middle.txt", (now - 20 * 86400, now - 20 * 86400))
+    engine.add_source(docs)
+    engine.index()
+    assert _names(engine.search("budget review")) == ["new.txt", "middle.txt", "old.txt"]
+    assert _names(engine.query("budget review", lanes=("bm25",), rerank="off")) == ["new.txt", "middle.txt", "old.txt"]
+    engine.settings.search.recency_weight = 0.0
+    scores = {h.score for h in engine.search("budget review").hits}
+    assert len(scores) == 1  # equal evidence, equal score: only recency told them apart
