@@ -120,6 +120,7 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "path": h.path,
                 "title": h.title,
                 "score": h.score,
+                "weak": h.weak,
                 "snippet": h.snippet,
                 "highlights": [[x.start, x.end] for x in h.highlights],
                 "raw_score": h.raw_score,
@@ -146,7 +147,7 @@ def print_results(result: SearchResult) -> None:
         print(f"{_DIM if color else ''}note: {printable(note)}{_RESET if color else ''}")
     for i, hit in enumerate(result.hits, 1):
         title = f"{_BOLD}{printable(hit.title)}{_RESET}" if color else printable(hit.title)
-        print(f"{i:>2}. {title}  [{hit.score:.2f}]")
+        print(f"{i:>2}. {title}  [{hit.score:.2f}{' weak' if hit.weak else ''}]")
         print(f"    {printable(hit.path)}")
         if hit.snippet:
             print(f"    {_highlight(hit, color)}")
@@ -251,13 +252,19 @@ def print_explain(result: SearchResult) -> None:
     for line in explain_lines(explain):
         print(f"  {printable(line)}")
     titles = {h.doc_id: h.title for h in result.hits}
-    print(f"  {'#':>2} {'fused':>7} {'bonus':>5} {'rerank':>6} {'w':>4} {'final':>5}  lists (rank raw→norm rrf)  title")
+    print(f"  {'#':>2} {'cover':>5} {'sat':>5} {'cos':>5} {'relev':>5} {'rerank':>6} {'w':>4} {'final':>5}  "
+          "lists (rank raw rrf)  title")
+
+    def num(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
     for i, r in enumerate(explain.results, 1):
-        lists = "; ".join(f"{x.list_name} #{x.rank} {x.raw:.3f}→{x.normalized:.2f} {x.rrf:.4f}" for x in r.lists)
+        ev = r.evidence
+        lists = "; ".join(f"{x.list_name} #{x.rank} {x.raw:.3f} {x.rrf:.4f}" for x in r.lists)
         rerank = f"{r.rerank:.3f}" if r.rerank is not None else "-"
         weight = f"{r.fusion_weight:.2f}" if r.fusion_weight is not None else "-"
-        print(f"  {i:>2} {r.fused:7.4f} {r.bonus:5.2f} {rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  "
-              f"{printable(titles.get(r.doc_id, '')[:40])}")
+        print(f"  {i:>2} {num(ev.coverage):>5} {num(ev.saturation):>5} {num(ev.cosine):>5} {r.relevance:5.2f} "
+              f"{rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  {printable(titles.get(r.doc_id, '')[:40])}")
     print("  timings ms: " + ", ".join(f"{k} {v:.1f}" for k, v in explain.timings_ms.items()))
 
 

@@ -31,7 +31,7 @@ from findling.records import (
 from findling.search.bm25 import Bm25Lane
 from findling.search.pipeline import Pipeline, PipelineResult
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import relevance, with_recency
+from findling.search.relevance import relative, relevance, with_recency
 from findling.search.results import RankedEntry, document_text, present
 from findling.search.snippets import highlight_spans
 from findling.search.vector_lane import VectorLane
@@ -211,7 +211,8 @@ class Engine:
         started = time.perf_counter()
         parsed, limit = self._parse(query, limit, filters)
         lane = self._bm25.search(parsed, limit, match or self.settings.search.match)
-        scores = [relevance(Evidence(coverage=h.coverage, saturation=h.saturation)) for h in lane.hits]
+        evidence = relative([Evidence(coverage=h.coverage, saturation=h.saturation) for h in lane.hits])
+        scores = [relevance(e) for e in evidence]
         hits = self._newer_first_among_equals(
             self._present([RankedEntry(h.doc_id, h.score, p) for h, p in zip(lane.hits, scores)], lane.terms)
         )
@@ -268,8 +269,8 @@ class Engine:
         lane = self._vectors.search(embedder, parsed.text, limit, parsed.filters)
         terms = self._bm25.terms_of(parsed)
         hits, notes = self._keep_good(self._present(
-            [RankedEntry(h.doc_id, h.cosine, relevance(Evidence(cosine=h.cosine)), (h.start_char, h.end_char))
-             for h in lane.hits], terms
+            [RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
+             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))], terms
         ), ("vector",))
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
@@ -305,16 +306,15 @@ class Engine:
 
     def _keep_good(self, hits: list[Hit], lanes: Sequence[str]) -> tuple[list[Hit], tuple[str, ...]]:
         """Semantic and hybrid results are ranked, not matched: every document is somewhat
-        close to any query. Those below the weak score are left out; when nothing scores
-        better, the closest few are kept, marked weak, with a note saying so."""
+        close to any query. Results below the weak score are marked weak; when nothing
+        scores better, only the closest few are kept, with a note saying so."""
         if "vector" not in lanes or not hits:
             return hits, ()
         floor = self.settings.search.weak_score
-        good = [h for h in hits if h.score >= floor]
-        if good:
-            return good, ()
-        weak = [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]]
-        return weak, ("no good matches; the closest documents are shown, marked weak",)
+        marked = [h if h.score >= floor else replace(h, weak=True) for h in hits]
+        if not marked[0].weak:
+            return marked, ()
+        return marked[:_WEAK_SHOWN], ("no good matches; the closest documents are shown, marked weak",)
 
     def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str]) -> list[Hit]:
         return present(self._db.cursor(), entries, terms, self.settings.search.snippet_chars)

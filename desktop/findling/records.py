@@ -62,6 +62,8 @@ class Evidence:
     coverage: float | None = None  # share of the query's idf mass matched, [0, 1]
     saturation: float | None = None  # BM25 score over the most any document could score
     cosine: float | None = None  # best chunk's cosine similarity to the query
+    saturation_share: float | None = None  # saturation over the query's best document's, [0, 1]
+    cosine_gap: float | None = None  # cosine minus the query's best document's, <= 0
 
 
 @dataclass(frozen=True)

@@ -61,8 +61,9 @@ class SearchSettings:
     # much (half of it after recency_half_life_days); 0 turns it off.
     recency_weight: float = 0.01
     recency_half_life_days: float = 30.0
-    # Semantic and hybrid results below this score are weak: left out, unless nothing
-    # scores better, when the closest few are shown marked as weak.
+    # Semantic and hybrid results below this score are marked weak (about 1 in 30 is
+    # relevant on the eval sets); when no result scores better, only the closest few are
+    # shown, with a note that nothing matched well.
     weak_score: float = 0.1
 
 
@@ -94,11 +95,12 @@ class PipelineSettings:
     rerank_top: int = 20
     # passages per candidate, their length in characters and in tokens: a cross-encoder's
     # cost grows with all three. One short passage each (the window the vector lane
-    # matched, else the one around the query words) keeps 20 candidates in one batch
-    # within 300 ms on a 2-core CPU; `findling bench --rerank` measures it.
+    # matched, else the one around the query words), as short as MS MARCO's training
+    # passages, keeps 20 candidates in one batch within 300 ms on a 2-core CPU (measured
+    # by `findling bench --rerank`: 96 tokens 267 ms p50, 112 tokens 348, 160 tokens 436).
     rerank_chunks: int = 1
-    rerank_chars: int = 600
-    rerank_max_tokens: int = 160
+    rerank_chars: int = 350
+    rerank_max_tokens: int = 96
 
 
 @dataclass

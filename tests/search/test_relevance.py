@@ -130,3 +130,14 @@ def test_newer_file_first_among_equal_scores(engine, docs):
     engine.settings.search.recency_weight = 0.0
     scores = {h.score for h in engine.search("budget review").hits}
     assert len(scores) == 1  # equal evidence, equal score: only recency told them apart
+
+
+def test_evidence_reads_as_a_sentence():
+    from findling.search.presentation import evidence_sentence
+
+    assert evidence_sentence(Evidence(0.8, 0.5, 0.62, 1.0, -0.03), 0.71) == (
+        "Matched 80% of the query's weight in words (the best keyword match); close in meaning "
+        "(cosine 0.62, best 0.65) → relevance 0.71")
+    assert evidence_sentence(Evidence(0.0, 0.0, 0.2, 0.0, 0.0), 0.02) == (
+        "Matched none of the query's words; not close in meaning (cosine 0.20, the closest passage) → relevance 0.02")
+    assert evidence_sentence(Evidence(), 0.0) == "relevance 0.00"

@@ -26,7 +26,7 @@ def bench_rerank(folder: Path, workdir: Path | None = None, settings: Settings |
     if not folder.is_dir():
         raise FindlingError(f"no folder at {folder}")
     work = workdir or Path(tempfile.mkdtemp(prefix="findling-bench-rerank-"))
-    engine = Engine(work / "rerank-home", settings=settings or Settings())
+    engine = Engine(work / "home", settings=settings or Settings())
     try:
         engine.add_source(folder)
         engine.index()

@@ -3,16 +3,15 @@
     python -m findling.devtools.fit_scores --workdir W ../shared/datasets/scifact:train ../shared/datasets/nfcorpus:dev
 
 For each query of each dataset split, every hybrid candidate's evidence (coverage,
-saturation, cosine) is collected with its qrels label; three logistic regressions are
-fitted by Newton's method (keyword: coverage+saturation, semantic: cosine, hybrid: all
-three) and printed as the ScoreModel lines to paste into relevance.py, with each model's
-ranking quality on the same splits beside reciprocal rank fusion. Test splits are never
-read here: they are for `findling eval`."""
+saturation, cosine, and the last two against the query's best) is collected with its
+qrels label; three logistic regressions are fitted by Newton's method and printed as the
+ScoreModel lines to paste into relevance.py, with each model's ranking quality on the
+same splits beside reciprocal rank fusion. Test splits are never read here: they are for
+`findling eval`."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import sys
@@ -23,8 +22,13 @@ import numpy as np
 from findling.devtools.eval import build_index, load_beir
 from findling.settings import Settings
 
-FEATURES = ("coverage", "saturation", "cosine")
-MODELS = {"keyword": (0, 1), "semantic": (2,), "hybrid": (0, 1, 2)}
+# Keyword and semantic use features monotone in their lane's score within a query, so
+# that a lane alone keeps its own order.
+MODELS = {
+    "keyword": ("saturation", "saturation_share"),
+    "semantic": ("cosine", "cosine_gap"),
+    "hybrid": ("coverage", "saturation", "cosine", "saturation_share", "cosine_gap"),
+}
 
 
 def collect(spec: str, workdir: Path, pool: int = 200) -> dict:
@@ -34,7 +38,7 @@ def collect(spec: str, workdir: Path, pool: int = 200) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     engine, mapping, _ = build_index(dataset, work, Settings())
     ids = {doc_id: mapping.get(path, "") for doc_id, path in engine.document_paths().items()}
-    rows: list[tuple[int, float, float, float, float, int]] = []  # query, features, rrf rank, label
+    rows: list[tuple[int, float, float, float, float, int]] = []  # query, features, rrf score, label
     try:
         for number, (qid, text) in enumerate(dataset.queries.items()):
             result = engine.rank(text, pool, ("bm25", "vector"), False, "off")
@@ -43,7 +47,7 @@ def collect(spec: str, workdir: Path, pool: int = 200) -> dict:
                 ev = r.evidence
                 if ev.cosine is None or ev.coverage is None:
                     continue
-                rows.append((number, ev.coverage, ev.saturation or 0.0, ev.cosine, r.fused_rank,
+                rows.append((number, ev.coverage, ev.saturation or 0.0, ev.cosine, r.fused,
                              rels.get(ids.get(r.doc_id, ""), 0)))
     finally:
         engine.close()
@@ -83,30 +87,44 @@ def ndcg_by(data: dict, key: np.ndarray) -> float:
     return statistics.fmean(scores)
 
 
+def _per_query(rows: np.ndarray, column: int, fn) -> np.ndarray:
+    out = np.zeros(len(rows))
+    for number in np.unique(rows[:, 0]):
+        mask = rows[:, 0] == number
+        out[mask] = fn(rows[mask, column])
+    return out
+
+
+def _features(rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The evidence columns, with the relative ones as search/relevance.py's `relative`."""
+    return {
+        "coverage": rows[:, 1], "saturation": rows[:, 2], "cosine": rows[:, 3],
+        "saturation_share": _per_query(rows, 2, lambda v: v / v.max() if v.max() > 0 else v * 0),
+        "cosine_gap": _per_query(rows, 3, lambda v: v - v.max()),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("datasets", nargs="+", help="FOLDER:SPLIT, tuning splits only (train, dev)")
     parser.add_argument("--workdir", required=True)
+    parser.add_argument("--save", help="also write the collected evidence and labels to this .npz")
     args = parser.parse_args(argv)
     if any(spec.endswith(":test") for spec in args.datasets):
         parser.error("test splits are for checking, never for fitting")
     data = [collect(spec, Path(args.workdir)) for spec in args.datasets]
-    x = np.vstack([d["rows"][:, 1:4] for d in data])
+    if args.save:
+        np.savez(args.save, **{d["name"].replace("/", "_"): d["rows"] for d in data})
+    features = [_features(d["rows"]) for d in data]
     y = np.concatenate([(d["rows"][:, 5] > 0).astype(np.float64) for d in data])
-    fitted = {}
     for name, columns in MODELS.items():
-        w = fit_logistic(x[:, columns], y)
-        fitted[name] = {"intercept": round(float(w[0]), 3)} | {
-            FEATURES[c]: round(float(v), 3) for c, v in zip(columns, w[1:])
-        }
-        print(f"{name.upper()} = ScoreModel(" + ", ".join(f"{k}={v}" for k, v in fitted[name].items()) + ")")
-    for d in data:
-        rows = d["rows"]
-        h = fitted["hybrid"]
-        logit = h["intercept"] + h["coverage"] * rows[:, 1] + h["saturation"] * rows[:, 2] + h["cosine"] * rows[:, 3]
-        print(f"{d['name']}: nDCG@10 over the candidates — rrf {ndcg_by(d, -rows[:, 4]):.4f}, "
-              f"evidence {ndcg_by(d, logit):.4f}")
-    print(json.dumps(fitted))
+        w = fit_logistic(np.vstack([np.column_stack([f[c] for c in columns]) for f in features]), y)
+        print(f"{name.upper()} = ScoreModel(intercept={w[0]:.3f}, "
+              + ", ".join(f"{c}={v:.3f}" for c, v in zip(columns, w[1:])) + ")")
+        for d, f in zip(data, features):
+            logit = w[0] + np.column_stack([f[c] for c in columns]) @ w[1:]
+            print(f"  {d['name']}: nDCG@10 over the candidates — rrf {ndcg_by(d, d['rows'][:, 4]):.4f}, "
+                  f"{name} {ndcg_by(d, logit):.4f}")
     return 0
 
 

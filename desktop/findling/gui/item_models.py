@@ -110,7 +110,13 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
         rows.append((x.list_name, str(x.rank), f"{x.raw:.4f}", f"{x.normalized:.3f}", f"{x.weight:.2f}",
                      f"{x.rrf:.4f}"))
     rows.append(("rank bonus", "", "", "", "", f"{result.bonus:.4f}"))
-    rows.append(("fused (RRF + bonus)", str(result.fused_rank), "", "", "", f"{result.fused:.4f}"))
+    rows.append(("fused (RRF + bonus)", "", "", "", "", f"{result.fused:.4f}"))
+    ev = result.evidence
+    for name, value in (("words matched (idf share)", ev.coverage), ("keyword saturation", ev.saturation),
+                        ("cosine similarity", ev.cosine)):
+        if value is not None:
+            rows.append((name, "", f"{value:.4f}", "", "", ""))
+    rows.append(("relevance from evidence", str(result.fused_rank), "", "", "", f"{result.relevance:.3f}"))
     if result.rerank is not None:
         rows.append(("rerank", "", f"{result.rerank:.4f}", "", f"{1 - (result.fusion_weight or 0):.2f}", ""))
         rows.append(("blended", "", "", "", f"{result.fusion_weight or 0:.2f} fusion", f"{result.blended or 0:.4f}"))

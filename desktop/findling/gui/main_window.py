@@ -38,6 +38,7 @@ from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import PreviewPane, ScoreBars, SnippetDelegate
 from findling.pathnames import display_path
 from findling.records import Filters, IndexProgress, SearchResult
+from findling.search.presentation import evidence_sentence
 
 MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
 TYPES = {
@@ -150,6 +151,11 @@ class MainWindow(QMainWindow):
         explain_layout = QHBoxLayout(explain)
         left = QVBoxLayout()
         left.addWidget(self.explain_summary)
+        self.explain_sentence = QLabel()
+        self.explain_sentence.setObjectName("explainSentence")
+        self.explain_sentence.setWordWrap(True)
+        self.explain_sentence.setTextFormat(Qt.TextFormat.PlainText)
+        left.addWidget(self.explain_sentence)
         left.addWidget(self.explain_view, 1)
         explain_layout.addLayout(left, 3)
         explain_layout.addWidget(self.score_bars, 2)
@@ -324,6 +330,7 @@ class MainWindow(QMainWindow):
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end)
 
     def _show_explain(self, explain) -> None:
+        self.explain_sentence.setText(evidence_sentence(explain.evidence, explain.relevance) if explain else "")
         self.explain_model.set_result(explain)
         self.score_bars.set_result(explain)
 

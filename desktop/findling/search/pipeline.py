@@ -22,7 +22,7 @@ from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
 from findling.search.fusion import RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import relevance, with_recency
+from findling.search.relevance import relative, relevance, with_recency
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings, SearchSettings
@@ -167,16 +167,16 @@ class Pipeline:
         if use_vectors and lists.query_vector is not None:
             model = self.models.spec("embedder").name
             semantic.update(self.vectors.evidence(model, lists.query_vector, [d for d in doc_ids if d not in semantic]))
-        out = {}
+        found = []
         for doc_id in doc_ids:
             hit = keyword.get(doc_id)
             vector = semantic.get(doc_id)
-            out[doc_id] = Evidence(
+            found.append(Evidence(
                 coverage=(hit.coverage if hit else 0.0) if "bm25" in lanes else None,
                 saturation=(hit.saturation if hit else 0.0) if "bm25" in lanes else None,
                 cosine=vector.cosine if vector is not None else None,
-            )
-        return out
+            ))
+        return dict(zip(doc_ids, relative(found)))
 
     def _reranker(self, mode: str) -> tuple[Callable[[str, list[str]], Sequence[float]] | None, str]:
         """(callable scoring (query, passages) -> [0,1] scores, its name) or (None, reason)."""
@@ -228,7 +228,8 @@ class Pipeline:
                         lo = span[0] - start
                         windows.append((span[0], text[lo:lo + width]))
                         break
-            if terms and chunks:
+            wanted = max(1, self.settings.rerank_chunks)
+            if terms and chunks and len(windows) < wanted:  # reading every chunk costs: only when needed
                 best = max(chunks, key=lambda c: sum(c[2].lower().count(t) for t in terms))
                 lowered = best[2].lower()
                 hits = [lowered.find(t) for t in terms if t in lowered]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from findling.records import Highlight, QueryExplain
+from findling.records import Evidence, Highlight, QueryExplain
 
 
 def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[str, bool]]:
@@ -42,3 +42,25 @@ def explain_lines(explain: QueryExplain) -> list[str]:
         if explain.expansion.hyde:
             lines.append(f"hyde: {explain.expansion.hyde}")
     return lines
+
+
+def evidence_sentence(evidence: Evidence, relevance: float) -> str:
+    """Why a result scores what it does, in words: `Matched 80 % of the query's weight
+    (best keyword match); close in meaning (cosine 0.62, best 0.65) → relevance 0.71`."""
+    parts = []
+    if evidence.coverage is not None:
+        if evidence.coverage <= 0:
+            parts.append("matched none of the query's words")
+        else:
+            best = " (the best keyword match)" if (evidence.saturation_share or 0) >= 0.999 else ""
+            parts.append(f"matched {evidence.coverage:.0%} of the query's weight in words{best}")
+    if evidence.cosine is not None:
+        closeness = "close in meaning" if evidence.cosine >= 0.5 else "somewhat related" \
+            if evidence.cosine >= 0.3 else "not close in meaning"
+        best_cosine = evidence.cosine - (evidence.cosine_gap or 0.0)
+        best = ", the closest passage" if (evidence.cosine_gap or 0.0) >= -1e-6 else f", best {best_cosine:.2f}"
+        parts.append(f"{closeness} (cosine {evidence.cosine:.2f}{best})")
+    if not parts:
+        return f"relevance {relevance:.2f}"
+    text = "; ".join(parts)
+    return f"{text[0].upper()}{text[1:]} → relevance {relevance:.2f}"

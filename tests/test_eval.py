@@ -1,0 +1,80 @@
+"""The measurement tools' own logic: known-item files, scoring, the JSON shape, the
+calibration table, and that fitting refuses test splits."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from findling.cli import main
+from findling.devtools.eval import _Calibration, load_known_items, result_name
+from findling.devtools.fit_scores import fit_logistic
+from findling.devtools.fit_scores import main as fit_main
+from findling.errors import FindlingError
+from tests.helpers import write
+
+
+def test_known_items_file_format(tmp_path):
+    questions = write(tmp_path / "q.tsv", "# query\ttargets\tkind\n"
+                      'FATAL: "too many clients"\truntime-config-connection, max-conn\tidentifier\n'
+                      "\n"
+                      "restore one table\tapp-pgrestore\n")
+    items = load_known_items(questions)
+    assert [i.query for i in items] == ['FATAL: "too many clients"', "restore one table"]
+    assert items[0].targets == {"runtime-config-connection", "max-conn"} and items[0].kind == "identifier"
+    assert items[1].kind == ""
+    with pytest.raises(FindlingError, match="q2.tsv:1"):
+        load_known_items(write(tmp_path / "q2.tsv", "only a query\n"))
+    assert result_name("/x/html/sql-createindex.html") == "sql-createindex"
+    assert result_name("/x/README") == "README"
+
+
+def test_calibration_buckets_count_top_results():
+    table = _Calibration()
+    table.add([0.95, 0.55, 0.05], [True, False, False])
+    table.add([0.52, 0.0, 1.0], [True, False, True])
+    rows = {row["from"]: row for row in table.table()}
+    assert rows[0.5] == {"from": 0.5, "to": 0.6, "results": 2, "relevant": 0.5}
+    assert rows[0.9]["results"] == 2 and rows[0.9]["relevant"] == 1.0  # 1.0 falls in the last bucket
+    assert rows[0.0]["results"] == 2 and rows[0.3]["relevant"] is None
+
+
+def test_eval_known_items_json(tmp_path, capsys):
+    folder = tmp_path / "manual"
+    write(folder / "sql-createindex.html", "<html><title>CREATE INDEX</title><body>CREATE INDEX builds an index "
+          "on a table column to speed up lookups.</body></html>")
+    write(folder / "app-pgrestore.html", "<html><title>pg_restore</title><body>pg_restore restores a database "
+          "from an archive made by pg_dump, or a single table of it.</body></html>")
+    write(folder / "tutorial.html", "<html><title>Tutorial</title><body>Getting started with tables.</body></html>")
+    questions = write(tmp_path / "q.tsv", "how do I make lookups on a column faster\tsql-createindex\tquestion\n"
+                      "restore a single table from a dump\tapp-pgrestore,nothing-else\tkeywords\n"
+                      "xylophone\ttutorial\tkeywords\n")
+    code = main(["--home", str(tmp_path / "unused"), "eval", "--known-items", str(questions), str(folder),
+                 "--modes", "bm25", "--workdir", str(tmp_path / "work"), "--calibration", "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    bm25 = result["modes"]["bm25"]
+    assert set(bm25) >= {"mrr@10", "hit@1", "hit@3", "p50_ms", "p95_ms", "kinds", "calibration"}
+    assert bm25["hit@1"] == pytest.approx(2 / 3, abs=1e-3) and bm25["mrr@10"] == pytest.approx(2 / 3, abs=1e-3)
+    assert bm25["kinds"]["question"] == {"mrr@10": 1.0, "hit@1": 1.0, "hit@3": 1.0, "queries": 1}
+    assert bm25["kinds"]["keywords"]["queries"] == 2 and bm25["kinds"]["keywords"]["hit@1"] == 0.5
+    assert result["documents"] == 3 and result["queries"] == 3
+    # a second run reuses the index in --workdir
+    main(["eval", "--known-items", str(questions), str(folder), "--modes", "bm25", "--workdir", str(tmp_path / "work")])
+    assert "0 added, 3 unchanged" in capsys.readouterr().err
+
+
+def test_logistic_fit_recovers_a_known_model():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 1, size=(20000, 2))
+    p = 1 / (1 + np.exp(-(-2.0 + 3.0 * x[:, 0] + 1.0 * x[:, 1])))
+    y = (rng.uniform(0, 1, len(p)) < p).astype(float)
+    w = fit_logistic(x, y)
+    assert w == pytest.approx([-2.0, 3.0, 1.0], abs=0.2)
+
+
+def test_fitting_refuses_test_splits(tmp_path):
+    with pytest.raises(SystemExit):
+        fit_main(["--workdir", str(tmp_path), "somewhere/scifact:test"])
