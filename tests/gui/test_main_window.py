@@ -186,3 +186,38 @@ def test_models_dialog_offers_the_multilingual_embedder_for_foreign_folders(wind
     assert load_settings(window.engine.home_override).models.embedder == "multilingual-e5-small"
     assert not dialog.language_hint.isVisible()  # the embedder in use now understands them
     assert dialog.table.item(0, 1).text() == "multilingual-e5-small"
+
+
+def test_reranked_list_replaces_the_fused_one_without_moving_the_selection(window, qtbot):
+    from findling.records import Hit, SearchResult
+
+    def hits(order):
+        return tuple(Hit(doc_id=d, path=f"/docs/{d}.md", title=f"doc {d}", score=0.9 - 0.1 * i)
+                     for i, d in enumerate(order))
+
+    window._query_generation = generation = 7
+    window._on_results(generation, SearchResult("q", hits([1, 2, 3, 4]), 4), refining=False)
+    view = window.results_view
+    view.setCurrentIndex(window.results.index(2, 0))  # the user moves to doc 3
+    assert window.results.hit(view.currentIndex().row()).doc_id == 3
+    window._on_results(generation, SearchResult("q", hits([3, 1, 4, 2]), 4), refining=True)
+    assert [window.results.hit(r).doc_id for r in range(4)] == [3, 1, 4, 2]
+    assert window.results.hit(view.currentIndex().row()).doc_id == 3  # still doc 3, now first
+    # a quick list that arrives after the reranked one is out of date and dropped
+    window._on_results(generation, SearchResult("q", hits([1, 2, 3, 4]), 4), refining=False)
+    assert window.results.hit(0).doc_id == 3
+    assert window.statusBar().currentMessage().startswith("4 results")
+
+
+def test_keyword_mode_is_the_search_command(window, qtbot, tmp_path):
+    folder = tmp_path / "k"
+    write(folder / "incident.txt", "The nightly import failed at 02:14.")
+    write(folder / "other.txt", "Why the sky is blue: the air scatters light.")
+    window.engine.add_source(folder)
+    window.engine.index()
+    window.mode_box.setCurrentText("Keyword")
+    window.search_field.setText("why did the nightly import fail")
+    window.run_search(full=True)
+    qtbot.waitUntil(lambda: window.results.rowCount() > 0, timeout=5000)
+    assert [window.results.hit(r).path.endswith("incident.txt") for r in range(window.results.rowCount())] == [True]
+    assert "the" not in window._last_result.terms
