@@ -78,3 +78,14 @@ def test_logistic_fit_recovers_a_known_model():
 def test_fitting_refuses_test_splits(tmp_path):
     with pytest.raises(SystemExit):
         fit_main(["--workdir", str(tmp_path), "somewhere/scifact:test"])
+
+
+def test_calibration_rises_allows_sampling_noise_only():
+    from findling.devtools.eval import rises
+
+    def table(*rows):
+        return [{"results": n, "relevant": share} for n, share in rows]
+
+    assert rises(table((400, 0.05), (200, 0.2), (129, 0.736), (46, 0.652)))  # 46 results: noise
+    assert not rises(table((400, 0.05), (400, 0.5), (400, 0.3)))  # a real fall
+    assert rises(table((400, 0.5), (5, 0.0), (400, 0.6)))  # tiny buckets are not judged

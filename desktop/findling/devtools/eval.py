@@ -337,6 +337,18 @@ def evaluate_known_items(
         engine.close()
 
 
+def rises(table: list[dict], least: int = 20) -> bool:
+    """Whether the share of relevant results never falls from one bucket to the next by
+    more than sampling error explains (two standard errors of the difference)."""
+    rows = [r for r in table if r["relevant"] is not None and r["results"] >= least]
+    for low, high in zip(rows, rows[1:]):
+        p = (low["relevant"] * low["results"] + high["relevant"] * high["results"]) / (low["results"] + high["results"])
+        error = 2 * math.sqrt(max(p * (1 - p), 1e-9) * (1 / low["results"] + 1 / high["results"]))
+        if high["relevant"] < low["relevant"] - error:
+            return False
+    return True
+
+
 def print_table(result: dict) -> None:
     split = f"{result['split']}: " if "split" in result else ""
     print(f"{result['dataset']} ({split}{result['queries']} queries, {result['documents']} documents, "
@@ -356,11 +368,8 @@ def print_table(result: dict) -> None:
         if "calibration" not in m:
             continue
         print(f"\ncalibration, {mode}: share of the top {CALIBRATION_DEPTH} results that are relevant, by score")
-        shares = []
         for row in m["calibration"]:
             share = "" if row["relevant"] is None else f"{row['relevant']:.3f}"
             print(f"  {row['from']:.1f}–{row['to']:.1f} {row['results']:>7} results  {share:>6}")
-            if row["relevant"] is not None and row["results"] >= 20:
-                shares.append(row["relevant"])
-        rising = all(a <= b + 0.02 for a, b in zip(shares, shares[1:]))
-        print(f"  monotonic (buckets with 20+ results, 0.02 slack): {'yes' if rising else 'no'}")
+        print(f"  monotonic (buckets with 20+ results, within two standard errors): "
+              f"{'yes' if rises(m['calibration']) else 'no'}")
