@@ -86,7 +86,8 @@ class Engine:
         self._db = Database(
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
         )
-        self._bm25 = Bm25Lane(self._db.cursor, self.settings.search.k1, self.settings.search.b)
+        self._bm25 = Bm25Lane(self._db.cursor, self.settings.search.k1, self.settings.search.b,
+                              self.settings.search.max_query_terms)
         self._vectors = VectorLane(self._db.cursor)
         self.models = ModelService(self.settings.models)
         self._pipeline = Pipeline(

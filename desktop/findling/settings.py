@@ -56,6 +56,9 @@ class SearchSettings:
     b: float = 0.75
     # "all": every non-stopword term must match, relaxed to "any" when nothing does.
     match: MatchMode = "all"
+    # A longer query (a pasted paragraph) keeps its most telling words, by idf × count,
+    # and matches any of them: see search/bm25.py `_top_groups`.
+    max_query_terms: int = 16
     snippet_chars: int = 240
     # Among near-equal scores, newer files first: a file modified now gains at most this
     # much (half of it after recency_half_life_days); 0 turns it off.
@@ -135,7 +138,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "index.title_weight": (0.0, 100), "index.batch_files": (1, 100_000), "index.workers": (0, 256),
     "index.memory_limit_mb": (64, 1_048_576), "index.file_timeout_s": (1, 86_400),
     "index.worker_memory_mb": (0, 1_048_576), "index.max_text_mb": (0.001, 4096),
-    "search.limit": (1, 10_000), "search.k1": (0.0, 10), "search.b": (0.0, 1), "search.snippet_chars": (20, 100_000),
+    "search.limit": (1, 10_000), "search.k1": (0.0, 10), "search.max_query_terms": (1, 62),
+    "search.b": (0.0, 1), "search.snippet_chars": (20, 100_000),
     "search.recency_weight": (0.0, 1), "search.recency_half_life_days": (0.01, 100_000), "search.weak_score": (0.0, 1),
     "pipeline.strong_top": (0.0, 1), "pipeline.strong_gap": (0.0, 1), "pipeline.strong_k": (1, 1000),
     "pipeline.lexical_variants": (0, 10), "pipeline.semantic_variants": (0, 10), "pipeline.expansion_tokens": (1, 4096),

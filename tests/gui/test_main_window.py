@@ -221,3 +221,18 @@ def test_keyword_mode_is_the_search_command(window, qtbot, tmp_path):
     qtbot.waitUntil(lambda: window.results.rowCount() > 0, timeout=5000)
     assert [window.results.hit(r).path.endswith("incident.txt") for r in range(window.results.rowCount())] == [True]
     assert "the" not in window._last_result.terms
+
+
+def test_find_similar_to_a_passage_searches_with_it(window, qtbot, tmp_path):
+    folder = tmp_path / "ex"
+    write(folder / "ferry.txt", "The ferry to the island leaves at dawn; tickets are sold at the harbour office.")
+    write(folder / "bread.txt", "Knead the dough, let it rise overnight, bake at high heat.")
+    window.engine.add_source(folder)
+    window.engine.index()
+    passage = "Tickets for the early ferry to the island\nare sold in the harbour office before dawn."
+    window.preview.setPlainText(passage)
+    window.preview.selectAll()
+    window.preview.find_similar.emit(window.preview.textCursor().selectedText().replace("\u2029", "\n"))
+    assert window.search_field.text() == " ".join(passage.split())
+    qtbot.waitUntil(lambda: window.results.rowCount() > 0, timeout=5000)
+    assert window.results.hit(0).path.endswith("ferry.txt")

@@ -167,3 +167,42 @@ def test_lane_ranks_are_one_based(searchable):
     result = lane.search(parse_query("borrow"), limit=5, match="any")
     assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
     assert result.hits[0].score >= result.hits[-1].score
+
+
+def test_a_pasted_paragraph_searches_by_its_most_telling_words(engine, docs):
+    write(docs / "surgery.txt", "Zygomatic osteotomy planning with patient specific guides.")
+    write(docs / "general.txt", "The study of health and food in the general population over many years.")
+    write(docs / "other.txt", "Notes about gardening and the weather in spring.")
+    for i in range(20):  # the paragraph's common words are common in the folder too
+        write(docs / f"filler{i}.txt", f"Health, food, population, years and study: a general survey, part {i}.")
+    engine.add_source(docs)
+    engine.index()
+    paragraph = (
+        'We report a "randomized trial that nobody wrote" about health, food, population and years of study, '
+        "with general remarks on health and food; the zygomatic osteotomy was planned, and the zygomatic "
+        "guides were printed. Health and food matter for the population over many years of general study, "
+        "as every study of health and food in a general population over years will tell, again and again -"
+        "and yet the population, the health, the food and the years are only context here."
+    )
+    assert len(paragraph.split()) > 40
+    result = engine.search(paragraph)
+    names = [os.path.basename(h.path) for h in result.hits]
+    assert names[0] == "surgery.txt"  # its rare words outweigh the common ones repeated
+    assert "other.txt" not in names
+    assert len(result.terms) <= engine.settings.search.max_query_terms
+    assert "zygomat" in result.terms and "osteotomi" in result.terms
+    # the quotes and the dash are prose here, not a required phrase or an exclusion
+    assert not result.relaxed
+
+
+def test_query_terms_are_kept_by_idf_times_count(engine, docs):
+    for i in range(6):
+        write(docs / f"c{i}.txt", f"common words everywhere {i}")
+    write(docs / "rare.txt", "common rarity")
+    engine.add_source(docs)
+    engine.index()
+    engine.settings.search.max_query_terms = 2
+    engine._bm25.max_terms = 2
+    # "common" is in every document: twice in the query it still loses to the rare words
+    result = engine.search("common common rarity everywhere words")
+    assert set(result.terms) == {"rariti", "everywher"} or set(result.terms) == {"rariti", "word"}

@@ -40,6 +40,7 @@ from findling.pathnames import display_path
 from findling.records import Filters, IndexProgress, SearchResult
 from findling.search.presentation import evidence_sentence
 
+MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
 TYPES = {
     "Any type": (),
@@ -138,6 +139,7 @@ class MainWindow(QMainWindow):
         self.results_view.customContextMenuRequested.connect(self._result_menu)
 
         self.preview = PreviewPane()
+        self.preview.find_similar.connect(self.search_like)
         self.explain_summary = QLabel("Run a query to see how it was answered.")
         self.explain_summary.setWordWrap(True)
         self.explain_summary.setTextFormat(Qt.TextFormat.PlainText)  # holds the query and model text
@@ -239,6 +241,14 @@ class MainWindow(QMainWindow):
             folders=(folder,) if folder else (),
             after=time.time() - days * 86400 if days else None,
         )
+
+    def search_like(self, passage: str) -> None:
+        """Query by example: the passage becomes the query (a long query keeps its most
+        telling words; see search/bm25.py), searched by words and meaning together."""
+        self.search_field.setText(" ".join(passage.split())[:MAX_EXAMPLE_CHARS])
+        if MODES[self.mode_box.currentText()] == ("bm25",) and self.engine.models.unavailable_reason("embedder") is None:
+            self.mode_box.setCurrentText("Hybrid")
+        self.run_search(full=True)
 
     def run_search(self, full: bool) -> None:
         text = self.search_field.text().strip()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QPlainTextEdit,
@@ -109,13 +109,24 @@ class ScoreBars(QWidget):
 
 class PreviewPane(QPlainTextEdit):
     """The document's text, plain (no markup, no remote content, no scripts), with the
-    query's words highlighted and the best passage scrolled into view."""
+    query's words highlighted and the best passage scrolled into view. A selection can
+    be searched with as an example ("Find similar to this passage")."""
+
+    find_similar = Signal(str)
 
     def __init__(self) -> None:
         super().__init__()
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.highlighted = 0
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        menu = self.createStandardContextMenu(event.pos())
+        passage = self.textCursor().selectedText().replace("\u2029", "\n").strip()
+        action = menu.addAction("Find similar to this passage")
+        action.setEnabled(bool(passage))
+        action.triggered.connect(lambda: self.find_similar.emit(passage))
+        menu.exec(event.globalPos())
 
     def show_text(self, text: str, highlights: Sequence[Highlight], focus_start: int | None,
                   focus_end: int | None) -> None:

@@ -14,7 +14,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -57,6 +57,7 @@ class _Plan:
     excluded_phrases: tuple[tuple[str, ...], ...]
     terms: tuple[str, ...]
     group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
+    term_weight: dict[int, float] = field(default_factory=dict)  # how often a long query repeats the term
 
 
 def idf_of(df: int, n_docs: int) -> float:
@@ -86,10 +87,12 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
 
 
 class Bm25Lane:
-    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], k1: float = 1.2, b: float = 0.75,
+                 max_terms: int = 16) -> None:
         self._cursor = cursor
         self.k1 = k1
         self.b = b
+        self.max_terms = max_terms
         self._stats: tuple[float, int, float, tuple[str, ...]] | None = None
         self._lock = threading.Lock()
 
@@ -143,6 +146,10 @@ class Bm25Lane:
             # "how do I report a bug": function and question words neither match nor rank;
             # a query of nothing else ("to be or not to be") keeps them
             groups = [g for g in groups if not g[1]]
+        qtf: list[float] = [1.0] * len(groups)
+        long = len(groups) > self.max_terms
+        if long:
+            groups, qtf = _top_groups(cur, groups, self.max_terms, n_docs)
         phrases = tuple(
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases
         )
@@ -160,7 +167,7 @@ class Bm25Lane:
         term_masks: dict[int, int] = {}
         required = 0
         for bit, (terms, stop) in enumerate(groups):
-            if match == "all" and (not stop or all_stop):
+            if match == "all" and (not stop or all_stop) and not long:
                 required |= 1 << bit
             for term in terms:
                 if term in ids:
@@ -171,9 +178,16 @@ class Bm25Lane:
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.excluded_phrases
         )
         unseen = idf_of(0, n_docs)
+        qtf += [1.0] * (len(groups) - len(qtf))  # phrase groups
         group_idf = tuple(
-            max((idf_of(ids[t][1], n_docs) for t in terms if t in ids), default=unseen) for terms, _ in groups
+            max((idf_of(ids[t][1], n_docs) for t in terms if t in ids), default=unseen) * weight
+            for (terms, _), weight in zip(groups, qtf)
         )
+        term_weight: dict[int, float] = {}
+        for (terms, _), weight in zip(groups, qtf):
+            for t in terms:
+                if t in ids:
+                    term_weight[ids[t][0]] = max(term_weight.get(ids[t][0], 0.0), weight)
         return _Plan(
             term_masks=term_masks,
             dfs={term_id: df for term_id, df in ids.values()},
@@ -183,6 +197,7 @@ class Bm25Lane:
             excluded_phrases=tuple(p for p in excluded_phrases if p),
             terms=tuple(sorted(t for terms, _ in groups for t in terms)),
             group_idf=group_idf,
+            term_weight=term_weight,
         )
 
     def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "all") -> Bm25Result:
@@ -230,7 +245,7 @@ class Bm25Lane:
         # One flat scan of the query terms' postings, with each term's idf and group bit
         # written into the SQL as literals (numbers computed here, never user text): no
         # joins to plan, which on DuckDB cost more than the scan itself.
-        idf = {i: math.log10(1 + (n_docs - plan.dfs[i] + 0.5) / (plan.dfs[i] + 0.5)) for i in ids}
+        idf = {i: idf_of(plan.dfs[i], n_docs) * plan.term_weight.get(i, 1.0) for i in ids}
         id_list = ", ".join(str(int(i)) for i in ids)
         idf_case = " ".join(f"WHEN {int(i)} THEN {idf[i]!r}" for i in ids)
         mask_case = " ".join(f"WHEN {int(i)} THEN {int(plan.term_masks[i])}" for i in ids)
@@ -292,6 +307,27 @@ def _evidence(plan: _Plan, mask: int, score: float, k1: float) -> tuple[float, f
     return min(1.0, matched / mass), min(1.0, max(0.0, score / (mass * (k1 + 1))))
 
 
+def _top_groups(
+    cur: duckdb.DuckDBPyConnection, groups: list[tuple[list[str], bool]], keep: int, n_docs: int
+) -> tuple[list[tuple[list[str], bool]], list[float]]:
+    """A pasted paragraph's most telling words: each distinct group weighed by idf × how
+    often the query repeats it, the best `keep` kept (with that count as their weight).
+    Every query word is a scan of its postings; past a couple of dozen, the rare ones
+    decide the ranking and the common ones only cost time (`findling eval` on paragraph
+    queries measures how many to keep)."""
+    counts: dict[tuple[str, ...], int] = {}
+    for terms, _ in groups:
+        key = tuple(terms)
+        counts[key] = counts.get(key, 0) + 1
+    ids = _lookup(cur, {t for key in counts for t in key})
+    weight = {
+        key: count * max(idf_of(ids[t][1], n_docs) for t in key if t in ids)
+        for key, count in counts.items() if any(t in ids for t in key)  # words no document holds match nothing
+    }
+    kept = sorted(weight, key=lambda key: -weight[key])[:keep]
+    return [(list(key), False) for key in kept], [float(counts[key]) for key in kept]
+
+
 def _first_terms(word: str, languages: list[str]) -> list[str]:
     """Phrase words analysed with the first language: a phrase is matched token by token."""
     return term_sequence(word, languages[0] if languages else "en")
@@ -301,11 +337,11 @@ def _lookup(cur: duckdb.DuckDBPyConnection, terms: set[str]) -> dict[str, tuple[
     """term -> (id, df) for the terms that occur in some document."""
     if not terms:
         return {}
-    ordered = sorted(terms)
-    placeholders = ", ".join("?" for _ in ordered)
-    rows = cur.execute(
-        f"SELECT term, id, df FROM terms WHERE term IN ({placeholders}) AND df > 0", ordered
-    ).fetchall()
+    # Literals, not parameters: DuckDB's Python binding converts each parameter (and each
+    # list element) with module lookups that cost more than the query for a pasted
+    # paragraph. Terms are analyser output, word characters only; quotes are doubled anyway.
+    literals = ", ".join("'" + t.replace("'", "''") + "'" for t in sorted(terms))
+    rows = cur.execute(f"SELECT term, id, df FROM terms WHERE term IN ({literals}) AND df > 0").fetchall()
     return {term: (int(term_id), int(df)) for term, term_id, df in rows}
 
 

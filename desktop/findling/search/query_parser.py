@@ -86,6 +86,9 @@ def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:
         filters["before"].append(parse_date(value))
 
 
+PLAIN_TEXT_WORDS = 40  # a query longer than this reads as plain text (query by example)
+
+
 def parse_query(query: str) -> ParsedQuery:
     query = query[:MAX_QUERY_CHARS]
     groups: list[list[str]] = []
@@ -132,6 +135,11 @@ def parse_query(query: str) -> ParsedQuery:
             groups.append([word])
         text_parts.append(word)
         join_next = False
+    if len(groups) + sum(len(p) for p in phrases) > PLAIN_TEXT_WORDS:
+        # A pasted paragraph is text, not syntax: its quotes, dashes and ORs are prose.
+        groups += [[w] for p in phrases for w in p] + [[w] for w in excluded_words]
+        groups += [[w] for p in excluded_phrases for w in p]
+        phrases, excluded_words, excluded_phrases = [], [], []
     return ParsedQuery(
         groups=tuple(tuple(g) for g in groups),
         phrases=tuple(phrases),

@@ -142,7 +142,8 @@ def _analyse(raw: str, language: str) -> tuple[str, tuple[str, ...], int, int] |
 
 def is_unspaced(text: str) -> bool:
     """Whether `text` starts with a character of a script written without spaces."""
-    return bool(text) and _UNSPACED_CHAR.match(text) is not None
+    # the comparison first: nearly every token is Latin, and skips the regex
+    return bool(text) and text[0] >= "\u0e00" and _UNSPACED_CHAR.match(text) is not None
 
 
 def _bigrams(run: str, base: int) -> Iterator[Token]:
