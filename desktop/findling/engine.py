@@ -265,7 +265,7 @@ class Engine:
             embedder = self.models.embedder()
         except FindlingError as exc:
             return SearchResult(query, (), 0, notes=(f"semantic search is off: {exc}",))
-        if self._vectors.index_for(embedder.spec.name) is None:
+        if self._vectors.index_for(embedder.spec.vector_key) is None:
             return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
         lane = self._vectors.search(embedder, parsed.text, limit, parsed.filters)
         terms = self._bm25.terms_of(parsed)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,39 @@ def mean_free(embedder, raw_text):
         return embedder.embed([raw_text])[0]
     finally:
         embedder.spec = saved
+
+
+def test_a_long_query_is_cut_at_the_models_limit_not_before(embedder):
+    paragraph = " ".join(f"word{i}" for i in range(400))
+    (encoding,) = embedder._encode([paragraph])
+    assert len(encoding.ids) == embedder.spec.max_length == 256
+    assert len(embedder._encode(["a short query"])[0].ids) < 10
+
+
+def test_passage_format_is_per_model_and_keys_its_vectors(tmp_path, settings, docs, embedder_installed):
+    from dataclasses import replace
+
+    from findling.engine import Engine
+    from findling.models.manifest import DEFAULT_PASSAGE_FORMAT, ManifestError, _passage_format
+    from tests.helpers import write
+
+    assert embedder_installed.passage("Ferries", "Leave at dawn.") == "title: Ferries | text: Leave at dawn."
+    assert embedder_installed.vector_key == embedder_installed.name  # the default format: the plain name
+    plain = replace(embedder_installed, passage_format="{text}")
+    assert plain.passage("T {x}", "body {title}") == "body {title}"  # braces in a text are text
+    assert plain.vector_key.startswith(embedder_installed.name + "@") and plain.vector_key != DEFAULT_PASSAGE_FORMAT
+    with pytest.raises(ManifestError, match="passage_format"):
+        _passage_format("m", "{title} only")
+
+    write(docs / "ferry.md", "# Ferries\n\nThe ferry leaves at dawn from the harbour.")
+    write(docs / "bread.md", "# Bread\n\nKnead the dough and let it rise.")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        assert engine.index().embedding.documents == 2
+        manifest = engine.models.manifest
+        engine.models._manifest = replace(manifest, models={**manifest.models, plain.name: plain})
+        # another format is another model's vectors: everything is embedded again, the old dropped
+        report = engine.embed()
+        assert report.documents == 2
+        assert [os.path.basename(h.path) for h in engine.vsearch("boat at sunrise").hits][0] == "ferry.md"
+        assert engine.embed().documents == 0

@@ -15,6 +15,7 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,8 @@ def measure(spec: str, workdir: Path, formats: list[str], threads: int) -> dict:
         out: dict = {"dataset": f"{dataset.name}/{split}", "windows": len(windows), "formats": {}}
         for fmt in formats:
             started = time.perf_counter()
-            matrix = embedder.embed([fmt.format(title=titles.get(d, ""), text=t) for d, t in windows])
+            formatted = replace(embedder.spec, passage_format=fmt)  # the product's own formatting
+            matrix = embedder.embed([formatted.passage(titles.get(d, ""), t) for d, t in windows])
             seconds = time.perf_counter() - started
             scores = query_vectors @ matrix.T
             ndcg = []

@@ -16,11 +16,6 @@ from findling.store.vectors import count_pending, drop_other_models, ensure_tabl
 _DOCS_PER_BATCH = 16
 
 
-def passage_text(title: str, window: str) -> str:
-    """The spec's contextual embedding text; the model's own prefix is added by the embedder."""
-    return f"title: {title} | text: {window}"
-
-
 def embed_pending(
     db: Database,
     embedder: Embedder,
@@ -34,7 +29,7 @@ def embed_pending(
     report = EmbedReport(model=spec.name)
     dim = spec.dimension or embedder.embed(["dimension probe"]).shape[1]
     with db.transaction() as tx:
-        table = ensure_table(tx, spec.name, dim)
+        table = ensure_table(tx, spec.vector_key, dim)
     cur = db.cursor()
     total = count_pending(cur, table)
     progress(IndexProgress("embedding", 0, total))
@@ -53,7 +48,7 @@ def embed_pending(
                 doc_ids.append(doc_id)
                 ordinals.append(ordinal)
                 spans.append((chunk_start + lo, chunk_start + hi))
-                texts.append(passage_text(titles[doc_id], text[lo:hi]))
+                texts.append(spec.passage(titles[doc_id], text[lo:hi]))
         vectors = embedder.embed(texts)
         with db.transaction() as tx:
             write_vectors(tx, table, doc_ids, ordinals, spans, vectors)
@@ -63,6 +58,6 @@ def embed_pending(
     report.cancelled = cancel.is_set()
     if not report.cancelled:
         with db.transaction() as tx:
-            drop_other_models(tx, spec.name)  # a new model replaced the old one's vectors
+            drop_other_models(tx, spec.vector_key)  # a new model replaced the old one's vectors
     report.seconds = time.perf_counter() - started
     return report

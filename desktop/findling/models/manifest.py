@@ -3,6 +3,7 @@ they live on the hub, and how to run them."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tomllib
@@ -30,6 +31,9 @@ class ModelFile:
     size: int | None = None
 
 
+DEFAULT_PASSAGE_FORMAT = "title: {title} | text: {text}"
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
@@ -46,6 +50,20 @@ class ModelSpec:
     output: str = "logit"  # rerankers
     prompt_format: str = "chatml"  # generators
     languages: tuple[str, ...] = ()
+    # embedders: how a passage reads to the model, with {title} and {text}; the prefix is
+    # added after. Chosen per model by devtools/embed_formats.py on tuning splits.
+    passage_format: str = DEFAULT_PASSAGE_FORMAT
+
+    @property
+    def vector_key(self) -> str:
+        """What an embedder's vectors are stored under: the model, and the passage format
+        when it is not the default (vectors of another format are another model's)."""
+        if self.passage_format == DEFAULT_PASSAGE_FORMAT:
+            return self.name
+        return f"{self.name}@{hashlib.sha1(self.passage_format.encode()).hexdigest()[:8]}"
+
+    def passage(self, title: str, text: str) -> str:
+        return self.passage_format.replace("{title}", title).replace("{text}", text)
 
     @property
     def pinned(self) -> bool:
@@ -86,6 +104,12 @@ def manifest_path() -> Path:
     return Path(override) if override else resources_dir() / "models.toml"
 
 
+def _passage_format(name: str, value: object) -> str:
+    if not isinstance(value, str) or "{text}" not in value:
+        raise ManifestError(f"model '{name}': passage_format must be a string holding {{text}}, got {value!r}")
+    return value
+
+
 def _spec(name: str, raw: dict[str, Any]) -> ModelSpec:
     try:
         files = tuple(
@@ -107,6 +131,7 @@ def _spec(name: str, raw: dict[str, Any]) -> ModelSpec:
             output=raw.get("output", "logit"),
             prompt_format=raw.get("prompt_format", "chatml"),
             languages=tuple(raw.get("languages", ())),
+            passage_format=_passage_format(name, raw.get("passage_format", DEFAULT_PASSAGE_FORMAT)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ManifestError(f"model '{name}' in the manifest is malformed: {exc}") from exc

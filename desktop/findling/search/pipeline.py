@@ -165,7 +165,7 @@ class Pipeline:
         if "bm25" in lanes:
             keyword.update(self.bm25.evidence(parsed, [d for d in doc_ids if d not in keyword]))
         if use_vectors and lists.query_vector is not None:
-            model = self.models.spec("embedder").name
+            model = self.models.spec("embedder").vector_key
             semantic.update(self.vectors.evidence(model, lists.query_vector, [d for d in doc_ids if d not in semantic]))
         found = []
         for doc_id in doc_ids:
@@ -273,7 +273,7 @@ class Pipeline:
         rerank_mode = s.reranker if rerank is None else rerank
 
         vector_reason = self.models.unavailable_reason("embedder") if "vector" in lanes else "not requested"
-        if vector_reason is None and self.vectors.index_for(self.models.spec("embedder").name) is None:
+        if vector_reason is None and self.vectors.index_for(self.models.spec("embedder").vector_key) is None:
             vector_reason = "no documents are embedded yet"
         if vector_reason is None:
             try:

@@ -62,7 +62,7 @@ class VectorLane:
 
     def search(self, embedder: Embedder, text: str, limit: int, filters: Filters | None = None) -> VectorResult:
         started = time.perf_counter()
-        index = self.index_for(embedder.spec.name)
+        index = self.index_for(embedder.spec.vector_key)
         if index is None or not text.strip():
             return VectorResult((), 0.0, 0.0)
         query = embedder.embed([text], kind="query")[0]
