@@ -27,7 +27,7 @@ from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings, SearchSettings
 from findling.store.db import Database
-from findling.store.documents import chunks_by_document, document_meta
+from findling.store.documents import chunks_by_document, document_meta, modified_times
 from findling.store.expansions import cached_expansion, save_expansion
 
 _JUDGE_PROMPT = (
@@ -134,13 +134,14 @@ class Pipeline:
         for name, weight, bm25_future in bm25_futures:
             bm25_result = bm25_future.result()
             hits = bm25_result.hits
+            if name == "bm25 original":
+                out.keyword = {h.doc_id: h for h in hits}
             norm = minmax([h.score for h in hits])
             out.scores[name] = {h.doc_id: (h.score, n) for h, n in zip(hits, norm)}
             out.lists.append(RankedList(name, "bm25", weight, tuple(h.doc_id for h in hits),
                                         tuple(h.score for h in hits)))
             if name == "bm25 original":
                 terms.extend(bm25_result.terms)
-                out.keyword = {h.doc_id: h for h in hits}
         for name, weight, vector_future in vector_futures:
             vector_result = vector_future.result()
             vhits = vector_result.hits
@@ -403,13 +404,13 @@ class Pipeline:
         weight = self.search_settings.recency_weight
         if weight <= 0 or len(ranked) < 2:
             return sorted(ranked, key=lambda f: -score_of[f.doc_id])
-        meta = document_meta(self._cursor(), [f.doc_id for f in ranked])
+        mtimes = modified_times(self._cursor(), [f.doc_id for f in ranked])
         now = time.time()
         half_life = self.search_settings.recency_half_life_days
 
         def key(f: Any) -> float:
-            doc = meta.get(f.doc_id)
-            age = (now - doc.mtime) / 86400 if doc is not None else 1e9
+            mtime = mtimes.get(f.doc_id)
+            age = (now - mtime) / 86400 if mtime is not None else 1e9
             return -with_recency(score_of[f.doc_id], age, weight, half_life)
 
         return sorted(ranked, key=key)
