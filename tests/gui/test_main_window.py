@@ -54,7 +54,10 @@ def test_selecting_a_result_fills_preview_and_explain(qtbot, window, docs):
     assert window.explain_model.rowCount() >= 3
     rows = [window.explain_model.data(window.explain_model.index(r, 0)) for r in range(window.explain_model.rowCount())]
     assert "bm25 original" in rows and "final score" in rows
-    assert window.score_bars.bars() and window.score_bars.bars()[0][0] == "bm25 original"
+    bars = {name: value for name, value, _ in window.score_bars.bars()}
+    assert bars["words matched"] == 1.0 and 0.0 < bars["relevance"] <= 1.0  # evidence, on one 0–1 scale
+    assert "closeness in meaning" not in bars  # no embedder here: no bar for it
+    assert window.explain_sentence.text().startswith("Matched 100% of the query's weight in words")
     assert "candidates" in window.explain_summary.text()
 
 

@@ -61,8 +61,10 @@ class SnippetDelegate(QStyledItemDelegate):
 
 
 class ScoreBars(QWidget):
-    """A bar per contribution to one result's score: each list's RRF share, the bonus,
-    and — when reranked — the rerank score and the blend."""
+    """A bar per piece of evidence behind one result's score, all on the same 0–1 scale:
+    the share of the query's words matched, the keyword strength, the closeness in
+    meaning, the relevance they add up to, and — when reranked — the reranker's judgement
+    and the final score. (Rank-fusion shares are in the table: they order nothing now.)"""
 
     COLORS = {"bm25": QColor("#4e79a7"), "vector": QColor("#59a14f"), "bonus": QColor("#f28e2b"),
               "rerank": QColor("#b07aa1"), "final": QColor("#76b7b2")}
@@ -78,12 +80,15 @@ class ScoreBars(QWidget):
     def set_result(self, result: ResultExplain | None) -> None:
         bars: list[tuple[str, float, QColor]] = []
         if result is not None:
-            for x in result.lists:
-                bars.append((x.list_name, x.rrf, self.COLORS.get(x.lane, QColor("gray"))))
-            if result.bonus:
-                bars.append(("bonus", result.bonus, self.COLORS["bonus"]))
+            ev = result.evidence
+            for name, value, lane in (("words matched", ev.coverage, "bm25"), ("keyword strength", ev.saturation, "bm25"),
+                                      ("closeness in meaning", ev.cosine, "vector")):
+                if value is not None:
+                    bars.append((name, max(0.0, value), self.COLORS[lane]))
+            bars.append(("relevance", result.relevance, self.COLORS["final"]))
             if result.rerank is not None:
-                bars.append(("rerank ×w", result.rerank * (1 - (result.fusion_weight or 0)), self.COLORS["rerank"]))
+                bars.append(("reranker", result.rerank, self.COLORS["rerank"]))
+                bars.append(("final score", result.final, self.COLORS["final"]))
         self._bars = bars
         self.update()
 
@@ -96,7 +101,7 @@ class ScoreBars(QWidget):
         metrics = painter.fontMetrics()
         label_w = max(metrics.horizontalAdvance(name) for name, _, _ in self._bars) + 12
         row_h = min(28, max(14, (self.height() - 8) // len(self._bars)))
-        top = max(v for _, v, _ in self._bars) or 1.0
+        top = 1.0  # every bar is a share or a probability: one scale, so bars compare
         width = self.width() - label_w - 70
         for i, (name, value, color) in enumerate(self._bars):
             y = 4 + i * row_h
@@ -104,7 +109,7 @@ class ScoreBars(QWidget):
             painter.drawText(4, y, label_w, row_h, int(Qt.AlignmentFlag.AlignVCenter), name)
             painter.fillRect(QRectF(label_w, y + 2, max(1.0, width * value / top), row_h - 4), color)
             painter.drawText(int(label_w + width * value / top) + 6, y, 64, row_h,
-                             int(Qt.AlignmentFlag.AlignVCenter), f"{value:.4f}")
+                             int(Qt.AlignmentFlag.AlignVCenter), f"{value:.2f}")
 
 
 class PreviewPane(QPlainTextEdit):

@@ -56,6 +56,10 @@ def main(out: str) -> int:
         _shot(app, window, target / "02-results-preview.png")
         window.tabs.setCurrentIndex(1)
         _shot(app, window, target / "03-explain.png")
+        window.search_field.setText("xylophone quantum")  # nothing answers it: weak results and a note
+        window.run_search(full=False)
+        _wait(app, lambda: window._last_result is not None and window._last_result.query == "xylophone quantum")
+        _shot(app, window, target / "04-no-good-matches.png")
         window.close()
         QTimer.singleShot(0, app.quit)
     print("\n".join(str(p) for p in sorted(target.glob("*.png"))))
