@@ -148,8 +148,9 @@ class Bm25Lane:
             groups = [g for g in groups if not g[1]]
         qtf: list[float] = [1.0] * len(groups)
         long = len(groups) > self.max_terms
+        known: dict[str, tuple[int, int]] = {}
         if long:
-            groups, qtf = _top_groups(cur, groups, self.max_terms, n_docs)
+            groups, qtf, known = _top_groups(cur, groups, self.max_terms, n_docs)
         phrases = tuple(
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases
         )
@@ -163,7 +164,8 @@ class Bm25Lane:
         all_stop = all(stop for _, stop in groups)
         excluded_terms = [t for w in parsed.excluded_words for t in query_terms(w, languages)]
         wanted = {t for terms, _ in groups for t in terms} | set(excluded_terms)
-        ids = _lookup(cur, wanted)
+        ids = {t: known[t] for t in wanted if t in known}
+        ids.update(_lookup(cur, {t for t in wanted if t not in known}))  # a word already looked up is not again
         term_masks: dict[int, int] = {}
         required = 0
         for bit, (terms, stop) in enumerate(groups):
@@ -309,7 +311,7 @@ def _evidence(plan: _Plan, mask: int, score: float, k1: float) -> tuple[float, f
 
 def _top_groups(
     cur: duckdb.DuckDBPyConnection, groups: list[tuple[list[str], bool]], keep: int, n_docs: int
-) -> tuple[list[tuple[list[str], bool]], list[float]]:
+) -> tuple[list[tuple[list[str], bool]], list[float], dict[str, tuple[int, int]]]:
     """A pasted paragraph's most telling words: each distinct group weighed by idf × how
     often the query repeats it, the best `keep` kept (with that count as their weight).
     Every query word is a scan of its postings; past a couple of dozen, the rare ones
@@ -325,7 +327,7 @@ def _top_groups(
         for key, count in counts.items() if any(t in ids for t in key)  # words no document holds match nothing
     }
     kept = sorted(weight, key=lambda key: -weight[key])[:keep]
-    return [(list(key), False) for key in kept], [float(counts[key]) for key in kept]
+    return [(list(key), False) for key in kept], [float(counts[key]) for key in kept], ids
 
 
 def _first_terms(word: str, languages: list[str]) -> list[str]:
