@@ -141,3 +141,11 @@ def test_evidence_reads_as_a_sentence():
     assert evidence_sentence(Evidence(0.0, 0.0, 0.2, 0.0, 0.0), 0.02) == (
         "Matched none of the query's words; not close in meaning (cosine 0.20, the closest passage) → relevance 0.02")
     assert evidence_sentence(Evidence(), 0.0) == "relevance 0.00"
+
+
+def test_a_query_whose_words_no_document_holds_is_judged_by_meaning_alone(demo):
+    hybrid = demo.query("what to eat in Portugal", rerank="off", expand=False)
+    semantic = demo.vsearch("what to eat in Portugal")
+    assert hybrid.explain.results[0].evidence.coverage is None  # not "matched nothing": nothing could match
+    assert hybrid.hits[0].doc_id == semantic.hits[0].doc_id
+    assert hybrid.hits[0].score == pytest.approx(semantic.hits[0].score, abs=1e-6)

@@ -168,13 +168,16 @@ class Pipeline:
         if use_vectors and lists.query_vector is not None:
             model = self.models.spec("embedder").vector_key
             semantic.update(self.vectors.evidence(model, lists.query_vector, [d for d in doc_ids if d not in semantic]))
+        # When no document holds any query word, keyword evidence tells nothing about any
+        # one of them: they are judged by meaning alone, as semantic search judges them.
+        keywords_told = "bm25" in lanes and bool(lists.keyword)
         found = []
         for doc_id in doc_ids:
             hit = keyword.get(doc_id)
             vector = semantic.get(doc_id)
             found.append(Evidence(
-                coverage=(hit.coverage if hit else 0.0) if "bm25" in lanes else None,
-                saturation=(hit.saturation if hit else 0.0) if "bm25" in lanes else None,
+                coverage=(hit.coverage if hit else 0.0) if keywords_told else None,
+                saturation=(hit.saturation if hit else 0.0) if keywords_told else None,
                 cosine=vector.cosine if vector is not None else None,
             ))
         return dict(zip(doc_ids, relative(found)))
