@@ -31,7 +31,7 @@ from findling.records import (
 from findling.search.bm25 import Bm25Lane
 from findling.search.pipeline import Pipeline, PipelineResult
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import relative, relevance, with_recency
+from findling.search.relevance import newer_first_among_equals, relative, relevance
 from findling.search.results import RankedEntry, document_text, present
 from findling.search.snippets import highlight_spans
 from findling.search.vector_lane import VectorLane
@@ -301,9 +301,8 @@ class Engine:
 
     def _newer_first_among_equals(self, hits: list[Hit]) -> list[Hit]:
         s = self.settings.search
-        now = time.time()
-        return sorted(hits, key=lambda h: -with_recency(h.score, (now - h.mtime) / 86400, s.recency_weight,
-                                                        s.recency_half_life_days))
+        return newer_first_among_equals(hits, lambda h: h.score, lambda h: h.mtime, s.recency_weight,
+                                        s.recency_half_life_days, time.time())
 
     def _keep_good(self, hits: list[Hit], lanes: Sequence[str]) -> tuple[list[Hit], tuple[str, ...]]:
         """Semantic and hybrid results are ranked, not matched: every document is somewhat

@@ -45,6 +45,7 @@ class Bm25Result:
     relaxed: bool  # "all terms" found nothing, so any term was allowed
     terms: tuple[str, ...]  # the analysed terms used, for highlighting
     ms: float
+    plan: _Plan | None = None  # what was scored: evidence for other documents reuses it
 
 
 @dataclass(frozen=True)
@@ -216,17 +217,19 @@ class Bm25Lane:
             # without phrases nothing else is required: the same terms, any of them
             hits, total = self._score(cur, replace(plan, required=0), parsed.filters, limit, n_docs, avgdl)
             relaxed = bool(hits)
-        return Bm25Result(hits, total, relaxed, plan.terms, _ms(started))
+        return Bm25Result(hits, total, relaxed, plan.terms, _ms(started), plan)
 
-    def evidence(self, parsed: ParsedQuery, doc_ids: list[int]) -> dict[int, LaneHit]:
+    def evidence(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, LaneHit]:
         """The lane's scores, coverage and saturation for the given documents (those another
         lane found), whatever their rank here: fusion weighs every candidate by the same
-        evidence. Documents that match no query word are left out."""
+        evidence. Documents that match no query word are left out. `plan`: the one a search
+        of this query already made (`Bm25Result.plan`), so the query is not analysed again."""
         if not doc_ids or not parsed.has_terms:
             return {}
         cur = self._cursor()
         n_docs, avgdl, languages = self._corpus_stats(cur)
-        plan = self._plan(cur, parsed, list(languages), "any", n_docs)
+        if plan is None:
+            plan = self._plan(cur, parsed, list(languages), "any", n_docs)
         plan = replace(plan, required=0, phrases=(), excluded_phrases=())
         hits, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
         return {h.doc_id: h for h in hits}

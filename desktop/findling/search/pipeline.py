@@ -22,7 +22,7 @@ from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
 from findling.search.fusion import RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import relative, relevance, with_recency
+from findling.search.relevance import newer_first_among_equals, relative, relevance
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings, SearchSettings
@@ -51,6 +51,7 @@ class _Lists:
     spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # best vector span per doc
     terms: tuple[str, ...] = ()
     keyword: dict[int, LaneHit] = field(default_factory=dict)  # the original query's BM25 hits
+    keyword_result: Bm25Result | None = None  # ... and the search that found them (its plan)
     semantic: dict[int, VectorLaneHit] = field(default_factory=dict)  # ... and vector hits
     query_vector: np.ndarray | None = None
 
@@ -136,6 +137,7 @@ class Pipeline:
             hits = bm25_result.hits
             if name == "bm25 original":
                 out.keyword = {h.doc_id: h for h in hits}
+                out.keyword_result = bm25_result
             norm = minmax([h.score for h in hits])
             out.scores[name] = {h.doc_id: (h.score, n) for h, n in zip(hits, norm)}
             out.lists.append(RankedList(name, "bm25", weight, tuple(h.doc_id for h in hits),
@@ -164,7 +166,8 @@ class Pipeline:
         keyword: dict[int, LaneHit] = dict(lists.keyword)
         semantic: dict[int, VectorLaneHit] = dict(lists.semantic)
         if "bm25" in lanes:
-            keyword.update(self.bm25.evidence(parsed, [d for d in doc_ids if d not in keyword]))
+            plan = lists.keyword_result.plan if lists.keyword_result is not None else None
+            keyword.update(self.bm25.evidence(parsed, [d for d in doc_ids if d not in keyword], plan))
         if use_vectors and lists.query_vector is not None:
             model = self.models.spec("embedder").vector_key
             semantic.update(self.vectors.evidence(model, lists.query_vector, [d for d in doc_ids if d not in semantic]))
@@ -404,19 +407,12 @@ class Pipeline:
     def _newer_first_among_equals(self, ranked: list[Any], score_of: dict[int, float]) -> list[Any]:
         """Ordered by score, where a newer file gets a nudge too small to pass a clearly
         better one (relevance.with_recency)."""
-        weight = self.search_settings.recency_weight
-        if weight <= 0 or len(ranked) < 2:
-            return sorted(ranked, key=lambda f: -score_of[f.doc_id])
+        s = self.search_settings
+        if s.recency_weight <= 0 or len(ranked) < 2:
+            return sorted(ranked, key=lambda f: -score_of[f.doc_id])  # no dates to read
         mtimes = modified_times(self._cursor(), [f.doc_id for f in ranked])
-        now = time.time()
-        half_life = self.search_settings.recency_half_life_days
-
-        def key(f: Any) -> float:
-            mtime = mtimes.get(f.doc_id)
-            age = (now - mtime) / 86400 if mtime is not None else 1e9
-            return -with_recency(score_of[f.doc_id], age, weight, half_life)
-
-        return sorted(ranked, key=key)
+        return newer_first_among_equals(ranked, lambda f: score_of[f.doc_id], lambda f: mtimes.get(f.doc_id),
+                                        s.recency_weight, s.recency_half_life_days, time.time())
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

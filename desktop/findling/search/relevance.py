@@ -21,9 +21,13 @@ Pure functions: the pipeline, the keyword search and the semantic search all sco
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from findling.records import Evidence
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,19 @@ def with_recency(score: float, age_days: float, weight: float, half_life_days: f
     if weight <= 0:
         return score
     return score + weight * math.pow(0.5, max(0.0, age_days) / half_life_days)
+
+
+def newer_first_among_equals(
+    items: Sequence[T], score: Callable[[T], float], mtime: Callable[[T], float | None], weight: float,
+    half_life_days: float, now: float,
+) -> list[T]:
+    """`items` best first by `with_recency`; an item with no known mtime counts as very old."""
+    def key(item: T) -> float:
+        modified = mtime(item)
+        age = (now - modified) / 86400 if modified is not None else 1e9
+        return -with_recency(score(item), age, weight, half_life_days)
+
+    return sorted(items, key=key)
 
 
 def _sigmoid(x: float) -> float:
