@@ -104,3 +104,13 @@ def assert_index_consistent(engine) -> int:
     Returns the number of documents."""
     assert engine.check_index() == []
     return engine.status(problem_limit=0).documents
+
+
+def indexed_engine(home: Path, settings, folder: Path):
+    """An engine on `home` with `folder` added and indexed (close it when done)."""
+    from findling.engine import Engine
+
+    engine = Engine(home, settings=settings)
+    engine.add_source(folder)
+    engine.index()
+    return engine

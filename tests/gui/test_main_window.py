@@ -177,8 +177,7 @@ def test_models_dialog_offers_the_multilingual_embedder_for_foreign_folders(wind
         write(folder / f"zh{i}.txt", "我在北京大学学习。北京的大学很多，图书馆也很大。")
     write(folder / "en.txt", "The library opens at nine and closes at six on weekdays.")
     window.engine.models._manifest = load_manifest(resources_dir() / "models.toml")
-    window.engine.add_source(folder)
-    window.engine.index()
+    _index(window, folder)
     dialog = ModelsDialog(window.engine, window)
     qtbot.addWidget(dialog)
     dialog.show()
@@ -216,8 +215,7 @@ def test_keyword_mode_is_the_search_command(window, qtbot, tmp_path):
     folder = tmp_path / "k"
     write(folder / "incident.txt", "The nightly import failed at 02:14.")
     write(folder / "other.txt", "Why the sky is blue: the air scatters light.")
-    window.engine.add_source(folder)
-    window.engine.index()
+    _index(window, folder)
     window.mode_box.setCurrentText("Keyword")
     window.search_field.setText("why did the nightly import fail")
     window.run_search(full=True)
@@ -230,8 +228,7 @@ def test_find_similar_to_a_passage_searches_with_it(window, qtbot, tmp_path):
     folder = tmp_path / "ex"
     write(folder / "ferry.txt", "The ferry to the island leaves at dawn; tickets are sold at the harbour office.")
     write(folder / "bread.txt", "Knead the dough, let it rise overnight, bake at high heat.")
-    window.engine.add_source(folder)
-    window.engine.index()
+    _index(window, folder)
     passage = "Tickets for the early ferry to the island\nare sold in the harbour office before dawn."
     window.preview.setPlainText(passage)
     window.preview.selectAll()
@@ -239,3 +236,9 @@ def test_find_similar_to_a_passage_searches_with_it(window, qtbot, tmp_path):
     assert window.search_field.text() == " ".join(passage.split())
     qtbot.waitUntil(lambda: window.results.rowCount() > 0, timeout=5000)
     assert window.results.hit(0).path.endswith("ferry.txt")
+
+
+def _index(window, folder):
+    """Add and index a folder on the window's engine, outside the window's own indexing."""
+    window.engine.add_source(folder)
+    window.engine.index()

@@ -8,7 +8,7 @@ import pytest
 
 from findling.engine import Engine
 from findling.search.relevance import relevance
-from tests.helpers import write
+from tests.helpers import indexed_engine, write
 
 
 def _corpus(docs):
@@ -51,9 +51,7 @@ def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch)
 def hybrid(tmp_path, settings, docs, embedder_installed):
     settings.models.threads = 2
     _corpus(docs)
-    engine = Engine(tmp_path / "home", settings=settings)
-    engine.add_source(docs)
-    engine.index()
+    engine = indexed_engine(tmp_path / "home", settings, docs)
     yield engine
     engine.close()
 

@@ -9,11 +9,10 @@ import time
 
 import pytest
 
-from findling.engine import Engine
 from findling.paths import resources_dir
 from findling.records import Evidence
 from findling.search.relevance import relevance, with_recency
-from tests.helpers import write
+from tests.helpers import indexed_engine, write
 
 
 def test_relevance_rises_with_every_kind_of_evidence():
@@ -49,9 +48,7 @@ def _names(result):
 def demo(tmp_path, settings, embedder_installed):
     folder = tmp_path / "demo"
     shutil.copytree(resources_dir() / "demo", folder)
-    engine = Engine(tmp_path / "home", settings=settings)
-    engine.add_source(folder)
-    engine.index()
+    engine = indexed_engine(tmp_path / "home", settings, folder)
     yield engine
     engine.close()
 
