@@ -418,6 +418,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         print(json.dumps(bench_gui(args.gui), indent=2))
         return 0
+    if args.time_to_searchable:
+        from findling.devtools.bench_searchable import bench_time_to_searchable
+
+        print(json.dumps(bench_time_to_searchable(Path(args.time_to_searchable),
+                                                  Path(args.workdir) if args.workdir else None,
+                                                  _settings(args)), indent=2))
+        return 0
     if args.rerank:
         from findling.devtools.bench_rerank import bench_rerank
 
@@ -525,6 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workdir", help="where to build the corpus and indexes (default: a temp dir)")
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--gui", metavar="FOLDER", help="instead: the app's event-loop lateness while it indexes FOLDER")
+    p.add_argument("--time-to-searchable", metavar="FOLDER",
+                   help="instead: seconds from adding FOLDER to an empty index until keyword-searchable and fully embedded")
     p.add_argument("--rerank", metavar="FOLDER", help="instead: reranking latency of the top candidates over FOLDER")
     p.add_argument("--vectors", type=int, default=0,
                    help="instead: vector search on this many chunk vectors, and embedder throughput")

@@ -187,7 +187,8 @@ class IndexProgress:
 class EmbedReport:
     model: str = ""
     documents: int = 0
-    vectors: int = 0
+    vectors: int = 0  # windows stored
+    computed: int = 0  # windows run through the model (the rest were found already embedded)
     seconds: float = 0.0
     cancelled: bool = False
     skipped: str = ""  # why nothing was embedded (no model, no runtime)

@@ -54,6 +54,7 @@ def embed_pending(
             write_vectors(tx, table, doc_ids, ordinals, spans, vectors)
         report.documents += len(docs)
         report.vectors += len(texts)
+        report.computed += len(texts)
         progress(IndexProgress("embedding", report.documents, total, current=docs[-1][1]))
     report.cancelled = cancel.is_set()
     if not report.cancelled:
