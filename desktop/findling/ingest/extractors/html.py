@@ -48,6 +48,9 @@ _INLINE = re.compile(
     r"bdi|bdo|nobr|wbr|center|blink)\b[^<>]*>",
     re.IGNORECASE,
 )
+# Permalink anchors ("¶" after every Sphinx heading and signature) are links, which the
+# line above unwraps; removed first, mark and all.
+_PERMALINK = re.compile(r"""<a\b[^<>]*class=["'][^"']*\bheaderlink\b[^<>]*>[^<]*</a>""", re.IGNORECASE)
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^<>]*>")
 
 
@@ -84,6 +87,61 @@ def _walk(root: lxml.html.HtmlElement, out: list[str]) -> None:
             out.append(node.text)
         stack.append((node, True))
         stack.extend((child, False) for child in reversed(node))
+
+
+# Where documentation generators and ordinary pages put the page's own content, most
+# specific first: HTML5 <main> and role=main (Sphinx, MkDocs, Javadoc 9+, most sites), then
+# Sphinx's div.body, Doxygen's div.contents, older Javadoc's div.contentContainer, and the
+# usual ids. An article counts only when it is the page's one article.
+_MAIN_CLASSES = ("body", "contents", "contentContainer", "rst-content", "md-content")
+_MAIN_IDS = ("main-content", "maincontent", "content", "main")
+# Navigation, sidebars, breadcrumbs, "previous/next" blocks and permalink marks, inside or
+# outside the main content: the same on every page, so they only dilute its words.
+_CHROME_CLASSES = (
+    "related", "sphinxsidebar", "navheader", "navfooter", "navpath", "breadcrumb", "breadcrumbs",
+    "wy-breadcrumbs", "rst-footer-buttons", "md-sidebar", "md-header", "md-footer", "footer", "subNav", "topNav",
+    "bottomNav", "skip-link", "visually-hidden", "sr-only",
+)
+_CHROME_ROLES = ("navigation", "search", "banner", "contentinfo")
+_MIN_MAIN_CHARS = 200
+_MIN_MAIN_SHARE = 0.4
+
+
+def _classes(el: lxml.html.HtmlElement) -> set[str]:
+    return set((el.get("class") or "").split())
+
+
+def _text_length(el: lxml.html.HtmlElement) -> int:
+    return len("".join(el.itertext()).strip())
+
+
+def _drop_chrome(root: lxml.html.HtmlElement) -> None:
+    chrome = set(_CHROME_CLASSES)
+    for el in list(root.iter()):
+        if not isinstance(el.tag, str) or el is root or el.getparent() is None:
+            continue
+        if (el.get("role") in _CHROME_ROLES or _classes(el) & chrome
+                or (el.tag in ("header", "footer") and el.getparent().tag == "body")):
+            el.drop_tree()
+
+
+def _main_content(body: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """The element holding the page's own content, or the body when no convention finds one
+    that holds enough of the page's text (a <main> left empty for a script to fill)."""
+    articles = body.findall(".//article")
+    candidates = [
+        *body.iter("main"),
+        *body.xpath(".//*[@role='main']"),
+        *(articles if len(articles) == 1 else []),
+        *(el for name in _MAIN_CLASSES for el in body.find_class(name) if el.tag == "div"),
+        *(el for name in _MAIN_IDS for el in body.xpath(f".//*[@id='{name}']")),
+    ]
+    whole = _text_length(body)
+    for el in candidates:
+        length = _text_length(el)
+        if length >= _MIN_MAIN_CHARS or length >= _MIN_MAIN_SHARE * whole > 0:
+            return el
+    return body
 
 
 def _flat_text(text: str) -> str:
@@ -132,7 +190,7 @@ def html_to_text(data: bytes | str) -> Parsed:
     text = data if isinstance(data, str) else _html_text(data)
     # lxml refuses str input that carries an XML encoding declaration
     text = _XML_DECLARATION.sub("", text, count=1)
-    text = _INLINE.sub("", text)
+    text = _INLINE.sub("", _PERMALINK.sub("", text))
     if not text.strip():
         return Parsed("", "")
     # huge_tree: text nodes over 10 MB (a long run of spaces) and nesting up to 2048 levels,
@@ -152,7 +210,15 @@ def html_to_text(data: bytes | str) -> Parsed:
             title = " ".join(h1.text_content().split())
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
         return Parsed(_tidy(_flat_text(text)), title, ("the page nests too deeply; its text was read without headings",))
-    out: list[str] = []
     body = root.find("body")
-    _walk(body if body is not None else root, out)
+    if body is None:
+        body = root
+    _drop_chrome(body)
+    main = _main_content(body)
+    out: list[str] = []
+    if main is not body and main.find(".//h1") is None:
+        h1 = body.find(".//h1")  # a page heading kept outside the content block (Javadoc, Doxygen)
+        if h1 is not None and " ".join(h1.text_content().split()):
+            out.append(f"# {' '.join(h1.text_content().split())}\n\n")
+    _walk(main, out)
     return Parsed(_tidy("".join(out)), title)
