@@ -142,3 +142,45 @@ def test_upgrade_reads_unspaced_script_documents_again(tmp_path, settings):
         assert (report.updated, report.unchanged) == (1, 1)
         assert [os.path.basename(h.path) for h in engine.search("北京").hits] == ["beijing.txt"]
         assert engine.index().unchanged == 2
+
+
+def test_schema_6_keeps_vectors_adds_hashes_and_rereads_html(tmp_path):
+    """An index written by schema 5 (vector tables without hashes) opens with its vectors
+    intact, and its HTML pages are marked to be read again for their main content."""
+    import duckdb
+    import numpy as np
+
+    from findling.store.db import Database
+    from findling.store.schema import MIGRATIONS
+    from findling.store.vectors import known_vectors, write_vectors
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    for migration in MIGRATIONS[:5]:
+        for statement in migration:
+            con.execute(statement)
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', '5')")
+    con.execute("""CREATE TABLE vectors_old (seq BIGINT NOT NULL DEFAULT nextval('vector_seq'), doc_id INTEGER NOT NULL,
+                   ordinal INTEGER NOT NULL, start_char INTEGER NOT NULL, end_char INTEGER NOT NULL,
+                   vec FLOAT[3] NOT NULL)""")
+    con.execute("INSERT INTO vector_models (model, table_name, dim) VALUES ('m', 'vectors_old', 3)")
+    con.execute("INSERT INTO vectors_old (doc_id, ordinal, start_char, end_char, vec) VALUES (1, 0, 0, 5, [1, 0, 0])")
+    for doc_id, ext in [(1, "html"), (2, "md")]:
+        con.execute("""INSERT INTO documents (id, source_id, path, ext, size, mtime, hash, status)
+                       VALUES (?, 1, ?, ?, 10, 1.0, 'h', 'ok')""", [doc_id, f"/d/{doc_id}.{ext}", ext])
+    con.close()
+
+    db = Database(path)
+    cur = db.cursor()
+    table = cur.execute("SELECT table_name FROM vector_models WHERE model = 'm'").fetchall()[0][0]
+    assert cur.execute(f"SELECT seq, doc_id, vec, hash FROM {table}").fetchall() == [(1, 1, (1.0, 0.0, 0.0), None)]
+    assert cur.execute("SELECT ext, size, hash FROM documents ORDER BY id").fetchall() == [
+        ("html", -1, None), ("md", 10, "h")]
+    with db.transaction() as tx:
+        write_vectors(tx, table, [2], [0], [(0, 4)], np.array([[0, 1, 0]], np.float32), np.array([7], np.uint64))
+    assert set(known_vectors(db.cursor(), table, np.array([7, 8], np.uint64))) == {7}
+    db.close()
+    reopened = Database(path)  # and it survives a reopen (no ALTER for the WAL to replay)
+    assert reopened.cursor().execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] == 2
+    reopened.close()

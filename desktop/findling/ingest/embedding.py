@@ -1,17 +1,33 @@
 """Embed indexed documents that have no vectors yet, in committed batches: resumable by
-construction (what is committed is done), and run after the text is already searchable."""
+construction (what is committed is done), and run after the text is already searchable.
+
+Each window is keyed by a hash of the exact text the model reads: a window whose text was
+embedded before (a copied file, a repeated header, the unchanged paragraphs of an edited
+document) gets the stored vector instead of a model run."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable
+
+import duckdb
+import numpy as np
 
 from findling.models.embedder import Embedder, embedding_windows
 from findling.records import EmbedReport, IndexProgress
 from findling.store.db import Database
 from findling.store.documents import id_list
-from findling.store.vectors import count_pending, drop_other_models, ensure_table, pending_documents, write_vectors
+from findling.store.vectors import (
+    count_pending,
+    drop_other_models,
+    ensure_table,
+    forget_stale,
+    known_vectors,
+    pending_documents,
+    write_vectors,
+)
 
 _DOCS_PER_BATCH = 16
 
@@ -49,16 +65,44 @@ def embed_pending(
                 ordinals.append(ordinal)
                 spans.append((chunk_start + lo, chunk_start + hi))
                 texts.append(spec.passage(titles[doc_id], text[lo:hi]))
-        vectors = embedder.embed(texts)
+        hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
+        vectors, computed = _vectors_for(cur, table, embedder, texts, hashes)
         with db.transaction() as tx:
-            write_vectors(tx, table, doc_ids, ordinals, spans, vectors)
+            write_vectors(tx, table, doc_ids, ordinals, spans, vectors, hashes)
         report.documents += len(docs)
         report.vectors += len(texts)
-        report.computed += len(texts)
+        report.computed += computed
         progress(IndexProgress("embedding", report.documents, total, current=docs[-1][1]))
     report.cancelled = cancel.is_set()
     if not report.cancelled:
         with db.transaction() as tx:
+            forget_stale(tx, table)
             drop_other_models(tx, spec.vector_key)  # a new model replaced the old one's vectors
     report.seconds = time.perf_counter() - started
     return report
+
+
+def text_hash(text: str) -> int:
+    """64 bits of BLAKE2b, never 0 (0 stands for "no hash" when written)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little") or 1
+
+
+def _vectors_for(
+    cur: duckdb.DuckDBPyConnection, table: str, embedder: Embedder, texts: list[str], hashes: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """One vector per text: stored ones where the text was embedded before, the model's
+    for the rest, each distinct text run once. Returns the vectors and the model runs."""
+    known = known_vectors(cur, table, hashes)
+    todo: dict[int, int] = {}  # hash -> first index of a text not embedded before
+    for i, h in enumerate(hashes.tolist()):
+        if h not in known and h not in todo:
+            todo[h] = i
+    fresh = embedder.embed([texts[i] for i in todo.values()]) if todo else None
+    by_hash = dict(known)
+    if fresh is not None:
+        by_hash.update(zip(todo, fresh))
+    dim = fresh.shape[1] if fresh is not None else len(next(iter(known.values())))
+    out = np.empty((len(texts), dim), dtype=np.float32)
+    for i, h in enumerate(hashes.tolist()):
+        out[i] = by_hash[h]
+    return out, len(todo)

@@ -389,7 +389,7 @@ class Indexer:
         known_by_path: dict[str, KnownDocument | None],
     ) -> None:
         replaced = [known.id for row in rows if (known := known_by_path.get(row.path)) is not None]
-        delete_documents(tx, replaced)
+        delete_documents(tx, replaced, changed=True)
         fresh = [row for row in rows if known_by_path.get(row.path) is None]
         for row, doc_id in zip(fresh, allocate_ids(tx, len(fresh))):
             row.doc_id = doc_id

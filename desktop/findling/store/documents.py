@@ -89,9 +89,9 @@ def _register_ids(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None:
     cur.register("batch_ids", {"id": np.asarray(ids, dtype=np.int32)})
 
 
-def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None:
+def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed: bool = False) -> None:
     """Remove documents with their chunks and postings. A changed file is deleted and
-    rewritten under the same id in one transaction."""
+    rewritten under the same id in one transaction; its vectors are kept for reuse."""
     if not ids:
         return
     _register_ids(cur, ids)
@@ -105,7 +105,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None
         cur.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
-        delete_vectors(cur, "(SELECT id FROM batch_ids)")
+        delete_vectors(cur, "(SELECT id FROM batch_ids)", keep_for_reuse=changed)
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
     finally:
         cur.unregister("batch_ids")

@@ -3,16 +3,46 @@ and keeps existing data; the version lives in `meta`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import duckdb
 
 from findling.errors import SchemaTooNewError
 from findling.text.analyzer import UNSPACED_CLASS
 
+Migration = list[str] | Callable[[duckdb.DuckDBPyConnection], None]
+
+
+def _hash_vectors(con: duckdb.DuckDBPyConnection) -> None:
+    """Schema 6: vectors carry the hash of the text they were computed from, changed
+    documents' vectors wait for reuse, and HTML is read again for its main content only.
+
+    The vector tables are copied into new ones rather than altered: DuckDB 1.5.5 cannot
+    replay an ALTER TABLE ADD COLUMN on a table with a function default from the WAL."""
+    from findling.store.vectors import create_vector_table
+
+    con.execute("CREATE TABLE IF NOT EXISTS stale_vectors (table_name VARCHAR NOT NULL, hash UBIGINT NOT NULL, vec FLOAT[] NOT NULL)")
+    for model, table, dim in con.execute("SELECT model, table_name, dim FROM vector_models").fetchall():
+        hashed = con.execute(
+            "SELECT count(*) FROM information_schema.columns WHERE table_name = ? AND column_name = 'hash'", [table]
+        ).fetchall()[0][0]
+        if hashed:
+            continue
+        fresh = f"{table}_h"
+        create_vector_table(con, fresh, dim)
+        con.execute(f"""INSERT INTO {fresh} SELECT seq, doc_id, ordinal, start_char, end_char, vec, NULL
+                        FROM {table} ORDER BY seq""")
+        con.execute(f"DROP TABLE {table}")
+        con.execute("UPDATE vector_models SET table_name = ? WHERE model = ?", [fresh, model])
+    # Pages lost their navigation, sidebars and footers (ingest/extractors/html.py).
+    con.execute("UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('html', 'htm', 'xhtml', 'shtml', 'epub')")
+
+
 # Why no PRIMARY KEY / UNIQUE on documents or postings: DuckDB keeps ART indexes in
 # memory and rewrites them on update; ids come from sequences and the indexer is the
 # only writer, so the constraints would cost memory and buy nothing. `terms.term` is
 # the exception: every query looks terms up by name.
-MIGRATIONS: list[list[str]] = [
+MIGRATIONS: list[Migration] = [
     [
         "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
         "CREATE SEQUENCE source_ids START 1",
@@ -67,6 +97,7 @@ MIGRATIONS: list[list[str]] = [
         f"""UPDATE documents SET size = -1, hash = NULL
             WHERE id IN (SELECT DISTINCT doc_id FROM chunks WHERE regexp_matches(text, '{UNSPACED_CLASS}'))""",
     ],
+    _hash_vectors,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -94,8 +125,12 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     for target in range(version, SCHEMA_VERSION):
         con.execute("BEGIN TRANSACTION")
         try:
-            for statement in MIGRATIONS[target]:
-                con.execute(statement)
+            migration = MIGRATIONS[target]
+            if callable(migration):
+                migration(con)
+            else:
+                for statement in migration:
+                    con.execute(statement)
             con.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(target + 1)]
             )

@@ -1,8 +1,13 @@
 """Chunk embeddings in DuckDB: one table of `FLOAT[dim]` per embedding model.
 
 Each row is one embedding window of a chunk, with a `seq` from a sequence so an in-memory
-index can tell new rows from ones it already holds. `vectors_generation` in meta changes
-with every commit that adds or removes vectors."""
+index can tell new rows from ones it already holds, and a 64-bit hash of the exact text the
+model read, so the same text is never embedded twice. `vectors_generation` in meta changes
+with every commit that adds or removes vectors.
+
+A changed document's old vectors move to `stale_vectors` rather than vanish: the windows
+its edit left alone are found there by hash and copied back instead of embedded again.
+The next complete embedding run empties it."""
 
 from __future__ import annotations
 
@@ -27,6 +32,15 @@ def vector_tables(cur: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in cur.execute("SELECT table_name FROM vector_models").fetchall()]
 
 
+def create_vector_table(cur: duckdb.DuckDBPyConnection, name: str, dim: int) -> None:
+    cur.execute(
+        f"""CREATE TABLE {name} (
+            seq BIGINT NOT NULL DEFAULT nextval('vector_seq'), doc_id INTEGER NOT NULL,
+            ordinal INTEGER NOT NULL, start_char INTEGER NOT NULL, end_char INTEGER NOT NULL,
+            vec FLOAT[{int(dim)}] NOT NULL, hash UBIGINT)"""
+    )
+
+
 def ensure_table(cur: duckdb.DuckDBPyConnection, model: str, dim: int) -> str:
     found = table_for(cur, model)
     if found is not None:
@@ -34,12 +48,7 @@ def ensure_table(cur: duckdb.DuckDBPyConnection, model: str, dim: int) -> str:
             raise ValueError(f"vectors of {model} are {found[1]}-dimensional, not {dim}")
         return found[0]
     name = "vectors_" + re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")
-    cur.execute(
-        f"""CREATE TABLE {name} (
-            seq BIGINT NOT NULL DEFAULT nextval('vector_seq'), doc_id INTEGER NOT NULL,
-            ordinal INTEGER NOT NULL, start_char INTEGER NOT NULL, end_char INTEGER NOT NULL,
-            vec FLOAT[{int(dim)}] NOT NULL)"""
-    )
+    create_vector_table(cur, name, dim)
     cur.execute("INSERT INTO vector_models (model, table_name, dim) VALUES (?, ?, ?)", [model, name, dim])
     return name
 
@@ -47,6 +56,7 @@ def ensure_table(cur: duckdb.DuckDBPyConnection, model: str, dim: int) -> str:
 def drop_other_models(cur: duckdb.DuckDBPyConnection, keep: str) -> None:
     for model, table in cur.execute("SELECT model, table_name FROM vector_models WHERE model <> ?", [keep]).fetchall():
         cur.execute(f"DROP TABLE IF EXISTS {table}")
+        cur.execute("DELETE FROM stale_vectors WHERE table_name = ?", [table])
         cur.execute("DELETE FROM vector_models WHERE model = ?", [model])
     bump_generation(cur)
 
@@ -71,6 +81,7 @@ def write_vectors(
     ordinals: Sequence[int],
     spans: Sequence[tuple[int, int]],
     vectors: np.ndarray,
+    hashes: np.ndarray | None = None,
 ) -> None:
     if len(doc_ids) == 0:
         return
@@ -82,35 +93,73 @@ def write_vectors(
         "start_char": np.asarray([s for s, _ in spans], dtype=np.int32),
         "end_char": np.asarray([e for _, e in spans], dtype=np.int32),
         "vec": pa.FixedSizeListArray.from_arrays(flat, dim),
+        "hash": pa.array(hashes if hashes is not None else np.zeros(len(doc_ids), np.uint64), pa.uint64()),
     })
     cur.register("batch_vectors", batch)
     try:
         cur.execute(
-            f"""INSERT INTO {table} (doc_id, ordinal, start_char, end_char, vec)
-                SELECT doc_id, ordinal, start_char, end_char, vec FROM batch_vectors"""
+            f"""INSERT INTO {table} (doc_id, ordinal, start_char, end_char, vec, hash)
+                SELECT doc_id, ordinal, start_char, end_char, vec, nullif(hash, 0) FROM batch_vectors"""
         )
     finally:
         cur.unregister("batch_vectors")
     bump_generation(cur)
 
 
-def delete_vectors(cur: duckdb.DuckDBPyConnection, id_sql: str) -> None:
-    """Remove the vectors of documents whose ids the SQL list or subquery yields."""
+def known_vectors(cur: duckdb.DuckDBPyConnection, table: str, hashes: np.ndarray) -> dict[int, np.ndarray]:
+    """Vectors already computed for these text hashes, live or kept from an edited document."""
+    if len(hashes) == 0:
+        return {}
+    cur.register("wanted_hashes", pa.table({"hash": pa.array(np.unique(hashes), pa.uint64())}))
+    try:
+        arrow = cur.execute(
+            f"""SELECT hash, any_value(vec) AS vec FROM (
+                    SELECT hash, vec::FLOAT[] AS vec FROM {table} WHERE hash IN (SELECT hash FROM wanted_hashes)
+                    UNION ALL
+                    SELECT hash, vec FROM stale_vectors
+                    WHERE table_name = ? AND hash IN (SELECT hash FROM wanted_hashes))
+                GROUP BY hash""",
+            [table],
+        ).to_arrow_table()
+    finally:
+        cur.unregister("wanted_hashes")
+    if arrow.num_rows == 0:
+        return {}
+    keys = arrow.column("hash").to_numpy()
+    flat = arrow.column("vec").combine_chunks().values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    matrix = flat.reshape(arrow.num_rows, -1)
+    return {int(k): matrix[i] for i, k in enumerate(keys)}
+
+
+def delete_vectors(cur: duckdb.DuckDBPyConnection, id_sql: str, keep_for_reuse: bool = False) -> None:
+    """Remove the vectors of documents whose ids the SQL list or subquery yields; with
+    `keep_for_reuse` (the document changed, not gone) they wait in stale_vectors."""
     tables = vector_tables(cur)
     for table in tables:
+        if keep_for_reuse:
+            cur.execute(
+                f"""INSERT INTO stale_vectors SELECT ?, hash, vec FROM {table}
+                    WHERE doc_id IN {id_sql} AND hash IS NOT NULL""",
+                [table],
+            )
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN {id_sql}")
     if tables:
         bump_generation(cur)
 
 
+def forget_stale(cur: duckdb.DuckDBPyConnection, table: str) -> None:
+    cur.execute("DELETE FROM stale_vectors WHERE table_name = ?", [table])
+
+
 def pending_documents(cur: duckdb.DuckDBPyConnection, table: str, limit: int) -> list[tuple[int, str]]:
-    """Indexed documents with text but no vectors yet: (id, title), oldest first."""
+    """Indexed documents with text but no vectors yet: (id, title), most recently modified
+    first (what a person works on now is what they search for)."""
     return cur.execute(
         f"""SELECT d.id, coalesce(d.title, '') FROM documents d
             WHERE d.status = 'ok'
               AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)
               AND NOT EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)
-            ORDER BY d.id LIMIT ?""",
+            ORDER BY d.mtime DESC, d.id LIMIT ?""",
         [limit],
     ).fetchall()
 

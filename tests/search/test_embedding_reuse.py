@@ -1,0 +1,97 @@
+"""The same text is embedded once: copies, repeated windows and the unchanged parts of an
+edited document get stored vectors instead of model runs."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from findling.engine import Engine
+from findling.ingest.embedding import text_hash
+from tests.helpers import assert_index_consistent, write
+
+PARAGRAPHS = [
+    f"Paragraph {i}: the {topic} section explains how the nightly import handles {topic} in detail, "
+    f"with examples of configuration, failure modes and recovery for {topic}. " * 3
+    for i, topic in enumerate(["invoices", "receipts", "payroll", "shipping", "returns", "taxes", "audits", "loans"])
+]
+
+
+@pytest.fixture
+def engine(tmp_path, settings, embedder_installed):
+    settings.models.threads = 2
+    settings.index.chunk_tokens = 64  # several chunks, so an edit leaves most of them alone
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        yield engine
+
+
+def _vectors(engine: Engine) -> list[tuple]:
+    cur = engine._db.cursor()
+    table = cur.execute("SELECT table_name FROM vector_models").fetchall()[0][0]
+    return cur.execute(f"SELECT doc_id, start_char, end_char, hash, vec FROM {table} ORDER BY doc_id, start_char").fetchall()
+
+
+def test_a_copied_file_embeds_nothing_new(engine, docs):
+    write(docs / "handbook.md", "# Handbook\n\n" + "\n\n".join(PARAGRAPHS))
+    engine.add_source(docs)
+    first = engine.index().embedding
+    assert 4 < first.computed <= first.vectors
+    shutil.copy(docs / "handbook.md", docs / "handbook copy.md")
+    second = engine.index().embedding
+    assert second.documents == 1 and second.vectors == first.vectors and second.computed == 0
+    rows = _vectors(engine)
+    by_doc: dict[int, list] = {}
+    for doc_id, *rest in rows:
+        by_doc.setdefault(doc_id, []).append(rest)
+    original, copy = by_doc.values()
+    assert [r[:3] for r in original] == [r[:3] for r in copy]
+    assert all(np.allclose(a[3], b[3]) for a, b in zip(original, copy))
+    hits = engine.vsearch("payroll failure recovery", limit=5).hits
+    assert {h.path.rsplit("/", 1)[-1] for h in hits} == {"handbook.md", "handbook copy.md"}
+    assert_index_consistent(engine)
+
+
+def test_repeated_windows_in_one_run_are_embedded_once(engine, docs):
+    boilerplate = "# Notice\n\nConfidential. Property of Example Corp. Do not distribute outside the finance team."
+    for i in range(3):
+        write(docs / f"memo{i}.md", boilerplate)  # same text and title: what the model reads is the same
+    engine.add_source(docs)
+    report = engine.index().embedding
+    assert report.vectors == 3 and report.computed == 1
+
+
+def test_editing_one_paragraph_re_embeds_only_what_changed(engine, docs):
+    path = write(docs / "handbook.md", "# Handbook\n\n" + "\n\n".join(PARAGRAPHS))
+    engine.add_source(docs)
+    first = engine.index().embedding
+    before = {r[3] for r in _vectors(engine)}
+    edited = PARAGRAPHS.copy()
+    edited[-1] = edited[-1].replace("loans", "mortgages")
+    path.write_text("# Handbook\n\n" + "\n\n".join(edited), encoding="utf-8")
+    second = engine.index().embedding
+    after = {r[3] for r in _vectors(engine)}
+    assert second.documents == 1 and second.vectors >= first.vectors - 1
+    assert 0 < second.computed <= 3 < second.vectors  # only the windows around the edit
+    assert len(after - before) == second.computed
+    assert engine.vsearch("mortgages", limit=1).hits[0].path.endswith("handbook.md")
+    stale = engine._db.cursor().execute("SELECT count(*) FROM stale_vectors").fetchall()[0][0]
+    assert stale == 0  # kept only until the run that could reuse them is done
+    assert_index_consistent(engine)
+
+
+def test_a_deleted_file_leaves_nothing_to_reuse(engine, docs):
+    path = write(docs / "a.md", PARAGRAPHS[0])
+    engine.add_source(docs)
+    engine.index()
+    path.unlink()
+    engine.index()
+    cur = engine._db.cursor()
+    assert cur.execute("SELECT count(*) FROM stale_vectors").fetchall()[0][0] == 0
+    assert _vectors(engine) == []
+
+
+def test_text_hash_is_stable_and_never_zero():
+    assert text_hash("abc") == text_hash("abc") != text_hash("abd")
+    assert all(text_hash(str(i)) > 0 for i in range(1000))
