@@ -95,3 +95,22 @@ def test_a_deleted_file_leaves_nothing_to_reuse(engine, docs):
 def test_text_hash_is_stable_and_never_zero():
     assert text_hash("abc") == text_hash("abc") != text_hash("abd")
     assert all(text_hash(str(i)) > 0 for i in range(1000))
+
+
+def test_windows_cover_each_chunk_once_and_machine_data_once():
+    from findling.ingest.embedding import document_windows
+
+    text = " ".join(f"w{i}" for i in range(3000))  # ~15,000 characters
+    chunks = [(0, 0, text[:6000]), (1, 5000, text[5000:11000]), (2, 10000, text[10000:])]
+    windows = document_windows(chunks, 128)
+    assert [w[0] for w in windows] == sorted(w[0] for w in windows)
+    covered = sum(end - start for _, start, end, _ in windows)
+    assert len(text) <= covered < len(text) * 1.2  # every character, the chunks' shared text not twice
+    assert all(text[start:end] == window for _, start, end, window in windows)
+    assert max(end for _, _, end, _ in windows) == len(text)
+
+    minified = "var a={" + ",".join(f'"k{i}":{i}' for i in range(20000)) + "};"
+    one = document_windows([(0, 0, minified)], 128)
+    assert len(one) == 1 and one[0][1] == 0
+    wrapped = "\n".join(minified[i:i + 80] for i in range(0, len(minified), 80))
+    assert len(document_windows([(0, 0, wrapped)], 128)) > 100  # long, but lines of a normal length

@@ -41,7 +41,7 @@ def measure(spec: str, workdir: Path, formats: list[str], threads: int) -> dict:
         rows = cur.execute("SELECT doc_id, text FROM chunks ORDER BY doc_id, ordinal").fetchall()
         embedder = engine.models.embedder()
         windows = [(doc_id, text[lo:hi]) for doc_id, text in rows
-                   for lo, hi in embedding_windows(text, embedder.spec.max_length)]
+                   for lo, hi in embedding_windows(text, embedder.spec.window_length)]
         doc_of = np.asarray([d for d, _ in windows])
         queries = list(dataset.queries.items())
         query_vectors = embedder.embed([text for _, text in queries], kind="query")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import duckdb
 import numpy as np
 
-from findling.models.embedder import Embedder, embedding_windows
+from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, Embedder, embedding_windows
 from findling.records import EmbedReport, IndexProgress
 from findling.store.db import Database
 from findling.store.documents import id_list
@@ -58,13 +58,16 @@ def embed_pending(
             f"""SELECT doc_id, ordinal, start_char, text FROM chunks WHERE doc_id IN {id_list(list(titles))}
                 ORDER BY doc_id, ordinal"""
         ).fetchall()
-        doc_ids, ordinals, spans, texts = [], [], [], []
+        by_doc: dict[int, list[tuple[int, int, str]]] = {}
         for doc_id, ordinal, chunk_start, text in rows:
-            for lo, hi in embedding_windows(text, spec.max_length):
+            by_doc.setdefault(doc_id, []).append((ordinal, chunk_start, text))
+        doc_ids, ordinals, spans, texts = [], [], [], []
+        for doc_id, chunks in by_doc.items():
+            for ordinal, lo, hi, window in document_windows(chunks, spec.window_length):
                 doc_ids.append(doc_id)
                 ordinals.append(ordinal)
-                spans.append((chunk_start + lo, chunk_start + hi))
-                texts.append(spec.passage(titles[doc_id], text[lo:hi]))
+                spans.append((lo, hi))
+                texts.append(spec.passage(titles[doc_id], window))
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
         vectors, computed = _vectors_for(cur, table, embedder, texts, hashes)
         with db.transaction() as tx:
@@ -80,6 +83,33 @@ def embed_pending(
             drop_other_models(tx, spec.vector_key)  # a new model replaced the old one's vectors
     report.seconds = time.perf_counter() - started
     return report
+
+
+_MACHINE_DATA_CHARS = 50_000
+_MACHINE_DATA_LINE = 2_000
+
+
+def document_windows(chunks: list[tuple[int, int, str]], window_tokens: int) -> list[tuple[int, int, int, str]]:
+    """The embedding windows of one document's chunks (ordinal, start, text), as
+    (ordinal, start, end, text). Each chunk's windows cover its own part, up to where the
+    next chunk starts plus a window's usual overlap, so the text that chunks share is not
+    embedded twice. Machine data (minified code, one-line JSON or logs: over 50,000
+    characters at more than 2,000 a line) gets one window, from its beginning: its words
+    are searchable, its meaning is not worth hundreds of model runs."""
+    spans: list[tuple[int, int, int, str]] = []
+    total = sum(len(text) for _, _, text in chunks)
+    lines = sum(text.count("\n") for _, _, text in chunks) + 1
+    machine_data = total > _MACHINE_DATA_CHARS and total / lines > _MACHINE_DATA_LINE
+    for i, (ordinal, start, text) in enumerate(chunks):
+        own = text
+        if i + 1 < len(chunks):
+            overlap = int(window_tokens * CHARS_PER_TOKEN * WINDOW_OVERLAP)
+            own = text[: max(0, chunks[i + 1][1] - start) + overlap]
+        for lo, hi in embedding_windows(own, window_tokens):
+            spans.append((ordinal, start + lo, start + hi, own[lo:hi]))
+            if machine_data:
+                return spans
+    return spans
 
 
 def text_hash(text: str) -> int:

@@ -88,10 +88,14 @@ def normalize(vectors: np.ndarray) -> np.ndarray:
     return unit
 
 
-def embedding_windows(text: str, max_tokens: int, overlap: float = 0.1) -> list[tuple[int, int]]:
+CHARS_PER_TOKEN = 3.5  # English prose with WordPiece; code and numbers run shorter
+WINDOW_OVERLAP = 0.1
+
+
+def embedding_windows(text: str, max_tokens: int, overlap: float = WINDOW_OVERLAP) -> list[tuple[int, int]]:
     """Character spans of a chunk that each fit the embedder's context (about 3.5
     characters a token for English); a chunk longer than that is covered by several."""
-    size = max(200, int(max_tokens * 3.5))
+    size = max(200, int(max_tokens * CHARS_PER_TOKEN))
     if len(text) <= size:
         return [(0, len(text))]
     step = max(1, int(size * (1 - overlap)))

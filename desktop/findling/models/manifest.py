@@ -53,14 +53,24 @@ class ModelSpec:
     # embedders: how a passage reads to the model, with {title} and {text}; the prefix is
     # added after. Chosen per model by devtools/embed_formats.py on tuning splits.
     passage_format: str = DEFAULT_PASSAGE_FORMAT
+    # embedders: tokens per embedding window (0 = max_length); a model trained on short
+    # inputs is faster and no worse on windows of its training length.
+    window_tokens: int = 0
+
+    @property
+    def window_length(self) -> int:
+        return min(self.window_tokens or self.max_length, self.max_length)
 
     @property
     def vector_key(self) -> str:
-        """What an embedder's vectors are stored under: the model, and the passage format
-        when it is not the default (vectors of another format are another model's)."""
-        if self.passage_format == DEFAULT_PASSAGE_FORMAT:
+        """What an embedder's vectors are stored under: the model, and the passage format and
+        window length when they are not the defaults (such vectors are another model's)."""
+        variant = "" if self.passage_format == DEFAULT_PASSAGE_FORMAT else self.passage_format
+        if self.window_length != self.max_length:
+            variant += f"|window={self.window_length}"
+        if not variant:
             return self.name
-        return f"{self.name}@{hashlib.sha1(self.passage_format.encode()).hexdigest()[:8]}"
+        return f"{self.name}@{hashlib.sha1(variant.encode()).hexdigest()[:8]}"
 
     def passage(self, title: str, text: str) -> str:
         return self.passage_format.replace("{title}", title).replace("{text}", text)
@@ -132,6 +142,7 @@ def _spec(name: str, raw: dict[str, Any]) -> ModelSpec:
             prompt_format=raw.get("prompt_format", "chatml"),
             languages=tuple(raw.get("languages", ())),
             passage_format=_passage_format(name, raw.get("passage_format", DEFAULT_PASSAGE_FORMAT)),
+            window_tokens=int(raw.get("window_tokens", 0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ManifestError(f"model '{name}' in the manifest is malformed: {exc}") from exc
