@@ -88,7 +88,7 @@ class Engine:
         )
         self._bm25 = Bm25Lane(self._db.cursor, self.settings.search.k1, self.settings.search.b,
                               self.settings.search.max_query_terms)
-        self._vectors = VectorLane(self._db.cursor)
+        self._vectors = VectorLane(self._db.cursor, self.home)
         self.models = ModelService(self.settings.models)
         self._pipeline = Pipeline(
             self._db, self._bm25, self._vectors, self.models, self.settings.pipeline, self.settings.search
@@ -97,6 +97,7 @@ class Engine:
 
     def close(self) -> None:
         self._pipeline.close()
+        self._vectors.close()
         self._db.close()
 
     def __enter__(self) -> Engine:

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -38,10 +39,17 @@ class VectorResult:
 
 
 class VectorLane:
-    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection]) -> None:
+    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], scratch: Path | None = None) -> None:
         self._cursor = cursor
+        self._scratch = scratch  # where the indexes keep their exact vectors (a temporary file each)
         self._indexes: dict[str, VectorIndex] = {}
         self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            for index in self._indexes.values():
+                index.close()
+            self._indexes.clear()
 
     def index_for(self, model: str) -> VectorIndex | None:
         with self._lock:
@@ -51,7 +59,7 @@ class VectorLane:
             table, dim = found
             index = self._indexes.get(table)
             if index is None:
-                index = self._indexes[table] = VectorIndex(self._cursor, table, dim)
+                index = self._indexes[table] = VectorIndex(self._cursor, table, dim, self._scratch)
             return index
 
     def warm(self, model: str) -> None:
