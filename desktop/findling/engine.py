@@ -37,7 +37,7 @@ from findling.search.snippets import highlight_spans
 from findling.search.vector_lane import VectorLane
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
-from findling.store.documents import chunks_by_document, delete_documents, document_meta, document_paths
+from findling.store.documents import delete_documents, document_paths
 from findling.store.sources import (
     delete_source,
     insert_source,
@@ -54,6 +54,7 @@ from findling.store.status import (
     problems,
     totals,
 )
+from findling.store.text_cache import DocumentCache
 
 
 @dataclass(frozen=True)
@@ -89,15 +90,18 @@ class Engine:
         self._bm25 = Bm25Lane(self._db.cursor, self.settings.search.k1, self.settings.search.b,
                               self.settings.search.max_query_terms)
         self._vectors = VectorLane(self._db.cursor, self.home)
+        self._documents = DocumentCache(self._db.cursor, self.home)
         self.models = ModelService(self.settings.models)
         self._pipeline = Pipeline(
-            self._db, self._bm25, self._vectors, self.models, self.settings.pipeline, self.settings.search
+            self._db, self._bm25, self._vectors, self.models, self.settings.pipeline, self.settings.search,
+            self._documents,
         )
         self._index_lock = threading.Lock()
 
     def close(self) -> None:
         self._pipeline.close()
         self._vectors.close()
+        self._documents.close()
         self._db.close()
 
     def __enter__(self) -> Engine:
@@ -184,6 +188,17 @@ class Engine:
         except FindlingError as exc:
             return EmbedReport(skipped=str(exc))
         return embed_pending(self._db, embedder, progress, cancel)
+
+    def warm(self, cancel: threading.Event | None = None) -> None:
+        """Load what makes searching fast — the document cache, the embedder, the vectors —
+        so that the first queries do not pay for it (the app calls this in the background)."""
+        self._documents.warm(cancel)
+        if cancel is not None and cancel.is_set() or self.models.unavailable_reason("embedder") is not None:
+            return
+        try:
+            self._vectors.warm(self.models.embedder().spec.vector_key)
+        except FindlingError:
+            return  # said again, with its reason, by the first semantic search
 
     def update_paths(self, paths: Iterable[str | os.PathLike[str]]) -> IndexReport:
         with self._index_lock:
@@ -318,16 +333,16 @@ class Engine:
         return marked[:_WEAK_SHOWN], ("no good matches; the closest documents are shown, marked weak",)
 
     def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str]) -> list[Hit]:
-        return present(self._db.cursor(), entries, terms, self.settings.search.snippet_chars)
+        return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars)
 
     def document_text(self, doc_id: int, terms: Sequence[str] = ()) -> DocumentText | None:
         """The document's text, rebuilt from its overlapping chunks (for the preview pane),
         with the places of `terms` (a result's `terms`)."""
-        cur = self._db.cursor()
-        meta = document_meta(cur, [doc_id]).get(doc_id)
-        if meta is None:
+        cached = self._documents.documents(self._db.cursor(), [doc_id]).get(doc_id)
+        if cached is None:
             return None
-        text = document_text(chunks_by_document(cur, [doc_id]).get(doc_id, []))
+        meta = cached.meta
+        text = document_text(cached.chunks)
         language = meta.language or "en"
         return DocumentText(doc_id, meta.path, meta.title, text, language,
                             tuple(highlight_spans(text, terms, language)))

@@ -27,8 +27,9 @@ from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings, SearchSettings
 from findling.store.db import Database
-from findling.store.documents import chunks_by_document, document_meta, modified_times
+from findling.store.documents import modified_times
 from findling.store.expansions import cached_expansion, save_expansion
+from findling.store.text_cache import DocumentCache
 
 _JUDGE_PROMPT = (
     "Judge whether the passage answers the search query. Reply with yes or no only.\n\n"
@@ -65,8 +66,10 @@ class Pipeline:
         models: ModelService,
         settings: PipelineSettings,
         search: SearchSettings | None = None,
+        documents: DocumentCache | None = None,
     ) -> None:
         self._db = db
+        self.documents = documents or DocumentCache(db.cursor)
         self.search_settings = search or SearchSettings()
         self._cursor = db.cursor
         self.bm25 = bm25
@@ -219,9 +222,9 @@ class Pipeline:
         the window around the query terms, the document's start — distinct ones, up to
         `rerank_chunks`, each about `rerank_chars` long (a cross-encoder's cost grows with
         every token, and its training passages were short)."""
-        cur = self._cursor()
-        by_doc = chunks_by_document(cur, doc_ids)
-        titles = {doc_id: meta.title for doc_id, meta in document_meta(cur, doc_ids).items()}
+        found = self.documents.documents(self._cursor(), doc_ids)
+        by_doc = {doc_id: doc.chunks for doc_id, doc in found.items()}
+        titles = {doc_id: doc.meta.title for doc_id, doc in found.items()}
         width = self.settings.rerank_chars
         out: dict[int, list[str]] = {}
         for doc_id in doc_ids:

@@ -11,7 +11,8 @@ import duckdb
 from findling.pathnames import readable_name
 from findling.records import Hit
 from findling.search.snippets import make_snippet
-from findling.store.documents import Chunk, chunks_by_document, document_meta
+from findling.store.documents import Chunk
+from findling.store.text_cache import DocumentCache
 
 
 @dataclass(frozen=True)
@@ -34,21 +35,21 @@ def _cut_span(chunks: list[Chunk], span: tuple[int, int]) -> list[Chunk]:
 
 
 def present(
-    cur: duckdb.DuckDBPyConnection, entries: Sequence[RankedEntry], terms: Sequence[str], snippet_chars: int
+    cur: duckdb.DuckDBPyConnection, documents: DocumentCache, entries: Sequence[RankedEntry], terms: Sequence[str],
+    snippet_chars: int,
 ) -> list[Hit]:
     """Results in the entries' order: a snippet from the matched span when one is given,
     else from the best chunk. Documents removed since they were ranked are left out."""
     if not entries:
         return []
-    ids = [e.doc_id for e in entries]
-    meta = document_meta(cur, ids)
-    chunks = chunks_by_document(cur, ids)
+    found = documents.documents(cur, [e.doc_id for e in entries])
     hits = []
     for entry in entries:
-        doc = meta.get(entry.doc_id)
-        if doc is None:
+        cached = found.get(entry.doc_id)
+        if cached is None:
             continue
-        doc_chunks = chunks.get(entry.doc_id, [])
+        doc = cached.meta
+        doc_chunks = cached.chunks
         if entry.span is not None:
             doc_chunks = _cut_span(doc_chunks, entry.span)
         snippet = make_snippet(doc_chunks, terms, doc.language or "en", snippet_chars)

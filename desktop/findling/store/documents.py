@@ -212,12 +212,14 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
 def update_stat(
     cur: duckdb.DuckDBPyConnection, doc_id: int, size: int, mtime: float, moved_to: tuple[str, str] | None = None
 ) -> None:
-    """A file whose bytes did not change (touched, or moved to `(path, ext)`): keep its text."""
+    """A file whose bytes did not change (touched, or moved to `(path, ext)`): keep its text.
+    `indexed_at` changes all the same: it is the row's version for the document cache."""
     if moved_to is None:
-        cur.execute("UPDATE documents SET size = ?, mtime = ? WHERE id = ?", [size, mtime, doc_id])
+        cur.execute("UPDATE documents SET size = ?, mtime = ?, indexed_at = current_timestamp WHERE id = ?",
+                    [size, mtime, doc_id])
     else:
         cur.execute(
-            "UPDATE documents SET size = ?, mtime = ?, path = ?, ext = ? WHERE id = ?",
+            "UPDATE documents SET size = ?, mtime = ?, path = ?, ext = ?, indexed_at = current_timestamp WHERE id = ?",
             [size, mtime, display_path(moved_to[0]), moved_to[1], doc_id],
         )
         cur.execute("DELETE FROM raw_paths WHERE doc_id = ?", [doc_id])
@@ -236,12 +238,18 @@ class DocumentMeta:
     language: str
 
 
+META_SQL = (f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
+            f"d.indexed_at FROM documents d {WITH_RAW_PATH}")
+
+
+def meta_of(row: Sequence[Any]) -> DocumentMeta:
+    """A META_SQL row (without its id and version) as DocumentMeta."""
+    return DocumentMeta(stored_path(row[1], row[2]), *row[3:8])
+
+
 def document_meta(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, DocumentMeta]:
-    rows = cur.execute(
-        f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, '') "
-        f"FROM documents d {WITH_RAW_PATH} WHERE d.id IN {id_list(ids)}"
-    ).fetchall()
-    return {r[0]: DocumentMeta(stored_path(r[1], r[2]), *r[3:]) for r in rows}
+    rows = cur.execute(f"{META_SQL} WHERE d.id IN {id_list(ids)}").fetchall()
+    return {r[0]: meta_of(r) for r in rows}
 
 
 def modified_times(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, float]:

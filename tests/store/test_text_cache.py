@@ -1,0 +1,55 @@
+"""The document cache serves results' metadata and text, and never stale ones: an edited,
+moved or deleted file is read from the database again."""
+
+from __future__ import annotations
+
+import os
+
+from findling.engine import Engine
+from tests.helpers import write
+
+
+def test_results_come_from_the_cache_and_follow_changes(tmp_path, settings, docs):
+    write(docs / "a.md", "# Alpha\n\nThe walrus sleeps on the ice floe.")
+    write(docs / "b.md", "# Beta\n\nThe otter eats a clam on its belly.")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index()
+        cold = engine.search("walrus").hits[0]
+        engine.warm()
+        assert engine._documents.warmed
+        warm = engine.search("walrus").hits[0]
+        assert (warm.title, warm.snippet, warm.highlights, warm.path) == (cold.title, cold.snippet, cold.highlights, cold.path)
+
+        write(docs / "a.md", "# Alpha two\n\nThe walrus now swims under the ice.")
+        engine.index()
+        hit = engine.search("walrus").hits[0]
+        assert hit.title == "Alpha two" and "swims" in hit.snippet
+
+        os.rename(docs / "b.md", docs / "c.md")
+        engine.index()
+        hit = engine.search("otter").hits[0]
+        assert os.path.basename(hit.path) == "c.md" and "clam" in hit.snippet
+        assert "clam" in engine.document_text(hit.doc_id).text
+
+        (docs / "c.md").unlink()
+        engine.index()
+        assert engine.search("otter").hits == ()
+
+
+def test_a_long_document_split_across_batches_is_whole(tmp_path, settings, docs, monkeypatch):
+    import findling.store.text_cache as text_cache
+
+    monkeypatch.setattr(text_cache, "_BATCH", 3)  # chunks of one document in several batches
+    settings.index.chunk_tokens = 32
+    body = " ".join(f"word{i}" for i in range(600))
+    write(docs / "long.md", "# Long\n\n" + body + " zebra")
+    write(docs / "short.md", "# Short\n\nzebra crossing")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index()
+        doc_id = next(h.doc_id for h in engine.search("zebra").hits if h.title == "Long")
+        before = engine.document_text(doc_id).text
+        engine.warm()
+        assert engine.document_text(doc_id).text == before
+        assert {h.title for h in engine.search("zebra").hits} == {"Long", "Short"}
