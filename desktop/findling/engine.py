@@ -9,10 +9,9 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
-from findling.ingest.embedding import embed_pending
-from findling.ingest.indexer import Indexer, ProgressCallback
 from findling.models.service import ModelService
 from findling.pathnames import display_path
 from findling.paths import DB_FILENAME, data_home
@@ -55,6 +54,9 @@ from findling.store.status import (
     totals,
 )
 from findling.store.text_cache import DocumentCache
+
+if TYPE_CHECKING:
+    from findling.ingest.indexer import ProgressCallback
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,8 @@ class Engine:
     ) -> IndexReport:
         """Bring the text index up to date, then embed what is new (when an embedder is
         installed). The text is searchable before embedding starts."""
+        from findling.ingest.indexer import Indexer  # the extractors' libraries load when first needed
+
         with self._index_lock:
             try:
                 report = Indexer(self._db, self.settings.index, progress, cancel).run(self.sources())
@@ -187,6 +191,8 @@ class Engine:
             embedder = self.models.embedder()
         except FindlingError as exc:
             return EmbedReport(skipped=str(exc))
+        from findling.ingest.embedding import embed_pending
+
         return embed_pending(self._db, embedder, progress, cancel)
 
     def warm(self, cancel: threading.Event | None = None) -> None:
@@ -201,6 +207,8 @@ class Engine:
             return  # said again, with its reason, by the first semantic search
 
     def update_paths(self, paths: Iterable[str | os.PathLike[str]]) -> IndexReport:
+        from findling.ingest.indexer import Indexer
+
         with self._index_lock:
             try:
                 report = Indexer(self._db, self.settings.index).update_paths(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -90,6 +91,10 @@ class MainWindow(QMainWindow):
         self.watcher.changed.connect(self._on_files_changed)
         self.refresh_sources()
         self._restore_geometry()
+        # Vectors, the embedder and the results' text load after the window is up, so it
+        # shows at once; a search before they are ready reads the database directly.
+        self._warm_cancel = threading.Event()
+        QTimer.singleShot(0, lambda: run_task(lambda: engine.warm(self._warm_cancel), long=True))
 
     # -- layout ------------------------------------------------------------------------
 
@@ -533,6 +538,7 @@ class MainWindow(QMainWindow):
         settings = QSettings("findling", "findling")
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("state", self.saveState())
+        self._warm_cancel.set()
         self.indexing.stop()
         self.watcher.stop()
         super().closeEvent(event)

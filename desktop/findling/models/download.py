@@ -24,10 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub import constants as hf_constants
-from huggingface_hub import hf_hub_url
-from huggingface_hub.utils import build_hf_headers
-
 from findling import __version__
 from findling.errors import FindlingError
 from findling.models.manifest import ModelFile, ModelSpec
@@ -118,8 +114,18 @@ class ModelStore:
 
     def __init__(self, root: Path | None = None, endpoint: str | None = None) -> None:
         self.root = root or models_dir()
-        self.endpoint = (endpoint or hf_constants.ENDPOINT).rstrip("/")
+        self._endpoint = endpoint.rstrip("/") if endpoint else None
         self._verified: dict[tuple[str, int, int], str] = {}
+
+    @property
+    def endpoint(self) -> str:
+        if self._endpoint is None:
+            # huggingface_hub (and httpx under it) takes ~0.3 s to import: paid when a model
+            # is fetched, not at every start of the app
+            from huggingface_hub import constants as hf_constants
+
+            self._endpoint = str(hf_constants.ENDPOINT).rstrip("/")
+        return self._endpoint
 
     # -- where and what -----------------------------------------------------------------
 
@@ -201,6 +207,8 @@ class ModelStore:
         lock = _read_lock(folder) or {}
         revision = lock.get("revision") if lock.get("repo") == spec.repo else None
         revision = spec.revision if spec.pinned else revision or spec.revision
+        from huggingface_hub.utils import build_hf_headers
+
         headers = build_hf_headers(library_name="findling", library_version=__version__)
         metas = []
         for f in spec.files:
@@ -258,7 +266,7 @@ class ModelStore:
             ) from exc
 
     def _head(self, spec: ModelSpec, f: ModelFile, revision: str, headers: dict[str, str]) -> dict[str, Any]:
-        url = hf_hub_url(spec.repo, f.path, revision=revision, endpoint=self.endpoint)
+        url = _hub_url(spec.repo, f.path, revision, self.endpoint)
         with self._open(self._request(url, {**headers, "Accept-Encoding": "identity"}, "HEAD"), f.path) as resp:
             h = resp.headers
             etag = (h.get("X-Linked-Etag") or h.get("ETag") or "").strip('"').removeprefix("W/").strip('"')
@@ -289,7 +297,7 @@ class ModelStore:
         if size and have > size:
             part.unlink()
             have = 0
-        url = hf_hub_url(spec.repo, f.path, revision=revision, endpoint=self.endpoint)
+        url = _hub_url(spec.repo, f.path, revision, self.endpoint)
         if not size or have < size:
             request_headers = {**headers, "Accept-Encoding": "identity"}
             if have:
@@ -393,3 +401,9 @@ class ModelStore:
             return False
         shutil.rmtree(folder)
         return True
+
+
+def _hub_url(repo: str, path: str, revision: str, endpoint: str) -> str:
+    from huggingface_hub import hf_hub_url
+
+    return str(hf_hub_url(repo, path, revision=revision, endpoint=endpoint))
