@@ -292,6 +292,7 @@ class Engine:
         if self._vectors.index_for(embedder.spec.vector_key) is None:
             return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
         lane = self._vectors.search(embedder, parsed.text, limit, parsed.filters)
+        partial = self._vectors.coverage_note(embedder.spec.vector_key)
         terms = self._bm25.terms_of(parsed)
         hits, notes = self._keep_good(self._present(
             [RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
@@ -302,7 +303,7 @@ class Engine:
             query=query,
             hits=tuple(hits),
             total_matched=len(hits),
-            notes=notes,
+            notes=((partial,) if partial else ()) + notes,
             timings_ms={"embed": round(lane.embed_ms, 2), "vector": round(lane.ms - lane.embed_ms, 2),
                         "total": round(total_ms, 2)},
             terms=tuple(terms),

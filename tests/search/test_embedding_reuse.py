@@ -114,3 +114,41 @@ def test_windows_cover_each_chunk_once_and_machine_data_once():
     assert len(one) == 1 and one[0][1] == 0
     wrapped = "\n".join(minified[i:i + 80] for i in range(0, len(minified), 80))
     assert len(document_windows([(0, 0, wrapped)], 128)) > 100  # long, but lines of a normal length
+
+
+def test_partly_embedded_index_says_how_much_the_semantic_lane_sees(engine, docs):
+    for i in range(4):
+        write(docs / f"n{i}.md", f"# Note {i}\n\n{PARAGRAPHS[i]}")
+    engine.add_source(docs)
+    engine.index()
+    assert not any(n.startswith("semantic:") for n in engine.vsearch("payroll").notes)
+    from findling.store.vectors import delete_vectors
+
+    with engine._db.transaction() as tx:
+        delete_vectors(tx, "(SELECT id FROM documents WHERE path LIKE '%n0.md' OR path LIKE '%n1.md')")
+    assert "semantic: 50 % of documents" in engine.vsearch("payroll").notes[0]
+    assert any(n.startswith("semantic: 50 %") for n in engine.query("payroll").notes)
+
+
+def test_coverage_note_never_says_all_before_it_is():
+    from findling.search.vector_lane import coverage_note
+
+    assert coverage_note(10, 10) is None and coverage_note(0, 0) is None
+    assert coverage_note(999, 1000).startswith("semantic: 99 %")
+    assert coverage_note(0, 7).startswith("semantic: 0 %")
+
+
+def test_most_recently_modified_documents_are_embedded_first(tmp_path, settings, docs):
+    import os
+
+    from findling.store.vectors import ensure_table, pending_documents
+
+    for i, name in enumerate(["old", "newest", "middle"]):
+        path = write(docs / f"{name}.md", f"# {name}\n\nText of {name}.")
+        os.utime(path, (1_000_000 + i, {"old": 1_000_000, "newest": 3_000_000, "middle": 2_000_000}[name]))
+    with Engine(tmp_path / "plain", settings=settings) as plain:
+        plain.add_source(docs)
+        plain.index()
+        with plain._db.transaction() as tx:
+            table = ensure_table(tx, "m", 3)
+        assert [title for _, title in pending_documents(plain._db.cursor(), table, 3)] == ["newest", "middle", "old"]

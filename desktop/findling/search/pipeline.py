@@ -293,6 +293,8 @@ class Pipeline:
         use_vectors = vector_reason is None
         if "vector" in lanes and not use_vectors:
             notes.append(f"vector lane off: {vector_reason}")
+        elif use_vectors and (partial := self.vectors.coverage_note(self.models.spec("embedder").vector_key)):
+            notes.append(partial)
 
         # Stage 0: strong signal
         t0 = time.perf_counter()

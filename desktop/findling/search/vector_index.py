@@ -139,6 +139,7 @@ class VectorIndex:
         # rows and the scale their codes were made with, swapped together under the lock
         self._state: tuple[_Rows, np.ndarray] = (_Rows.empty(dim), self._scale)
         self._generation = -1
+        self._documents = 0
         self._lock = threading.Lock()
         self._dot = Int8Dot()
 
@@ -152,7 +153,8 @@ class VectorIndex:
 
     @property
     def documents(self) -> int:
-        return len(np.unique(self._state[0].doc_ids))
+        """Documents with vectors, as of the last refresh."""
+        return self._documents
 
     def close(self) -> None:
         self._floats.close()
@@ -175,6 +177,7 @@ class VectorIndex:
             if len(rows.seqs) < self._floats.count // 2:
                 rows = self._compact(rows)
             self._state = (rows, self._scale)
+            self._documents = len(np.unique(rows.doc_ids))
             self._generation = current
 
     def _load(self, cur: duckdb.DuckDBPyConnection, where: str, kept: _Rows) -> _Rows:

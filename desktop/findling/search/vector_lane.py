@@ -17,6 +17,7 @@ from findling.records import Filters
 from findling.search.bm25 import filter_sql
 from findling.search.normalize import cosine_from_distance
 from findling.search.vector_index import VectorIndex
+from findling.store.db import scalar
 from findling.store.vectors import table_for
 
 
@@ -68,6 +69,15 @@ class VectorLane:
         if index is not None:
             index.refresh()
 
+    def coverage_note(self, model: str) -> str | None:
+        """While embedding goes on, how much of the index the semantic lane can see."""
+        index = self.index_for(model)
+        if index is None:
+            return None
+        index.refresh()
+        total = int(scalar(self._cursor(), "SELECT count(*) FROM documents WHERE status = 'ok' AND length > 0"))
+        return coverage_note(index.documents, total)
+
     def search(self, embedder: Embedder, text: str, limit: int, filters: Filters | None = None) -> VectorResult:
         started = time.perf_counter()
         index = self.index_for(embedder.spec.vector_key)
@@ -100,3 +110,10 @@ class VectorLane:
             doc: VectorLaneHit(doc, 0, h.cosine, cosine_from_distance(1.0 - h.cosine), h.start_char, h.end_char)
             for doc, h in found.items()
         }
+
+
+def coverage_note(embedded: int, total: int) -> str | None:
+    if total <= 0 or embedded >= total:
+        return None
+    share = min(99, int(100 * embedded / total))  # "100 %" only when it is all there
+    return f"semantic: {share} % of documents so far (the rest are being embedded; keywords cover all)"
