@@ -443,7 +443,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     from findling.devtools.bench import run_bench
 
-    report = run_bench(docs=args.docs, corpus=args.corpus, workdir=args.workdir, queries=args.queries)
+    report = run_bench(docs=args.docs, corpus=args.corpus, workdir=args.workdir, queries=args.queries,
+                       reuse_index=args.reuse_index)
     if args.json:
         print(json.dumps(report, indent=2))
     return 0
@@ -531,6 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help="folder of real text to cut documents from (e.g. an unpacked linux-doc)")
     p.add_argument("--workdir", help="where to build the corpus and indexes (default: a temp dir)")
     p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--reuse-index", action="store_true",
+                   help="time searching on the index an earlier run left in --workdir (no re-indexing)")
     p.add_argument("--gui", metavar="FOLDER", help="instead: the app's event-loop lateness while it indexes FOLDER")
     p.add_argument("--time-to-searchable", metavar="FOLDER",
                    help="instead: seconds from adding FOLDER to an empty index until keyword-searchable and fully embedded")
