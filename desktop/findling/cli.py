@@ -418,6 +418,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         print(json.dumps(bench_gui(args.gui), indent=2))
         return 0
+    if args.gui_start:
+        from findling.devtools.gui.bench_start import bench_gui_start
+
+        print(json.dumps(bench_gui_start(args.gui_start), indent=2))
+        return 0
     if args.time_to_searchable:
         from findling.devtools.bench_searchable import bench_time_to_searchable
 
@@ -535,6 +540,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reuse-index", action="store_true",
                    help="time searching on the index an earlier run left in --workdir (no re-indexing)")
     p.add_argument("--gui", metavar="FOLDER", help="instead: the app's event-loop lateness while it indexes FOLDER")
+    p.add_argument("--gui-start", metavar="HOME",
+                   help="instead: seconds from launching the app on the index in HOME to a window ready for typing")
     p.add_argument("--time-to-searchable", metavar="FOLDER",
                    help="instead: seconds from adding FOLDER to an empty index until keyword-searchable and fully embedded")
     p.add_argument("--rerank", metavar="FOLDER", help="instead: reranking latency of the top candidates over FOLDER")
