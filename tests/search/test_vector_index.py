@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from findling.search.vector_index import VectorIndex, query_code, quantize
+from findling.search.vector_index import VectorIndex, quantize, query_code
 from findling.store.db import Database
 from findling.store.vectors import delete_vectors, ensure_table, write_vectors
 
