@@ -25,6 +25,7 @@ FORBIDDEN = {
                     "findling.gui", "findling.cli", "PySide6", "duckdb"),
     "errors.py": ("findling.", "PySide6", "duckdb"),
     "pathnames.py": ("findling.", "PySide6", "duckdb"),
+    "scratch.py": ("findling.", "PySide6", "duckdb"),
     "engine.py": ("findling.cli", "findling.gui", "findling.devtools", "PySide6"),
 }
 QT_ALLOWED = ("gui", "devtools/gui")

@@ -7,7 +7,6 @@ import json
 import os
 import random
 import re
-import resource
 import shutil
 import sqlite3
 import statistics
@@ -17,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from findling.devtools.memory import peak_rss_mb, rss_now_mb
 from findling.engine import Engine
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import kind_of
@@ -184,19 +184,6 @@ def _fts5(corpus: Path, db_path: Path, queries: list[str]) -> dict[str, object]:
     return result
 
 
-def _rss_now_mb() -> float:
-    try:
-        with open("/proc/self/statm") as handle:
-            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
-    except OSError:
-        return _rss_mb()
-
-
-def _rss_mb() -> float:
-    scale = 1 if sys.platform == "darwin" else 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
-
-
 def run_bench(
     docs: int = 20000,
     corpus: str | None = None,
@@ -229,7 +216,7 @@ def run_bench(
         index_s = time.perf_counter() - started
         started = time.perf_counter()
         noop = engine.index()
-        indexed = {"index_s": index_s, "added": report.added, "failed": report.failed, "peak_rss_mb": _rss_mb(),
+        indexed = {"index_s": index_s, "added": report.added, "failed": report.failed, "peak_rss_mb": peak_rss_mb(),
                    "rescan_no_change_s": time.perf_counter() - started, "unchanged": noop.unchanged}
         saved.write_text(json.dumps(indexed))
     status = engine.status(problem_limit=0)
@@ -243,7 +230,7 @@ def run_bench(
     engine.warm()  # what the app does in the background after its window shows
     warm_s = time.perf_counter() - started
     with_snippets = _time_all(qs, lambda q: engine.search(q, 20))
-    rss_searching = _rss_now_mb()
+    rss_searching = rss_now_mb()
     paragraphs = _long_queries(corpus_dir, max(20, queries // 4), rng)
     long_any = _time_all(paragraphs, lambda q: engine.rank_keywords(q, 20, "any"), warmup=3)
 

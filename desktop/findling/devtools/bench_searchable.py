@@ -4,7 +4,6 @@ Uses the installed models (the same manifest and cache as the app)."""
 
 from __future__ import annotations
 
-import resource
 import shutil
 import sys
 import tempfile
@@ -12,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from findling.devtools.memory import peak_rss_mb
 from findling.engine import Engine
 from findling.records import IndexProgress
 from findling.settings import Settings
@@ -19,11 +19,6 @@ from findling.settings import Settings
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def _rss_mb() -> float:
-    scale = 1 if sys.platform == "darwin" else 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
 
 
 def bench_time_to_searchable(folder: Path, workdir: Path | None = None, settings: Settings | None = None) -> dict:
@@ -71,7 +66,7 @@ def bench_time_to_searchable(folder: Path, workdir: Path | None = None, settings
                 "provider": engine.models.embedder().provider if embedded and not embedded.skipped else "",
             },
             "first_keyword_query_ms": round(first_query_ms, 1),
-            "peak_rss_mb": round(_rss_mb(), 1),
+            "peak_rss_mb": round(peak_rss_mb(), 1),
         }
     return result
 

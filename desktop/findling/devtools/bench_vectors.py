@@ -3,9 +3,7 @@ vectors, and the embedder's throughput on real text."""
 
 from __future__ import annotations
 
-import os
 import random
-import resource
 import shutil
 import sys
 import tempfile
@@ -14,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from findling.devtools.memory import rss_now_mb
 from findling.paths import DB_FILENAME
 from findling.search.vector_index import VectorIndex
 from findling.store.db import Database
@@ -22,11 +21,6 @@ from findling.store.vectors import ensure_table, write_vectors
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def _rss_mb() -> float:
-    scale = 1 if sys.platform == "darwin" else 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
@@ -69,12 +63,12 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
 
     db = Database(home / DB_FILENAME)  # a fresh open: time the index becoming ready
     table = str(db.cursor().execute("SELECT table_name FROM vector_models").fetchall()[0][0])
-    rss_before = _rss_now_mb()
+    rss_before = rss_now_mb()
     index = VectorIndex(db.cursor, table, dim, home)
     started = time.perf_counter()
     index.refresh()
     load_s = time.perf_counter() - started
-    rss_after = _rss_now_mb()
+    rss_after = rss_now_mb()
 
     qs = _clustered_vectors(queries, dim, rng)
     for q in qs[:10]:
@@ -112,15 +106,6 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
         "top20_filtered_10pct": _percentiles(filtered),
         "recall_at_10": round(float(np.mean(recalls)), 4),
     }
-
-
-def _rss_now_mb() -> float:
-    """Resident memory now (Linux /proc; elsewhere the peak, which only grows)."""
-    try:
-        with open("/proc/self/statm") as handle:
-            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
-    except OSError:
-        return _rss_mb()
 
 
 def bench_embedder(texts: list[str]) -> dict:

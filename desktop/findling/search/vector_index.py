@@ -19,7 +19,6 @@ a new database generation brings in rows with a higher seq and drops rows whose 
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import duckdb
 import numpy as np
 
 from findling.models.int8_dot import Int8Dot
+from findling.scratch import scratch_file
 from findling.store.vectors import generation
 
 _RESCORE = 256  # candidates rescored with exact floats, at least (k × 8 when more)
@@ -95,10 +95,7 @@ class _FloatFile:
     on disk, paged in only where a search looks. Deleted by the OS when the process ends."""
 
     def __init__(self, folder: Path | None, dim: int) -> None:
-        try:  # beside the index, on the disk the user chose for it
-            self._file = tempfile.TemporaryFile(dir=folder, prefix="findling-vectors-")
-        except OSError:  # a read-only data folder
-            self._file = tempfile.TemporaryFile(prefix="findling-vectors-")
+        self._file = scratch_file(folder, "findling-vectors-")
         self.dim = dim
         self.count = 0
         self._map: np.ndarray | None = None

@@ -14,7 +14,6 @@ added to it."""
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import IO, Any
 import duckdb
 import numpy as np
 
+from findling.scratch import scratch_file
 from findling.store.documents import META_SQL, Chunk, DocumentMeta, chunks_by_document, id_list, meta_of
 
 _BATCH = 32_768
@@ -82,10 +82,7 @@ class DocumentCache:
         fresh: dict[int, tuple[Any, DocumentMeta, list[_Span]]] = {}
         with self._lock:
             if self._file is None:
-                try:  # beside the index, on the disk the user chose for it
-                    self._file = tempfile.TemporaryFile(dir=self._scratch, prefix="findling-text-")
-                except OSError:  # a read-only data folder
-                    self._file = tempfile.TemporaryFile(prefix="findling-text-")
+                self._file = scratch_file(self._scratch, "findling-text-")
             offset = self._size
             for doc_id, start, end, text in rows:
                 known = metas.get(doc_id)
