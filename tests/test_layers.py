@@ -26,7 +26,9 @@ FORBIDDEN = {
     "errors.py": ("findling.", "PySide6", "duckdb"),
     "pathnames.py": ("findling.", "PySide6", "duckdb"),
     "scratch.py": ("findling.", "PySide6", "duckdb"),
-    "engine.py": ("findling.cli", "findling.gui", "findling.devtools", "PySide6"),
+    "docids.py": ("findling.", "PySide6", "duckdb"),
+    "engine.py": ("findling.cli", "findling.gui", "findling.devtools", "findling.server", "PySide6"),
+    "server": ("findling.cli", "findling.gui", "findling.devtools", "PySide6"),
 }
 QT_ALLOWED = ("gui", "devtools/gui")
 

@@ -11,23 +11,27 @@ from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from findling.docids import split_reference
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
 from findling.models.service import ModelService
 from findling.pathnames import display_path
 from findling.paths import DB_FILENAME, data_home
 from findling.records import (
+    DocumentSlice,
     EmbedReport,
     Evidence,
     Filters,
     Highlight,
     Hit,
     IndexReport,
+    MultiGetResult,
     SearchResult,
     Source,
     SourceStatus,
     StoreStatus,
 )
 from findling.search.bm25 import Bm25Lane
+from findling.search.fetch import DocumentFetcher
 from findling.search.pipeline import Pipeline, PipelineResult
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import newer_first_among_equals, relative, relevance
@@ -98,6 +102,7 @@ class Engine:
             self._db, self._bm25, self._vectors, self.models, self.settings.pipeline, self.settings.search,
             self._documents,
         )
+        self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()
 
     def close(self) -> None:
@@ -355,6 +360,39 @@ class Engine:
         language = meta.language or "en"
         return DocumentText(doc_id, meta.path, meta.title, text, language,
                             tuple(highlight_spans(text, terms, language)))
+
+    # -- documents by reference (docid or path) ---------------------------------------------
+
+    def get(self, ref: str, first_line: int | None = None, count: int | None = None) -> DocumentSlice:
+        """An indexed document's text, or lines of it: `ref` is a docid (`#3fa9c2`) or a path,
+        optionally followed by `:line` or `:line:count`."""
+        ref, line, n = split_reference(ref)
+        return self._fetch.get(self._fetch.resolve(ref, self.sources()), first_line or line, count or n)
+
+    def multi_get(self, refs: Sequence[str], max_bytes: int = 60_000, max_lines: int | None = None) -> MultiGetResult:
+        """Several documents (docids, paths or glob patterns over the indexed paths), up to max_bytes."""
+        return self._fetch.multi_get(refs, self.sources(), max_bytes, max_lines)
+
+    def similar(self, ref: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
+        """Documents like the given one, by meaning (its vectors)."""
+        started = time.perf_counter()
+        ref, _line, _n = split_reference(ref)
+        doc_id = self._fetch.resolve(ref, self.sources())
+        limit = limit or self.settings.search.limit
+        reason = self.models.unavailable_reason("embedder")
+        if reason is not None:
+            return SearchResult(ref, (), 0, notes=(f"semantic search is off: {reason}",))
+        model = self.models.spec("embedder").vector_key
+        lane = self._vectors.similar(model, doc_id, limit, filters)
+        if lane is None:
+            return SearchResult(ref, (), 0, notes=("that document has no vectors yet: run findling index",))
+        hits = self._present(
+            [RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
+             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))], ()
+        )
+        total_ms = (time.perf_counter() - started) * 1000
+        return SearchResult(query=ref, hits=tuple(hits), total_matched=len(hits),
+                            timings_ms={"vector": round(lane.ms, 2), "total": round(total_ms, 2)})
 
     def document_paths(self) -> dict[int, str]:
         """Every document's path, by id (for tools that map results to their own ids)."""

@@ -37,5 +37,9 @@ class QuerySyntaxError(FindlingError):
     """A query filter has a value Findling cannot read (e.g. a bad date)."""
 
 
+class NotFoundError(FindlingError):
+    """A document reference (a docid or a path) that names no indexed document."""
+
+
 class ExtractionError(FindlingError):
     """A file's text cannot be extracted; recorded on the document and skipped."""

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from findling.docids import docid
+
 # The vocabularies that cross layers, spelled once.
 DocumentStatus = Literal["ok", "failed", "skipped"]
 Lane = Literal["bm25", "vector"]
@@ -234,6 +236,11 @@ class Hit:
     chunk_start: int | None = None
     chunk_end: int | None = None
     weak: bool = False
+    line: int = 0  # the snippet's line in the document's text (0: unknown)
+
+    @property
+    def docid(self) -> str:
+        return docid(self.path)
 
 
 @dataclass(frozen=True)
@@ -274,3 +281,24 @@ class Check:
     name: str
     ok: bool
     detail: str
+
+
+@dataclass(frozen=True)
+class DocumentSlice:
+    """Lines of one indexed document's text (what `get` returns). Lines count from 1."""
+
+    docid: str
+    path: str
+    title: str
+    text: str
+    first_line: int
+    last_line: int
+    total_lines: int
+    mtime: float = 0.0
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class MultiGetResult:
+    documents: tuple[DocumentSlice, ...]
+    left_out: tuple[tuple[str, str], ...] = ()  # (path or reference, why)

@@ -53,15 +53,42 @@ def present(
         if entry.span is not None:
             doc_chunks = _cut_span(doc_chunks, entry.span)
         snippet = make_snippet(doc_chunks, terms, doc.language or "en", snippet_chars)
+        line = line_at(cached.chunks, _snippet_offset(cached.chunks, snippet.text, snippet.chunk_start))
         hits.append(
             Hit(
                 doc_id=entry.doc_id, path=doc.path, title=doc.title or readable_name(Path(doc.path).name),
                 score=round(entry.score, 6), snippet=snippet.text, highlights=snippet.highlights, mtime=doc.mtime,
                 size=doc.size, ext=doc.ext, raw_score=entry.raw, chunk_start=snippet.chunk_start,
-                chunk_end=snippet.chunk_end,
+                chunk_end=snippet.chunk_end, line=line,
             )
         )
     return hits
+
+
+def _snippet_offset(chunks: Sequence[Chunk], snippet: str, chunk_start: int | None) -> int:
+    """Where in the document the snippet's text begins (its chunk's start when it cannot be found)."""
+    if chunk_start is None:
+        return 0
+    probe = snippet.strip().lstrip("…").strip()[:24]
+    for c_start, _c_end, text in chunks:
+        if c_start == chunk_start:
+            at = text.find(probe) if probe else -1
+            return c_start + max(0, at)
+    return chunk_start
+
+
+def line_at(chunks: Sequence[Chunk], offset: int) -> int:
+    """The 1-based line of a character offset in the document the chunks rebuild."""
+    newlines = 0
+    covered = 0
+    for start, end, text in chunks:
+        if start >= offset:
+            break
+        if end > covered:
+            piece = text[max(0, covered - start):max(0, offset - start)]
+            newlines += piece.count("\n")
+            covered = min(end, offset)
+    return newlines + 1
 
 
 def document_text(chunks: Sequence[Chunk]) -> str:

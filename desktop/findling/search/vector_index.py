@@ -265,6 +265,18 @@ class VectorIndex:
                 return hits
             want = min(n, want * 4)
 
+    def document_vector(self, doc_id: int) -> np.ndarray | None:
+        """The mean of a document's exact chunk vectors, normalised: what "documents like this one"
+        searches with. None when the document has no vectors."""
+        self.refresh()
+        rows, _ = self._state
+        picked = np.flatnonzero(rows.doc_ids == doc_id)
+        if len(picked) == 0:
+            return None
+        mean = self._floats.read(rows.slots[picked]).mean(axis=0)
+        norm = float(np.linalg.norm(mean))
+        return (mean / norm).astype(np.float32) if norm > 0 else None
+
     def best_chunks(self, query: np.ndarray, doc_ids: list[int]) -> dict[int, VectorHit]:
         """Each given document's best chunk for the query (documents with no vectors are
         left out): the vector evidence for candidates another lane found."""

@@ -16,7 +16,7 @@ from findling.models.embedder import Embedder
 from findling.records import Filters
 from findling.search.bm25 import filter_sql
 from findling.search.normalize import cosine_from_distance
-from findling.search.vector_index import VectorIndex
+from findling.search.vector_index import VectorHit, VectorIndex
 from findling.store.db import scalar
 from findling.store.vectors import table_for
 
@@ -78,6 +78,13 @@ class VectorLane:
         total = int(scalar(self._cursor(), "SELECT count(*) FROM documents WHERE status = 'ok' AND length > 0"))
         return coverage_note(index.documents, total)
 
+    def _allowed(self, filters: Filters | None) -> np.ndarray | None:
+        if filters is None or filters.empty:
+            return None
+        where, params = filter_sql(filters)
+        ids = self._cursor().execute(f"SELECT d.id FROM documents d WHERE d.status = 'ok'{where}", params).fetchnumpy()
+        return np.asarray(ids["id"], dtype=np.int32)
+
     def search(self, embedder: Embedder, text: str, limit: int, filters: Filters | None = None) -> VectorResult:
         started = time.perf_counter()
         index = self.index_for(embedder.spec.vector_key)
@@ -85,20 +92,20 @@ class VectorLane:
             return VectorResult((), 0.0, 0.0)
         query = embedder.embed([text], kind="query")[0]
         embedded = time.perf_counter()
-        allowed = None
-        if filters is not None and not filters.empty:
-            where, params = filter_sql(filters)
-            ids = self._cursor().execute(
-                f"SELECT d.id FROM documents d WHERE d.status = 'ok'{where}", params
-            ).fetchnumpy()["id"]
-            allowed = np.asarray(ids, dtype=np.int32)
-        found = index.search(query, limit, allowed)
-        hits = tuple(
-            VectorLaneHit(h.doc_id, rank, h.cosine, cosine_from_distance(1.0 - h.cosine), h.start_char, h.end_char)
-            for rank, h in enumerate(found, 1)
-        )
+        found = index.search(query, limit, self._allowed(filters))
         done = time.perf_counter()
-        return VectorResult(hits, (done - started) * 1000, (embedded - started) * 1000, query)
+        return VectorResult(_lane_hits(found), (done - started) * 1000, (embedded - started) * 1000, query)
+
+    def similar(self, model: str, doc_id: int, limit: int, filters: Filters | None = None) -> VectorResult | None:
+        """Documents close to the given one (by the mean of its chunk vectors), itself left out;
+        None when it has no vectors."""
+        started = time.perf_counter()
+        index = self.index_for(model)
+        vector = index.document_vector(doc_id) if index is not None else None
+        if index is None or vector is None:
+            return None
+        found = [h for h in index.search(vector, limit + 1, self._allowed(filters)) if h.doc_id != doc_id][:limit]
+        return VectorResult(_lane_hits(found), (time.perf_counter() - started) * 1000, 0.0, vector)
 
     def evidence(self, model: str, query_vector: np.ndarray, doc_ids: list[int]) -> dict[int, VectorLaneHit]:
         """The best chunk of each given document (found by another lane) for the query."""
@@ -110,6 +117,13 @@ class VectorLane:
             doc: VectorLaneHit(doc, 0, h.cosine, cosine_from_distance(1.0 - h.cosine), h.start_char, h.end_char)
             for doc, h in found.items()
         }
+
+
+def _lane_hits(found: list[VectorHit]) -> tuple[VectorLaneHit, ...]:
+    return tuple(
+        VectorLaneHit(h.doc_id, rank, h.cosine, cosine_from_distance(1.0 - h.cosine), h.start_char, h.end_char)
+        for rank, h in enumerate(found, 1)
+    )
 
 
 def coverage_note(embedded: int, total: int) -> str | None:

@@ -278,3 +278,9 @@ def document_paths(cur: duckdb.DuckDBPyConnection) -> dict[int, str]:
     """Every document's path to open, by id."""
     rows = cur.execute(f"SELECT d.id, d.path, r.raw FROM documents d {WITH_RAW_PATH}").fetchall()
     return {r[0]: stored_path(r[1], r[2]) for r in rows}
+
+
+def document_state(cur: duckdb.DuckDBPyConnection, path: str) -> tuple[int, str, str] | None:
+    """(id, status, error) of the document at this path, or None when it is not in the index."""
+    rows = cur.execute("SELECT id, status, coalesce(error, '') FROM documents WHERE path = ?", [path]).fetchall()
+    return (int(rows[0][0]), str(rows[0][1]), str(rows[0][2])) if rows else None

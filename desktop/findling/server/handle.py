@@ -1,0 +1,365 @@
+"""The index as one process reaches it: its own Engine when it is the owner, the owner's endpoint
+when another Findling holds the index. The same calls, results, errors and progress either way,
+so every face (CLI, MCP, HTTP, the window) works while the others run."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from findling.docids import docid_prefix, split_reference
+from findling.errors import FindlingError, StoreLockedError
+from findling.paths import data_home
+from findling.records import (
+    DocumentSlice,
+    Filters,
+    IndexProgress,
+    IndexReport,
+    MultiGetResult,
+    SearchResult,
+    Source,
+    StoreStatus,
+)
+from findling.server.endpoint import EndpointServer, connect
+from findling.settings import Settings
+
+if TYPE_CHECKING:
+    from findling.engine import Engine
+
+log = logging.getLogger(__name__)
+
+Kind = Literal["app", "headless"]
+
+# What a client may ask of the owner. Writes change the index; everything else only reads.
+READ_VERBS = frozenset({"sources", "search", "query", "vsearch", "status", "get", "multi_get", "similar"})
+WRITE_VERBS = frozenset({"add_source", "remove_source", "index"})
+VERBS = READ_VERBS | WRITE_VERBS
+
+_OWNER_GONE = ("the Findling process that had the index stopped while answering; run the command again "
+               "(the index keeps everything committed)")
+
+
+class OwnerBusyError(FindlingError):
+    """The owner did not let go of the index in time (a long `findling index` in another process)."""
+
+
+class IndexHandle:
+    """Open with `IndexHandle(home)`: owns the index when nobody does (and then serves others
+    through the endpoint), else becomes a client of the owner."""
+
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        settings: Settings | None = None,
+        kind: Kind = "headless",
+        serve: bool = True,
+        wait_s: float = 15.0,
+        on_activate: Callable[[], None] | None = None,
+    ) -> None:
+        self.home_arg = home
+        self.home = Path(data_home(home))
+        self.settings = settings
+        self.kind = kind
+        self._serve = serve
+        self._wait_s = wait_s
+        self._on_activate = on_activate
+        self.engine: Engine | None = None
+        self._server: EndpointServer | None = None
+        self._cond = threading.Condition()
+        self._in_flight = 0
+        self._switching = False
+        self._closed = False
+        if kind == "app":
+            self._take_over()
+        else:
+            self._acquire(client_only_for=0.0)
+
+    # -- who holds the index ----------------------------------------------------------------
+
+    @property
+    def role(self) -> Literal["owner", "client"]:
+        return "owner" if self.engine is not None else "client"
+
+    def _own(self) -> bool:
+        """Open the index ourselves; False when another process holds it."""
+        from findling.engine import Engine  # clients never pay for the engine's imports
+
+        try:
+            engine = Engine(self.home_arg, settings=self.settings)
+        except StoreLockedError:
+            return False
+        self.engine = engine
+        if self._serve:
+            try:
+                self._server = EndpointServer(self.home, self._answer)
+            except OSError as exc:  # no private folder for the socket: this process still works alone
+                log.warning("cannot listen for other Findling processes: %s", exc)
+        return True
+
+    def _acquire(self, client_only_for: float) -> None:
+        """Become a client of the owner, or the owner when there is none. For `client_only_for`
+        seconds only an owner is looked for (after a handover, the new owner is opening)."""
+        started = time.monotonic()
+        last_error: Exception | None = None
+        while True:
+            if _ping(self.home):
+                return
+            waited = time.monotonic() - started
+            if waited >= client_only_for:
+                try:
+                    if self._own():
+                        return
+                except StoreLockedError as exc:
+                    last_error = exc
+            if waited > client_only_for + self._wait_s:
+                # Locked by a process that does not answer: an older Findling, or a stuck one.
+                raise last_error or StoreLockedError(
+                    f"the index at {self.home} is in use by another process that does not answer; "
+                    "close it and try again"
+                )
+            time.sleep(0.05)
+
+    def _take_over(self) -> None:
+        """For the window: own the index. A headless owner (CLI, MCP or HTTP server) is asked to
+        hand it over; another window is brought forward instead (ActivatedElsewhere)."""
+        deadline = time.monotonic() + self._wait_s
+        while True:
+            conn = connect(self.home)
+            if conn is not None:
+                with conn:
+                    conn.send(("handover",))
+                    if not conn.poll(max(0.1, deadline - time.monotonic() + 60.0)):
+                        raise OwnerBusyError("the Findling process holding the index is busy; try again when its "
+                                             "work is done")
+                    answer = conn.recv()
+                if answer[0] == "app":
+                    raise ActivatedElsewhere()
+            if self._own():
+                return
+            if time.monotonic() > deadline:
+                raise StoreLockedError(f"the index at {self.home} is in use by another process that does not "
+                                       "answer; close it and try again")
+            time.sleep(0.05)
+
+    # -- the owner's side: answering other processes ------------------------------------------
+
+    def _answer(self, conn: Connection) -> None:
+        message = conn.recv()
+        what = message[0]
+        if what == "ping":
+            conn.send(("pong", self.kind, os.getpid()))
+        elif what == "handover":
+            if self.kind == "app":
+                if self._on_activate is not None:
+                    self._on_activate()
+                conn.send(("app",))
+            else:
+                self._release()
+                conn.send(("released",))
+                threading.Thread(target=self._rejoin, name="findling-rejoin", daemon=True).start()
+        elif what == "call":
+            self._answer_call(conn, message[1], message[2], message[3])
+        else:
+            conn.send(("error", FindlingError(f"unknown request {what!r}")))
+
+    def _answer_call(self, conn: Connection, verb: str, args: tuple, kwargs: dict) -> None:
+        if verb not in VERBS:
+            conn.send(("error", FindlingError(f"unknown verb {verb!r}")))
+            return
+        sending = threading.Lock()
+        if verb == "index":
+            cancel = threading.Event()
+
+            def progress(p: IndexProgress) -> None:
+                with sending:
+                    try:
+                        if conn.poll() and conn.recv() == ("cancel",):
+                            cancel.set()
+                        conn.send(("progress", p))
+                    except (OSError, EOFError):
+                        cancel.set()  # the client left: stop at the next file, as Ctrl-C would
+
+            kwargs = {"progress": progress, "cancel": cancel}
+        try:
+            result = self._call(verb, args, kwargs)
+        except FindlingError as exc:
+            reply: tuple = ("error", exc)
+        except Exception as exc:
+            log.exception("%s failed", verb)
+            reply = ("error", FindlingError(f"{verb} failed in the Findling that holds the index: "
+                                            f"{type(exc).__name__}: {exc}"))
+        else:
+            reply = ("ok", result)
+        with sending:
+            conn.send(reply)
+
+    def _release(self) -> None:
+        """Hand the index over: new calls wait, calls in flight finish, then the engine closes."""
+        with self._cond:
+            self._switching = True
+            while self._in_flight:
+                self._cond.wait()
+            if self._server is not None:
+                self._server.close()
+                self._server = None
+            if self.engine is not None:
+                self.engine.close()
+                self.engine = None
+
+    def _rejoin(self) -> None:
+        try:
+            self._acquire(client_only_for=30.0)
+        except FindlingError as exc:
+            log.warning("after handing the index over: %s", exc)
+        finally:
+            with self._cond:
+                self._switching = False
+                self._cond.notify_all()
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    def _call(self, verb: str, args: tuple, kwargs: dict) -> Any:
+        """Run a verb on our engine, or forward it to the owner. A request that reached us through
+        the endpoint while we handed the index over is forwarded the same way, not failed."""
+        with self._cond:
+            while self._switching:
+                self._cond.wait()
+            if self._closed:
+                raise FindlingError("the index is closed")
+            engine = self.engine
+            if engine is not None:
+                self._in_flight += 1
+        if engine is not None:
+            try:
+                return getattr(engine, verb)(*args, **kwargs)
+            finally:
+                with self._cond:
+                    self._in_flight -= 1
+                    self._cond.notify_all()
+        return self._forward(verb, args, kwargs)
+
+    def _forward(self, verb: str, args: tuple, kwargs: dict) -> Any:
+        progress = kwargs.pop("progress", None)
+        cancel: threading.Event | None = kwargs.pop("cancel", None)
+        for attempt in range(2):
+            conn = connect(self.home)
+            if conn is None:
+                self._acquire(client_only_for=0.0)  # the owner is gone: take the index or find the next owner
+                if self.engine is not None:
+                    with_callbacks = dict(kwargs, progress=progress, cancel=cancel) if verb == "index" else kwargs
+                    return self._call(verb, args, with_callbacks)
+                continue
+            try:
+                with conn:
+                    conn.send(("call", verb, args, kwargs))
+                    return _receive(conn, progress, cancel)
+            except (OSError, EOFError):
+                if verb in WRITE_VERBS or attempt == 1:
+                    raise FindlingError(_OWNER_GONE) from None
+        raise FindlingError(_OWNER_GONE)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            server, engine = self._server, self.engine
+            self._server = self.engine = None
+        if server is not None:
+            server.close()
+        if engine is not None:
+            engine.close()
+
+    def __enter__(self) -> IndexHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the engine's API, wherever the engine is --------------------------------------------------
+
+    def sources(self) -> list[Source]:
+        return self._call("sources", (), {})
+
+    def add_source(self, path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Source:
+        return self._call("add_source", (os.path.abspath(path),), {"include": tuple(include),
+                                                                     "exclude": tuple(exclude)})
+
+    def remove_source(self, path: str) -> int:
+        return self._call("remove_source", (os.path.abspath(path),), {})
+
+    def index(self, progress: Callable[[IndexProgress], None] | None = None,
+              cancel: threading.Event | None = None) -> IndexReport:
+        return self._call("index", (), {"progress": progress, "cancel": cancel})
+
+    def search(self, query: str, limit: int | None = None, filters: Filters | None = None,
+               match: str | None = None) -> SearchResult:
+        return self._call("search", (query,), {"limit": limit, "filters": filters, "match": match})
+
+    def query(self, query: str, limit: int | None = None, filters: Filters | None = None, expand: bool | None = None,
+              rerank: str | None = None, min_score: float = 0.0) -> SearchResult:
+        return self._call("query", (query,), {"limit": limit, "filters": filters, "expand": expand,
+                                              "rerank": rerank, "min_score": min_score})
+
+    def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
+        return self._call("vsearch", (query,), {"limit": limit, "filters": filters})
+
+    def similar(self, ref: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
+        return self._call("similar", (ref,), {"limit": limit, "filters": filters})
+
+    def get(self, ref: str, first_line: int | None = None, count: int | None = None) -> DocumentSlice:
+        return self._call("get", (_absolute(ref),), {"first_line": first_line, "count": count})
+
+    def multi_get(self, refs: Sequence[str], max_bytes: int = 60_000, max_lines: int | None = None) -> MultiGetResult:
+        return self._call("multi_get", (list(refs),), {"max_bytes": max_bytes, "max_lines": max_lines})
+
+    def status(self) -> StoreStatus:
+        return self._call("status", (), {})
+
+
+class ActivatedElsewhere(FindlingError):
+    """Another window already shows this index; it was asked to come forward."""
+
+
+def _absolute(ref: str) -> str:
+    """A path reference made absolute here: the owner runs in another folder."""
+    if docid_prefix(split_reference(ref)[0]) is not None and not os.path.exists(ref):
+        return ref
+    path, line, count = split_reference(ref)
+    suffix = "" if line is None else f":{line}" + ("" if count is None else f":{count}")
+    return os.path.abspath(os.path.expanduser(path)) + suffix
+
+
+def _ping(home: Path) -> bool:
+    conn = connect(home)
+    if conn is None:
+        return False
+    try:
+        with conn:
+            conn.send(("ping",))
+            return bool(conn.poll(5.0)) and conn.recv()[0] == "pong"
+    except (OSError, EOFError):
+        return False
+
+
+def _receive(conn: Connection, progress: Callable[[IndexProgress], None] | None,
+             cancel: threading.Event | None) -> Any:
+    cancel_sent = False
+    while True:
+        if cancel is not None and cancel.is_set() and not cancel_sent:
+            conn.send(("cancel",))
+            cancel_sent = True
+        if not conn.poll(0.1):
+            continue
+        message = conn.recv()
+        if message[0] == "progress":
+            if progress is not None:
+                progress(message[1])
+        elif message[0] == "ok":
+            return message[1]
+        else:
+            raise message[1]
