@@ -10,7 +10,6 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import asdict
 
 from findling import __version__
 from findling.errors import FindlingError
@@ -19,6 +18,7 @@ from findling.pathnames import printable
 from findling.records import Filters, Hit, IndexProgress, SearchResult
 from findling.search.presentation import explain_lines, highlight_pieces
 from findling.search.query_parser import parse_date
+from findling.server.payloads import multi_get_json, result_json, slice_json, status_json
 
 _BOLD = "\033[1m"
 _YELLOW = "\033[33m"
@@ -75,9 +75,11 @@ def _settings(args: argparse.Namespace):
 
 
 def _engine(args: argparse.Namespace):
-    from findling.engine import Engine
+    """The index: opened here when no other Findling holds it (and then served to others while this
+    command runs), else reached through the Findling that does. Output is the same either way."""
+    from findling.server.handle import IndexHandle
 
-    return Engine(args.home, settings=_settings(args))
+    return IndexHandle(args.home, settings=_settings(args))
 
 
 def _filters(args: argparse.Namespace) -> Filters:
@@ -112,33 +114,6 @@ def dump_json(payload: object) -> str:
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def result_json(result: SearchResult, extra: dict | None = None) -> dict:
-    payload = {
-        "query": result.query,
-        "results": [
-            {
-                "path": h.path,
-                "title": h.title,
-                "score": h.score,
-                "weak": h.weak,
-                "snippet": h.snippet,
-                "highlights": [[x.start, x.end] for x in h.highlights],
-                "raw_score": h.raw_score,
-                "mtime": h.mtime,
-                "size": h.size,
-                "doc_id": h.doc_id,
-            }
-            for h in result.hits
-        ],
-        "total": result.total_matched,
-        "relaxed": result.relaxed,
-        "notes": list(result.notes),
-        "timings_ms": result.timings_ms,
-    }
-    payload.update(extra or {})
-    return payload
-
-
 def print_results(result: SearchResult) -> None:
     color = _color()
     if not result.hits:
@@ -147,8 +122,8 @@ def print_results(result: SearchResult) -> None:
         print(f"{_DIM if color else ''}note: {printable(note)}{_RESET if color else ''}")
     for i, hit in enumerate(result.hits, 1):
         title = f"{_BOLD}{printable(hit.title)}{_RESET}" if color else printable(hit.title)
-        print(f"{i:>2}. {title}  [{hit.score:.2f}{' weak' if hit.weak else ''}]")
-        print(f"    {printable(hit.path)}")
+        print(f"{i:>2}. {title}  [{hit.score:.2f}{' weak' if hit.weak else ''}]  #{hit.docid}")
+        print(f"    {printable(hit.path)}" + (f":{hit.line}" if hit.line else ""))
         if hit.snippet:
             print(f"    {_highlight(hit, color)}")
     shown = len(result.hits)
@@ -294,6 +269,79 @@ def cmd_vsearch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_get(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        piece = engine.get(args.ref, args.from_line, args.lines)
+    if args.json:
+        print(dump_json(slice_json(piece)))
+        return 0
+    if args.line_numbers:
+        width = len(str(piece.last_line))
+        for number, line in enumerate(piece.text.splitlines(), piece.first_line):
+            print(f"{number:>{width}}  {printable(line)}")
+    else:
+        sys.stdout.write(piece.text if piece.text.endswith("\n") or not piece.text else piece.text + "\n")
+    if sys.stderr.isatty():
+        print(f"#{piece.docid} {printable(piece.path)} lines {piece.first_line}–{piece.last_line} of "
+              f"{piece.total_lines}", file=sys.stderr)
+    return 0
+
+
+def cmd_multi_get(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        found = engine.multi_get(args.refs, max_bytes=args.max_bytes, max_lines=args.max_lines)
+    if args.json:
+        print(dump_json(multi_get_json(found)))
+    else:
+        for piece in found.documents:
+            print(f"==> #{piece.docid} {printable(piece.path)} <==")
+            print(piece.text.rstrip("\n"))
+            print()
+        for ref, why in found.left_out:
+            print(f"left out: {printable(ref)}: {printable(why)}", file=sys.stderr)
+    return 0 if found.documents else 1
+
+
+def cmd_similar(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        result = engine.similar(args.ref, limit=args.limit, filters=_filters(args))
+    if args.json:
+        print(dump_json(result_json(result)))
+    else:
+        print_results(result)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    if args.print_config:
+        from findling.server.client_config import client_config
+
+        print(client_config(args.print_config, args.home))
+        return 0
+    from findling.server.handle import IndexHandle
+    from findling.server.mcp_server import run_stdio
+
+    with IndexHandle(args.home, settings=_settings(args)) as handle:
+        run_stdio(handle, allow_write=args.allow_write)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from findling.server.http_api import load_token, serve, token_path
+
+    if args.print_token:
+        print(load_token(args.home))
+        return 0
+    from findling.server.handle import IndexHandle
+
+    with IndexHandle(args.home, settings=_settings(args)) as handle:
+        load_token(args.home)
+        print(f"Findling serves MCP at http://127.0.0.1:{args.port}/mcp, POST /query and GET /health; send "
+              f"Authorization: Bearer <the token in {token_path(args.home)}>", file=sys.stderr)
+        serve(handle, port=args.port, allow_write=args.allow_write, home=args.home)
+    return 0
+
+
 def _model_progress():
     if not sys.stderr.isatty():
         return None
@@ -385,7 +433,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         st = engine.status()
     if args.json:
-        print(dump_json(asdict(st)))
+        print(dump_json(status_json(st)))
         return 0
     print(f"index: {printable(st.database)} ({st.size_bytes / 1e6:.1f} MB)")
     print(f"documents: {st.indexed} indexed, {st.failed} failed, {st.skipped} skipped; "
@@ -429,6 +477,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(bench_time_to_searchable(Path(args.time_to_searchable),
                                                   Path(args.workdir) if args.workdir else None,
                                                   _settings(args)), indent=2))
+        return 0
+    if args.mcp:
+        from findling.devtools.bench_mcp import bench_mcp
+
+        print(json.dumps(bench_mcp(Path(args.mcp), Path(args.workdir) if args.workdir else None, _settings(args),
+                                   args.queries), indent=2))
         return 0
     if args.rerank:
         from findling.devtools.bench_rerank import bench_rerank
@@ -498,6 +552,40 @@ def build_parser() -> argparse.ArgumentParser:
     _search_options(p)
     p.set_defaults(func=cmd_vsearch)
 
+    p = sub.add_parser("get", help="print an indexed document (by docid or path), or lines of it")
+    p.add_argument("ref", help="#docid or path, optionally :LINE or :LINE:COUNT (e.g. #3fa9c2:120:40)")
+    p.add_argument("--from-line", type=int, default=None, help="first line (1-based)")
+    p.add_argument("--lines", type=int, default=None, help="how many lines")
+    p.add_argument("-l", "--line-numbers", action="store_true", help="number the lines")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_get)
+
+    p = sub.add_parser("multi-get", help="print several indexed documents (docids, paths or glob patterns)")
+    p.add_argument("refs", nargs="+")
+    p.add_argument("--max-bytes", type=int, default=60_000, help="stop adding documents past this much text")
+    p.add_argument("--max-lines", type=int, default=None, help="only the first N lines of each")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_multi_get)
+
+    p = sub.add_parser("similar", help="documents like a given one (docid or path), by meaning")
+    p.add_argument("ref")
+    _search_options(p)
+    p.set_defaults(func=cmd_similar)
+
+    p = sub.add_parser("mcp", help="serve the index to AI agents over MCP (stdio)")
+    p.add_argument("--allow-write", action="store_true", help="also offer add_folder, remove_folder and index")
+    p.add_argument("--print-config", metavar="CLIENT", choices=["claude-desktop", "claude-code", "cursor", "vscode",
+                                                                 "codex"],
+                   help="print the snippet that registers this server with CLIENT: claude-desktop, claude-code, "
+                        "cursor, vscode or codex")
+    p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser("serve", help="serve MCP over HTTP plus POST /query and GET /health on 127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--allow-write", action="store_true", help="also offer add_folder, remove_folder and index")
+    p.add_argument("--print-token", action="store_true", help="print the bearer token clients must send")
+    p.set_defaults(func=cmd_serve)
+
     p = sub.add_parser("models", help="list, download, import or remove models")
     p.add_argument("action", choices=["list", "pull", "import", "remove"])
     p.add_argument("name", nargs="?")
@@ -545,6 +633,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-to-searchable", metavar="FOLDER",
                    help="instead: seconds from adding FOLDER to an empty index until keyword-searchable and fully embedded")
     p.add_argument("--rerank", metavar="FOLDER", help="instead: reranking latency of the top candidates over FOLDER")
+    p.add_argument("--mcp", metavar="FOLDER",
+                   help="instead: MCP `query` round trips (stdio, and through the owner's endpoint) beside in-process")
     p.add_argument("--vectors", type=int, default=0,
                    help="instead: vector search on this many chunk vectors, and embedder throughput")
     p.add_argument("--json", action="store_true")

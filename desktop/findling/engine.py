@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from findling.docids import split_reference
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
+from findling.models.manifest import ROLES
 from findling.models.service import ModelService
 from findling.pathnames import display_path
 from findling.paths import DB_FILENAME, data_home
@@ -393,6 +394,10 @@ class Engine:
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(query=ref, hits=tuple(hits), total_matched=len(hits),
                             timings_ms={"vector": round(lane.ms, 2), "total": round(total_ms, 2)})
+
+    def models_state(self) -> dict[str, str]:
+        """Each model role's state in words: "ready", or why it is not."""
+        return {role: self.models.unavailable_reason(role) or "ready" for role in ROLES}
 
     def document_paths(self) -> dict[int, str]:
         """Every document's path, by id (for tools that map results to their own ids)."""

@@ -125,17 +125,18 @@ def test_pause_and_resume(qtbot, window, docs):
     assert window.engine.search("paused", limit=500).total_matched == 300
 
 
-def test_single_instance(qtbot, tmp_path):
-    from findling.gui.single_instance import InstanceServer, ask_running_instance
+def test_a_second_window_brings_the_first_forward(qtbot, tmp_path):
+    from findling.gui.app import open_index
 
     home = str(tmp_path / "h")
-    assert not ask_running_instance(home)
-    server = InstanceServer(home)
+    first, activation, _ = open_index(home)
+    assert first is not None and first.role == "owner"
     seen = []
-    server.activate.connect(lambda: seen.append(True))
-    assert ask_running_instance(home)
+    activation.requested.connect(lambda: seen.append(True))
+    second, _, code = open_index(home)
+    assert second is None and code == 0
     qtbot.waitUntil(lambda: seen == [True], timeout=3000)
-    server.close()
+    first.close()
 
 
 def test_models_dialog_downloads_with_progress(qtbot, window, tmp_path, monkeypatch):
@@ -242,3 +243,38 @@ def _index(window, folder):
     """Add and index a folder on the window's engine, outside the window's own indexing."""
     window.engine.add_source(folder)
     window.engine.index()
+
+
+def test_the_cli_searches_while_the_window_holds_the_index(qtbot, tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from PySide6.QtCore import QSettings
+
+    from findling.gui.app import open_index
+    from findling.gui.main_window import MainWindow
+
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))
+    home = tmp_path / "h"
+    docs = tmp_path / "d"
+    docs.mkdir()
+    (docs / "plan.md").write_text("# Plan\n\nThe quarterly migration plan.\n")
+    handle, _activation, _ = open_index(str(home))
+    assert handle is not None and handle.engine is not None
+    window = MainWindow(handle.engine, debounce_ms=10)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        window.add_paths([str(docs)])
+        _wait_idle(qtbot, window)
+        env = dict(os.environ, FINDLING_HOME=str(home))
+        found = subprocess.run([sys.executable, "-m", "findling", "search", "migration", "--json"], env=env,
+                               capture_output=True, text=True, timeout=60)
+        assert found.returncode == 0, found.stderr
+        assert '"total": 1' in found.stdout and "plan.md" in found.stdout
+    finally:
+        window.close()
+        from findling.gui.tasks import wait_for_tasks
+
+        wait_for_tasks(10)
+        handle.close()

@@ -6,13 +6,16 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from findling.errors import FindlingError
+
+if TYPE_CHECKING:
+    from findling.server.handle import IndexHandle
 
 
 def _follow_os_theme(app: QApplication) -> None:
@@ -58,11 +61,31 @@ def _offer_models(window) -> None:
         window.statusBar().showMessage("Keyword search only: " + reason)
 
 
+class _Activation(QObject):
+    """Carries "come forward" from the endpoint's thread to the UI thread (a queued signal)."""
+
+    requested = Signal()
+
+
+def open_index(home: str | None) -> tuple[IndexHandle | None, _Activation, int]:
+    """The window's hold on the index: it owns it (a headless Findling holding it hands it over),
+    and serves the CLI, MCP and HTTP faces from it. (None, exit code) when another window already
+    shows this index (it was asked to come forward) or the index cannot be opened."""
+    from findling.server.handle import ActivatedElsewhere, IndexHandle
+
+    activation = _Activation()
+    try:
+        handle = IndexHandle(home, kind="app", on_activate=activation.requested.emit)
+    except ActivatedElsewhere:
+        return None, activation, 0
+    except FindlingError as exc:
+        QMessageBox.critical(None, "Findling", str(exc))
+        return None, activation, 2
+    return handle, activation, 0
+
+
 def main(home: str | None = None, demo: bool = False) -> int:
-    from findling.engine import Engine
     from findling.gui.main_window import MainWindow, demo_folder
-    from findling.gui.single_instance import InstanceServer, ask_running_instance
-    from findling.paths import data_home
 
     # Hand the GIL to the UI thread sooner than CPython's 5 ms default: background Python
     # work (scanning, analysis) then cannot delay a repaint by several slices in a row.
@@ -80,17 +103,12 @@ def main(home: str | None = None, demo: bool = False) -> int:
     if demo:
         demo_home = tempfile.mkdtemp(prefix="findling-demo-")
         home = demo_home
-    resolved = str(data_home(home))
-    if ask_running_instance(resolved):
-        return 0  # the running Findling came forward; the index is never opened twice
-    try:
-        engine = Engine(home)
-    except FindlingError as exc:
-        QMessageBox.critical(None, "Findling", str(exc))
-        return 2
-    server = InstanceServer(resolved)
-    window = MainWindow(engine)
-    server.activate.connect(window.bring_forward)
+    handle, activation, code = open_index(home)
+    if handle is None:
+        return code
+    assert handle.engine is not None
+    window = MainWindow(handle.engine)
+    activation.requested.connect(window.bring_forward)
     window.show()
     if demo:
         window.add_paths([str(demo_folder())])
@@ -101,8 +119,7 @@ def main(home: str | None = None, demo: bool = False) -> int:
         from findling.gui.tasks import wait_for_tasks
 
         wait_for_tasks(10.0)
-        server.close()
-        engine.close()
+        handle.close()
         if demo_home:
             shutil.rmtree(demo_home, ignore_errors=True)
 

@@ -93,7 +93,7 @@ class ResultsModel(_TableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if hit.weak and column == 2:
                 return "Nothing scored well for this query: this is only the closest document."
-            return plain_tooltip(hit.path)
+            return f"<qt>{html.escape(display_path(hit.path))}<br>docid #{hit.docid}</qt>"
         if role == Qt.ItemDataRole.ForegroundRole and hit.weak:
             return QColor(128, 128, 128)
         if role == Qt.ItemDataRole.DecorationRole and column == 0:

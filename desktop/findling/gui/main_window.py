@@ -364,6 +364,8 @@ class MainWindow(QMainWindow):
         menu.addAction("Show in folder",
                        lambda: QDesktopServices.openUrl(file_url(os.path.dirname(hit.path))))
         menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))
+        # the short id `findling get`, the MCP tools and the HTTP API accept
+        menu.addAction(f"Copy docid  #{hit.docid}", lambda: QGuiApplication.clipboard().setText(f"#{hit.docid}"))
         menu.exec(self.results_view.viewport().mapToGlobal(pos))
 
     # -- sources and indexing ----------------------------------------------------------

@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 Kind = Literal["app", "headless"]
 
 # What a client may ask of the owner. Writes change the index; everything else only reads.
-READ_VERBS = frozenset({"sources", "search", "query", "vsearch", "status", "get", "multi_get", "similar"})
+READ_VERBS = frozenset({"sources", "search", "query", "vsearch", "status", "get", "multi_get", "similar",
+                        "models_state"})
 WRITE_VERBS = frozenset({"add_source", "remove_source", "index"})
 VERBS = READ_VERBS | WRITE_VERBS
 
@@ -59,7 +60,7 @@ class IndexHandle:
         settings: Settings | None = None,
         kind: Kind = "headless",
         serve: bool = True,
-        wait_s: float = 15.0,
+        wait_s: float = 10.0,
         on_activate: Callable[[], None] | None = None,
     ) -> None:
         self.home_arg = home
@@ -86,21 +87,16 @@ class IndexHandle:
     def role(self) -> Literal["owner", "client"]:
         return "owner" if self.engine is not None else "client"
 
-    def _own(self) -> bool:
-        """Open the index ourselves; False when another process holds it."""
+    def _own(self) -> None:
+        """Open the index ourselves (StoreLockedError when another process holds it)."""
         from findling.engine import Engine  # clients never pay for the engine's imports
 
-        try:
-            engine = Engine(self.home_arg, settings=self.settings)
-        except StoreLockedError:
-            return False
-        self.engine = engine
+        self.engine = Engine(self.home_arg, settings=self.settings)
         if self._serve:
             try:
                 self._server = EndpointServer(self.home, self._answer)
             except OSError as exc:  # no private folder for the socket: this process still works alone
                 log.warning("cannot listen for other Findling processes: %s", exc)
-        return True
 
     def _acquire(self, client_only_for: float) -> None:
         """Become a client of the owner, or the owner when there is none. For `client_only_for`
@@ -113,16 +109,14 @@ class IndexHandle:
             waited = time.monotonic() - started
             if waited >= client_only_for:
                 try:
-                    if self._own():
-                        return
+                    self._own()
+                    return
                 except StoreLockedError as exc:
                     last_error = exc
             if waited > client_only_for + self._wait_s:
                 # Locked by a process that does not answer: an older Findling, or a stuck one.
-                raise last_error or StoreLockedError(
-                    f"the index at {self.home} is in use by another process that does not answer; "
-                    "close it and try again"
-                )
+                raise last_error or StoreLockedError(f"the index at {self.home} is in use by another Findling "
+                                                     "that does not answer; close it and try again")
             time.sleep(0.05)
 
     def _take_over(self) -> None:
@@ -140,11 +134,12 @@ class IndexHandle:
                     answer = conn.recv()
                 if answer[0] == "app":
                     raise ActivatedElsewhere()
-            if self._own():
+            try:
+                self._own()
                 return
-            if time.monotonic() > deadline:
-                raise StoreLockedError(f"the index at {self.home} is in use by another process that does not "
-                                       "answer; close it and try again")
+            except StoreLockedError:
+                if time.monotonic() > deadline:
+                    raise
             time.sleep(0.05)
 
     # -- the owner's side: answering other processes ------------------------------------------
@@ -319,6 +314,9 @@ class IndexHandle:
 
     def status(self) -> StoreStatus:
         return self._call("status", (), {})
+
+    def models_state(self) -> dict[str, str]:
+        return self._call("models_state", (), {})
 
 
 class ActivatedElsewhere(FindlingError):

@@ -1,0 +1,175 @@
+"""Findling's tools for AI agents, on the official MCP SDK. The same tools serve stdio
+(`findling mcp`) and Streamable HTTP (`findling serve`); each call goes through the IndexHandle,
+so agents search the index the window shows, while it is open."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from findling import __version__
+from findling.errors import FindlingError
+from findling.records import Filters
+from findling.search.query_parser import parse_date
+from findling.server.handle import IndexHandle
+from findling.server.payloads import multi_get_json, result_json, slice_json
+
+T = TypeVar("T")
+
+SYNTAX = (
+    "Query syntax: plain words (all must match in keyword search; hybrid `query` also matches by meaning), "
+    '"quoted phrases", -word or -"phrase" to exclude, a OR b for alternatives, and filters: ext:md '
+    "(extension), path:TEXT (path contains), folder:/abs/dir, after:2024-01-01 / before:7d (modified date; "
+    "also 30d, 2w, 6m, 1y). Results carry a docid (#3fa9c2) to pass to `get`, and the snippet's line number."
+)
+
+INSTRUCTIONS = (
+    "Findling searches the user's indexed local documents (folders they added to Findling). Start with "
+    "`query` (hybrid: keywords and meaning, reranked) for questions; use `search` for exact words, names and "
+    "identifiers; `vsearch` for meaning alone. Then read a result with `get` (by docid, with a line range "
+    "around the snippet's line), or several with `multi_get`. `similar` finds documents like one you have. "
+    "`status` says what is indexed and whether semantic search is on. " + SYNTAX
+)
+
+_READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+Limit = Annotated[int, Field(ge=1, le=200, description="how many results (1–200)")]
+Extensions = Annotated[list[str] | None, Field(description="only these file extensions, e.g. ['md', 'pdf']")]
+Folders = Annotated[list[str] | None, Field(description="only documents under these absolute folders")]
+After = Annotated[str | None, Field(description="modified on or after: YYYY-MM-DD or 7d, 2w, 6m, 1y")]
+Before = Annotated[str | None, Field(description="modified before: YYYY-MM-DD or 7d, 2w, 6m, 1y")]
+
+
+def _filters(ext: list[str] | None, folder: list[str] | None, after: str | None, before: str | None) -> Filters:
+    return Filters(
+        extensions=tuple(e.lower().lstrip(".") for e in ext or ()),
+        folders=tuple(os.path.abspath(os.path.expanduser(f)) for f in folder or ()),
+        after=parse_date(after) if after else None,
+        before=parse_date(before) if before else None,
+    )
+
+
+async def _run(work: Callable[[], T]) -> T:
+    """Engine work on a worker thread (it blocks); Findling's own errors become the tool's error text."""
+    try:
+        return await anyio.to_thread.run_sync(work)
+    except FindlingError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _results(payload: dict[str, Any]) -> dict[str, Any]:
+    """A search payload without the fields only a terminal's highlighting needs."""
+    for hit in payload["results"]:
+        hit.pop("highlights", None)
+        hit.pop("doc_id", None)
+    return payload
+
+
+def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
+    server: MCPServer = MCPServer(name="findling", title="Findling", version=__version__, instructions=INSTRUCTIONS)
+
+    @server.tool(annotations=_READ, description=(
+        "Hybrid search over the user's documents: keyword (BM25) and semantic lanes fused, then reranked. "
+        "Best for questions and descriptions. min_score drops results below an absolute relevance (0–1; 0.3 "
+        "keeps only fair matches). explain adds each result's per-stage scores. " + SYNTAX))
+    async def query(query: str, limit: Limit = 10, min_score: Annotated[float, Field(ge=0, le=1)] = 0.0,
+                    ext: Extensions = None, folder: Folders = None, after: After = None, before: Before = None,
+                    explain: bool = False) -> dict[str, Any]:
+        filters = _filters(ext, folder, after, before)
+        result = await _run(lambda: handle.query(query, limit=limit, filters=filters, min_score=min_score))
+        extra = {"explain": result.explain.to_dict()} if explain and result.explain else None
+        return _results(result_json(result, extra))
+
+    @server.tool(annotations=_READ, description=(
+        "Keyword (BM25) search: documents containing the words, best first, with highlighted snippets. Fast "
+        "and exact: use it for names, identifiers, error messages. match='any' relaxes to any word. " + SYNTAX))
+    async def search(query: str, limit: Limit = 10, match: Literal["all", "any"] = "all", ext: Extensions = None,
+                     folder: Folders = None, after: After = None, before: Before = None) -> dict[str, Any]:
+        filters = _filters(ext, folder, after, before)
+        result = await _run(lambda: handle.search(query, limit=limit, filters=filters, match=match))
+        return _results(result_json(result))
+
+    @server.tool(annotations=_READ, description=(
+        "Semantic search: documents by meaning, with the closest passage of each; finds paraphrases that share "
+        "no words with the query. Needs the embedding model (see `status`). " + SYNTAX))
+    async def vsearch(query: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None,
+                      after: After = None, before: Before = None) -> dict[str, Any]:
+        filters = _filters(ext, folder, after, before)
+        result = await _run(lambda: handle.vsearch(query, limit=limit, filters=filters))
+        return _results(result_json(result))
+
+    @server.tool(annotations=_READ, description=(
+        "Read one indexed document's text: `ref` is a docid from a result (#3fa9c2) or an absolute path, "
+        "optionally with :LINE or :LINE:COUNT (e.g. #3fa9c2:120:40). from_line/lines do the same as arguments. "
+        "Only documents under the indexed folders are served."))
+    async def get(ref: str, from_line: Annotated[int | None, Field(ge=1)] = None,
+                  lines: Annotated[int | None, Field(ge=1)] = None) -> dict[str, Any]:
+        piece = await _run(lambda: handle.get(ref, from_line, lines))
+        return slice_json(piece)
+
+    @server.tool(annotations=_READ, description=(
+        "Read several documents at once: refs are docids, absolute paths, or glob patterns over the indexed "
+        "paths (e.g. '*/notes/2024-*.md'). Stops at max_bytes of text; what was left out is listed with why."))
+    async def multi_get(refs: Annotated[list[str], Field(min_length=1)],
+                        max_bytes: Annotated[int, Field(ge=1000, le=1_000_000)] = 60_000,
+                        max_lines: Annotated[int | None, Field(ge=1)] = None) -> dict[str, Any]:
+        found = await _run(lambda: handle.multi_get(refs, max_bytes=max_bytes, max_lines=max_lines))
+        return multi_get_json(found)
+
+    @server.tool(annotations=_READ, description=(
+        "Documents like a given one (docid or absolute path), by meaning: the mean of its passages' vectors. "
+        "Needs the embedding model."))
+    async def similar(ref: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None) -> dict[str, Any]:
+        filters = _filters(ext, folder, None, None)
+        result = await _run(lambda: handle.similar(ref, limit=limit, filters=filters))
+        return _results(result_json(result))
+
+    @server.tool(annotations=_READ, description=(
+        "What is indexed: folders, document counts, failures, the index size, and which models are installed "
+        "(semantic search and reranking need them)."))
+    async def status() -> dict[str, Any]:
+        st = await _run(handle.status)
+        return {
+            "documents": st.indexed, "failed": st.failed, "skipped": st.skipped, "chunks": st.chunks,
+            "index_bytes": st.size_bytes,
+            "folders": [{"path": s.source.path, "indexed": s.indexed, "failed": s.failed} for s in st.sources],
+            "problems": [{"path": p.path, "status": p.status, "error": p.error} for p in st.problems[:20]],
+            "semantic": await _run(handle.models_state),
+            "writes_allowed": allow_write,
+        }
+
+    if allow_write:
+        @server.tool(annotations=_WRITE, description=(
+            "Add a folder (or file) to the index and index it now. include/exclude are gitignore-style patterns."))
+        async def add_folder(path: str, include: list[str] | None = None,
+                             exclude: list[str] | None = None) -> dict[str, Any]:
+            source = await _run(lambda: handle.add_source(path, include or (), exclude or ()))
+            report = await _run(handle.index)
+            return {"added": source.path, "indexed": report.added + report.updated, "failed": report.failed}
+
+        @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
+                     description="Remove a folder and its documents from the index (the files are not touched).")
+        async def remove_folder(path: str) -> dict[str, Any]:
+            removed = await _run(lambda: handle.remove_source(path))
+            return {"removed": path, "documents": removed}
+
+        @server.tool(annotations=_WRITE, description="Bring the index up to date with the folders (new, changed, "
+                                                     "moved and deleted files), then embed what is new.")
+        async def index() -> dict[str, Any]:
+            report = await _run(handle.index)
+            return {"added": report.added, "updated": report.updated, "removed": report.removed,
+                    "unchanged": report.unchanged, "failed": report.failed, "seconds": round(report.seconds, 2)}
+
+    return server
+
+
+def run_stdio(handle: IndexHandle, allow_write: bool = False) -> None:
+    build_server(handle, allow_write).run("stdio")

@@ -1,0 +1,51 @@
+"""Results as JSON-ready dicts: one shape for `--json`, MCP tools and the HTTP API."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from findling.records import DocumentSlice, MultiGetResult, SearchResult, StoreStatus
+
+
+def result_json(result: SearchResult, extra: dict | None = None) -> dict:
+    payload = {
+        "query": result.query,
+        "results": [
+            {
+                "docid": f"#{h.docid}",
+                "path": h.path,
+                "title": h.title,
+                "score": h.score,
+                "weak": h.weak,
+                "line": h.line,
+                "snippet": h.snippet,
+                "highlights": [[x.start, x.end] for x in h.highlights],
+                "raw_score": h.raw_score,
+                "mtime": h.mtime,
+                "size": h.size,
+                "doc_id": h.doc_id,
+            }
+            for h in result.hits
+        ],
+        "total": result.total_matched,
+        "relaxed": result.relaxed,
+        "notes": list(result.notes),
+        "timings_ms": result.timings_ms,
+    }
+    payload.update(extra or {})
+    return payload
+
+
+def slice_json(piece: DocumentSlice) -> dict:
+    return {"docid": f"#{piece.docid}", "path": piece.path, "title": piece.title, "from_line": piece.first_line,
+            "to_line": piece.last_line, "total_lines": piece.total_lines, "mtime": piece.mtime, "size": piece.size,
+            "text": piece.text}
+
+
+def multi_get_json(found: MultiGetResult) -> dict:
+    return {"documents": [slice_json(d) for d in found.documents],
+            "left_out": [{"ref": ref, "why": why} for ref, why in found.left_out]}
+
+
+def status_json(status: StoreStatus) -> dict:
+    return asdict(status)

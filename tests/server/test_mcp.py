@@ -1,0 +1,189 @@
+"""The MCP server driven by the SDK's own client, over stdio and over Streamable HTTP, and the
+HTTP API's guards (Host, Origin, bearer token)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from findling.server.handle import IndexHandle
+
+READ_TOOLS = {"query", "search", "vsearch", "get", "multi_get", "similar", "status"}
+WRITE_TOOLS = {"add_folder", "remove_folder", "index"}
+
+
+@pytest.fixture
+def indexed(tmp_path, settings, embedder_installed):
+    """An index of a few notes, embedded with the real MiniLM, closed again (the server owns it)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "rust.md").write_text("# Ownership\n\nThe borrow checker rejects two mutable references.\n"
+                                  "Lifetimes say how long a reference lives.\n")
+    (docs / "garden.md").write_text("# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n")
+    (docs / "soup.md").write_text("# Soup\n\nSimmer the tomatoes with garlic and basil for an hour.\n")
+    home = tmp_path / "home"
+    with IndexHandle(home, settings=settings) as handle:
+        handle.add_source(str(docs))
+        handle.index()
+    return home, docs
+
+
+def _stdio(home: Path, *extra: str) -> StdioServerParameters:
+    env = dict(os.environ, FINDLING_HOME=str(home))
+    return StdioServerParameters(command=sys.executable, args=["-m", "findling", "mcp", *extra], env=env)
+
+
+def _payload(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+def test_stdio_tools_answer_and_refuse_properly(indexed):
+    home, docs = indexed
+
+    async def session() -> None:
+        async with Client(_stdio(home)) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert names == READ_TOOLS
+            found = _payload(await client.call_tool("query", {"query": "borrow checker", "limit": 3}))
+            top = found["results"][0]
+            assert top["path"].endswith("rust.md") and top["docid"].startswith("#") and top["line"] >= 1
+            assert _payload(await client.call_tool("search", {"query": "tomatoes", "match": "all"}))["total"] == 2
+            meaning = _payload(await client.call_tool("vsearch", {"query": "growing vegetables"}))
+            assert meaning["results"][0]["path"].endswith("garden.md")
+            piece = _payload(await client.call_tool("get", {"ref": f"{top['docid']}:3:1"}))
+            assert piece["text"] == "The borrow checker rejects two mutable references.\n"
+            assert piece["from_line"] == 3 and piece["total_lines"] == 4
+            many = _payload(await client.call_tool("multi_get", {"refs": ["*.md"], "max_bytes": 1000}))
+            assert len(many["documents"]) == 3 and many["left_out"] == []
+            capped = _payload(await client.call_tool("multi_get", {"refs": [str(docs / "*.md")], "max_bytes": 1000,
+                                                                   "max_lines": 1}))
+            assert all(d["text"].startswith("# ") and d["text"].count("\n") == 1 for d in capped["documents"])
+            like = _payload(await client.call_tool("similar", {"ref": str(docs / "soup.md")}))
+            assert like["results"] and all(not r["path"].endswith("soup.md") for r in like["results"])
+            status = _payload(await client.call_tool("status", {}))
+            assert status["documents"] == 3 and status["semantic"]["embedder"] == "ready"
+            assert not status["writes_allowed"]
+            # Refusals are tool errors the agent can read, and the server keeps serving.
+            outside = await client.call_tool("get", {"ref": "/etc/passwd"})
+            assert outside.is_error and "not under any indexed folder" in outside.content[0].text
+            bad = await client.call_tool("search", {"query": "x", "limit": "many"})
+            assert bad.is_error and "limit" in bad.content[0].text
+            too_many = await client.call_tool("query", {"query": "x", "limit": 100000})
+            assert too_many.is_error
+            unknown = await client.call_tool("get", {"ref": "#abcdef"})
+            assert unknown.is_error and "#abcdef" in unknown.content[0].text
+            bad_date = await client.call_tool("search", {"query": "x", "after": "someday"})
+            assert bad_date.is_error
+            assert _payload(await client.call_tool("search", {"query": "borrow"}))["total"] == 1
+
+    anyio.run(session)
+
+
+def test_writes_only_with_allow_write(indexed, tmp_path):
+    home, _docs = indexed
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "extra.txt").write_text("zebra crossing\n")
+
+    async def session() -> None:
+        async with Client(_stdio(home, "--allow-write")) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == READ_TOOLS | WRITE_TOOLS
+            added = _payload(await client.call_tool("add_folder", {"path": str(more)}))
+            assert added["indexed"] == 1
+            assert _payload(await client.call_tool("search", {"query": "zebra"}))["total"] == 1
+            assert _payload(await client.call_tool("remove_folder", {"path": str(more)}))["documents"] == 1
+            assert _payload(await client.call_tool("index", {}))["failed"] == 0
+
+    anyio.run(session)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(indexed):
+    home, docs = indexed
+    port = _free_port()
+    env = dict(os.environ, FINDLING_HOME=str(home))
+    token = subprocess.run([sys.executable, "-m", "findling", "serve", "--print-token"], env=env,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    proc = subprocess.Popen([sys.executable, "-m", "findling", "serve", "--port", str(port)], env=env,
+                            stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx2.get(f"{base}/health", headers={"Authorization": f"Bearer {token}"}).status_code == 200:
+                break
+        except httpx2.TransportError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail(f"findling serve did not start: {proc.stderr.read() if proc.stderr else ''}")
+    yield base, token, port
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_http_guards_refuse_missing_tokens_foreign_hosts_and_web_pages(http_server):
+    base, token, port = http_server
+    good = {"Authorization": f"Bearer {token}"}
+    assert httpx2.get(f"{base}/health").status_code == 401
+    assert httpx2.get(f"{base}/health", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert httpx2.post(f"{base}/mcp", json={}, headers={"Authorization": "Basic abc"}).status_code == 401
+    assert httpx2.get(f"{base}/health", headers={**good, "Host": f"evil.example:{port}"}).status_code == 421
+    assert httpx2.get(f"{base}/health", headers={**good, "Origin": "http://evil.example"}).status_code == 403
+    assert httpx2.get(f"{base}/health", headers={**good, "Origin": f"http://localhost:{port}"}).status_code == 200
+    health = httpx2.get(f"{base}/health", headers=good).json()
+    assert health["status"] == "ok" and health["role"] == "owner"
+
+
+def test_http_query_and_mcp_over_streamable_http(http_server):
+    base, token, _port = http_server
+    good = {"Authorization": f"Bearer {token}"}
+    answer = httpx2.post(f"{base}/query", headers=good, json={"query": "borrow checker", "limit": 2})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["results"][0]["path"].endswith("rust.md")
+    keyword = httpx2.post(f"{base}/query", headers=good, json={"query": "tomatoes", "mode": "keyword"}).json()
+    assert keyword["total"] == 2
+    assert httpx2.post(f"{base}/query", headers=good, json={"limit": 2}).status_code == 400
+    assert httpx2.post(f"{base}/query", headers=good, content=b"{not json").status_code == 400
+    assert httpx2.post(f"{base}/query", headers=good, json={"query": "x", "after": "someday"}).status_code == 400
+
+    async def session() -> None:
+        http = create_mcp_http_client(headers=good)
+        async with http, Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == READ_TOOLS
+            found = _payload(await client.call_tool("search", {"query": "garlic"}))
+            assert found["results"][0]["path"].endswith("soup.md")
+            refused = await client.call_tool("get", {"ref": "/etc/passwd"})
+            assert refused.is_error
+
+    anyio.run(session)
+
+
+def test_print_config_names_the_mcp_command():
+    out = subprocess.run([sys.executable, "-m", "findling", "mcp", "--print-config", "claude-desktop"],
+                         capture_output=True, text=True, check=True).stdout
+    config = json.loads(out.split("\n", 1)[1])
+    assert config["mcpServers"]["findling"]["args"][-1] == "mcp"
+    codex = subprocess.run([sys.executable, "-m", "findling", "mcp", "--print-config", "codex"],
+                           capture_output=True, text=True, check=True).stdout
+    assert "[mcp_servers.findling]" in codex
