@@ -114,6 +114,15 @@ def dump_json(payload: object) -> str:
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def _print_result(args: argparse.Namespace, result: SearchResult) -> int:
+    """A result as the search verbs print it: JSON with --json, else the readable list."""
+    if args.json:
+        print(dump_json(result_json(result)))
+    else:
+        print_results(result)
+    return 0
+
+
 def print_results(result: SearchResult) -> None:
     color = _color()
     if not result.hits:
@@ -212,11 +221,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         result = engine.search(args.query, limit=args.limit, filters=_filters(args), match=args.match)
-    if args.json:
-        print(dump_json(result_json(result)))
-    else:
-        print_results(result)
-    return 0
+    return _print_result(args, result)
 
 
 def print_explain(result: SearchResult) -> None:
@@ -262,11 +267,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_vsearch(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         result = engine.vsearch(args.query, limit=args.limit, filters=_filters(args))
-    if args.json:
-        print(dump_json(result_json(result)))
-    else:
-        print_results(result)
-    return 0
+    return _print_result(args, result)
 
 
 def cmd_get(args: argparse.Namespace) -> int:
@@ -305,11 +306,7 @@ def cmd_multi_get(args: argparse.Namespace) -> int:
 def cmd_similar(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         result = engine.similar(args.ref, limit=args.limit, filters=_filters(args))
-    if args.json:
-        print(dump_json(result_json(result)))
-    else:
-        print_results(result)
-    return 0
+    return _print_result(args, result)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

@@ -67,12 +67,17 @@ def test_a_client_gets_index_progress_and_its_relative_paths_mean_its_own_folder
             client.get("#000000")
 
 
-def test_the_owner_leaving_makes_the_next_client_call_take_the_index(tmp_path, settings):
+def _indexed_owner(tmp_path: Path, settings) -> tuple[Path, IndexHandle]:
+    """An owner of a fresh index of three notes."""
     home = tmp_path / "home"
-    docs = _notes(tmp_path / "docs")
     owner = IndexHandle(home, settings=settings)
-    owner.add_source(str(docs))
+    owner.add_source(str(_notes(tmp_path / "docs")))
     owner.index()
+    return home, owner
+
+
+def test_the_owner_leaving_makes_the_next_client_call_take_the_index(tmp_path, settings):
+    home, owner = _indexed_owner(tmp_path, settings)
     client = IndexHandle(home)
     assert client.role == "client"
     owner.close()
@@ -127,11 +132,7 @@ def test_killing_the_owner_mid_request_fails_that_request_and_the_next_command_s
 
 
 def test_the_window_takes_the_index_over_from_a_headless_owner(tmp_path, settings):
-    home = tmp_path / "home"
-    docs = _notes(tmp_path / "docs")
-    headless = IndexHandle(home, settings=settings)
-    headless.add_source(str(docs))
-    headless.index()
+    home, headless = _indexed_owner(tmp_path, settings)
     started = time.monotonic()
     app = IndexHandle(home, kind="app")
     try:
