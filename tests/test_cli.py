@@ -88,3 +88,16 @@ def test_doctor_reports_extensions(tmp_path):
     out = _run("doctor", home=tmp_path / "doc", check=False).stdout
     assert "duckdb extension fts" in out and "loaded offline" in out
     assert "duckdb extension vss" in out
+
+
+def test_doctor_does_not_fail_without_the_extensions(monkeypatch):
+    """The installed app leaves fts and vss out: the index never loads them."""
+    from findling import doctor
+    from findling.errors import ExtensionError
+
+    def missing(name):
+        raise ExtensionError(f"the DuckDB '{name}' extension is not installed")
+
+    monkeypatch.setattr(doctor, "extension_file", missing)
+    check = doctor._extension_check("fts")
+    assert check.ok and "not needed" in check.detail

@@ -27,6 +27,8 @@ FORBIDDEN = {
     "pathnames.py": ("findling.", "PySide6", "duckdb"),
     "scratch.py": ("findling.", "PySide6", "duckdb"),
     "docids.py": ("findling.", "PySide6", "duckdb"),
+    "executables.py": ("findling.store", "findling.search", "findling.ingest", "findling.models", "findling.engine",
+                       "findling.gui", "findling.cli", "findling.server", "PySide6", "duckdb"),
     "engine.py": ("findling.cli", "findling.gui", "findling.devtools", "findling.server", "PySide6"),
     "server": ("findling.cli", "findling.gui", "findling.devtools", "PySide6"),
 }

@@ -387,9 +387,23 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _without_measurement_tools() -> bool:
+    """The installed app leaves the benchmarks out (they need numpy.random and the test
+    corpora); they run from a source checkout."""
+    import importlib.util
+
+    if importlib.util.find_spec("findling.devtools") is not None:
+        return False
+    print("findling: benchmarks and evaluation run from a source checkout (pip install -e .), "
+          "not from the installed app", file=sys.stderr)
+    return True
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if _without_measurement_tools():
+        return 2
     from findling.devtools.eval import MODES, evaluate, evaluate_known_items, print_table
 
     modes = tuple(m.strip() for m in args.modes.split(",")) if args.modes else MODES
@@ -455,9 +469,25 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if all(c.ok for c in checks if c.name.startswith(("python", "duckdb", "index"))) else 1
 
 
+def cmd_install_cli(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from findling.executables import install_command
+
+    link, on_path = install_command(Path(args.dir) if args.dir else None)
+    print(f"{link} -> {link.resolve()}")
+    if not on_path:
+        print(f"{link.parent} is not on PATH: add it in your shell profile, e.g.\n"
+              f"  echo 'export PATH=\"{link.parent}:$PATH\"' >> ~/.zprofile   # macOS (zsh)\n"
+              f"  echo 'export PATH=\"{link.parent}:$PATH\"' >> ~/.profile    # Linux")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if _without_measurement_tools():
+        return 2
     if args.gui:
         from findling.devtools.gui.bench_gui import bench_gui
 
@@ -616,6 +646,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("doctor", help="check the installation")
     p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("install-cli", help="link `findling` into ~/.local/bin (macOS .app, Linux folder) "
+                                           "so terminals and agents can run it")
+    p.add_argument("--dir", help="folder for the link (default: ~/.local/bin)")
+    p.set_defaults(func=cmd_install_cli)
 
     p = sub.add_parser("bench", help="measure indexing and search speed against SQLite FTS5")
     p.add_argument("--docs", type=int, default=20000, help="number of documents (up to 100000)")

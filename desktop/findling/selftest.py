@@ -1,15 +1,19 @@
 """`findling --selftest`: prove an installation (or a PyInstaller bundle) works end to end:
-the store opens, fts and vss load, onnxruntime runs a model, a tiny folder is indexed and
-searched, and the Qt app starts offscreen. Exit status 0 when every check passes."""
+onnxruntime runs a model, a tiny folder is indexed (a DuckDB file) and searched, the Qt
+app starts offscreen, the command-line executable answers, and the MCP server answers a
+tool call over stdio. Exit status 0 when every check passes."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from findling.executables import app_executables, command_line
 
 
 def _check(name: str, fn: Callable[[], str], report: list[tuple[str, bool, str]]) -> None:
@@ -23,24 +27,33 @@ def _check(name: str, fn: Callable[[], str], report: list[tuple[str, bool, str]]
     report.append((name, ok, f"{detail} ({(time.perf_counter() - started) * 1000:.0f} ms)"))
 
 
+def mcp_check(home: Path) -> str:
+    """Start `findling mcp` as an agent would (stdio, the SDK's client) and call `status`."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    command = command_line()
+    params = StdioServerParameters(command=command[0], args=[*command[1:], "--home", str(home), "mcp"],
+                                   env=dict(os.environ))
+
+    async def call() -> str:
+        with anyio.fail_after(120):
+            async with Client(params) as client:
+                tools = {t.name for t in (await client.list_tools()).tools}
+                result = await client.call_tool("status", {})
+        if result.is_error or not isinstance(result.structured_content, dict):
+            raise RuntimeError(f"status failed: {result.content}")
+        return f"{len(tools)} tools; status says {result.structured_content['documents']} documents"
+
+    return anyio.run(call)
+
+
 def run_selftest(stream=sys.stdout) -> int:
     report: list[tuple[str, bool, str]] = []
     with tempfile.TemporaryDirectory(prefix="findling-selftest-") as tmp:
         root = Path(tmp)
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-        def extensions() -> str:
-            import duckdb
-
-            from findling.store.extensions import load_extension
-
-            con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
-            for name in ("fts", "vss"):
-                load_extension(con, name)
-            stem = con.execute("SELECT stem('running', 'english')").fetchall()[0][0]
-            distance = con.execute("SELECT array_distance([1, 2]::FLOAT[2], [1, 2]::FLOAT[2])").fetchall()[0][0]
-            con.close()
-            return f"duckdb {duckdb.__version__}: fts stem(running)={stem}, vss array_distance={distance}"
 
         def onnx() -> str:
             import numpy as np
@@ -55,6 +68,8 @@ def run_selftest(stream=sys.stdout) -> int:
             return f"onnxruntime on {session.provider}"
 
         def index_and_search() -> str:
+            import duckdb
+
             from findling.engine import Engine
 
             docs = root / "docs"
@@ -68,15 +83,30 @@ def run_selftest(stream=sys.stdout) -> int:
                 if report_.added != 2 or len(hits) != 1 or not hits[0].path.endswith("a.md"):
                     raise RuntimeError(f"indexed {report_.added}, found {[h.path for h in hits]}")
                 query = engine.query("lazy dog")
-            return f"indexed 2 files, search and query found {len(query.hits)} result(s)"
+            return f"duckdb {duckdb.__version__}: indexed 2 files, search and query found {len(query.hits)} result(s)"
 
         def qt() -> str:
             from findling.gui.selftest import window_check
 
             return window_check(root / "qt-home")
 
-        for name, fn in (("duckdb extensions", extensions), ("onnxruntime", onnx),
-                         ("index and search", index_and_search), ("qt app", qt)):
+        def executables() -> str:
+            from findling import __version__
+
+            command = command_line()
+            proc = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=120)
+            if proc.returncode != 0 or __version__ not in proc.stdout:
+                raise RuntimeError(f"{command[0]} --version printed {proc.stdout!r} {proc.stderr[-300:]!r}")
+            missing = [p.name for p in app_executables() if not p.is_file()]
+            if missing:
+                raise RuntimeError(f"missing beside it: {', '.join(missing)}")
+            return f"{Path(command[0]).name} prints {proc.stdout.strip()!r}"
+
+        def mcp() -> str:
+            return mcp_check(root / "home")  # the index the search check built
+
+        for name, fn in (("onnxruntime", onnx), ("index and search", index_and_search),
+                         ("qt app", qt), ("command line", executables), ("mcp over stdio", mcp)):
             _check(name, fn, report)
     passed = all(ok for _, ok, _ in report)
     lines = [f"{'ok ' if ok else 'FAIL'} {name:<18} {detail}" for name, ok, detail in report]

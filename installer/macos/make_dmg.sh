@@ -10,6 +10,9 @@ python3 -m pip install -e . pyinstaller==6.22.3
 pyinstaller --noconfirm --distpath dist --workpath build installer/findling.spec
 app="dist/Findling.app"
 "$app/Contents/MacOS/Findling" --selftest
+python3 installer/bundle_size.py "$app" --max-mb 300
+# The executable inside the .app is also the command line: `findling install-cli` (or
+# ln -s /Applications/Findling.app/Contents/MacOS/Findling ~/.local/bin/findling) puts it on PATH.
 
 if [ -n "${FINDLING_CODESIGN_IDENTITY:-}" ]; then
     codesign --force --deep --options runtime --timestamp --sign "$FINDLING_CODESIGN_IDENTITY" "$app"
@@ -35,4 +38,6 @@ if [ -n "${FINDLING_NOTARY_PROFILE:-}" ] && [ -n "${FINDLING_CODESIGN_IDENTITY:-
 else
     echo "notarization skipped: FINDLING_NOTARY_PROFILE (and a signing identity) are not set"
 fi
-echo "built $dmg"
+dmg_mb=$(($(stat -f %z "$dmg") / 1000000))
+echo "built $dmg ($dmg_mb MB)"
+if [ "$dmg_mb" -gt 120 ]; then echo "the dmg is over its bound of 120 MB" >&2; exit 1; fi

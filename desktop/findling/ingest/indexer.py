@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
 from findling.errors import StoreWriteError
 from findling.ingest.formats import extension_of, kind_of
@@ -41,7 +40,7 @@ from findling.store.sources import owner_of
 ProgressCallback = Callable[[IndexProgress], None]
 # What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a
 # string that is not Unicode, a number out of range, memory.
-_WRITE_ERRORS = (duckdb.Error, pa.ArrowException, UnicodeError, ValueError, OverflowError, MemoryError, TypeError)
+_WRITE_ERRORS = (duckdb.Error, UnicodeError, ValueError, OverflowError, MemoryError, TypeError)
 
 
 def _apply_stats(tx: duckdb.DuckDBPyConnection, batch: _Batch) -> None:

@@ -29,7 +29,7 @@ import numpy as np
 
 from findling.models.int8_dot import Int8Dot
 from findling.scratch import scratch_file
-from findling.store.vectors import generation
+from findling.store.vectors import generation, live_seqs, read_vectors
 
 _RESCORE = 256  # candidates rescored with exact floats, at least (k × 8 when more)
 _LOAD_BATCH = 65_536
@@ -166,32 +166,24 @@ class VectorIndex:
                 return
             rows, _ = self._state
             if len(rows.seqs) == 0:
-                rows = self._load(cur, "", _Rows.empty(self.dim))
+                rows = self._load(cur, -1, _Rows.empty(self.dim))
             else:
-                live = cur.execute(f"SELECT seq FROM {self.table}").fetchnumpy()["seq"]
+                live = live_seqs(cur, self.table)
                 kept = rows.take(np.isin(rows.seqs, live, assume_unique=True))
-                rows = self._load(cur, f"WHERE seq > {int(rows.seqs.max())}", kept)
+                rows = self._load(cur, int(rows.seqs.max()), kept)
             if len(rows.seqs) < self._floats.count // 2:
                 rows = self._compact(rows)
             self._state = (rows, self._scale)
             self._documents = len(np.unique(rows.doc_ids))
             self._generation = current
 
-    def _load(self, cur: duckdb.DuckDBPyConnection, where: str, kept: _Rows) -> _Rows:
-        """`kept` and the rows from the database, read in batches so that a million vectors
-        never sit in memory as floats all at once."""
-        reader = cur.execute(
-            f"SELECT seq, doc_id, ordinal, start_char, end_char, vec FROM {self.table} {where} ORDER BY seq"
-        ).to_arrow_reader(_LOAD_BATCH)
+    def _load(self, cur: duckdb.DuckDBPyConnection, after_seq: int, kept: _Rows) -> _Rows:
+        """`kept` and the database's rows after `after_seq`, read in batches so that a
+        million vectors never sit in memory as floats all at once."""
         parts = [kept]
-        for batch in reader:
-            if batch.num_rows == 0:
-                continue
-            floats = batch.column(5).flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-            floats = floats.reshape(-1, self.dim)
+        for seqs, doc_ids, ordinals, starts, ends, floats in read_vectors(cur, self.table, after_seq, _LOAD_BATCH):
             if self._widen_scale(floats):
                 parts = [self._requantized(part) for part in parts]
-            seqs, doc_ids, ordinals, starts, ends = (np.asarray(batch.column(i).to_numpy()) for i in range(5))
             parts.append(_Rows(seqs.astype(np.int64), doc_ids.astype(np.int32), ordinals.astype(np.int32),
                                starts.astype(np.int32), ends.astype(np.int32), quantize(floats, self._scale),
                                self._floats.append(floats)))

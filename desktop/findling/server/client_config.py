@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
+
+from findling.executables import command_line
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "codex")
 
@@ -13,12 +14,8 @@ CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "codex")
 def launcher(home: str | None = None) -> tuple[str, list[str]]:
     """The command (and its first arguments) that starts this Findling's MCP server."""
     args = (["--home", os.path.abspath(home)] if home else []) + ["mcp"]
-    if getattr(sys, "frozen", False):  # the installed app: its console executable
-        return sys.executable, args
-    found = shutil.which("findling")
-    if found:
-        return os.path.abspath(found), args
-    return sys.executable, ["-m", "findling", *args]
+    command = command_line()  # the installed app's console executable, or this environment's
+    return command[0], [*command[1:], *args]
 
 
 def client_config(client: str, home: str | None = None) -> str:

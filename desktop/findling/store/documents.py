@@ -9,7 +9,6 @@ from typing import Any
 
 import duckdb
 import numpy as np
-import pyarrow as pa
 
 from findling.pathnames import clean_text, display_path, path_bytes, stored_path
 from findling.records import DocumentRow
@@ -33,22 +32,18 @@ def id_list(ids: Sequence[int]) -> str:
     return "(" + ", ".join(str(int(i)) for i in ids) + ")" if ids else "(NULL)"
 
 
-_STRING_SLICE = 8192
-
-
-def _strings(values: Sequence[str | None]) -> pa.ChunkedArray:
-    """Python strings to Arrow in slices: one conversion of a whole batch holds the GIL for
-    tens of milliseconds, long enough to make the app's UI thread miss frames. A slice
-    holding a string that is not valid Unicode (a lone surrogate from a parser) is cleaned
-    and converted again, so one odd string never costs a batch."""
-    slices = []
-    for i in range(0, len(values), _STRING_SLICE):
-        part = values[i:i + _STRING_SLICE]
-        try:
-            slices.append(pa.array(part, pa.string()))
-        except (UnicodeError, pa.ArrowException):
-            slices.append(pa.array([None if v is None else clean_text(v) for v in part], pa.string()))
-    return pa.chunked_array(slices or [pa.array([], pa.string())], pa.string())
+def _strings(values: Sequence[str | None]) -> np.ndarray:
+    """Python strings as a numpy object column for DuckDB. A string that is not valid
+    Unicode (a lone surrogate from a parser) would fail the whole batch's insert: the batch
+    is checked with one encode of all its text, and only a batch that fails it is cleaned
+    string by string."""
+    column = np.empty(len(values), dtype=object)
+    column[:] = values
+    try:
+        "".join(v for v in values if v is not None).encode("utf-8")
+    except UnicodeError:
+        column[:] = [None if v is None else clean_text(v) for v in values]
+    return column
 
 
 def _known(row: tuple[Any, ...]) -> KnownDocument:
@@ -115,9 +110,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
     """Write rows whose doc_id is set. Old data for those ids must be deleted first."""
     if not rows:
         return
-    # Arrow, not numpy object arrays: DuckDB reads Arrow strings without a Python call
-    # per value, which made numpy-based batches 20x slower.
-    docs = pa.table({
+    docs = {
         "id": np.array([r.doc_id for r in rows], dtype=np.int32),
         "path": _strings([display_path(r.path) for r in rows]),
         "ext": _strings([r.ext for r in rows]),
@@ -130,7 +123,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
         "status": _strings([r.status for r in rows]),
         "error": _strings([r.error or None for r in rows]),
         "length": np.array([r.length for r in rows], dtype=np.float32),
-    })
+    }
     cur.register("batch_docs", docs)
     try:
         cur.execute(
@@ -156,14 +149,14 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
     if chunk_doc:
         cur.register(
             "batch_chunks",
-            pa.table({
+            {
                 "doc_id": np.array(chunk_doc, dtype=np.int32),
                 "ordinal": np.array(chunk_ord, dtype=np.int32),
                 "text": _strings(chunk_text),
                 "start_char": np.array(chunk_start, dtype=np.int32),
                 "end_char": np.array(chunk_end, dtype=np.int32),
                 "heading": _strings(chunk_head),
-            }),
+            },
         )
         try:
             cur.execute("INSERT INTO chunks SELECT * FROM batch_chunks")
@@ -182,12 +175,12 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
     if post_doc:
         cur.register(
             "batch_postings",
-            pa.table({
+            {
                 "doc_id": np.array(post_doc, dtype=np.int32),
                 "term": _strings(post_term),
                 "tf": np.array(post_tf, dtype=np.float32),
                 "dl": np.array(post_dl, dtype=np.float32),
-            }),
+            },
         )
         try:
             cur.execute(

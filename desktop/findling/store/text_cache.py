@@ -62,14 +62,12 @@ class DocumentCache:
             return
         cur = self._cursor()
         metas = {row[0]: (row[8], meta_of(row)) for row in cur.execute(META_SQL).fetchall()}
-        reader = cur.execute(
-            "SELECT doc_id, start_char, end_char, text FROM chunks ORDER BY doc_id, ordinal"
-        ).to_arrow_reader(_BATCH)
+        result = cur.execute("SELECT doc_id, start_char, end_char, text FROM chunks ORDER BY doc_id, ordinal")
         carried: list[tuple[int, int, int, str]] = []
-        for batch in reader:
+        while batch := result.fetchmany(_BATCH):
             if cancel is not None and cancel.is_set():
                 return
-            rows = carried + list(zip(*(batch.column(i).to_pylist() for i in range(4))))
+            rows = carried + batch
             last = rows[-1][0] if rows else None
             carried = [r for r in rows if r[0] == last]  # a document may go on in the next batch
             self._add([r for r in rows if r[0] != last], metas)

@@ -12,11 +12,10 @@ The next complete embedding run empties it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import duckdb
 import numpy as np
-import pyarrow as pa
 
 from findling.store.db import first_row, scalar
 
@@ -85,24 +84,33 @@ def write_vectors(
 ) -> None:
     if len(doc_ids) == 0:
         return
-    dim = vectors.shape[1]
-    flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
-    batch = pa.table({
+    count, dim = vectors.shape
+    # DuckDB scans numpy columns of one value per row only: the vectors go in flat, with each
+    # value's row and position, and are put back together as FLOAT[dim] in SQL.
+    cur.register("batch_rows", {
+        "row": np.arange(count, dtype=np.int64),
         "doc_id": np.asarray(doc_ids, dtype=np.int32),
         "ordinal": np.asarray(ordinals, dtype=np.int32),
         "start_char": np.asarray([s for s, _ in spans], dtype=np.int32),
         "end_char": np.asarray([e for _, e in spans], dtype=np.int32),
-        "vec": pa.FixedSizeListArray.from_arrays(flat, dim),
-        "hash": pa.array(hashes if hashes is not None else np.zeros(len(doc_ids), np.uint64), pa.uint64()),
+        "hash": np.asarray(hashes if hashes is not None else np.zeros(count), dtype=np.uint64),
     })
-    cur.register("batch_vectors", batch)
+    cur.register("batch_values", {
+        "row": np.repeat(np.arange(count, dtype=np.int64), dim),
+        "pos": np.tile(np.arange(dim, dtype=np.int32), count),
+        "x": np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1),
+    })
     try:
         cur.execute(
             f"""INSERT INTO {table} (doc_id, ordinal, start_char, end_char, vec, hash)
-                SELECT doc_id, ordinal, start_char, end_char, vec, nullif(hash, 0) FROM batch_vectors"""
+                SELECT r.doc_id, r.ordinal, r.start_char, r.end_char, v.vec::FLOAT[{int(dim)}], nullif(r.hash, 0)
+                FROM batch_rows r
+                JOIN (SELECT row, list(x ORDER BY pos) AS vec FROM batch_values GROUP BY row) v USING (row)
+                ORDER BY r.row"""
         )
     finally:
-        cur.unregister("batch_vectors")
+        cur.unregister("batch_rows")
+        cur.unregister("batch_values")
     bump_generation(cur)
 
 
@@ -110,9 +118,9 @@ def known_vectors(cur: duckdb.DuckDBPyConnection, table: str, hashes: np.ndarray
     """Vectors already computed for these text hashes, live or kept from an edited document."""
     if len(hashes) == 0:
         return {}
-    cur.register("wanted_hashes", pa.table({"hash": pa.array(np.unique(hashes), pa.uint64())}))
+    cur.register("wanted_hashes", {"hash": np.unique(np.asarray(hashes, dtype=np.uint64))})
     try:
-        arrow = cur.execute(
+        found = cur.execute(
             f"""SELECT hash, any_value(vec) AS vec FROM (
                     SELECT hash, vec::FLOAT[] AS vec FROM {table} WHERE hash IN (SELECT hash FROM wanted_hashes)
                     UNION ALL
@@ -120,15 +128,33 @@ def known_vectors(cur: duckdb.DuckDBPyConnection, table: str, hashes: np.ndarray
                     WHERE table_name = ? AND hash IN (SELECT hash FROM wanted_hashes))
                 GROUP BY hash""",
             [table],
-        ).to_arrow_table()
+        ).fetchnumpy()
     finally:
         cur.unregister("wanted_hashes")
-    if arrow.num_rows == 0:
-        return {}
-    keys = arrow.column("hash").to_numpy()
-    flat = arrow.column("vec").combine_chunks().values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-    matrix = flat.reshape(arrow.num_rows, -1)
-    return {int(k): matrix[i] for i, k in enumerate(keys)}
+    return {int(k): np.asarray(v, dtype=np.float32) for k, v in zip(found["hash"], found["vec"], strict=True)}
+
+
+def read_vectors(
+    cur: duckdb.DuckDBPyConnection, table: str, after_seq: int, batch: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The table's rows with seq > after_seq in seq order, `batch` rows at a time, as
+    (seqs, doc_ids, ordinals, starts, ends, float32 matrix): a million vectors never sit in
+    memory as Python objects all at once."""
+    while True:
+        part = cur.execute(
+            f"""SELECT seq, doc_id, ordinal, start_char, end_char, vec FROM {table}
+                WHERE seq > ? ORDER BY seq LIMIT ?""",
+            [after_seq, batch],
+        ).fetchnumpy()
+        if len(part["seq"]) == 0:
+            return
+        yield (part["seq"], part["doc_id"], part["ordinal"], part["start_char"], part["end_char"],
+               np.stack(list(part["vec"])).astype(np.float32, copy=False))
+        after_seq = int(part["seq"][-1])
+
+
+def live_seqs(cur: duckdb.DuckDBPyConnection, table: str) -> np.ndarray:
+    return cur.execute(f"SELECT seq FROM {table}").fetchnumpy()["seq"]
 
 
 def delete_vectors(cur: duckdb.DuckDBPyConnection, id_sql: str, keep_for_reuse: bool = False) -> None:
