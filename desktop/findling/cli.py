@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import asdict
 
 from findling import __version__
 from findling.errors import FindlingError
@@ -387,6 +388,18 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_why_not(args: argparse.Namespace) -> int:
+    with _engine(args) as engine:
+        answer = engine.why_not(args.query, args.path, mode=args.mode, limit=args.limit, min_score=args.min_score)
+    if args.json:
+        print(dump_json(asdict(answer)))
+        return 0
+    print(f"{printable(os.path.basename(answer.path))}: {printable(answer.summary)}")
+    for line in answer.details:
+        print(f"  {printable(line)}")
+    return 0
+
+
 def _without_measurement_tools() -> bool:
     """The installed app leaves the benchmarks out (they need numpy.random and the test
     corpora); they run from a source checkout."""
@@ -598,6 +611,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ref")
     _search_options(p)
     p.set_defaults(func=cmd_similar)
+
+    p = sub.add_parser("why-not", help="why a file is (or is not) among a query's results")
+    p.add_argument("query")
+    p.add_argument("path", help="the file you expected to find")
+    p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid",
+                   help="which search to explain: query (hybrid), search (keyword) or vsearch (semantic)")
+    p.add_argument("-n", "--limit", type=int, help="the number of results the search shows")
+    p.add_argument("--min-score", type=float, default=0.0, help="the score floor the search used")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_why_not)
 
     p = sub.add_parser("mcp", help="serve the index to AI agents over MCP (stdio)")
     p.add_argument("--allow-write", action="store_true", help="also offer add_folder, remove_folder and index")

@@ -30,6 +30,7 @@ from findling.records import (
     Source,
     SourceStatus,
     StoreStatus,
+    WhyNotAnswer,
 )
 from findling.search.bm25 import Bm25Lane
 from findling.search.fetch import DocumentFetcher
@@ -39,14 +40,23 @@ from findling.search.relevance import newer_first_among_equals, relative, releva
 from findling.search.results import RankedEntry, document_text, present
 from findling.search.snippets import highlight_spans
 from findling.search.vector_lane import VectorLane
+from findling.search.why_not import (
+    WIDE_LIMIT,
+    SearchFacts,
+    filter_reason,
+    judge,
+    keyword_standing,
+    semantic_standing,
+)
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
-from findling.store.documents import delete_documents, document_paths
+from findling.store.documents import delete_documents, document_paths, document_state
 from findling.store.sources import (
     delete_source,
     insert_source,
     inside,
     list_sources,
+    owner_of,
     set_rules,
     source_document_ids,
 )
@@ -59,6 +69,8 @@ from findling.store.status import (
     totals,
 )
 from findling.store.text_cache import DocumentCache
+
+WHY_NOT_MODES = ("hybrid", "keyword", "semantic")
 
 if TYPE_CHECKING:
     from findling.ingest.indexer import ProgressCallback
@@ -314,6 +326,97 @@ class Engine:
                         "total": round(total_ms, 2)},
             terms=tuple(terms),
         )
+
+    def why_not(
+        self, query: str, path: str | os.PathLike[str], mode: str = "hybrid", limit: int | None = None,
+        min_score: float = 0.0, filters: Filters | None = None,
+    ) -> WhyNotAnswer:
+        """Why this file is, or is not, among this query's results: first the file (missing,
+        outside the folders, excluded and by which rule, a kind Findling does not read, not
+        indexed, failed or skipped), then the search (filters, each lane's standing, the
+        result limit, the score floor)."""
+        from findling.ingest.formats import kind_of
+        from findling.ingest.scan import why_left_out
+
+        if mode not in WHY_NOT_MODES:
+            raise QuerySyntaxError(f"mode must be one of {', '.join(WHY_NOT_MODES)}, got {mode!r}")
+        target = os.path.abspath(os.fspath(path))
+        name = os.path.basename(target)
+
+        def answer(reason: str, summary: str, details: tuple[str, ...] = (), **ranks: int | None) -> WhyNotAnswer:
+            return WhyNotAnswer(query, target, reason, summary, details, **ranks)
+
+        if not os.path.lexists(target):
+            return answer("missing", f"There is no file at {target}.")
+        sources = self.sources()
+        source = owner_of(sources, target)
+        if source is None:
+            added = ", ".join(s.path for s in sources) or "none yet"
+            return answer("outside", f"It is not under any added folder (added: {added}); add its folder with "
+                          "findling add.")
+        left_out = why_left_out(source.path, target, source.include, (*self.settings.index.exclude, *source.exclude))
+        if left_out is not None:
+            return answer("excluded", left_out.sentence(source.path, source.include, self.settings.index.exclude))
+        if kind_of(target) is None:
+            ext = os.path.splitext(name)[1]
+            return answer("unsupported", f"Findling does not read {ext or 'this kind of'} files (binary or media).")
+        cur = self._db.cursor()
+        state = document_state(cur, display_path(target))
+        if state is None:
+            return answer("not_indexed", "It is not indexed yet: run findling index (or wait for the run in "
+                          "progress to reach it).")
+        doc_id, status, error = state
+        if status in ("failed", "skipped"):
+            what = "Reading it failed" if status == "failed" else "It was skipped"
+            return answer(status, f"{what}: {error or 'no reason was recorded'}.")
+        parsed, limit = self._parse(query, limit, filters)
+        facts = self._search_facts(query, parsed, doc_id, mode, limit, min_score, filters)
+        reason, summary, details = judge(facts)
+        return answer(
+            reason, summary, details, rank=facts.shown_rank or facts.wider_rank,
+            keyword_rank=facts.keyword.rank if facts.keyword else None,
+            semantic_rank=facts.semantic.rank if facts.semantic else None,
+        )
+
+    def _search_facts(self, query: str, parsed: ParsedQuery, doc_id: int, mode: str, limit: int, min_score: float,
+                      filters: Filters | None) -> SearchFacts:
+        def results(n: int, floor: float) -> SearchResult:
+            if mode == "keyword":
+                return self.search(query, n, filters)
+            if mode == "semantic":
+                return self.vsearch(query, n, filters)
+            return self.query(query, n, filters, min_score=floor)
+
+        def place(result: SearchResult) -> tuple[int | None, float | None]:
+            return next(((i, h.score) for i, h in enumerate(result.hits, 1) if h.doc_id == doc_id), (None, None))
+
+        shown = results(limit, min_score)
+        shown_rank, _ = place(shown)
+        wider = results(max(WIDE_LIMIT, limit), 0.0) if shown_rank is None else shown
+        wider_rank, wider_score = place(wider)
+        weak_cut = bool(shown.hits) and all(h.weak for h in shown.hits) and len(shown.hits) < limit
+        cur = self._db.cursor()
+        keyword = (keyword_standing(self._bm25, cur, parsed, doc_id, self.settings.search.match)
+                   if mode != "semantic" else None)
+        semantic, semantic_off = None, None
+        if mode != "keyword":
+            semantic_off = self.models.unavailable_reason("embedder")
+            if semantic_off is None:
+                embedder = self.models.embedder()
+                if self._vectors.index_for(embedder.spec.vector_key) is None:
+                    semantic_off = "no documents are embedded yet"
+                else:
+                    semantic = semantic_standing(self._vectors, embedder, parsed, doc_id, self._passage)
+        return SearchFacts(
+            mode=mode, limit=limit, min_score=min_score, shown_rank=shown_rank, wider_rank=wider_rank,
+            wider_score=wider_score, weak_cut=weak_cut and wider_rank is not None,
+            filter_reason=filter_reason(cur, doc_id, parsed.filters) if not parsed.filters.empty else None,
+            keyword=keyword, semantic=semantic, semantic_off=semantic_off,
+        )
+
+    def _passage(self, doc_id: int, start: int, end: int) -> str:
+        text = self.document_text(doc_id)
+        return text.text[start:end] if text is not None else ""
 
     def rank(
         self, query: str, limit: int = 100, lanes: tuple[str, ...] = ("bm25", "vector"), expand: bool | None = None,

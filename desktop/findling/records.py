@@ -274,6 +274,26 @@ class StoreStatus:
     languages: tuple[tuple[str, int], ...] = ()  # (language, indexed documents), most first
 
 
+WHY_NOT_REASONS = (
+    "shown", "missing", "outside", "excluded", "unsupported", "not_indexed", "failed", "skipped", "filtered",
+    "no_match", "ranked_low", "cut_by_limit", "below_floor", "weak_cut",
+)
+
+
+@dataclass(frozen=True)
+class WhyNotAnswer:
+    """Why a file is (or is not) among the results of a query: `findling why-not`."""
+
+    query: str
+    path: str
+    reason: str  # one of WHY_NOT_REASONS
+    summary: str  # one sentence for a person
+    details: tuple[str, ...] = ()  # where it stands in each lane
+    rank: int | None = None  # in the results, shown or as far as a wider search reaches
+    keyword_rank: int | None = None
+    semantic_rank: int | None = None
+
+
 @dataclass(frozen=True)
 class Check:
     """One line of `findling doctor`."""

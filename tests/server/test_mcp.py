@@ -21,7 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from findling.server.handle import IndexHandle
 
-READ_TOOLS = {"query", "search", "vsearch", "get", "multi_get", "similar", "status"}
+READ_TOOLS = {"query", "search", "vsearch", "get", "multi_get", "similar", "status", "why_not"}
 WRITE_TOOLS = {"add_folder", "remove_folder", "index"}
 
 
@@ -74,6 +74,9 @@ def test_stdio_tools_answer_and_refuse_properly(indexed):
             assert all(d["text"].startswith("# ") and d["text"].count("\n") == 1 for d in capped["documents"])
             like = _payload(await client.call_tool("similar", {"ref": str(docs / "soup.md")}))
             assert like["results"] and all(not r["path"].endswith("soup.md") for r in like["results"])
+            why = _payload(await client.call_tool("why_not", {"query": "borrow checker", "path": str(docs / "soup.md"),
+                                                              "mode": "keyword"}))
+            assert why["reason"] == "no_match" and "“borrow” and “checker”" in why["details"][0]
             status = _payload(await client.call_tool("status", {}))
             assert status["documents"] == 3 and status["semantic"]["embedder"] == "ready"
             assert not status["writes_allowed"]

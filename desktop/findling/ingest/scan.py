@@ -86,22 +86,53 @@ class _Rules:
         self.exclude = gitignore_spec(exclude) if exclude else None
 
     def ignored(self, rel: str, is_dir: bool, gitignores: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
+        return self.why(rel, is_dir, gitignores) is not None
+
+    def why(self, rel: str, is_dir: bool, gitignores: list[tuple[str, pathspec.GitIgnoreSpec]]) -> Ignored | None:
+        """The rule that leaves `rel` out, or None."""
         # RE2 takes only valid Unicode: a name that is not UTF-8 is matched in its `\xNN` form.
         rel = display_path(rel)
         probe = rel + "/" if is_dir else rel
-        verdict: bool | None = None
+        verdict: Ignored | None = None
         for base, spec in gitignores:  # deeper files override shallower ones, as in git
             sub = probe[len(base) + 1:] if base else probe
-            result = spec.check_file(sub).include
-            if result is not None:
-                verdict = result
-        if verdict:
-            return True
-        if self.exclude is not None and self.exclude.match_file(probe):
-            return True
+            result = spec.check_file(sub)
+            if result.include is not None:
+                pattern = spec.patterns[result.index].pattern if result.index is not None else ""
+                verdict = Ignored("gitignore", str(pattern), base) if result.include else None
+        if verdict is not None:
+            return verdict
+        if self.exclude is not None:
+            result = self.exclude.check_file(probe)
+            if result.include:
+                pattern = self.exclude.patterns[result.index].pattern if result.index is not None else ""
+                return Ignored("exclude", str(pattern))
         if not is_dir and self.include is not None and not self.include.match_file(rel):
-            return True
-        return False
+            return Ignored("include")
+        return None
+
+
+@dataclass(frozen=True)
+class Ignored:
+    rule: str  # "gitignore", "exclude", "include", "hidden", "outside"
+    pattern: str = ""
+    folder: str = ""  # for "gitignore": the folder (relative to the root) whose .gitignore has it
+
+    def sentence(self, root: str, include: Sequence[str], settings_exclude: Sequence[str]) -> str:
+        """For a person: which rule leaves the file out, and where that rule is written."""
+        if self.rule == "hidden":
+            return f"It is hidden (“{self.pattern}” starts with a dot), and Findling skips hidden files and folders."
+        if self.rule == "gitignore":
+            where = os.path.join(root, *self.folder.split("/"), ".gitignore") if self.folder else \
+                os.path.join(root, ".gitignore")
+            return f"It is excluded by the pattern `{self.pattern}` in {where}."
+        if self.rule == "exclude":
+            origin = "the settings' exclude patterns" if self.pattern in settings_exclude else \
+                "this folder's exclude patterns"
+            return f"It is excluded by `{self.pattern}` in {origin}."
+        if self.rule == "include":
+            return f"It does not match this folder's include patterns ({', '.join(include)})."
+        return "It is not inside this folder."
 
 
 def _load_gitignore(folder: Path, warnings: list[str]) -> pathspec.GitIgnoreSpec | None:
@@ -236,15 +267,25 @@ def is_indexable(
     root: str | os.PathLike[str], path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()
 ) -> bool:
     """Would a full scan of `root` pick up `path`? For live updates of single files."""
+    return kind_of(path) is not None and why_left_out(root, path, include, exclude) is None
+
+
+def why_left_out(
+    root: str | os.PathLike[str], path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> Ignored | None:
+    """The rule by which a scan of `root` leaves `path` out (hidden, a .gitignore pattern,
+    an exclude pattern, not matching the include patterns); None when it would read it.
+    The file's kind is not judged here."""
     root_path, file_path = Path(root), Path(path)
     if root_path == file_path:
-        return kind_of(path) is not None
+        return None
     try:
         rel_parts = file_path.relative_to(root_path).parts
     except ValueError:
-        return False
-    if any(part.startswith(".") for part in rel_parts) or kind_of(path) is None:
-        return False
+        return Ignored("outside")
+    hidden = next((part for part in rel_parts if part.startswith(".")), None)
+    if hidden is not None:
+        return Ignored("hidden", hidden)
     rules = _Rules(root_path, include, exclude)
     warnings: list[str] = []
     gitignores: list[tuple[str, pathspec.GitIgnoreSpec]] = []
@@ -254,8 +295,8 @@ def is_indexable(
         if spec is not None:
             gitignores.append((rel, spec))
         rel = f"{rel}/{part}" if rel else part
-        is_dir = depth < len(rel_parts) - 1
-        if rules.ignored(rel, is_dir, gitignores):
-            return False
+        verdict = rules.why(rel, depth < len(rel_parts) - 1, gitignores)
+        if verdict is not None:
+            return verdict
         folder = folder / part
-    return True
+    return None

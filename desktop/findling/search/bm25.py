@@ -111,6 +111,19 @@ class Bm25Lane:
         words += [w for phrase in parsed.phrases for w in phrase]
         return list(dict.fromkeys(t for w in words for t in query_terms(w, languages)))
 
+    def query_words(self, parsed: ParsedQuery) -> list[tuple[str, list[str]]]:
+        """The query's words as the lane searches them, each with its analysed terms: a group
+        of alternatives (`a OR b`) is one entry; function words drop out unless nothing else
+        is left, as in `_plan`."""
+        _, _, languages = self._corpus_stats(self._cursor())
+        groups = [*parsed.groups, *((w,) for phrase in parsed.phrases for w in phrase)]
+        content = [g for g in groups if not all(is_stopword(w) for w in g)] or groups
+        words: dict[str, list[str]] = {}
+        for group in content:
+            label = " or ".join(group)
+            words.setdefault(label, [t for w in group for t in query_terms(w, list(languages))])
+        return list(words.items())
+
     def _corpus_stats(self, cur: duckdb.DuckDBPyConnection) -> tuple[int, float, tuple[str, ...]]:
         with self._lock:
             if self._stats is not None and time.monotonic() - self._stats[0] < _STATS_TTL:

@@ -25,6 +25,7 @@ from findling.records import (
     SearchResult,
     Source,
     StoreStatus,
+    WhyNotAnswer,
 )
 from findling.server.endpoint import EndpointServer, connect
 from findling.settings import Settings
@@ -38,7 +39,7 @@ Kind = Literal["app", "headless"]
 
 # What a client may ask of the owner. Writes change the index; everything else only reads.
 READ_VERBS = frozenset({"sources", "search", "query", "vsearch", "status", "get", "multi_get", "similar",
-                        "models_state"})
+                        "models_state", "why_not"})
 WRITE_VERBS = frozenset({"add_source", "remove_source", "index"})
 VERBS = READ_VERBS | WRITE_VERBS
 
@@ -305,6 +306,11 @@ class IndexHandle:
 
     def similar(self, ref: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
         return self._call("similar", (ref,), {"limit": limit, "filters": filters})
+
+    def why_not(self, query: str, path: str, mode: str = "hybrid", limit: int | None = None,
+                min_score: float = 0.0) -> WhyNotAnswer:
+        return self._call("why_not", (query, os.path.abspath(os.path.expanduser(path))),
+                          {"mode": mode, "limit": limit, "min_score": min_score})
 
     def get(self, ref: str, first_line: int | None = None, count: int | None = None) -> DocumentSlice:
         return self._call("get", (_absolute(ref),), {"first_line": first_line, "count": count})

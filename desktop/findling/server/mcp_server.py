@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
@@ -131,6 +132,17 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
         filters = _filters(ext, folder, None, None)
         result = await _run(lambda: handle.similar(ref, limit=limit, filters=filters))
         return _results(result_json(result))
+
+    @server.tool(annotations=_READ, description=(
+        "Why a file you expected is not among a query's results (or where it is): not under an added folder, "
+        "excluded by which .gitignore or exclude pattern, not indexed yet, failed or skipped and why, removed by "
+        "a filter, the query words it lacks and its keyword rank, its semantic rank and closest passage, or cut "
+        "by the result limit or score floor. mode: hybrid (query), keyword (search) or semantic (vsearch)."))
+    async def why_not(query: Annotated[str, Field(min_length=1, max_length=2000)], path: str,
+                      mode: Literal["hybrid", "keyword", "semantic"] = "hybrid", limit: Limit = 10,
+                      min_score: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0) -> dict[str, Any]:
+        answer = await _run(lambda: handle.why_not(query, path, mode=mode, limit=limit, min_score=min_score))
+        return asdict(answer)
 
     @server.tool(annotations=_READ, description=(
         "What is indexed: folders, document counts, failures, the index size, and which models are installed "

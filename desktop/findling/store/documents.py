@@ -277,3 +277,22 @@ def document_state(cur: duckdb.DuckDBPyConnection, path: str) -> tuple[int, str,
     """(id, status, error) of the document at this path, or None when it is not in the index."""
     rows = cur.execute("SELECT id, status, coalesce(error, '') FROM documents WHERE path = ?", [path]).fetchall()
     return (int(rows[0][0]), str(rows[0][1]), str(rows[0][2])) if rows else None
+
+
+def terms_in_document(cur: duckdb.DuckDBPyConnection, doc_id: int, terms: Sequence[str]) -> set[str]:
+    """Which of these analysed terms the document holds."""
+    if not terms:
+        return set()
+    rows = cur.execute(
+        """SELECT t.term FROM postings p JOIN terms t ON t.id = p.term_id
+           WHERE p.doc_id = ? AND t.term IN (SELECT unnest(?::VARCHAR[]))""",
+        [doc_id, list(dict.fromkeys(terms))],
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def document_matches(cur: duckdb.DuckDBPyConnection, doc_id: int, where: str, params: Sequence[object]) -> bool:
+    """Does the document pass a filter (`where`: SQL conditions on `documents d`, as the
+    search lanes build them)?"""
+    row = cur.execute(f"SELECT count(*) FROM documents d WHERE d.id = ?{where}", [doc_id, *params]).fetchone()
+    return bool(row and row[0])

@@ -1,0 +1,171 @@
+"""Why is this file not among the results of this query? The search half of the answer:
+where the document stands in each lane, which filter removes it, whether the result limit or
+the score floor cut it. The engine checks the file half first (missing, outside the added
+folders, excluded, not indexed, failed) and hands the rest here.
+
+`gather_*` read the index; `judge` is a pure function from those facts to the answer, so
+each reason is tested on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import duckdb
+
+from findling.models.embedder import Embedder
+from findling.records import Filters
+from findling.search.bm25 import Bm25Lane, filter_sql
+from findling.search.query_parser import ParsedQuery
+from findling.search.vector_lane import VectorLane
+from findling.store.documents import document_matches, terms_in_document
+
+WIDE_LIMIT = 100  # how far down the results the answer looks for a document the limit cut
+KEYWORD_DEPTH = 100_000  # documents ranked by keywords when looking for one of them
+SEMANTIC_DEPTH = 1000  # documents ranked by meaning before "further down than that"
+
+
+@dataclass(frozen=True)
+class KeywordStanding:
+    rank: int | None  # among the documents the keyword lane matches; None: not matched
+    matched: int  # how many documents it matches
+    missing: tuple[str, ...]  # query words the document does not contain
+    words: tuple[str, ...]  # the query words the lane searches for
+    relaxed: bool  # no document had every word, so any word was allowed
+
+
+@dataclass(frozen=True)
+class SemanticStanding:
+    rank: int | None  # among documents by meaning; None: further down than SEMANTIC_DEPTH
+    cosine: float | None  # its best passage's similarity to the query; None: no vectors
+    passage: str = ""  # the start of that passage
+
+
+@dataclass(frozen=True)
+class SearchFacts:
+    mode: str  # "hybrid", "keyword" or "semantic"
+    limit: int
+    min_score: float
+    shown_rank: int | None  # where the document is in the results as asked for
+    wider_rank: int | None  # where it is when WIDE_LIMIT results are asked for, without a floor
+    wider_score: float | None
+    weak_cut: bool = False  # nothing scored well, so only the closest few were shown
+    filter_reason: str | None = None
+    keyword: KeywordStanding | None = None
+    semantic: SemanticStanding | None = None
+    semantic_off: str | None = None  # why the semantic lane did not run
+
+
+def filter_names(filters: Filters) -> list[tuple[str, Filters]]:
+    """Each restriction of a query on its own, named as the query syntax writes it."""
+    from datetime import datetime
+
+    named: list[tuple[str, Filters]] = []
+    named += [(f"ext:{e}", Filters(extensions=(e,))) for e in filters.extensions]
+    named += [(f"path:{p}", Filters(path_contains=(p,))) for p in filters.path_contains]
+    named += [(f"in:{f}", Filters(folders=(f,))) for f in filters.folders]
+    if filters.after is not None:
+        named.append((f"after:{datetime.fromtimestamp(filters.after):%Y-%m-%d}", Filters(after=filters.after)))
+    if filters.before is not None:
+        named.append((f"before:{datetime.fromtimestamp(filters.before):%Y-%m-%d}", Filters(before=filters.before)))
+    return named
+
+
+def without_filters(parsed: ParsedQuery) -> ParsedQuery:
+    return replace(parsed, filters=Filters())
+
+
+def _words(items: Sequence[str]) -> str:
+    quoted = [f"“{w}”" for w in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _keyword_line(k: KeywordStanding) -> str:
+    if k.rank is not None:
+        line = f"keyword: #{k.rank} of {k.matched} matching documents"
+        return line + (f"; it lacks {_words(k.missing)}" if k.missing else "; it has every query word")
+    if not k.words:
+        return "keyword: the query has no words the keyword search uses"
+    if len(k.missing) == len(k.words):
+        return f"keyword: no match: it contains none of {_words(k.words)}"
+    return f"keyword: no match: it lacks {_words(k.missing)}, and this search needs every word"
+
+
+def _semantic_line(s: SemanticStanding | None, off: str | None) -> str:
+    if off:
+        return f"semantic: off ({off})"
+    if s is None:
+        return "semantic: not used in this mode"
+    if s.cosine is None:
+        return "semantic: the document has no vectors yet (it is waiting to be embedded)"
+    where = f"#{s.rank}" if s.rank is not None else f"below #{SEMANTIC_DEPTH}"
+    text = f"semantic: {where} by meaning; its closest passage has similarity {s.cosine:.2f}"
+    return text + (f": “{s.passage}”" if s.passage else "")
+
+
+def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
+    """(reason, one sentence, detail lines) for a document that is indexed and searchable."""
+    lines: list[str] = []
+    if facts.mode != "semantic" and facts.keyword is not None:
+        lines.append(_keyword_line(facts.keyword))
+    if facts.mode != "keyword":
+        lines.append(_semantic_line(facts.semantic, facts.semantic_off))
+    details = tuple(lines)
+    if facts.shown_rank is not None:
+        return "shown", f"It is in the results, at #{facts.shown_rank}.", details
+    if facts.filter_reason:
+        return "filtered", f"The filter {facts.filter_reason} removes it.", details
+    if facts.wider_rank is not None:
+        if facts.wider_score is not None and facts.wider_score < facts.min_score:
+            return ("below_floor", f"Its score {facts.wider_score:.2f} is below the score floor {facts.min_score:.2f} "
+                    f"(it would rank #{facts.wider_rank}).", details)
+        if facts.weak_cut:
+            return ("weak_cut", f"Nothing matched well, so only the closest few were shown; it ranked "
+                    f"#{facts.wider_rank}.", details)
+        return ("cut_by_limit", f"The result limit cut it: it ranked #{facts.wider_rank} and {facts.limit} "
+                f"results are shown (ask for more with -n {facts.wider_rank}).", details)
+    keyword_matched = facts.keyword is not None and facts.keyword.rank is not None
+    semantic_near = facts.semantic is not None and facts.semantic.rank is not None
+    candidate = {"keyword": keyword_matched, "semantic": semantic_near}.get(facts.mode, keyword_matched or semantic_near)
+    if not candidate:
+        return "no_match", "Nothing in it matches the query closely enough to be a candidate.", details
+    return ("ranked_low", f"Other documents ranked higher: it is not within the first {WIDE_LIMIT} results.",
+            details)
+
+
+def keyword_standing(bm25: Bm25Lane, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, doc_id: int,
+                     match: str) -> KeywordStanding:
+    """Where the document stands in the keyword lane for the query (filters aside)."""
+    parsed = without_filters(parsed)
+    words = bm25.query_words(parsed)
+    present = terms_in_document(cur, doc_id, [t for _, terms in words for t in terms])
+    missing = tuple(word for word, terms in words if not present.intersection(terms))
+    if not parsed.has_terms:
+        return KeywordStanding(None, 0, missing, tuple(w for w, _ in words), False)
+    found = bm25.search(parsed, KEYWORD_DEPTH, match)
+    rank = next((h.rank for h in found.hits if h.doc_id == doc_id), None)
+    return KeywordStanding(rank, found.total, missing, tuple(w for w, _ in words), found.relaxed)
+
+
+def semantic_standing(vectors: VectorLane, embedder: Embedder, parsed: ParsedQuery, doc_id: int,
+                      passage: Callable[[int, int, int], str]) -> SemanticStanding:
+    """Where the document stands by meaning, and its closest passage (filters aside)."""
+    model = embedder.spec.vector_key
+    found = vectors.search(embedder, parsed.text, SEMANTIC_DEPTH)
+    rank = next((h.rank for h in found.hits if h.doc_id == doc_id), None)
+    if found.query_vector is None:
+        return SemanticStanding(None, None)
+    best = vectors.evidence(model, found.query_vector, [doc_id]).get(doc_id)
+    if best is None:
+        return SemanticStanding(None, None)
+    text = " ".join(passage(doc_id, best.start_char, best.end_char).split())
+    return SemanticStanding(rank, best.cosine, text[:140] + ("…" if len(text) > 140 else ""))
+
+
+def filter_reason(cur: duckdb.DuckDBPyConnection, doc_id: int, filters: Filters) -> str | None:
+    """The first of the query's restrictions that the document fails, as the query wrote it."""
+    for name, single in filter_names(filters):
+        where, params = filter_sql(single)
+        if not document_matches(cur, doc_id, where, params):
+            return name
+    return None
