@@ -14,7 +14,7 @@ from dataclasses import asdict
 
 from findling import __version__
 from findling.errors import FindlingError
-from findling.models.manifest import ROLES
+from findling.models.manifest import ROLES, model_size
 from findling.pathnames import printable
 from findling.records import Filters, Hit, IndexProgress, SearchResult
 from findling.search.presentation import explain_lines, highlight_pieces
@@ -365,8 +365,26 @@ def cmd_models(args: argparse.Namespace) -> int:
                 spec = manifest.get(name)
                 st = service.store.status(spec)
                 mark = "*" if name == chosen else " "
-                print(f"{mark} {role:<10} {name:<26} {st.state:<10} {st.size / 1e6:7.1f} MB  {spec.repo}")
+                print(f"{mark} {role:<10} {name:<26} {st.state:<10} {model_size(spec, st.size):>12}  {spec.repo}")
         print("* = in use")
+        return 0
+    if args.action == "import":
+        from pathlib import Path
+
+        from findling.models.download import sha256_file
+        from findling.models.importing import identify
+
+        folder = args.dir or args.name  # the name is optional: the folder says which model it holds
+        if not folder:
+            print("findling: give the folder to import from", file=sys.stderr)
+            return 2
+        spec = manifest.get(args.name) if args.dir else identify(Path(folder), manifest, sha256_file)
+        status = service.store.import_dir(spec, Path(folder))
+        print(f"{spec.name} ({spec.role}): {status.state} from {folder}")
+        if spec.name not in (manifest.defaults.get(spec.role), *manifest.alternatives.get(spec.role, ())) \
+                or spec.repo.startswith("local:"):
+            print(f"to use it: set {spec.role} = \"{spec.name}\" under [models] in settings.toml, "
+                  "or choose it in the window's Models dialog")
         return 0
     if not args.name:
         print("findling: name a model (see findling models list)", file=sys.stderr)
@@ -377,12 +395,6 @@ def cmd_models(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             sys.stderr.write("\r\033[K")
         print(f"{spec.name}: {status.state} ({status.size / 1e6:.1f} MB, {status.detail})")
-    elif args.action == "import":
-        if not args.dir:
-            print("findling: give the folder to import from", file=sys.stderr)
-            return 2
-        status = service.store.import_dir(spec, args.dir)
-        print(f"{spec.name}: {status.state} from {args.dir}")
     elif args.action == "remove":
         print(f"{spec.name}: {'removed' if service.store.remove(spec) else 'was not installed'}")
     return 0
@@ -639,7 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("models", help="list, download, import or remove models")
     p.add_argument("action", choices=["list", "pull", "import", "remove"])
     p.add_argument("name", nargs="?")
-    p.add_argument("dir", nargs="?", help="for import: the folder holding the model files")
+    p.add_argument("dir", nargs="?", help="for import: the folder holding the model files "
+                                          "(`findling models import DIR` recognises the model)")
     p.set_defaults(func=cmd_models)
 
     p = sub.add_parser("eval", help="retrieval quality on a BEIR dataset (nDCG@10, Recall@100, MRR@10) or on "

@@ -278,3 +278,31 @@ def test_the_cli_searches_while_the_window_holds_the_index(qtbot, tmp_path, monk
 
         wait_for_tasks(10)
         handle.close()
+
+
+def test_models_dialog_imports_a_shipped_folder_and_sizes_show_before(qtbot, window, tmp_path, monkeypatch):
+    """../shared/models holds model.onnx, not the hub's onnx/model_quantized.onnx: the dialog
+    imports it as shipped, recognising which model it is."""
+    from tests.conftest import MINILM
+
+    if not MINILM.exists():
+        import pytest
+
+        pytest.skip("../shared/models is not beside the checkout")
+    from findling.gui.models_dialog import ModelsDialog
+    from findling.models.download import ModelStore
+
+    monkeypatch.delenv("FINDLING_MODELS_MANIFEST", raising=False)
+    window.engine.models.store = ModelStore(tmp_path / "models")
+    window.engine.models.reload_manifest()
+    dialog = ModelsDialog(window.engine, window)
+    qtbot.addWidget(dialog)
+    assert dialog.table.item(0, 2).text() == "missing"
+    assert dialog.table.item(0, 3).text() != "0.0 MB"
+    assert "searches by keywords" in dialog.status.text()
+    dialog.import_folder(MINILM, dialog._specs[2])  # the generator row is selected: the folder decides
+    qtbot.waitUntil(lambda: dialog.table.item(0, 2).text() == "installed", timeout=20000)
+    assert dialog.status.text() == "all-minilm-l6-v2: installed"
+    assert dialog.table.item(0, 3).text() == "23.4 MB"
+    dialog.refresh()
+    assert "searches by keywords" not in dialog.status.text()

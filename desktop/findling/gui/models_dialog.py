@@ -20,8 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from findling.engine import Engine
+from findling.errors import FindlingError
 from findling.gui.tasks import progress_callback, run_task
-from findling.models.manifest import ROLES
+from findling.models.download import sha256_file
+from findling.models.importing import identify
+from findling.models.manifest import ROLES, ModelSpec, model_size
 from findling.settings import save_settings
 
 LANGUAGE_NAMES = {
@@ -88,14 +91,16 @@ class ModelsDialog(QDialog):
             st = models.store.status(spec)
             row = self.table.rowCount()
             self.table.insertRow(row)
-            for col, value in enumerate((role, spec.name, st.state, f"{st.size / 1e6:.1f} MB", spec.repo)):
+            for col, value in enumerate((role, spec.name, st.state, model_size(spec, st.size), spec.repo)):
                 self.table.setItem(row, col, QTableWidgetItem(value))
             self._specs.append(spec)
         try:
             from findling.models.runtime import preferred_providers
 
             provider = preferred_providers(models.settings.provider)[0]
-            self.status.setText(f"Execution provider: {provider}. Without models Findling searches by keywords.")
+            installed = any(models.store.status(spec).state == "installed" for spec in self._specs)
+            self.status.setText(f"Execution provider: {provider}." + (
+                "" if installed else " Without models Findling searches by keywords."))
         except Exception as exc:
             self.status.setText(f"onnxruntime is unavailable: {exc}")
         self._multilingual = ""
@@ -183,8 +188,24 @@ class ModelsDialog(QDialog):
         spec = self._selected()
         if spec is None:
             return
-        folder = QFileDialog.getExistingDirectory(self, f"Folder holding {spec.name}")
+        folder = QFileDialog.getExistingDirectory(self, f"Folder holding {spec.name} (or any model)")
         if not folder:
             return
-        store = self.engine.models.store
-        run_task(lambda: store.import_dir(spec, Path(folder)), self._done, self._failed, long=True)
+        self.import_folder(Path(folder), spec)
+
+    def import_folder(self, folder: Path, selected: ModelSpec) -> None:
+        """Import what the folder holds: the model it identifies (a custom one with its
+        findling-model.toml, or another role's), else the selected row's model."""
+        models = self.engine.models
+        try:
+            spec = identify(folder, models.manifest, sha256_file)
+        except FindlingError:
+            spec = selected  # import_dir then says exactly what is missing for it
+
+        def work():
+            status = models.store.import_dir(spec, folder)
+            models.reload_manifest()  # a custom model joins its role's choices
+            return status
+
+        self.status.setText(f"Importing {spec.name} from {folder}…")
+        run_task(work, self._done, self._failed, long=True)

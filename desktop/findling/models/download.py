@@ -17,6 +17,7 @@ import shutil
 import sys
 import threading
 import time
+import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -26,7 +27,8 @@ from typing import Any
 
 from findling import __version__
 from findling.errors import FindlingError
-from findling.models.manifest import ModelFile, ModelSpec
+from findling.models.importing import CUSTOM_FILE, custom_table, locate
+from findling.models.manifest import ModelFile, ModelSpec, spec_from_table
 from findling.models.signature import check_signature
 from findling.paths import cache_dir
 
@@ -340,32 +342,33 @@ class ModelStore:
     # -- import and remove --------------------------------------------------------------
 
     def import_dir(self, spec: ModelSpec, source: Path) -> ModelStatus:
-        """Install a model from a folder (copied from another machine): files are found
-        at their repository paths or by file name, and checked like downloads."""
+        """Install a model from a folder (copied from another machine, or your own export):
+        files are found in any usual layout (see models/importing.py) and checked like
+        downloads. A custom model (not in the manifest) keeps its description beside it."""
         source = Path(source)
         if not source.is_dir():
             raise ModelMissingError(f"{source} is not a folder")
+        found = locate(spec, source, sha256_file)
         folder = self.root / spec.name
         staging = self.root / f".{spec.name}.import"
         shutil.rmtree(staging, ignore_errors=True)
         files: dict[str, dict[str, Any]] = {}
         try:
             for f in spec.files:
-                candidates = [source / f.path, source / Path(f.path).name]
-                found = next((c for c in candidates if c.is_file()), None)
-                if found is None:
-                    raise ModelMissingError(f"{source} has no {f.path} (nor {Path(f.path).name})")
-                digest = sha256_file(found)
+                digest = sha256_file(found[f.path])
                 if f.sha256 and digest != f.sha256:
-                    raise ModelChecksumError(f"{found} does not match the pinned sha256 for {spec.name}/{f.path}")
+                    raise ModelChecksumError(
+                        f"{found[f.path]} does not match the pinned sha256 for {spec.name}/{f.path}")
                 dest = staging / f.path
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(found, dest)
+                shutil.copyfile(found[f.path], dest)
                 if sha256_file(dest) != digest:
-                    raise ModelChecksumError(f"{found} changed while it was copied; import again")
+                    raise ModelChecksumError(f"{found[f.path]} changed while it was copied; import again")
                 st = dest.stat()
                 files[f.path] = {"sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
             check_signature(spec.role, staging / spec.file_of_kind("model").path)
+            if spec.repo.startswith("local:"):
+                (staging / CUSTOM_FILE).write_text(custom_table(spec, files), encoding="utf-8")
             _write_lock(
                 staging,
                 {"repo": spec.repo, "revision": spec.revision, "files": files, "installed_at": time.time(),
@@ -375,6 +378,17 @@ class ModelStore:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return self.status(spec)
+
+    def custom_specs(self) -> list[ModelSpec]:
+        """Models imported with a findling-model.toml: not in the manifest, described beside
+        their files."""
+        specs = []
+        for path in sorted(self.root.glob(f"*/{CUSTOM_FILE}")):
+            try:
+                specs.append(spec_from_table(path.parent.name, tomllib.loads(path.read_text(encoding="utf-8"))))
+            except (OSError, tomllib.TOMLDecodeError, FindlingError):
+                continue  # a broken description hides that model, never the others
+        return specs
 
     def _swap_in(self, staging: Path, folder: Path) -> None:
         """Replace `folder` by the verified `staging` with the working copy kept aside

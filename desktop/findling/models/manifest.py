@@ -79,6 +79,12 @@ class ModelSpec:
     def pinned(self) -> bool:
         return bool(_COMMIT.match(self.revision))
 
+    @property
+    def download_size(self) -> int | None:
+        """Bytes to download, when the manifest pins every file's size."""
+        sizes = [f.size for f in self.files]
+        return sum(s for s in sizes if s is not None) if all(s is not None for s in sizes) else None
+
     def file_of_kind(self, kind: str) -> ModelFile:
         for f in self.files:
             if f.kind == kind:
@@ -120,7 +126,7 @@ def _passage_format(name: str, value: object) -> str:
     return value
 
 
-def _spec(name: str, raw: dict[str, Any]) -> ModelSpec:
+def spec_from_table(name: str, raw: dict[str, Any]) -> ModelSpec:
     try:
         files = tuple(
             ModelFile(path=f["path"], kind=f.get("kind", "config"), sha256=f.get("sha256"), size=f.get("size"))
@@ -154,7 +160,7 @@ def load_manifest(path: Path | None = None) -> Manifest:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ManifestError(f"cannot read the model manifest {path}: {exc}") from exc
-    models = {name: _spec(name, raw) for name, raw in data.get("models", {}).items()}
+    models = {name: spec_from_table(name, raw) for name, raw in data.get("models", {}).items()}
     defaults: dict[str, str] = {}
     alternatives: dict[str, tuple[str, ...]] = {}
     for role, entry in data.get("roles", {}).items():
@@ -169,3 +175,22 @@ def load_manifest(path: Path | None = None) -> Manifest:
         if spec.role not in ROLES:
             raise ManifestError(f"model '{spec.name}' has unknown role '{spec.role}'")
     return Manifest(models=models, defaults=defaults, alternatives=alternatives)
+
+
+def with_custom(manifest: Manifest, custom: list[ModelSpec]) -> Manifest:
+    """The manifest plus imported custom models, each an alternative for its role (a
+    manifest model of the same name wins)."""
+    models = dict(manifest.models)
+    alternatives = dict(manifest.alternatives)
+    for spec in custom:
+        if spec.name in models:
+            continue
+        models[spec.name] = spec
+        alternatives[spec.role] = (*alternatives.get(spec.role, ()), spec.name)
+    return Manifest(models=models, defaults=manifest.defaults, alternatives=alternatives)
+
+
+def model_size(spec: ModelSpec, installed_bytes: int) -> str:
+    """What a model weighs, for lists: installed bytes, else the manifest's pinned sizes."""
+    size = installed_bytes or spec.download_size
+    return f"{size / 1e6:.1f} MB" if size else "size unknown"

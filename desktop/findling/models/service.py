@@ -10,7 +10,7 @@ from findling.errors import FindlingError
 from findling.models.download import ModelStore
 from findling.models.embedder import Embedder
 from findling.models.generator import Generator
-from findling.models.manifest import Manifest, ModelSpec, load_manifest
+from findling.models.manifest import Manifest, ModelSpec, load_manifest, with_custom
 from findling.models.reranker import CrossEncoder
 from findling.settings import ModelSettings
 
@@ -30,8 +30,12 @@ class ModelService:
     @property
     def manifest(self) -> Manifest:
         if self._manifest is None:
-            self._manifest = load_manifest()
+            self._manifest = with_custom(load_manifest(), self.store.custom_specs())
         return self._manifest
+
+    def reload_manifest(self) -> None:
+        """Read the manifest and the imported custom models again (after an import)."""
+        self._manifest = None
 
     def spec(self, role: str) -> ModelSpec:
         return self.manifest.for_role(role, getattr(self.settings, role) or None)

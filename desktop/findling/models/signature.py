@@ -39,19 +39,36 @@ def _a(word: str) -> str:
     return f"an {word}" if word[0] in "aeiou" else f"a {word}"
 
 
-def check_signature(role: str, model_path: Path) -> None:
+def _session_signature(model_path: Path) -> tuple[Any, Any]:
     try:
         session = onnxruntime_module().InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
     except FindlingError:
         raise
     except Exception as exc:  # onnxruntime raises its own types for unreadable graphs
         raise ModelSignatureError(f"{model_path.name} is not a readable ONNX model: {exc}") from exc
-    inputs = {t.name: list(t.shape) for t in session.get_inputs()}
-    outputs = {t.name: list(t.shape) for t in session.get_outputs()}
-    found = guess_role(inputs, outputs)
+    return session.get_inputs(), session.get_outputs()
+
+
+def _role_of(inputs: Any, outputs: Any) -> str | None:
+    return guess_role({t.name: list(t.shape) for t in inputs}, {t.name: list(t.shape) for t in outputs})
+
+
+def onnx_role(model_path: Path) -> str:
+    """The role an ONNX file's inputs and outputs say it plays; an error when they do not."""
+    inputs, outputs = _session_signature(model_path)
+    found = _role_of(inputs, outputs)
+    if found is None:
+        raise ModelSignatureError(f"{model_path.name} is not a text embedder, reranker or generator "
+                                  f"(inputs {_describe(inputs)}; outputs {_describe(outputs)})")
+    return found
+
+
+def check_signature(role: str, model_path: Path) -> None:
+    inputs, outputs = _session_signature(model_path)
+    found = _role_of(inputs, outputs)
     if found == role:
         return
-    what = f"inputs {_describe(session.get_inputs())}; outputs {_describe(session.get_outputs())}"
+    what = f"inputs {_describe(inputs)}; outputs {_describe(outputs)}"
     if found is None:
         raise ModelSignatureError(f"{model_path.name} does not look like a text {role} ({what})")
     raise ModelSignatureError(
