@@ -34,6 +34,7 @@ from findling.engine import Engine
 from findling.errors import FindlingError
 from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
+from findling.gui.keyboard import KeyboardNavigation
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import PreviewPane, ScoreBars, SnippetDelegate
@@ -74,6 +75,9 @@ class MainWindow(QMainWindow):
         self.sources_model = SourcesModel()
         self._build_ui()
         self._build_menu()
+        self.keyboard = KeyboardNavigation(self.search_field, self.results_view,
+                                           [self.mode_box, self.type_box, self.date_box, self.folder_box],
+                                           self.open_result)
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
