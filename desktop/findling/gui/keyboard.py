@@ -7,6 +7,7 @@ instead of stepping through it, and the mouse wheel passing over them does nothi
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt
 from PySide6.QtGui import QKeyEvent
@@ -36,20 +37,20 @@ class KeyboardNavigation(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if watched is self.field and event.type() == QEvent.Type.KeyPress:
-            return self._field_key(QKeyEvent(event))
+            return self._field_key(cast(QKeyEvent, event))
         if watched is self.results and event.type() == QEvent.Type.KeyPress:
-            return self._results_key(QKeyEvent(event))
+            return self._results_key(cast(QKeyEvent, event))
         if isinstance(watched, QComboBox):
             if event.type() == QEvent.Type.Wheel and not watched.view().isVisible():
                 return True  # scrolling the window past a filter must not change it
-            if event.type() == QEvent.Type.KeyPress and QKeyEvent(event).key() in (Qt.Key.Key_Up, Qt.Key.Key_Down) \
+            if event.type() == QEvent.Type.KeyPress and cast(QKeyEvent, event).key() in (Qt.Key.Key_Up, Qt.Key.Key_Down) \
                     and not watched.view().isVisible():
                 watched.showPopup()
                 return True
         return False
 
     def _field_key(self, event: QKeyEvent) -> bool:
-        key = event.key()
+        key = Qt.Key(event.key())
         if key in _STEPS and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
             return self._step(_STEPS[key])
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.walked:

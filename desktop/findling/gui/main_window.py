@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QListView,
     QMainWindow,
     QMenu,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -32,14 +33,15 @@ from PySide6.QtWidgets import (
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.gui.help_dialog import HelpDialog, about_text
 from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
 from findling.gui.keyboard import KeyboardNavigation
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
-from findling.gui.widgets import PreviewPane, ScoreBars, SnippetDelegate
+from findling.gui.widgets import PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate
 from findling.pathnames import display_path
-from findling.records import Filters, IndexProgress, SearchResult
+from findling.records import Filters, Hit, IndexProgress, SearchResult
 from findling.search.presentation import evidence_sentence
 
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
@@ -75,9 +77,6 @@ class MainWindow(QMainWindow):
         self.sources_model = SourcesModel()
         self._build_ui()
         self._build_menu()
-        self.keyboard = KeyboardNavigation(self.search_field, self.results_view,
-                                           [self.mode_box, self.type_box, self.date_box, self.folder_box],
-                                           self.open_result)
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -149,6 +148,8 @@ class MainWindow(QMainWindow):
 
         self.preview = PreviewPane()
         self.preview.find_similar.connect(self.search_like)
+        self.preview_panel = PreviewPanel(self.preview)
+        self.preview_panel.more_like_this.connect(lambda: self.more_like_this(self.current_hit()))
         self.explain_summary = QLabel("Run a query to see how it was answered.")
         self.explain_summary.setWordWrap(True)
         self.explain_summary.setTextFormat(Qt.TextFormat.PlainText)  # holds the query and model text
@@ -171,7 +172,7 @@ class MainWindow(QMainWindow):
         explain_layout.addLayout(left, 3)
         explain_layout.addWidget(self.score_bars, 2)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.preview, "Preview")
+        self.tabs.addTab(self.preview_panel, "Preview")
         self.tabs.addTab(explain, "Explain")
 
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -216,6 +217,9 @@ class MainWindow(QMainWindow):
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.statusBar().showMessage("Ready")
+        self.keyboard = KeyboardNavigation(self.search_field, self.results_view,
+                                           [self.mode_box, self.type_box, self.date_box, self.folder_box],
+                                           self.open_result)
 
     def _build_menu(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -230,11 +234,30 @@ class MainWindow(QMainWindow):
             if shortcut is not None:
                 action.setShortcut(shortcut)
             file_menu.addAction(action)
+        help_menu = self.menuBar().addMenu("&Help")
+        guide = QAction("Keyboard and search syntax", self)
+        guide.setShortcut(QKeySequence.StandardKey.HelpContents)
+        guide.triggered.connect(self.show_help)
+        help_menu.addAction(guide)
+        about = QAction("About Findling", self)
+        about.triggered.connect(self.show_about)
+        help_menu.addAction(about)
+        for keys, slot in (("F3", self.preview.next_hit), ("Shift+F3", self.preview.previous_hit)):
+            walk = QAction(self)
+            walk.setShortcut(QKeySequence(keys))
+            walk.triggered.connect(slot)
+            self.addAction(walk)
         for keys in ("Ctrl+K", "Ctrl+L"):
             focus = QAction(self)
             focus.setShortcut(QKeySequence(keys))
             focus.triggered.connect(self.focus_search)
             self.addAction(focus)
+
+    def show_help(self) -> None:
+        HelpDialog(self).exec()
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Findling", about_text())
 
     def focus_search(self) -> None:
         self.search_field.setFocus()
@@ -353,6 +376,27 @@ class MainWindow(QMainWindow):
         self.explain_model.set_result(explain)
         self.score_bars.set_result(explain)
 
+    def current_hit(self) -> Hit | None:
+        return self.results.hit(self.results_view.currentIndex().row())
+
+    def more_like_this(self, hit: Hit | None) -> None:
+        """Documents like this one, by meaning (the mean of its passages' vectors)."""
+        if hit is None:
+            return
+        self._query_generation += 1
+        generation = self._query_generation
+        engine, limit, filters = self.engine, self.engine.settings.search.limit, self.filters()
+        self.statusBar().showMessage(f"Looking for documents like {hit.title}…")
+
+        def done(result: SearchResult) -> None:
+            self._on_results(generation, result)
+            if generation == self._query_generation:
+                count = f"{len(result.hits)} document" + ("" if len(result.hits) == 1 else "s")
+                self.statusBar().showMessage(f"{count} like {hit.title}")
+
+        run_task(lambda: engine.similar(hit.path, limit=limit, filters=filters), done,
+                 lambda exc: self._on_error(f"More like this: {_error_text(exc)}"))
+
     def open_result(self, row: int) -> None:
         hit = self.results.hit(row)
         if hit is not None:
@@ -368,6 +412,7 @@ class MainWindow(QMainWindow):
         menu.addAction("Show in folder",
                        lambda: QDesktopServices.openUrl(file_url(os.path.dirname(hit.path))))
         menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))
+        menu.addAction("More like this", lambda: self.more_like_this(hit))
         # the short id `findling get`, the MCP tools and the HTTP API accept
         menu.addAction(f"Copy docid  #{hit.docid}", lambda: QGuiApplication.clipboard().setText(f"#{hit.docid}"))
         menu.exec(self.results_view.viewport().mapToGlobal(pos))

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QLabel,
     QPlainTextEdit,
     QSpinBox,
 )
 
 from findling.engine import Engine
+from findling.models.runtime import provider_choices
 from findling.settings import save_settings
+
+MAX_RESULTS = 1000
 
 
 class SettingsDialog(QDialog):
@@ -22,18 +27,28 @@ class SettingsDialog(QDialog):
         s = engine.settings
         self.setWindowTitle("Settings")
         self.provider = QComboBox()
-        self.provider.addItems(["auto", "cpu", "cuda", "directml", "coreml"])
-        self.provider.setCurrentText(s.models.provider)
+        choices = provider_choices()
+        self.provider.addItems([name for name, why in choices if why is None])
+        missing = [f"{name}: {why}" for name, why in choices if why is not None]
+        note = "Not available here: " + "; ".join(missing) + "." if missing else ""
+        if self.provider.findText(s.models.provider) < 0:
+            note = f"The saved choice “{s.models.provider}” is not available here, so models run on the CPU. " + note
+        self.provider.setCurrentText(s.models.provider if self.provider.findText(s.models.provider) >= 0 else "auto")
+        self.provider_note = QLabel(note)
+        self.provider_note.setWordWrap(True)
+        self.provider_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.provider_note.setVisible(bool(note))
         self.threads = QSpinBox()
         self.threads.setRange(0, 64)
         self.threads.setSpecialValueText("automatic (every core but one)")
         self.threads.setValue(s.models.threads)
         self.limit = QSpinBox()
-        self.limit.setRange(5, 200)
+        self.limit.setRange(1, MAX_RESULTS)
         self.limit.setValue(s.search.limit)
         self.exclude = QPlainTextEdit("\n".join(s.index.exclude))
         form = QFormLayout(self)
         form.addRow("Execution provider", self.provider)
+        form.addRow("", self.provider_note)
         form.addRow("Model threads", self.threads)
         form.addRow("Results shown", self.limit)
         form.addRow("Exclude patterns (gitignore style, one a line)", self.exclude)

@@ -7,11 +7,15 @@ from collections.abc import Sequence
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
     QPlainTextEdit,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTextEdit,
+    QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -114,16 +118,25 @@ class ScoreBars(QWidget):
 
 class PreviewPane(QPlainTextEdit):
     """The document's text, plain (no markup, no remote content, no scripts), with the
-    query's words highlighted and the best passage scrolled into view. A selection can
-    be searched with as an example ("Find similar to this passage")."""
+    query's words highlighted and the best passage scrolled into view. The matches can be
+    walked (F3 / Shift+F3): the current one is marked apart and `hit_changed` says which of
+    how many it is. A selection can be searched with as an example ("Find similar to this
+    passage")."""
 
     find_similar = Signal(str)
+    hit_changed = Signal(int, int)  # 1-based current hit (0: none), number of hits
+
+    HIT = QColor("#ffe68a")
+    CURRENT = QColor("#ff9f43")
 
     def __init__(self) -> None:
         super().__init__()
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.highlighted = 0
+        self._hits: list[tuple[int, int]] = []
+        self._band: tuple[int, int] | None = None
+        self.current = -1
 
     def contextMenuEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         menu = self.createStandardContextMenu(event.pos())
@@ -133,38 +146,111 @@ class PreviewPane(QPlainTextEdit):
         action.triggered.connect(lambda: self.find_similar.emit(passage))
         menu.exec(event.globalPos())
 
+    def clear(self) -> None:
+        super().clear()
+        self._hits, self._band, self.current, self.highlighted = [], None, -1, 0
+        self.hit_changed.emit(0, 0)
+
     def show_text(self, text: str, highlights: Sequence[Highlight], focus_start: int | None,
                   focus_end: int | None) -> None:
         """`highlights`: where the query's terms are, found by the engine with the same
-        analysis as search, so the preview lights up exactly what matched."""
+        analysis as search, so the preview lights up exactly what matched. The current hit
+        starts at the first one in the best passage."""
         self.setPlainText(text)
+        self._hits = sorted((h.start, h.end) for h in highlights)
+        self._band = (focus_start, focus_end) if focus_start is not None and focus_end is not None else None
+        self.highlighted = len(self._hits)
+        if self._hits:
+            start = focus_start if focus_start is not None else 0
+            self.current = next((i for i, (s, _) in enumerate(self._hits) if s >= start), 0)
+            self._show_current()
+        else:
+            self.current = -1
+            self._paint()
+            target = focus_start or 0
+            self.setTextCursor(self._cursor(target, target))
+            self.centerCursor()
+            self.hit_changed.emit(0, 0)
+
+    def next_hit(self) -> None:
+        if self._hits:
+            self.current = (self.current + 1) % len(self._hits)
+            self._show_current()
+
+    def previous_hit(self) -> None:
+        if self._hits:
+            self.current = (self.current - 1) % len(self._hits)
+            self._show_current()
+
+    def _show_current(self) -> None:
+        self._paint()
+        start, _ = self._hits[self.current]
+        self.setTextCursor(self._cursor(start, start))
+        self.centerCursor()
+        self.hit_changed.emit(self.current + 1, len(self._hits))
+
+    def _paint(self) -> None:
         selections = []
-        fmt = QTextCharFormat()
-        fmt.setBackground(QColor("#ffe68a"))
-        fmt.setForeground(QColor("#000000"))
-        if focus_start is not None and focus_end is not None:
+        if self._band is not None:
             band = QTextEdit.ExtraSelection()
-            band.cursor = self._cursor(focus_start, focus_end)
+            band.cursor = self._cursor(*self._band)
             passage = QTextCharFormat()
             passage.setBackground(QColor(120, 160, 255, 40))
             band.format = passage
             selections.append(band)
-        for span in highlights:
+        for i, (start, end) in enumerate(self._hits):
+            fmt = QTextCharFormat()
+            fmt.setBackground(self.CURRENT if i == self.current else self.HIT)
+            fmt.setForeground(QColor("#000000"))
             sel = QTextEdit.ExtraSelection()
-            sel.cursor = self._cursor(span.start, span.end)
+            sel.cursor = self._cursor(start, end)
             sel.format = fmt
             selections.append(sel)
-        self.highlighted = len(selections) - (1 if focus_start is not None else 0)
         self.setExtraSelections(selections)
-        target = focus_start if focus_start is not None else (selections[-1].cursor.selectionStart()
-                                                              if selections else 0)
-        cursor = self._cursor(target, target)
-        self.setTextCursor(cursor)
-        self.centerCursor()
 
     def _cursor(self, start: int, end: int) -> QTextCursor:
         cursor = QTextCursor(self.document())
-        length = len(self.toPlainText())
+        length = self.document().characterCount() - 1
         cursor.setPosition(min(start, length))
         cursor.setPosition(min(end, length), QTextCursor.MoveMode.KeepAnchor)
         return cursor
+
+
+class PreviewPanel(QWidget):
+    """The preview with its bar: previous / next match, "hit 3 of 7", and More like this."""
+
+    more_like_this = Signal()
+
+    def __init__(self, pane: PreviewPane) -> None:
+        super().__init__()
+        self.pane = pane
+        self.previous = QToolButton()
+        self.previous.setText("◀ Previous")
+        self.previous.setToolTip("Previous match (Shift+F3)")
+        self.previous.clicked.connect(pane.previous_hit)
+        self.next = QToolButton()
+        self.next.setText("Next ▶")
+        self.next.setToolTip("Next match (F3)")
+        self.next.clicked.connect(pane.next_hit)
+        self.position = QLabel("")
+        self.similar = QToolButton()
+        self.similar.setText("More like this")
+        self.similar.setToolTip("Documents like this one, by meaning")
+        self.similar.clicked.connect(self.more_like_this.emit)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.previous, self.next, self.position):
+            bar.addWidget(widget)
+        bar.addStretch(1)
+        bar.addWidget(self.similar)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(pane, 1)
+        pane.hit_changed.connect(self._on_hit)
+        self._on_hit(0, 0)
+
+    def _on_hit(self, current: int, total: int) -> None:
+        self.position.setText(f"hit {current} of {total}" if total else "no matches in the text")
+        self.previous.setEnabled(total > 1)
+        self.next.setEnabled(total > 1)

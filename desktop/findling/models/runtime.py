@@ -53,6 +53,27 @@ def available_providers() -> list[str]:
     return list(onnxruntime_module().get_available_providers())
 
 
+_WHY_MISSING = {
+    "cuda": "needs an NVIDIA GPU and onnxruntime-gpu (pip install onnxruntime-gpu)",
+    "directml": "Windows only, with onnxruntime-directml",
+    "coreml": "macOS only",
+}
+
+
+def provider_choices() -> list[tuple[str, str | None]]:
+    """Each provider setting with None when this machine's onnxruntime can run it, else why
+    not: settings offer only what works and say why the others are missing."""
+    try:
+        available = set(available_providers())
+    except FindlingError as exc:
+        return [("auto", None), ("cpu", str(exc))]
+    return [("auto", None)] + [
+        (name, None if provider in available else _WHY_MISSING.get(name, "not in this onnxruntime build"))
+        for name, provider in (("cpu", PROVIDER_NAMES["cpu"]), ("cuda", PROVIDER_NAMES["cuda"]),
+                               ("directml", PROVIDER_NAMES["directml"]), ("coreml", PROVIDER_NAMES["coreml"]))
+    ]
+
+
 def preferred_providers(choice: str = "auto") -> list[str]:
     """Providers to try, best first, among those this onnxruntime build has."""
     available = available_providers()

@@ -14,6 +14,18 @@ from findling.errors import QuerySyntaxError
 from findling.records import Filters
 
 _ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+# The query syntax as every face teaches it (the window's Help, the MCP server's instructions).
+SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("borrow checker", "plain words: keyword search needs all of them; hybrid also matches by meaning"),
+    ('"lifetime elision"', "a phrase, word for word"),
+    ("-async  -\"draft notes\"", "leave out documents with this word or phrase"),
+    ("rust OR go", "either word"),
+    ("ext:md  ext:pdf", "only these file types (type: works too)"),
+    ("path:notes", "the path contains this text"),
+    ("folder:/home/me/papers", "only under this folder (in: works too)"),
+    ("after:2024-01-01  before:7d", "modified on or after / before: a date, or 30d, 2w, 6m, 1y ago; since: until:"),
+)
+
 _FILTER_KEYS = {"ext", "type", "path", "folder", "in", "after", "since", "before", "until"}
 _RELATIVE = re.compile(r"^(\d+)([dwmy])$")
 MAX_QUERY_CHARS = 4000

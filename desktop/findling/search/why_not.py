@@ -63,7 +63,7 @@ def filter_names(filters: Filters) -> list[tuple[str, Filters]]:
     named: list[tuple[str, Filters]] = []
     named += [(f"ext:{e}", Filters(extensions=(e,))) for e in filters.extensions]
     named += [(f"path:{p}", Filters(path_contains=(p,))) for p in filters.path_contains]
-    named += [(f"in:{f}", Filters(folders=(f,))) for f in filters.folders]
+    named += [(f"folder:{f}", Filters(folders=(f,))) for f in filters.folders]
     if filters.after is not None:
         named.append((f"after:{datetime.fromtimestamp(filters.after):%Y-%m-%d}", Filters(after=filters.after)))
     if filters.before is not None:

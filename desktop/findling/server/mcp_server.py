@@ -18,17 +18,15 @@ from pydantic import Field
 from findling import __version__
 from findling.errors import FindlingError
 from findling.records import Filters
-from findling.search.query_parser import parse_date
+from findling.search.query_parser import SYNTAX_EXAMPLES, parse_date
 from findling.server.handle import IndexHandle
 from findling.server.payloads import multi_get_json, result_json, slice_json
 
 T = TypeVar("T")
 
 SYNTAX = (
-    "Query syntax: plain words (all must match in keyword search; hybrid `query` also matches by meaning), "
-    '"quoted phrases", -word or -"phrase" to exclude, a OR b for alternatives, and filters: ext:md '
-    "(extension), path:TEXT (path contains), folder:/abs/dir, after:2024-01-01 / before:7d (modified date; "
-    "also 30d, 2w, 6m, 1y). Results carry a docid (#3fa9c2) to pass to `get`, and the snippet's line number."
+    "Query syntax: " + "; ".join(f"{example} = {meaning}" for example, meaning in SYNTAX_EXAMPLES)
+    + ". Results carry a docid (#3fa9c2) to pass to `get`, and the snippet's line number."
 )
 
 INSTRUCTIONS = (

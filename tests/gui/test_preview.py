@@ -1,0 +1,58 @@
+"""The preview walks the matches (F3 / Shift+F3, buttons, "hit 3 of 7") and finds documents
+like the one shown."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.helpers import write
+
+
+def _search(qtbot, window, text, rows):
+    window.activateWindow()
+    window.search_field.setFocus()
+    window.search_field.clear()
+    qtbot.keyClicks(window.search_field, text)
+    qtbot.waitUntil(lambda: window.results.rowCount() == rows, timeout=5000)
+
+
+def test_next_and_previous_match_with_position(qtbot, window, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "q.md", "# Quokkas\n\n" + "\n\n".join(f"Paragraph {i}: the quokka smiles." for i in range(4)))
+    window.engine.add_source(docs)
+    window.engine.index()
+    _search(qtbot, window, "quokka", 1)
+    panel = window.preview_panel
+    qtbot.waitUntil(lambda: panel.position.text().endswith("of 5"), timeout=5000)  # title and four paragraphs
+    first = window.preview.current
+    qtbot.keyClick(window.search_field, Qt.Key.Key_F3)
+    assert window.preview.current == (first + 1) % 5
+    assert panel.position.text() == f"hit {window.preview.current + 1} of 5"
+    qtbot.keyClick(window.search_field, Qt.Key.Key_F3, Qt.KeyboardModifier.ShiftModifier)
+    assert window.preview.current == first
+    for _ in range(5):
+        panel.next.click()  # around the end and back to the start
+    assert window.preview.current == first
+    cursor = window.preview.textCursor().position()
+    assert window.preview.toPlainText()[cursor:cursor + 6].lower() == "quokka"
+
+
+def test_no_matches_says_so(qtbot, window, tmp_path):
+    window.preview.show_text("plain text", [], None, None)
+    assert window.preview_panel.position.text() == "no matches in the text"
+    assert not window.preview_panel.next.isEnabled()
+
+
+def test_more_like_this(qtbot, embedder_installed, window, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "tomato.md", "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.")
+    write(docs / "beans.md", "# Beans\n\nRunner beans climb poles; water the vegetable garden at dawn.")
+    write(docs / "rust.md", "# Ownership\n\nThe borrow checker rejects two mutable references.")
+    window.engine.add_source(docs)
+    window.engine.index()
+    window.mode_box.setCurrentText("Keyword")
+    _search(qtbot, window, "tomato", 1)
+    window.preview_panel.similar.click()
+    qtbot.waitUntil(lambda: window.results.rowCount() == 2, timeout=10000)
+    assert window.results.hit(0).path.endswith("beans.md")
+    assert "like Tomatoes" in window.statusBar().currentMessage()
