@@ -34,6 +34,8 @@ def test_drop_folder_indexes_and_results_appear(qtbot, window, docs):
     _wait_idle(qtbot, window)
     qtbot.waitUntil(lambda: window.sources_model.rowCount() == 1 and "2 indexed" in (
         window.sources_model.data(window.sources_model.index(0)) or ""), timeout=5000)
+    # the panel keeps a short dated line; whether semantic search is on goes to the status bar only
+    assert window.progress_label.text().startswith("Last indexed at ") and "emantic" not in window.progress_label.text()
     _type(qtbot, window, "borrow checker")
     qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
     hit = window.results.hit(0)
@@ -53,12 +55,18 @@ def test_selecting_a_result_fills_preview_and_explain(qtbot, window, docs):
     assert window.preview.highlighted >= 1
     assert window.explain_model.rowCount() >= 3
     rows = [window.explain_model.data(window.explain_model.index(r, 0)) for r in range(window.explain_model.rowCount())]
-    assert "bm25 original" in rows and "final score" in rows
+    assert "keywords: your query" in rows and "final score" in rows
     bars = {name: value for name, value, _ in window.score_bars.bars()}
     assert bars["words matched"] == 1.0 and 0.0 < bars["relevance"] <= 1.0  # evidence, on one 0–1 scale
     assert "closeness in meaning" not in bars  # no embedder here: no bar for it
-    assert window.explain_sentence.text().startswith("Matched 100% of the query's weight in words")
-    assert "candidates" in window.explain_summary.text()
+    assert window.explain_sentence.text().startswith("Matched 100% of the query's words (keyword #1) → #1")
+    stages = {name: why for name, _, why in window.timeline.stages()}
+    assert stages["keyword and meaning search"] == "" and stages["reranking"]  # skipped, and says why
+    assert not window.explain_view.isVisible()  # the table is behind Details
+    window.tabs.setCurrentIndex(1)
+    window.details_button.click()
+    assert window.explain_view.isVisible() and not window.explain_graphs.isVisible()
+    assert window.explain_summary.text().startswith("1 candidate in ")  # "1 candidates" no more
 
 
 def test_modes_and_filters(qtbot, window, docs):
@@ -306,3 +314,31 @@ def test_models_dialog_imports_a_shipped_folder_and_sizes_show_before(qtbot, win
     assert dialog.table.item(0, 3).text() == "23.4 MB"
     dialog.refresh()
     assert "searches by keywords" not in dialog.status.text()
+
+
+def test_models_dialog_removes_only_after_confirmation(qtbot, window, tmp_path, monkeypatch):
+    from tests.conftest import MINILM
+
+    if not MINILM.exists():
+        import pytest
+
+        pytest.skip("../shared/models is not beside the checkout")
+    from PySide6.QtWidgets import QMessageBox
+
+    from findling.gui.models_dialog import ModelsDialog
+    from findling.models.download import ModelStore
+
+    monkeypatch.delenv("FINDLING_MODELS_MANIFEST", raising=False)
+    window.engine.models.store = ModelStore(tmp_path / "models")
+    window.engine.models.reload_manifest()
+    spec = window.engine.models.spec("embedder")
+    window.engine.models.store.import_dir(spec, MINILM)
+    dialog = ModelsDialog(window.engine, window)
+    qtbot.addWidget(dialog)
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No)
+    dialog.remove_selected()
+    assert dialog.table.item(0, 2).text() == "installed" and "Semantic search stops" in asked[0]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    dialog.remove_selected()
+    assert dialog.table.item(0, 2).text() == "missing" and dialog.status.text() == "all-minilm-l6-v2: removed"

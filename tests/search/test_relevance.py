@@ -129,15 +129,33 @@ def test_newer_file_first_among_equal_scores(engine, docs):
     assert len(scores) == 1  # equal evidence, equal score: only recency told them apart
 
 
-def test_evidence_reads_as_a_sentence():
-    from findling.search.presentation import evidence_sentence
+def test_a_result_reads_as_a_sentence():
+    from findling.records import ListScore, ResultExplain
+    from findling.search.presentation import result_sentence
 
-    assert evidence_sentence(Evidence(0.8, 0.5, 0.62, 1.0, -0.03), 0.71) == (
-        "Matched 80% of the query's weight in words (the best keyword match); close in meaning "
-        "(cosine 0.62, best 0.65) → relevance 0.71")
-    assert evidence_sentence(Evidence(0.0, 0.0, 0.2, 0.0, 0.0), 0.02) == (
-        "Matched none of the query's words; not close in meaning (cosine 0.20, the closest passage) → relevance 0.02")
-    assert evidence_sentence(Evidence(), 0.0) == "relevance 0.00"
+    def result(evidence, lists=(), rerank=None):
+        return ResultExplain(doc_id=1, lists=tuple(lists), rrf=0.0, bonus=0.0, fused=0.0, fused_rank=1, rerank=rerank,
+                             fusion_weight=None, blended=None, final=0.83, evidence=evidence, relevance=0.71)
+
+    both = [ListScore("bm25 original", "bm25", 1, 7.2, 1.0, 2.0, 0.03),
+            ListScore("vector original", "vector", 3, 0.62, 0.8, 2.0, 0.03),
+            ListScore("vector sem 1", "vector", 5, 0.6, 0.8, 1.0, 0.01)]
+    assert result_sentence(result(Evidence(0.8, 0.5, 0.62, 1.0, -0.03), both), 1) == (
+        "Matched 80% of the query's words (keyword #1); close in meaning (semantic #3, similarity 0.62) "
+        "→ #1, relevance 0.71")
+    assert result_sentence(result(Evidence(0.0, 0.0, 0.2, 0.0, 0.0), both[1:], rerank=0.9), 4) == (
+        "Matched none of the query's words; not close in meaning (semantic #3, similarity 0.20); "
+        "the reranker rated it 0.90 → #4, score 0.83")
+    assert result_sentence(result(Evidence()), 2) == "Found → #2, relevance 0.71"
+
+
+def test_the_stages_read_as_a_timeline():
+    from findling.records import QueryExplain, Stage
+    from findling.search.presentation import stage_timeline
+
+    explain = QueryExplain("q", "hybrid", (Stage("lanes", "ran", ms=17.5), Stage("rerank", "skipped", "no reranker")),
+                           None, 3, (), {})
+    assert stage_timeline(explain) == [("keyword and meaning search", 17.5, ""), ("reranking", 0.0, "no reranker")]
 
 
 def test_a_query_whose_words_no_document_holds_is_judged_by_meaning_alone(demo):
@@ -146,3 +164,10 @@ def test_a_query_whose_words_no_document_holds_is_judged_by_meaning_alone(demo):
     assert hybrid.explain.results[0].evidence.coverage is None  # not "matched nothing": nothing could match
     assert hybrid.hits[0].doc_id == semantic.hits[0].doc_id
     assert hybrid.hits[0].score == pytest.approx(semantic.hits[0].score, abs=1e-6)
+
+
+def test_list_names_read_plainly():
+    from findling.search.presentation import list_label
+
+    assert [list_label(n) for n in ("bm25 original", "bm25 lex 2", "vector sem 1", "vector hyde")] == [
+        "keywords: your query", "keywords: variant 2", "meaning: variant 1", "meaning: an imagined answer"]

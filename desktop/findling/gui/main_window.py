@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableView,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -39,10 +40,10 @@ from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, q
 from findling.gui.keyboard import KeyboardNavigation
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
-from findling.gui.widgets import PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate
+from findling.gui.widgets import PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
 from findling.pathnames import display_path
 from findling.records import Filters, Hit, IndexProgress, SearchResult
-from findling.search.presentation import evidence_sentence
+from findling.search.presentation import result_sentence, stage_timeline
 
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
@@ -154,23 +155,37 @@ class MainWindow(QMainWindow):
         self.explain_summary.setWordWrap(True)
         self.explain_summary.setTextFormat(Qt.TextFormat.PlainText)  # holds the query and model text
         self.explain_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.explain_view = QTableView()
-        self.explain_view.setModel(self.explain_model)
-        self.explain_view.verticalHeader().setVisible(False)
-        self.explain_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.score_bars = ScoreBars()
-        explain = QWidget()
-        explain_layout = QHBoxLayout(explain)
-        left = QVBoxLayout()
-        left.addWidget(self.explain_summary)
         self.explain_sentence = QLabel()
         self.explain_sentence.setObjectName("explainSentence")
         self.explain_sentence.setWordWrap(True)
         self.explain_sentence.setTextFormat(Qt.TextFormat.PlainText)
-        left.addWidget(self.explain_sentence)
-        left.addWidget(self.explain_view, 1)
-        explain_layout.addLayout(left, 3)
-        explain_layout.addWidget(self.score_bars, 2)
+        self.explain_sentence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.timeline = StageTimeline()
+        self.score_bars = ScoreBars()
+        self.explain_view = QTableView()
+        self.explain_view.setModel(self.explain_model)
+        self.explain_view.verticalHeader().setVisible(False)
+        self.explain_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.explain_view.horizontalHeader().setStretchLastSection(True)
+        self.explain_view.setVisible(False)  # the numbers behind the sentence, on demand
+        self.details_button = QToolButton()
+        self.details_button.setText("Details ▸")
+        self.details_button.setCheckable(True)
+        self.details_button.toggled.connect(self._toggle_details)
+        explain = QWidget()
+        explain_layout = QVBoxLayout(explain)
+        explain_layout.addWidget(self.explain_sentence)
+        self.explain_graphs = QWidget()  # Details swaps them for the table: room enough at 1024×640
+        graphs = QHBoxLayout(self.explain_graphs)
+        graphs.setContentsMargins(0, 0, 0, 0)
+        stages = QVBoxLayout()
+        stages.addWidget(self.explain_summary)
+        stages.addWidget(self.timeline, 1)
+        graphs.addLayout(stages, 3)
+        graphs.addWidget(self.score_bars, 2)
+        explain_layout.addWidget(self.explain_graphs, 1)
+        explain_layout.addWidget(self.details_button)
+        explain_layout.addWidget(self.explain_view, 1)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.preview_panel, "Preview")
         self.tabs.addTab(explain, "Explain")
@@ -347,6 +362,7 @@ class MainWindow(QMainWindow):
             self._show_explain(None)
         if result.explain is not None:
             self.explain_summary.setText(query_summary(result.explain))
+            self.timeline.set_stages(stage_timeline(result.explain))
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         hit = self.results.hit(current.row())
@@ -372,9 +388,15 @@ class MainWindow(QMainWindow):
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end)
 
     def _show_explain(self, explain) -> None:
-        self.explain_sentence.setText(evidence_sentence(explain.evidence, explain.relevance) if explain else "")
+        rank = self.results_view.currentIndex().row() + 1
+        self.explain_sentence.setText(result_sentence(explain, rank) if explain else "")
         self.explain_model.set_result(explain)
         self.score_bars.set_result(explain)
+
+    def _toggle_details(self, shown: bool) -> None:
+        self.explain_view.setVisible(shown)
+        self.explain_graphs.setVisible(not shown)
+        self.details_button.setText("Details ▾" if shown else "Details ▸")
 
     def current_hit(self) -> Hit | None:
         return self.results.hit(self.results_view.currentIndex().row())
@@ -512,9 +534,13 @@ class MainWindow(QMainWindow):
     def _on_indexed(self, report) -> None:
         text = (f"Indexed: {report.added} added, {report.updated} updated, {report.removed} removed, "
                 f"{report.failed} failed" + (" (paused)" if report.cancelled else ""))
+        # The folders panel keeps a short, dated line; what may change later (whether semantic
+        # search is on) goes only to the status bar, so the panel never tells a stale story.
+        self.progress_label.setText(f"Last indexed at {time.strftime('%H:%M')}: {report.added} added, "
+                                    f"{report.updated} updated, {report.removed} removed, {report.failed} failed"
+                                    + (" (paused)" if report.cancelled else ""))
         if report.embedding is not None and report.embedding.skipped:
             text += f". Semantic search is off: {report.embedding.skipped}"
-        self.progress_label.setText(text)
         self.statusBar().showMessage(text)
         self._finish_indexing()
         if self.search_field.text().strip():
@@ -542,7 +568,6 @@ class MainWindow(QMainWindow):
 
     def _on_error(self, message: str) -> None:
         self.statusBar().showMessage(message)
-        self.progress_label.setText(message)
 
     # -- drag and drop -----------------------------------------------------------------
 

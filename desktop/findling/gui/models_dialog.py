@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableWidget,
@@ -44,6 +45,9 @@ class ModelsDialog(QDialog):
         self.table.setHorizontalHeaderLabels(["Role", "Model", "State", "Size", "Repository"])
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)  # a model's name reads whole, on one line
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.status = QLabel()
@@ -62,8 +66,10 @@ class ModelsDialog(QDialog):
         self.cancel.clicked.connect(self._cancel)
         self.import_button = QPushButton("Import from folder…")
         self.import_button.clicked.connect(self.import_selected)
+        self.remove_button = QPushButton("Remove…")
+        self.remove_button.clicked.connect(self.remove_selected)
         buttons = QHBoxLayout()
-        for b in (self.use_multilingual_button, self.download, self.cancel, self.import_button):
+        for b in (self.use_multilingual_button, self.download, self.cancel, self.import_button, self.remove_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         close = QPushButton("Close")
@@ -108,6 +114,8 @@ class ModelsDialog(QDialog):
         self.language_hint.setVisible(bool(self.language_hint.text()))
         self.use_multilingual_button.setText(f"Use {self._multilingual}")
         self.use_multilingual_button.setVisible(bool(self.language_hint.text()))
+        for col in range(4):
+            self.table.resizeColumnToContents(col)
         if self._specs:
             self.table.selectRow(0)
 
@@ -145,6 +153,27 @@ class ModelsDialog(QDialog):
     def _selected(self):
         row = self.table.currentRow()
         return self._specs[row] if 0 <= row < len(self._specs) else None
+
+    def remove_selected(self) -> None:
+        """Remove the selected model's files, after asking: its role stops working until it
+        is downloaded or imported again."""
+        spec = self._selected()
+        store = self.engine.models.store
+        if spec is None or store.status(spec).state == "missing":
+            self.status.setText("That model is not installed.")
+            return
+        effect = {"embedder": "Semantic search stops", "reranker": "Reranking stops",
+                  "generator": "Query expansion stops"}[spec.role]
+        answer = QMessageBox.question(
+            self, "Remove model",
+            f"Remove {spec.name} ({model_size(spec, store.status(spec).size)})? {effect} until it is downloaded "
+            "or imported again.",
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        store.remove(spec)
+        self.refresh()
+        self.status.setText(f"{spec.name}: removed")
 
     def pull_selected(self) -> None:
         spec = self._selected()

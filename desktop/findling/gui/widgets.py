@@ -116,6 +116,49 @@ class ScoreBars(QWidget):
                              int(Qt.AlignmentFlag.AlignVCenter), f"{value:.2f}")
 
 
+class StageTimeline(QWidget):
+    """The query's stages in order, each a bar as long as its share of the time, with its
+    milliseconds; a skipped stage says why, in grey."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._stages: list[tuple[str, float, str]] = []
+        self.setMinimumHeight(96)
+
+    def stages(self) -> list[tuple[str, float, str]]:
+        return list(self._stages)
+
+    def set_stages(self, stages: list[tuple[str, float, str]]) -> None:
+        self._stages = stages
+        self.setToolTip("\n".join(f"{name}: {f'{ms:.0f} ms' if not why else 'skipped, ' + why}"
+                                  for name, ms, why in stages))
+        self.update()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        painter = QPainter(self)
+        if not self._stages:
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "run a query to see its stages")
+            return
+        metrics = painter.fontMetrics()
+        label_w = max(metrics.horizontalAdvance(name) for name, _, _ in self._stages) + 12
+        row_h = min(22, max(14, (self.height() - 4) // len(self._stages)))
+        longest = max((ms for _, ms, why in self._stages if not why), default=0.0) or 1.0
+        width = max(20, self.width() - label_w - 70)
+        text_color = self.palette().text().color()
+        muted = self.palette().placeholderText().color()
+        for i, (name, ms, why) in enumerate(self._stages):
+            y = 2 + i * row_h
+            painter.setPen(text_color if not why else muted)
+            painter.drawText(4, y, label_w, row_h, int(Qt.AlignmentFlag.AlignVCenter), name)
+            if why:
+                note = metrics.elidedText(f"skipped: {why}", Qt.TextElideMode.ElideRight, self.width() - label_w - 8)
+                painter.drawText(label_w, y, self.width() - label_w, row_h, int(Qt.AlignmentFlag.AlignVCenter), note)
+                continue
+            bar = max(2.0, width * ms / longest)
+            painter.fillRect(QRectF(label_w, y + 3, bar, row_h - 6), QColor("#4e79a7"))
+            painter.drawText(int(label_w + bar) + 6, y, 64, row_h, int(Qt.AlignmentFlag.AlignVCenter), f"{ms:.0f} ms")
+
+
 class PreviewPane(QPlainTextEdit):
     """The document's text, plain (no markup, no remote content, no scripts), with the
     query's words highlighted and the best passage scrolled into view. The matches can be

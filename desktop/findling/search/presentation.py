@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from findling.records import Evidence, Highlight, QueryExplain
+from findling.records import Highlight, QueryExplain, ResultExplain
 
 
 def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[str, bool]]:
@@ -44,23 +44,52 @@ def explain_lines(explain: QueryExplain) -> list[str]:
     return lines
 
 
-def evidence_sentence(evidence: Evidence, relevance: float) -> str:
-    """Why a result scores what it does, in words: `Matched 80 % of the query's weight
-    (best keyword match); close in meaning (cosine 0.62, best 0.65) → relevance 0.71`."""
+STAGE_LABELS = {
+    "strong_signal": "quick keyword check", "expansion": "query expansion", "lanes": "keyword and meaning search",
+    "fusion": "combining the lists", "rerank": "reranking", "blend": "blending",
+}
+
+
+def stage_timeline(explain: QueryExplain) -> list[tuple[str, float, str]]:
+    """Each stage as (plain name, milliseconds, why it was skipped or ""), in order."""
+    return [(STAGE_LABELS.get(s.name, s.name), s.ms if s.status == "ran" else 0.0,
+             "" if s.status == "ran" else (s.reason or "skipped")) for s in explain.stages]
+
+
+def _closeness(cosine: float) -> str:
+    return "close in meaning" if cosine >= 0.5 else "somewhat related" if cosine >= 0.3 else "not close in meaning"
+
+
+def result_sentence(result: ResultExplain, rank: int) -> str:
+    """One result's story in one sentence: `Matched 100% of the query's words (keyword #1);
+    close in meaning (semantic #3, similarity 0.62) → #1, relevance 0.71`."""
+    def best_rank(lane: str) -> int | None:
+        ranks = [s.rank for s in result.lists if s.lane == lane]
+        return min(ranks) if ranks else None
+
+    ev = result.evidence
     parts = []
-    if evidence.coverage is not None:
-        if evidence.coverage <= 0:
-            parts.append("matched none of the query's words")
-        else:
-            best = " (the best keyword match)" if (evidence.saturation_share or 0) >= 0.999 else ""
-            parts.append(f"matched {evidence.coverage:.0%} of the query's weight in words{best}")
-    if evidence.cosine is not None:
-        closeness = "close in meaning" if evidence.cosine >= 0.5 else "somewhat related" \
-            if evidence.cosine >= 0.3 else "not close in meaning"
-        best_cosine = evidence.cosine - (evidence.cosine_gap or 0.0)
-        best = ", the closest passage" if (evidence.cosine_gap or 0.0) >= -1e-6 else f", best {best_cosine:.2f}"
-        parts.append(f"{closeness} (cosine {evidence.cosine:.2f}{best})")
-    if not parts:
-        return f"relevance {relevance:.2f}"
-    text = "; ".join(parts)
-    return f"{text[0].upper()}{text[1:]} → relevance {relevance:.2f}"
+    keyword, semantic = best_rank("bm25"), best_rank("vector")
+    if ev.coverage is not None:
+        words = "none of the query's words" if ev.coverage <= 0 else f"{ev.coverage:.0%} of the query's words"
+        parts.append(f"matched {words}" + (f" (keyword #{keyword})" if keyword else ""))
+    if ev.cosine is not None:
+        where = f"semantic #{semantic}, " if semantic else ""
+        parts.append(f"{_closeness(ev.cosine)} ({where}similarity {ev.cosine:.2f})")
+    text = "; ".join(parts) or "found"
+    tail = f" → #{rank}, relevance {result.relevance:.2f}"
+    if result.rerank is not None:
+        tail = f"; the reranker rated it {result.rerank:.2f} → #{rank}, score {result.final:.2f}"
+    return f"{text[0].upper()}{text[1:]}{tail}"
+
+
+def list_label(list_name: str) -> str:
+    """A ranked list's name as a person reads it: `bm25 lex 2` → `keywords: variant 2`."""
+    lane, _, which = list_name.partition(" ")
+    kind = {"bm25": "keywords", "vector": "meaning"}.get(lane, lane)
+    if which == "original":
+        return f"{kind}: your query"
+    if which == "hyde":
+        return f"{kind}: an imagined answer"
+    number = which.split(" ")[-1]
+    return f"{kind}: variant {number}" if number.isdigit() else f"{kind}: {which}"

@@ -1,5 +1,7 @@
 """Screenshots of the real window (for docs and for looking at what we ship):
-`python -m findling.devtools.gui.screenshots OUTDIR` — run it under a display, e.g. `xvfb-run -a`."""
+`python -m findling.devtools.gui.screenshots OUTDIR [MODEL_FOLDER]` — run it under a display,
+e.g. `xvfb-run -a`. With MODEL_FOLDER (e.g. ../shared/models/all-MiniLM-L6-v2-int8) the Models
+dialog is shot before and after importing it (into a throwaway model cache)."""
 
 from __future__ import annotations
 
@@ -34,7 +36,35 @@ def _shot(app: QApplication, window, path: Path) -> None:
     pixmap.save(str(path))
 
 
-def main(out: str) -> int:
+def _dialogs(app: QApplication, window, target: Path, model_folder: Path | None) -> None:
+    from findling.gui.help_dialog import HelpDialog
+    from findling.gui.models_dialog import ModelsDialog
+    from findling.gui.settings_dialog import SettingsDialog
+
+    for name, simple in (("06-help.png", HelpDialog(window)), ("07-settings.png", SettingsDialog(window.engine, window))):
+        simple.show()
+        _shot(app, simple, target / name)
+        simple.close()
+    if model_folder is None:
+        return
+    import os
+
+    from findling.models.download import ModelStore
+
+    os.environ.pop("FINDLING_MODELS_MANIFEST", None)
+    window.engine.models.store = ModelStore(Path(tempfile.mkdtemp(prefix="findling-shot-models-")))
+    window.engine.models.reload_manifest()
+    dialog = ModelsDialog(window.engine, window)
+    dialog.resize(820, 320)
+    dialog.show()
+    _shot(app, dialog, target / "08-models-before-import.png")
+    dialog.import_folder(model_folder, dialog._specs[0])
+    _wait(app, lambda: getattr(dialog.table.item(0, 2), "text", str)() == "installed", 60)
+    _shot(app, dialog, target / "09-models-after-import.png")
+    dialog.close()
+
+
+def main(out: str, model_folder: Path | None = None) -> int:
     from findling.engine import Engine
     from findling.gui.app import _follow_os_theme
     from findling.gui.main_window import MainWindow, demo_folder
@@ -60,6 +90,25 @@ def main(out: str) -> int:
         window.run_search(full=False)
         _wait(app, lambda: window._last_result is not None and window._last_result.query == "xylophone quantum")
         _shot(app, window, target / "04-no-good-matches.png")
+        window.tabs.setCurrentIndex(0)
+        window.search_field.setText("database server")
+        window.run_search(full=False)
+        _wait(app, lambda: window.preview_panel.position.text().startswith("hit"))
+        window.preview.next_hit()
+        window.preview.next_hit()
+        _shot(app, window, target / "05-preview-hit-navigation.png")
+        _dialogs(app, window, target, model_folder)
+        if model_folder is not None:
+            window.engine.index()  # embeds the demo folder with the imported model
+        window.resize(1024, 640)
+        window.search_field.setText("why did the nightly import fail")
+        window.run_search(full=True)
+        _wait(app, lambda: window._last_result is not None and window._last_result.explain is not None
+              and window._last_result.query == "why did the nightly import fail" and window.results.rowCount() > 0)
+        window.tabs.setCurrentIndex(1)
+        _shot(app, window, target / "10-explain-1024x640.png")
+        window.details_button.click()
+        _shot(app, window, target / "11-explain-details-1024x640.png")
         window.close()
         QTimer.singleShot(0, app.quit)
     print("\n".join(str(p) for p in sorted(target.glob("*.png"))))
@@ -67,4 +116,5 @@ def main(out: str) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "screenshots"))
+    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "screenshots",
+                          Path(sys.argv[2]) if len(sys.argv) > 2 else None))
