@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -47,6 +48,7 @@ from findling.search.presentation import result_sentence, stage_timeline
 
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
+WHY_NOT_MODE = {"Hybrid": "hybrid", "Keyword": "keyword", "Semantic": "semantic"}
 TYPES = {
     "Any type": (),
     "Documents": ("pdf", "docx", "epub"),
@@ -172,8 +174,17 @@ class MainWindow(QMainWindow):
         self.details_button.setText("Details ▸")
         self.details_button.setCheckable(True)
         self.details_button.toggled.connect(self._toggle_details)
+        self.why_not_answer = QLabel()  # "Why not this file?": drop one on this tab
+        self.why_not_answer.setObjectName("whyNotAnswer")
+        self.why_not_answer.setWordWrap(True)
+        self.why_not_answer.setTextFormat(Qt.TextFormat.PlainText)
+        self.why_not_answer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.why_not_answer.setFrameShape(QFrame.Shape.StyledPanel)
+        self.why_not_answer.setVisible(False)
         explain = QWidget()
+        explain.setToolTip("Drop a file here to ask why it is not among the results")
         explain_layout = QVBoxLayout(explain)
+        explain_layout.addWidget(self.why_not_answer)
         explain_layout.addWidget(self.explain_sentence)
         self.explain_graphs = QWidget()  # Details swaps them for the table: room enough at 1024×640
         graphs = QHBoxLayout(self.explain_graphs)
@@ -189,6 +200,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.preview_panel, "Preview")
         self.tabs.addTab(explain, "Explain")
+        self.explain_page = explain
 
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.results_view)
@@ -205,6 +217,8 @@ class MainWindow(QMainWindow):
         self.sources_view = QListView()
         self.sources_view.setModel(self.sources_model)
         self.sources_view.setAlternatingRowColors(True)
+        self.sources_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.sources_view.customContextMenuRequested.connect(self._source_menu)
         add = QPushButton("Add folder…")
         add.clicked.connect(self.choose_folder)
         remove = QPushButton("Remove")
@@ -363,6 +377,10 @@ class MainWindow(QMainWindow):
         if result.explain is not None:
             self.explain_summary.setText(query_summary(result.explain))
             self.timeline.set_stages(stage_timeline(result.explain))
+        else:  # keyword search (and More like this) rank by one list: nothing to tell stage by stage
+            self.explain_summary.setText(f"{count} in {took:.0f} ms by keywords alone (BM25); the stage by stage "
+                                         "story comes with the Hybrid and Semantic modes.")
+            self.timeline.set_stages([])
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         hit = self.results.hit(current.row())
@@ -576,10 +594,55 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        """Anywhere: add and index. On the Explain tab: why is this file not in the results?"""
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if paths:
-            event.acceptProposedAction()
+        if not paths:
+            return
+        event.acceptProposedAction()
+        page = self.explain_page
+        on_explain = self.tabs.currentWidget() is page and page.rect().contains(
+            page.mapFrom(self, event.position().toPoint()))
+        if on_explain:
+            self.why_not(paths[0])
+        else:
             self.add_paths(paths)
+
+    # -- why not this file? ------------------------------------------------------------
+
+    def why_not(self, path: str) -> None:
+        text = self.search_field.text().strip()
+        self.tabs.setCurrentIndex(1)
+        if not text:
+            self._show_why_not_text("Search first, then drop the file you expected on this tab (or right-click "
+                                    "its folder in the Folders panel) to ask why it is not among the results.")
+            return
+        engine, filters, limit = self.engine, self.filters(), self.engine.settings.search.limit
+        mode = WHY_NOT_MODE[self.mode_box.currentText()]
+        self._show_why_not_text(f"Looking at {os.path.basename(path)}…")
+        run_task(lambda: engine.why_not(text, path, mode=mode, limit=limit, filters=filters), self._on_why_not,
+                 lambda exc: self._show_why_not_text(f"Why not: {_error_text(exc)}"))
+
+    def _on_why_not(self, answer) -> None:
+        lines = [f"Why not {display_path(os.path.basename(answer.path))}? {answer.summary}", *answer.details]
+        self._show_why_not_text("\n".join(lines))
+
+    def _show_why_not_text(self, text: str) -> None:
+        self.why_not_answer.setText(text)
+        self.why_not_answer.setVisible(True)
+
+    def _source_menu(self, pos) -> None:
+        source = self.sources_model.source(self.sources_view.indexAt(pos).row())
+        if source is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Why is a file not in the results?…", lambda: self._pick_why_not(source.source.path))
+        menu.addAction("Remove", self.remove_selected_source)
+        menu.exec(self.sources_view.viewport().mapToGlobal(pos))
+
+    def _pick_why_not(self, folder: str) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "The file you expected to find", folder)
+        if path:
+            self.why_not(path)
 
     # -- dialogs and lifecycle ---------------------------------------------------------
 

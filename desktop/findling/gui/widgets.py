@@ -100,7 +100,7 @@ class ScoreBars(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         if not self._bars:
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "select a result to see its score")
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no score breakdown for this result")
             return
         metrics = painter.fontMetrics()
         label_w = max(metrics.horizontalAdvance(name) for name, _, _ in self._bars) + 12
@@ -137,8 +137,7 @@ class StageTimeline(QWidget):
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)
         if not self._stages:
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "run a query to see its stages")
-            return
+            return  # the summary above says why there are none
         metrics = painter.fontMetrics()
         label_w = max(metrics.horizontalAdvance(name) for name, _, _ in self._stages) + 12
         row_h = min(22, max(14, (self.height() - 4) // len(self._stages)))

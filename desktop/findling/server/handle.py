@@ -308,9 +308,9 @@ class IndexHandle:
         return self._call("similar", (ref,), {"limit": limit, "filters": filters})
 
     def why_not(self, query: str, path: str, mode: str = "hybrid", limit: int | None = None,
-                min_score: float = 0.0) -> WhyNotAnswer:
+                min_score: float = 0.0, filters: Filters | None = None) -> WhyNotAnswer:
         return self._call("why_not", (query, os.path.abspath(os.path.expanduser(path))),
-                          {"mode": mode, "limit": limit, "min_score": min_score})
+                          {"mode": mode, "limit": limit, "min_score": min_score, "filters": filters})
 
     def get(self, ref: str, first_line: int | None = None, count: int | None = None) -> DocumentSlice:
         return self._call("get", (_absolute(ref),), {"first_line": first_line, "count": count})
