@@ -41,25 +41,15 @@ from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, q
 from findling.gui.keyboard import KeyboardNavigation
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
-from findling.gui.widgets import PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
+from findling.gui.widgets import FacetBar, PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
 from findling.pathnames import display_path
 from findling.records import Filters, Hit, IndexProgress, SearchResult
+from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
 from findling.search.presentation import result_sentence, stage_timeline
 
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
 WHY_NOT_MODE = {"Hybrid": "hybrid", "Keyword": "keyword", "Semantic": "semantic"}
-TYPES = {
-    "Any type": (),
-    "Documents": ("pdf", "docx", "epub"),
-    "Markdown": ("md", "markdown"),
-    "Text": ("txt", "rst", "log"),
-    "Web pages": ("html", "htm"),
-    "Code": ("py", "js", "ts", "rs", "go", "c", "h", "cpp", "java"),
-}
-DATES = {"Any time": None, "Today": 1, "Past week": 7, "Past month": 31, "Past year": 366}
-
-
 def _error_text(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, FindlingError) else f"{type(exc).__name__}: {exc}"
 
@@ -113,13 +103,19 @@ class MainWindow(QMainWindow):
         self.mode_box = QComboBox()
         self.mode_box.addItems(list(MODES))
         self.type_box = QComboBox()
-        self.type_box.addItems(list(TYPES))
+        self.type_box.addItems(list(TYPE_GROUPS))
         self.date_box = QComboBox()
-        self.date_box.addItems(list(DATES))
+        self.date_box.addItems(list(DATE_RANGES))
         self.folder_box = QComboBox()
         self.folder_box.addItem("All folders", "")
         for box in (self.mode_box, self.type_box, self.date_box, self.folder_box):
             box.currentIndexChanged.connect(lambda _i: self.run_search(full=False))
+        self.sort_box = QComboBox()
+        self.sort_box.addItems(list(SORTS))
+        self.sort_box.currentIndexChanged.connect(lambda _i: self._resort())
+        self.facets = FacetBar()
+        self.facets.chosen.connect(self.apply_facet)
+        self._folders: list[str] = []
 
         bar = QHBoxLayout()
         bar.addWidget(self.search_field, 1)
@@ -127,6 +123,8 @@ class MainWindow(QMainWindow):
                            ("In", self.folder_box)):
             bar.addWidget(QLabel(label))
             bar.addWidget(box)
+        bar.addWidget(QLabel("Sort"))
+        bar.addWidget(self.sort_box)
 
         self.results_view = QTableView()
         self.results_view.setModel(self.results)
@@ -210,6 +208,7 @@ class MainWindow(QMainWindow):
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.addLayout(bar)
+        layout.addWidget(self.facets)
         layout.addWidget(splitter, 1)
         self.setCentralWidget(central)
 
@@ -247,7 +246,8 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.statusBar().showMessage("Ready")
         self.keyboard = KeyboardNavigation(self.search_field, self.results_view,
-                                           [self.mode_box, self.type_box, self.date_box, self.folder_box],
+                                           [self.mode_box, self.type_box, self.date_box, self.folder_box,
+                                            self.sort_box],
                                            self.open_result)
 
     def _build_menu(self) -> None:
@@ -295,10 +295,10 @@ class MainWindow(QMainWindow):
     # -- searching ---------------------------------------------------------------------
 
     def filters(self) -> Filters:
-        days = DATES[self.date_box.currentText()]
+        days = DATE_RANGES[self.date_box.currentText()]
         folder = self.folder_box.currentData() or ""
         return Filters(
-            extensions=TYPES[self.type_box.currentText()],
+            extensions=TYPE_GROUPS[self.type_box.currentText()],
             folders=(folder,) if folder else (),
             after=time.time() - days * 86400 if days else None,
         )
@@ -357,7 +357,9 @@ class MainWindow(QMainWindow):
             return  # the reranked list came first: the quick one is out of date
         selected = self.results.hit(self.results_view.currentIndex().row()) if refining else None
         self._last_result = result
-        self.results.set_hits(result.hits)
+        hits = sort_hits(result.hits, self.sort_box.currentText())
+        self.results.set_hits(hits)
+        self.facets.set_facets(facet_counts(hits, self._folders, time.time()))
         notes = "; ".join(result.notes)
         took = result.timings_ms.get("total", 0.0)
         count = f"{len(result.hits)} result" + ("" if len(result.hits) == 1 else "s")
@@ -365,7 +367,7 @@ class MainWindow(QMainWindow):
         row = 0
         if selected is not None:
             # the reranked list keeps the selection on the same document, wherever it moved
-            row = next((i for i, h in enumerate(result.hits) if h.doc_id == selected.doc_id), 0)
+            row = next((i for i, h in enumerate(hits) if h.doc_id == selected.doc_id), 0)
         if result.hits:
             self.results_view.selectionModel().setCurrentIndex(
                 self.results.index(row, 0),
@@ -410,6 +412,27 @@ class MainWindow(QMainWindow):
         self.explain_sentence.setText(result_sentence(explain, rank) if explain else "")
         self.explain_model.set_result(explain)
         self.score_bars.set_result(explain)
+
+    def _resort(self) -> None:
+        """Another order for the same results, the selected one kept."""
+        if self._last_result is None:
+            return
+        selected = self.current_hit()
+        hits = sort_hits(self._last_result.hits, self.sort_box.currentText())
+        self.results.set_hits(hits)
+        row = next((i for i, h in enumerate(hits) if selected is not None and h.doc_id == selected.doc_id), 0)
+        if hits:
+            self.results_view.selectionModel().setCurrentIndex(
+                self.results.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
+
+    def apply_facet(self, facet: str, value: str) -> None:
+        """A facet clicked: the matching filter is set (and the search runs again with it)."""
+        box = {"type": self.type_box, "modified": self.date_box, "folder": self.folder_box}[facet]
+        index = box.findData(value) if facet == "folder" else box.findText(value)
+        if index >= 0:
+            box.setCurrentIndex(index)
 
     def _toggle_details(self, shown: bool) -> None:
         self.explain_view.setVisible(shown)
@@ -477,6 +500,7 @@ class MainWindow(QMainWindow):
         self.folder_box.setCurrentIndex(max(0, index))
         self.folder_box.blockSignals(False)
         folders = [s.source.path for s in status.sources]
+        self._folders = folders
         run_task(lambda: self.watcher.watch(folders), None,
                  lambda exc: self._on_error(f"Live updates are off: {_error_text(exc)}"))
 

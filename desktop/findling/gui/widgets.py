@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
@@ -114,6 +115,48 @@ class ScoreBars(QWidget):
             painter.fillRect(QRectF(label_w, y + 2, max(1.0, width * value / top), row_h - 4), color)
             painter.drawText(int(label_w + width * value / top) + 6, y, 64, row_h,
                              int(Qt.AlignmentFlag.AlignVCenter), f"{value:.2f}")
+
+
+class FacetBar(QWidget):
+    """The results counted by type, date and folder; a click filters by that value (the
+    filter boxes show it, and the search runs again). A value no filter can express
+    ("Other", "Older") is shown but not clickable."""
+
+    chosen = Signal(str, str)  # facet ("type", "modified", "folder"), value
+    TITLES = {"type": "Type", "modified": "Modified", "folder": "In"}
+    UNFILTERABLE = {"Other", "Older"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self.buttons: list[QToolButton] = []
+
+    def set_facets(self, facets: dict[str, list[tuple[str, int]]]) -> None:
+        while self._layout.count():
+            item = self._layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.buttons = []
+        for facet, values in facets.items():
+            if not values:
+                continue
+            title = QLabel(f"{self.TITLES[facet]}:")
+            title.setEnabled(False)
+            self._layout.addWidget(title)
+            for value, count in values:
+                label = os.path.basename(value.rstrip(os.sep)) or value if facet == "folder" else value
+                button = QToolButton()
+                button.setText(f"{label} {count}")
+                button.setAutoRaise(True)
+                button.setToolTip(value)
+                button.setEnabled(value not in self.UNFILTERABLE)
+                button.clicked.connect(lambda _c=False, f=facet, v=value: self.chosen.emit(f, v))
+                self._layout.addWidget(button)
+                self.buttons.append(button)
+        self._layout.addStretch(1)
+        self.setVisible(bool(self.buttons))
 
 
 class StageTimeline(QWidget):

@@ -1,0 +1,66 @@
+"""Ways to slice a result list, for every face: the type groups and date ranges the filters
+offer, the counts of each among the results (facets), and orders other than relevance."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+
+from findling.records import Hit
+
+TYPE_GROUPS: dict[str, tuple[str, ...]] = {
+    "Any type": (),
+    "Documents": ("pdf", "docx", "epub"),
+    "Markdown": ("md", "markdown"),
+    "Text": ("txt", "rst", "log"),
+    "Web pages": ("html", "htm"),
+    "Code": ("py", "js", "ts", "rs", "go", "c", "h", "cpp", "java"),
+}
+DATE_RANGES: dict[str, int | None] = {"Any time": None, "Today": 1, "Past week": 7, "Past month": 31,
+                                      "Past year": 366}
+SORTS = ("Relevance", "Newest first", "Name")
+_DAY = 86400.0
+
+
+def sort_hits(hits: Sequence[Hit], order: str) -> list[Hit]:
+    """Relevance keeps the engine's order; the others are stable, so equal dates or names
+    stay in relevance order."""
+    if order == "Newest first":
+        return sorted(hits, key=lambda h: -h.mtime)
+    if order == "Name":
+        return sorted(hits, key=lambda h: os.path.basename(h.path).lower())
+    return list(hits)
+
+
+def type_group(ext: str) -> str:
+    ext = ext.lower().lstrip(".")
+    return next((name for name, exts in TYPE_GROUPS.items() if ext in exts), "Other")
+
+
+def date_range(mtime: float, now: float) -> str:
+    """The narrowest of the filter's ranges the date falls in; 'Older' past a year."""
+    age = now - mtime
+    for name, days in DATE_RANGES.items():
+        if days is not None and age <= days * _DAY:
+            return name
+    return "Older"
+
+
+def facet_counts(hits: Sequence[Hit], folders: Sequence[str], now: float) -> dict[str, list[tuple[str, int]]]:
+    """How many of the results fall in each type group, date range and added folder, most
+    first (date ranges in their own order). A result counts in the narrowest date range."""
+    types = Counter(type_group(h.ext or os.path.splitext(h.path)[1]) for h in hits)
+    dates = Counter(date_range(h.mtime, now) for h in hits)
+
+    def folder_of(path: str) -> str | None:
+        inside = [f for f in folders if path == f or path.startswith(f.rstrip(os.sep) + os.sep)]
+        return max(inside, key=len) if inside else None
+
+    places = Counter(f for f in (folder_of(h.path) for h in hits) if f is not None)
+    order = [*DATE_RANGES, "Older"]
+    return {
+        "type": types.most_common(),
+        "modified": sorted(dates.items(), key=lambda kv: order.index(kv[0])),
+        "folder": places.most_common(),
+    }

@@ -1,0 +1,42 @@
+"""Facet counts and orders over a result list."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from findling.records import Hit
+from findling.search.facets import date_range, facet_counts, sort_hits, type_group
+
+NOW = 1_700_000_000.0
+DAY = 86400.0
+
+
+def _hit(path, ext, age_days, score=0.5):
+    return Hit(doc_id=hash(path) % 10_000, path=path, title=path, score=score, mtime=NOW - age_days * DAY, ext=ext)
+
+
+def test_counts_by_type_date_and_folder():
+    hits = [_hit("/a/x.md", "md", 0.5), _hit("/a/y.pdf", "pdf", 3), _hit("/a/sub/z.md", "md", 40),
+            _hit("/b/w.rs", "rs", 800), _hit("/c/v.bin", "bin", 2)]
+    facets = facet_counts(hits, ["/a", "/a/sub", "/b"], NOW)
+    assert facets["type"] == [("Markdown", 2), ("Documents", 1), ("Code", 1), ("Other", 1)]
+    assert facets["modified"] == [("Today", 1), ("Past week", 2), ("Past year", 1), ("Older", 1)]
+    assert facets["folder"] == [("/a", 2), ("/a/sub", 1), ("/b", 1)]  # the narrowest added folder counts
+
+
+def test_orders():
+    hits = [_hit("/a/b.md", "md", 5, 0.9), _hit("/a/a.md", "md", 1, 0.5), _hit("/a/C.md", "md", 5, 0.4)]
+    assert [h.path for h in sort_hits(hits, "Relevance")] == ["/a/b.md", "/a/a.md", "/a/C.md"]
+    assert [h.path for h in sort_hits(hits, "Newest first")] == ["/a/a.md", "/a/b.md", "/a/C.md"]
+    assert [h.path for h in sort_hits(hits, "Name")] == ["/a/a.md", "/a/b.md", "/a/C.md"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(["md", "pdf", "txt", "zip", ""]), st.floats(0, 3000)), max_size=30))
+def test_every_result_is_counted_once_per_facet(items):
+    hits = [_hit(f"/f/{i}.{ext}", ext, age) for i, (ext, age) in enumerate(items)]
+    facets = facet_counts(hits, ["/f"], NOW)
+    assert sum(n for _, n in facets["type"]) == len(hits) == sum(n for _, n in facets["modified"])
+    assert sum(n for _, n in facets["folder"]) == len(hits)
+    assert all(type_group(h.ext) in dict(facets["type"]) and date_range(h.mtime, NOW) in dict(facets["modified"])
+               for h in hits)
