@@ -50,7 +50,7 @@ from findling.search.why_not import (
 )
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
-from findling.store.documents import delete_documents, document_paths, document_state
+from findling.store.documents import delete_documents, document_paths, document_state, documents_named
 from findling.store.sources import (
     delete_source,
     insert_source,
@@ -326,6 +326,13 @@ class Engine:
                         "total": round(total_ms, 2)},
             terms=tuple(terms),
         )
+
+    def files_named(self, text: str, limit: int = 5) -> list[str]:
+        """Indexed files whose name holds the text: the window's instant name row."""
+        text = text.strip()
+        if len(text) < 2:
+            return []
+        return documents_named(self._db.cursor(), text, limit)
 
     def why_not(
         self, query: str, path: str | os.PathLike[str], mode: str = "hybrid", limit: int | None = None,

@@ -1,8 +1,9 @@
-"""The window from the keyboard, as in Spotlight or Everything: the search field keeps the
-focus while Down/Up walk the results, Enter opens the one walked to (or, after typing, runs
-the full search), Esc clears the field and from the results comes back to it; typing in the
-results goes to the field. The filter boxes change only on purpose: arrows open their list
-instead of stepping through it, and the mouse wheel passing over them does nothing."""
+"""The window from the keyboard, as in Spotlight or Everything: Down in the empty field
+offers the recent searches; the search field keeps the focus while Down/Up walk the
+results, Enter opens the one walked to (or, after typing, runs the full search), Esc clears
+the field and from the results comes back to it; typing in the results goes to the field.
+The filter boxes change only on purpose: arrows open their list instead of stepping through
+it, and the mouse wheel passing over them does nothing."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ _STEPS = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_PageDown: 10, Qt.Key
 
 class KeyboardNavigation(QObject):
     def __init__(self, field: QLineEdit, results: QAbstractItemView, boxes: list[QComboBox],
-                 open_row: Callable[[int], None]) -> None:
+                 open_row: Callable[[int], None], show_history: Callable[[], bool] = lambda: False) -> None:
         super().__init__(field)
         self.field = field
         self.results = results
         self.boxes = boxes
         self.open_row = open_row
+        self.show_history = show_history
         self.walked = False  # Down/Up since the last edit: Enter opens rather than searches
         field.installEventFilter(self)
         field.textEdited.connect(self._edited)
@@ -51,6 +53,8 @@ class KeyboardNavigation(QObject):
 
     def _field_key(self, event: QKeyEvent) -> bool:
         key = Qt.Key(event.key())
+        if key == Qt.Key.Key_Down and not self.field.text() and self.show_history():
+            return True  # an empty field: Down offers the recent searches
         if key in _STEPS and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
             return self._step(_STEPS[key])
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.walked:

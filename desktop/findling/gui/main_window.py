@@ -7,19 +7,23 @@ import threading
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, QStringListModel, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QCompleter,
     QDockWidget,
     QFileDialog,
     QFrame,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QListView,
+    QListWidget,
+    QListWidgetItem,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -36,12 +40,13 @@ from PySide6.QtWidgets import (
 from findling.engine import Engine
 from findling.errors import FindlingError
 from findling.gui.help_dialog import HelpDialog, about_text
+from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
 from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
 from findling.gui.keyboard import KeyboardNavigation
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
-from findling.gui.widgets import FacetBar, PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
+from findling.gui.widgets import FacetBar, NameRow, PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
 from findling.pathnames import display_path
 from findling.records import Filters, Hit, IndexProgress, SearchResult
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
@@ -113,6 +118,8 @@ class MainWindow(QMainWindow):
         self.sort_box = QComboBox()
         self.sort_box.addItems(list(SORTS))
         self.sort_box.currentIndexChanged.connect(lambda _i: self._resort())
+        self.names = NameRow()
+        self.names.chosen.connect(lambda path: QDesktopServices.openUrl(file_url(path)))
         self.facets = FacetBar()
         self.facets.chosen.connect(self.apply_facet)
         self._folders: list[str] = []
@@ -208,6 +215,7 @@ class MainWindow(QMainWindow):
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.addLayout(bar)
+        layout.addWidget(self.names)
         layout.addWidget(self.facets)
         layout.addWidget(splitter, 1)
         self.setCentralWidget(central)
@@ -239,16 +247,33 @@ class MainWindow(QMainWindow):
         dock_layout.addLayout(buttons)
         dock_layout.addWidget(self.progress)
         dock_layout.addWidget(self.progress_label)
+        saved_title = QLabel("Saved searches")
+        saved_title.setEnabled(False)
+        self.saved_view = QListWidget()
+        self.saved_view.setMaximumHeight(140)
+        self.saved_view.itemClicked.connect(lambda item: self.run_saved(item.text()))
+        self.saved_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.saved_view.customContextMenuRequested.connect(self._saved_menu)
+        dock_layout.addWidget(saved_title)
+        dock_layout.addWidget(self.saved_view)
         dock = QDockWidget("Folders", self)
         dock.setObjectName("folders")
         dock.setWidget(dock_widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.statusBar().showMessage("Ready")
+        store = QSettings("findling", "findling")
+        self.history = SearchHistory(store)
+        self.saved = SavedSearches(store)
+        self.history_popup = QCompleter(self)
+        self.history_popup.setWidget(self.search_field)
+        self.history_popup.setCompletionMode(QCompleter.CompletionMode.UnfilteredPopupCompletion)
+        self.history_popup.activated.connect(self._from_history)
+        self._show_saved()
         self.keyboard = KeyboardNavigation(self.search_field, self.results_view,
                                            [self.mode_box, self.type_box, self.date_box, self.folder_box,
                                             self.sort_box],
-                                           self.open_result)
+                                           self.open_result, self.show_history)
 
     def _build_menu(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -263,6 +288,14 @@ class MainWindow(QMainWindow):
             if shortcut is not None:
                 action.setShortcut(shortcut)
             file_menu.addAction(action)
+        search_menu = self.menuBar().addMenu("&Search")
+        save = QAction("Save this search…", self)
+        save.setShortcut(QKeySequence.StandardKey.Save)
+        save.triggered.connect(self.save_search)
+        search_menu.addAction(save)
+        recent = QAction("Recent searches", self)
+        recent.triggered.connect(self.show_history)
+        search_menu.addAction(recent)
         help_menu = self.menuBar().addMenu("&Help")
         guide = QAction("Keyboard and search syntax", self)
         guide.setShortcut(QKeySequence.StandardKey.HelpContents)
@@ -317,18 +350,24 @@ class MainWindow(QMainWindow):
         generation = self._query_generation
         if not text:
             self.results.set_hits([])
+            self.names.set_paths([])
+            self.facets.set_facets({})
             self._show_explain(None)
             return
+        engine = self.engine
+        run_task(lambda: engine.files_named(text), lambda paths: self._on_names(generation, paths),
+                 lambda exc: self._on_error(f"Name search failed: {_error_text(exc)}"))
         lanes = MODES[self.mode_box.currentText()]
         filters = self.filters()
         limit = self.engine.settings.search.limit
-        engine = self.engine
         if lanes == ("bm25",):
             # Keyword mode is `findling search`: the same matching, words and highlights.
             def keyword() -> SearchResult:
                 return engine.search(text, limit=limit, filters=filters)
 
             self._submit(keyword, generation, refining=False)
+            if full:
+                self.history.add(text)
             return
 
         # At once: fusion of the lanes only. On Enter, the whole pipeline as configured
@@ -338,10 +377,15 @@ class MainWindow(QMainWindow):
 
         self._submit(fused, generation, refining=False)
         if full:
+            self.history.add(text)
             def complete() -> SearchResult:
                 return engine.query(text, limit=limit, filters=filters, lanes=lanes)
 
             self._submit(complete, generation, refining=True)
+
+    def _on_names(self, generation: int, paths: list[str]) -> None:
+        if generation == self._query_generation:
+            self.names.set_paths(paths)
 
     def _submit(self, work, generation: int, refining: bool) -> None:
         self.statusBar().showMessage("Reranking…" if refining else "Searching…")
@@ -434,6 +478,67 @@ class MainWindow(QMainWindow):
         if index >= 0:
             box.setCurrentIndex(index)
 
+    # -- history and saved searches ----------------------------------------------------
+
+    def show_history(self) -> bool:
+        """Recent queries under the empty field (Down, or Search ▸ Recent searches)."""
+        items = self.history.items()
+        if not items:
+            return False
+        self.history_popup.setModel(QStringListModel(items, self.history_popup))
+        self.history_popup.complete()
+        return True
+
+    def _from_history(self, text: str) -> None:
+        self.search_field.setText(text)
+        self.run_search(full=True)
+
+    def save_search(self) -> None:
+        text = self.search_field.text().strip()
+        if not text:
+            self.statusBar().showMessage("Type a search first, then save it.")
+            return
+        name, ok = QInputDialog.getText(self, "Save this search", "Name:", text=text)
+        if ok and name.strip():
+            self.saved.save(SavedSearch(name.strip(), text, self.mode_box.currentText(), self.type_box.currentText(),
+                                        self.date_box.currentText(), self.folder_box.currentData() or ""))
+            self._show_saved()
+
+    def run_saved(self, name: str) -> None:
+        search = next((s for s in self.saved.items() if s.name == name), None)
+        if search is None:
+            return
+        for box in (self.mode_box, self.type_box, self.date_box, self.folder_box):
+            box.blockSignals(True)  # one search for the lot, not one per box
+        self.mode_box.setCurrentText(search.mode)
+        self.type_box.setCurrentText(search.type)
+        self.date_box.setCurrentText(search.modified)
+        self.folder_box.setCurrentIndex(max(0, self.folder_box.findData(search.folder)))
+        for box in (self.mode_box, self.type_box, self.date_box, self.folder_box):
+            box.blockSignals(False)
+        self.search_field.setText(search.query)
+        self.run_search(full=True)
+
+    def _show_saved(self) -> None:
+        self.saved_view.clear()
+        for search in self.saved.items():
+            item = QListWidgetItem(search.name)
+            item.setToolTip(f"{search.query} · {search.mode} · {search.type} · {search.modified}"
+                            + (f" · in {search.folder}" if search.folder else ""))
+            self.saved_view.addItem(item)
+
+    def _remove_saved(self, name: str) -> None:
+        self.saved.remove(name)
+        self._show_saved()
+
+    def _saved_menu(self, pos) -> None:
+        item = self.saved_view.itemAt(pos)
+        if item is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Remove", lambda: self._remove_saved(item.text()))
+        menu.exec(self.saved_view.viewport().mapToGlobal(pos))
+
     def _toggle_details(self, shown: bool) -> None:
         self.explain_view.setVisible(shown)
         self.explain_graphs.setVisible(not shown)
@@ -463,6 +568,7 @@ class MainWindow(QMainWindow):
     def open_result(self, row: int) -> None:
         hit = self.results.hit(row)
         if hit is not None:
+            self.history.add(self.search_field.text())
             QDesktopServices.openUrl(file_url(hit.path))
 
     def _result_menu(self, pos) -> None:

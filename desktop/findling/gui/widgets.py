@@ -159,6 +159,42 @@ class FacetBar(QWidget):
         self.setVisible(bool(self.buttons))
 
 
+class NameRow(QWidget):
+    """Files whose name holds the query, above the results, as Everything shows them: a
+    click opens the file."""
+
+    chosen = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self.buttons: list[QToolButton] = []
+        self.setVisible(False)
+
+    def set_paths(self, paths: list[str]) -> None:
+        while self._layout.count():
+            item = self._layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.buttons = []
+        if paths:
+            title = QLabel("Names:")
+            title.setEnabled(False)
+            self._layout.addWidget(title)
+        for path in paths:
+            button = QToolButton()
+            button.setText(os.path.basename(path))
+            button.setToolTip(f"Open {path}")
+            button.setAutoRaise(True)
+            button.clicked.connect(lambda _c=False, p=path: self.chosen.emit(p))
+            self._layout.addWidget(button)
+            self.buttons.append(button)
+        self._layout.addStretch(1)
+        self.setVisible(bool(paths))
+
+
 class StageTimeline(QWidget):
     """The query's stages in order, each a bar as long as its share of the time, with its
     milliseconds; a skipped stage says why, in grey."""

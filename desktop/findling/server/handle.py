@@ -39,7 +39,7 @@ Kind = Literal["app", "headless"]
 
 # What a client may ask of the owner. Writes change the index; everything else only reads.
 READ_VERBS = frozenset({"sources", "search", "query", "vsearch", "status", "get", "multi_get", "similar",
-                        "models_state", "why_not"})
+                        "models_state", "why_not", "files_named"})
 WRITE_VERBS = frozenset({"add_source", "remove_source", "index"})
 VERBS = READ_VERBS | WRITE_VERBS
 
@@ -306,6 +306,9 @@ class IndexHandle:
 
     def similar(self, ref: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
         return self._call("similar", (ref,), {"limit": limit, "filters": filters})
+
+    def files_named(self, text: str, limit: int = 5) -> list[str]:
+        return self._call("files_named", (text,), {"limit": limit})
 
     def why_not(self, query: str, path: str, mode: str = "hybrid", limit: int | None = None,
                 min_score: float = 0.0, filters: Filters | None = None) -> WhyNotAnswer:
