@@ -56,3 +56,25 @@ def test_more_like_this(qtbot, embedder_installed, window, tmp_path):
     qtbot.waitUntil(lambda: window.results.rowCount() == 2, timeout=10000)
     assert window.results.hit(0).path.endswith("beans.md")
     assert "like Tomatoes" in window.statusBar().currentMessage()
+
+
+def test_code_shows_with_line_numbers_and_text_without(qtbot, window, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "tool.py", "\n".join(f"value_{i} = {i}  # quokka" if i == 30 else f"value_{i} = {i}"
+                                      for i in range(1, 60)) + "\n")
+    write(docs / "note.md", "# Note\n\nA quokka in prose.")
+    window.engine.add_source(docs)
+    window.engine.index()
+    window.mode_box.setCurrentText("Keyword")
+    _search(qtbot, window, "quokka", 2)
+    row = next(r for r in range(2) if window.results.hit(r).path.endswith("tool.py"))
+    window.results_view.selectRow(row)
+    qtbot.waitUntil(lambda: "value_30" in window.preview.toPlainText(), timeout=5000)
+    numbers = window.preview.numbers
+    assert not numbers.isHidden() and numbers.width_needed() > 0
+    assert window.preview.lineWrapMode() == window.preview.LineWrapMode.NoWrap
+    cursor_line = window.preview.textCursor().blockNumber() + 1
+    assert cursor_line == 30  # the hit's line, as the gutter numbers it
+    window.results_view.selectRow(1 - row)
+    qtbot.waitUntil(lambda: "prose" in window.preview.toPlainText(), timeout=5000)
+    assert numbers.isHidden() and numbers.width_needed() == 0

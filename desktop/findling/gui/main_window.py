@@ -449,7 +449,7 @@ class MainWindow(QMainWindow):
         if doc is None:
             self.preview.setPlainText("This document is no longer in the index.")
             return
-        self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end)
+        self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext)
 
     def _show_explain(self, explain) -> None:
         rank = self.results_view.currentIndex().row() + 1

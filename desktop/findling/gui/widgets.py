@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -250,11 +250,17 @@ class PreviewPane(QPlainTextEdit):
     HIT = QColor("#ffe68a")
     CURRENT = QColor("#ff9f43")
 
+    CODE = {"py", "js", "ts", "rs", "go", "c", "h", "cpp", "hpp", "java", "kt", "rb", "sh", "sql", "toml", "yaml",
+            "yml", "json", "css", "cs", "swift", "php", "lua", "r", "scala", "pl"}
+
     def __init__(self) -> None:
         super().__init__()
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.highlighted = 0
+        self.numbers = LineNumbers(self)
+        self.blockCountChanged.connect(lambda _n: self.numbers.fit())
+        self.updateRequest.connect(self.numbers.follow)
         self._hits: list[tuple[int, int]] = []
         self._band: tuple[int, int] | None = None
         self.current = -1
@@ -273,11 +279,16 @@ class PreviewPane(QPlainTextEdit):
         self.hit_changed.emit(0, 0)
 
     def show_text(self, text: str, highlights: Sequence[Highlight], focus_start: int | None,
-                  focus_end: int | None) -> None:
+                  focus_end: int | None, ext: str = "") -> None:
         """`highlights`: where the query's terms are, found by the engine with the same
         analysis as search, so the preview lights up exactly what matched. The current hit
-        starts at the first one in the best passage."""
+        starts at the first one in the best passage. Code shows unwrapped, with line numbers."""
+        code = ext.lower().lstrip(".") in self.CODE
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont) if code else QFont())
+        self.numbers.setVisible(code)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap if code else QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setPlainText(text)
+        self.numbers.fit()
         self._hits = sorted((h.start, h.end) for h in highlights)
         self._band = (focus_start, focus_end) if focus_start is not None and focus_end is not None else None
         self.highlighted = len(self._hits)
@@ -329,12 +340,62 @@ class PreviewPane(QPlainTextEdit):
             selections.append(sel)
         self.setExtraSelections(selections)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        rect = self.contentsRect()
+        self.numbers.setGeometry(rect.left(), rect.top(), self.numbers.width_needed(), rect.height())
+
     def _cursor(self, start: int, end: int) -> QTextCursor:
         cursor = QTextCursor(self.document())
         length = self.document().characterCount() - 1
         cursor.setPosition(min(start, length))
         cursor.setPosition(min(end, length), QTextCursor.MoveMode.KeepAnchor)
         return cursor
+
+
+class LineNumbers(QWidget):
+    """The gutter of line numbers beside a code preview (Qt's code editor example)."""
+
+    def __init__(self, editor: QPlainTextEdit) -> None:
+        super().__init__(editor)
+        self.editor = editor
+        self.setVisible(False)
+
+    def width_needed(self) -> int:
+        if self.isHidden():
+            return 0
+        digits = len(str(max(1, self.editor.blockCount())))
+        return 10 + self.editor.fontMetrics().horizontalAdvance("9") * digits
+
+    def fit(self) -> None:
+        self.editor.setViewportMargins(self.width_needed(), 0, 0, 0)
+        rect = self.editor.contentsRect()
+        self.setGeometry(rect.left(), rect.top(), self.width_needed(), rect.height())
+
+    def follow(self, rect, dy: int) -> None:
+        if dy:
+            self.scroll(0, dy)
+        else:
+            self.update(0, rect.y(), self.width(), rect.height())
+
+    def line_at(self, y: int) -> int:
+        """The 1-based line drawn at height y (for tests and clicks)."""
+        block = self.editor.cursorForPosition(self.editor.viewport().mapFrom(self, QPoint(0, y))).block()
+        return block.blockNumber() + 1
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        painter = QPainter(self)
+        painter.fillRect(event.rect(), self.palette().window())
+        painter.setPen(self.palette().placeholderText().color())
+        block = self.editor.firstVisibleBlock()
+        top = int(self.editor.blockBoundingGeometry(block).translated(self.editor.contentOffset()).top())
+        height = self.editor.fontMetrics().height()
+        while block.isValid() and top <= event.rect().bottom():
+            if block.isVisible():
+                painter.drawText(0, top, self.width() - 5, height, int(Qt.AlignmentFlag.AlignRight),
+                                 str(block.blockNumber() + 1))
+            top += int(self.editor.blockBoundingRect(block).height())
+            block = block.next()
 
 
 class PreviewPanel(QWidget):

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
@@ -67,6 +67,7 @@ def _dialogs(app: QApplication, window, target: Path, model_folder: Path | None)
 def main(out: str, model_folder: Path | None = None) -> int:
     from findling.engine import Engine
     from findling.gui.app import _follow_os_theme
+    from findling.gui.history import SavedSearch
     from findling.gui.main_window import MainWindow, demo_folder
 
     target = Path(out)
@@ -74,6 +75,8 @@ def main(out: str, model_folder: Path | None = None) -> int:
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
     _follow_os_theme(app)
     with tempfile.TemporaryDirectory(prefix="findling-shots-") as home, Engine(home) as engine:
+        # the window keeps history, saved searches and geometry in QSettings: not the user's
+        QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(Path(home) / "qsettings"))
         window = MainWindow(engine, debounce_ms=10)
         window.resize(1360, 860)
         window.show()
@@ -117,6 +120,16 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window.why_not(str(demo_folder() / "bread.html"))
         _wait(app, lambda: window.why_not_answer.text().startswith("Why not"))
         _shot(app, window, target / "12-why-not-1024x640.png")
+        window.resize(1360, 860)
+        window.tabs.setCurrentIndex(0)
+        window.mode_box.setCurrentText("Hybrid")
+        window.saved.save(SavedSearch("Incidents", "nightly import failed", "Keyword"))
+        window._show_saved()
+        window.search_field.setText("rust")
+        window.run_search(full=True)
+        _wait(app, lambda: window._last_result is not None and window._last_result.query == "rust"
+              and window.names.isVisible())
+        _shot(app, window, target / "13-names-facets-saved.png")
         window.close()
         QTimer.singleShot(0, app.quit)
     print("\n".join(str(p) for p in sorted(target.glob("*.png"))))
