@@ -18,7 +18,7 @@ def _search(qtbot, window, text, rows):
 
 def test_next_and_previous_match_with_position(qtbot, window, tmp_path):
     docs = tmp_path / "docs"
-    write(docs / "q.md", "# Quokkas\n\n" + "\n\n".join(f"Paragraph {i}: the quokka smiles." for i in range(4)))
+    write(docs / "q.txt", "# Quokkas\n\n" + "\n\n".join(f"Paragraph {i}: the quokka smiles." for i in range(4)))
     window.engine.add_source(docs)
     window.engine.index()
     _search(qtbot, window, "quokka", 1)

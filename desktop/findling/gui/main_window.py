@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.gui.formatted import formatted_source
 from findling.gui.help_dialog import HelpDialog, about_text
 from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
 from findling.gui.indexing import IndexingController
@@ -304,7 +305,7 @@ class MainWindow(QMainWindow):
         about = QAction("About Findling", self)
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)
-        for keys, slot in (("F3", self.preview.next_hit), ("Shift+F3", self.preview.previous_hit)):
+        for keys, slot in (("F3", self.preview_panel.next_hit), ("Shift+F3", self.preview_panel.previous_hit)):
             walk = QAction(self)
             walk.setShortcut(QKeySequence(keys))
             walk.triggered.connect(slot)
@@ -438,11 +439,14 @@ class MainWindow(QMainWindow):
         self._show_explain(explain)
         terms = self._last_result.terms if self._last_result is not None else ()
         engine = self.engine
-        run_task(lambda: engine.document_text(hit.doc_id, terms),
-                 lambda doc: self._show_preview(hit, doc),
+
+        def load():  # the indexed text, and the file itself where it reads better formatted
+            return engine.document_text(hit.doc_id, terms), formatted_source(hit.path, hit.ext)
+
+        run_task(load, lambda loaded: self._show_preview(hit, *loaded),
                  lambda exc: self._on_error(f"Preview failed: {_error_text(exc)}"))
 
-    def _show_preview(self, hit, doc) -> None:
+    def _show_preview(self, hit, doc, formatted=None) -> None:
         current = self.results.hit(self.results_view.currentIndex().row())
         if current is None or current.doc_id != hit.doc_id:
             return
@@ -450,6 +454,8 @@ class MainWindow(QMainWindow):
             self.preview.setPlainText("This document is no longer in the index.")
             return
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext)
+        words = sorted({doc.text[h.start:h.end] for h in doc.highlights})
+        self.preview_panel.show_formatted(formatted, words)
 
     def _show_explain(self, explain) -> None:
         rank = self.results_view.currentIndex().row() + 1

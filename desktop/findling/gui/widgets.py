@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QStackedWidget,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from findling.gui.formatted import FormattedView
 from findling.gui.item_models import SnippetHtmlRole
 from findling.records import Highlight, ResultExplain
 
@@ -304,6 +306,10 @@ class PreviewPane(QPlainTextEdit):
             self.centerCursor()
             self.hit_changed.emit(0, 0)
 
+    @property
+    def hit_count(self) -> int:
+        return len(self._hits)
+
     def next_hit(self) -> None:
         if self._hits:
             self.current = (self.current + 1) % len(self._hits)
@@ -399,22 +405,33 @@ class LineNumbers(QWidget):
 
 
 class PreviewPanel(QWidget):
-    """The preview with its bar: previous / next match, "hit 3 of 7", and More like this."""
+    """The preview with its bar: previous / next match, "hit 3 of 7", Formatted (Markdown and
+    HTML rendered, safely; see gui/formatted.py), and More like this."""
 
     more_like_this = Signal()
 
     def __init__(self, pane: PreviewPane) -> None:
         super().__init__()
         self.pane = pane
+        self.formatted = FormattedView()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(pane)
+        self.stack.addWidget(self.formatted)
         self.previous = QToolButton()
         self.previous.setText("◀ Previous")
         self.previous.setToolTip("Previous match (Shift+F3)")
-        self.previous.clicked.connect(pane.previous_hit)
+        self.previous.clicked.connect(self.previous_hit)
         self.next = QToolButton()
         self.next.setText("Next ▶")
         self.next.setToolTip("Next match (F3)")
-        self.next.clicked.connect(pane.next_hit)
+        self.next.clicked.connect(self.next_hit)
         self.position = QLabel("")
+        self.format_button = QToolButton()
+        self.format_button.setText("Formatted")
+        self.format_button.setCheckable(True)
+        self.format_button.setChecked(True)
+        self.format_button.setToolTip("Markdown and HTML as they read (nothing loaded, no links followed)")
+        self.format_button.toggled.connect(self._choose_view)
         self.similar = QToolButton()
         self.similar.setText("More like this")
         self.similar.setToolTip("Documents like this one, by meaning")
@@ -424,13 +441,39 @@ class PreviewPanel(QWidget):
         for widget in (self.previous, self.next, self.position):
             bar.addWidget(widget)
         bar.addStretch(1)
+        bar.addWidget(self.format_button)
         bar.addWidget(self.similar)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
-        layout.addWidget(pane, 1)
-        pane.hit_changed.connect(self._on_hit)
+        layout.addWidget(self.stack, 1)
+        for view in (pane, self.formatted):
+            view.hit_changed.connect(lambda c, t, v=view: self._on_hit(c, t) if self.view() is v else None)
+        self._has_formatted = False
+        self.format_button.setEnabled(False)
         self._on_hit(0, 0)
+
+    def show_formatted(self, source: tuple[str, str] | None, words: list[str]) -> None:
+        """The document's formatted rendering, when it has one (None: plain only)."""
+        self._has_formatted = source is not None
+        self.format_button.setEnabled(self._has_formatted)
+        if source is not None:
+            self.formatted.show_source(source[0], source[1], words)
+        self._choose_view(self.format_button.isChecked())
+
+    def view(self) -> PreviewPane | FormattedView:
+        return self.formatted if self.stack.currentWidget() is self.formatted else self.pane
+
+    def _choose_view(self, formatted: bool) -> None:
+        self.stack.setCurrentWidget(self.formatted if formatted and self._has_formatted else self.pane)
+        view = self.view()
+        self._on_hit(view.current + 1 if view.current >= 0 else 0, view.hit_count)
+
+    def next_hit(self) -> None:
+        self.view().next_hit()
+
+    def previous_hit(self) -> None:
+        self.view().previous_hit()
 
     def _on_hit(self, current: int, total: int) -> None:
         self.position.setText(f"hit {current} of {total}" if total else "no matches in the text")

@@ -100,6 +100,10 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window.preview.next_hit()
         window.preview.next_hit()
         _shot(app, window, target / "05-preview-hit-navigation.png")
+        window.search_field.setText("borrow checker")
+        window.run_search(full=False)
+        _wait(app, lambda: window.preview_panel.view() is window.preview_panel.formatted)
+        _shot(app, window, target / "05b-preview-formatted-markdown.png")
         _dialogs(app, window, target, model_folder)
         if model_folder is not None:
             window.engine.index()  # embeds the demo folder with the imported model

@@ -1,0 +1,133 @@
+"""The preview's formatted view of Markdown and HTML files: rendered by Qt's rich text (no
+script engine), with nothing loaded from anywhere (images and styles are dropped, every
+resource request is refused) and no link followed; the query's matched words highlighted
+and walked like the plain view's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from lxml import html as lxml_html
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QTextBrowser, QTextEdit
+
+FORMATTED = {"md": "markdown", "markdown": "markdown", "html": "html", "htm": "html", "xhtml": "html"}
+MAX_FORMATTED_BYTES = 2 * 1024 * 1024  # bigger files stay plain: rich text layout is slow
+
+# Elements that run code, embed other content, submit data or pull resources in: dropped
+# with their contents.
+_DROP = ("script", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "input", "button",
+         "textarea", "select", "link", "meta", "base", "svg", "math", "style", "template", "audio", "video", "canvas")
+_DROP_ATTRS = re.compile(r"^(on.*|src|srcset|href|style|background|action|formaction|poster|data|xlink:href|xmlns.*)$",
+                         re.IGNORECASE)
+
+
+def sanitize_html(raw: str) -> str:
+    """HTML with nothing active left: no scripts or embedded content, no event handlers, no
+    URLs (links keep their text; images become their alt text)."""
+    if not raw.strip():
+        return ""
+    root = lxml_html.document_fromstring(raw)
+    for element in root.xpath("|".join(f"//{tag}" for tag in _DROP)):
+        element.drop_tree()
+    for image in root.xpath("//img"):
+        alt = image.get("alt")
+        if alt:
+            label = lxml_html.Element("span")
+            label.text = f"[{alt}]"
+            image.addprevious(label)
+        image.drop_tree()
+    for element in root.iter():
+        if isinstance(element.tag, str):
+            for name in [a for a in element.attrib if _DROP_ATTRS.match(a)]:
+                del element.attrib[name]
+    return str(lxml_html.tostring(root, encoding="unicode"))
+
+
+def formatted_source(path: str, ext: str) -> tuple[str, str] | None:
+    """(kind, text to render) for a Markdown or HTML file, read from disk; None for other
+    kinds, files too big to lay out quickly, or files no longer readable."""
+    kind = FORMATTED.get(ext.lower().lstrip("."))
+    if kind is None:
+        return None
+    try:
+        file = Path(path)
+        if file.stat().st_size > MAX_FORMATTED_BYTES:
+            return None
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return kind, sanitize_html(text) if kind == "html" else text
+
+
+class FormattedView(QTextBrowser):
+    hit_changed = Signal(int, int)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self._hits: list[tuple[int, int]] = []
+        self.current = -1
+
+    def loadResource(self, kind: int, name) -> object:  # noqa: N802 - Qt's name
+        return None  # nothing is fetched: no images, no style sheets, local or remote
+
+    def show_source(self, kind: str, text: str, words: Iterable[str]) -> None:
+        if kind == "markdown":
+            self.setMarkdown(text)
+        else:
+            self.setHtml(text)
+        self._hits = self._find(words)
+        self.current = 0 if self._hits else -1
+        self._show()
+
+    def _find(self, words: Iterable[str]) -> list[tuple[int, int]]:
+        found: set[tuple[int, int]] = set()
+        flags = QTextDocument.FindFlag.FindWholeWords
+        for word in {w for w in words if w.strip()}:
+            cursor = QTextCursor(self.document())
+            while True:
+                cursor = self.document().find(word, cursor, flags)
+                if cursor.isNull():
+                    break
+                found.add((cursor.selectionStart(), cursor.selectionEnd()))
+        return sorted(found)
+
+    @property
+    def hit_count(self) -> int:
+        return len(self._hits)
+
+    def next_hit(self) -> None:
+        self._step(1)
+
+    def previous_hit(self) -> None:
+        self._step(-1)
+
+    def _step(self, delta: int) -> None:
+        if self._hits:
+            self.current = (self.current + delta) % len(self._hits)
+            self._show()
+
+    def _show(self) -> None:
+        selections = []
+        for i, (start, end) in enumerate(self._hits):
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = QTextCursor(self.document())
+            sel.cursor.setPosition(start)
+            sel.cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            fmt = QTextCharFormat()
+            fmt.setBackground(QColor("#ff9f43") if i == self.current else QColor("#ffe68a"))
+            fmt.setForeground(QColor("#000000"))
+            sel.format = fmt
+            selections.append(sel)
+        self.setExtraSelections(selections)
+        if self._hits:
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(self._hits[self.current][0])
+            self.setTextCursor(cursor)
+            self.ensureCursorVisible()
+        self.hit_changed.emit(self.current + 1 if self._hits else 0, len(self._hits))

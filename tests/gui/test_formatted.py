@@ -1,0 +1,72 @@
+"""Markdown and HTML previews rendered safely: nothing active, nothing loaded, no link
+followed; the matched words still highlighted and walked."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QTextDocument
+
+from findling.gui.formatted import MAX_FORMATTED_BYTES, formatted_source, sanitize_html
+from tests.helpers import write
+
+HOSTILE = """<html><head><script>alert(1)</script><style>body{background:url(http://x/y.png)}</style>
+<link rel=stylesheet href="http://evil/x.css"><meta http-equiv=refresh content="0;url=http://evil"></head>
+<body onload="steal()"><h1 style="color:red">Quokka facts</h1><p>The <a href="http://evil/" onclick="x()">quokka</a>
+smiles.</p><img src="http://evil/pixel.gif" alt="a quokka"><iframe src="http://evil/"></iframe>
+<form action="http://evil/"><input name=q></form><svg onload="x()"><script>y()</script></svg></body></html>"""
+
+
+def test_sanitized_html_keeps_the_text_and_nothing_active():
+    clean = sanitize_html(HOSTILE)
+    for gone in ("<script", "alert", "onload", "onclick", "href", "src=", "style", "<iframe", "<form", "<input",
+                 "<svg", "http://", "<link", "<meta"):
+        assert gone not in clean, gone
+    assert "Quokka facts" in clean and "quokka" in clean and "[a quokka]" in clean
+
+
+def test_formatted_source_reads_markdown_and_html_only_and_not_huge_files(tmp_path):
+    md = write(tmp_path / "a.md", "# Title\n\nText")
+    assert formatted_source(str(md), "md") == ("markdown", "# Title\n\nText")
+    page = write(tmp_path / "p.html", HOSTILE)
+    kind, text = formatted_source(str(page), "html")
+    assert kind == "html" and "<script" not in text
+    assert formatted_source(str(write(tmp_path / "t.txt", "plain")), "txt") is None
+    big = tmp_path / "big.md"
+    big.write_bytes(b"x" * (MAX_FORMATTED_BYTES + 1))
+    assert formatted_source(str(big), "md") is None
+    assert formatted_source(str(tmp_path / "gone.md"), "md") is None
+
+
+def test_markdown_shows_formatted_with_matches_walked(qtbot, window, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "q.md", "# Quokka notes\n\nThe **quokka** smiles. ![photo](http://example.com/q.png)\n\n"
+                         "- a quokka list item\n")
+    window.engine.add_source(docs)
+    window.engine.index()
+    window.mode_box.setCurrentText("Keyword")
+    window.search_field.setText("quokka")
+    window.run_search(full=False)
+    panel = window.preview_panel
+    qtbot.waitUntil(lambda: panel.view() is panel.formatted and panel.formatted.hit_count == 3, timeout=5000)
+    rendered = panel.formatted.document().toPlainText()
+    assert "#" not in rendered and "**" not in rendered and "Quokka notes" in rendered
+    assert panel.position.text() == "hit 1 of 3"
+    qtbot.keyClick(window.search_field, Qt.Key.Key_F3)
+    assert panel.position.text() == "hit 2 of 3"
+    assert panel.formatted.loadResource(int(QTextDocument.ResourceType.ImageResource),
+                                        QUrl("http://example.com/q.png")) is None
+    assert not panel.formatted.openLinks() and not panel.formatted.openExternalLinks()
+    panel.format_button.setChecked(False)  # the indexed text, with the engine's own highlights
+    assert panel.view() is panel.pane and panel.position.text().startswith("hit ")
+    panel.format_button.setChecked(True)
+
+
+def test_plain_text_files_have_no_formatted_view(qtbot, window, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "n.txt", "quokka in plain text")
+    window.engine.add_source(docs)
+    window.engine.index()
+    window.search_field.setText("quokka")
+    window.run_search(full=False)
+    qtbot.waitUntil(lambda: "plain text" in window.preview.toPlainText(), timeout=5000)
+    assert not window.preview_panel.format_button.isEnabled() and window.preview_panel.view() is window.preview
