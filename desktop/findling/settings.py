@@ -52,6 +52,11 @@ class IndexSettings:
 @dataclass
 class SearchSettings:
     limit: int = 20
+    # The command that opens a file at a line (the window's "Open at line"): {path} and
+    # {line} are filled in, e.g. "code -g {path}:{line}", "kate --line {line} {path}",
+    # "gedit +{line} {path}", "subl {path}:{line}". "" = VS Code's `code` when it is on
+    # PATH, else the item is not offered (the system's default app opens files at the top).
+    open_at_line: str = ""
     k1: float = 1.2
     b: float = 0.75
     # "all": every non-stopword term must match, relaxed to "any" when nothing does.

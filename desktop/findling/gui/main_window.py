@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, QStringListModel, Qt, QTimer, QUrl
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QSettings, QStringListModel, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -45,6 +45,7 @@ from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
 from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
 from findling.gui.keyboard import KeyboardNavigation
+from findling.gui.open_at import editor_command
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import FacetBar, NameRow, PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
@@ -571,6 +572,10 @@ class MainWindow(QMainWindow):
         run_task(lambda: engine.similar(hit.path, limit=limit, filters=filters), done,
                  lambda exc: self._on_error(f"More like this: {_error_text(exc)}"))
 
+    def open_at_line(self, command: list[str]) -> None:
+        if not QProcess.startDetached(command[0], command[1:]):
+            self.statusBar().showMessage(f"Could not start {command[0]}: set search.open_at_line in settings.toml")
+
     def open_result(self, row: int) -> None:
         hit = self.results.hit(row)
         if hit is not None:
@@ -584,6 +589,9 @@ class MainWindow(QMainWindow):
             return
         menu = QMenu(self)
         menu.addAction("Open", lambda: self.open_result(index.row()))
+        at_line = editor_command(self.engine.settings.search.open_at_line, hit.path, hit.line) if hit.line else None
+        if at_line is not None:
+            menu.addAction(f"Open at line {hit.line}", lambda: self.open_at_line(at_line))
         menu.addAction("Show in folder",
                        lambda: QDesktopServices.openUrl(file_url(os.path.dirname(hit.path))))
         menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))
