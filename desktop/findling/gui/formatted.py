@@ -11,8 +11,10 @@ from pathlib import Path
 
 from lxml import html as lxml_html
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QTextBrowser, QTextEdit
+from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtWidgets import QTextBrowser
+
+from findling.gui.hits import hit_selections, span_cursor
 
 FORMATTED = {"md": "markdown", "markdown": "markdown", "html": "html", "htm": "html", "xhtml": "html"}
 MAX_FORMATTED_BYTES = 2 * 1024 * 1024  # bigger files stay plain: rich text layout is slow
@@ -113,21 +115,9 @@ class FormattedView(QTextBrowser):
             self._show()
 
     def _show(self) -> None:
-        selections = []
-        for i, (start, end) in enumerate(self._hits):
-            sel = QTextEdit.ExtraSelection()
-            sel.cursor = QTextCursor(self.document())
-            sel.cursor.setPosition(start)
-            sel.cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            fmt = QTextCharFormat()
-            fmt.setBackground(QColor("#ff9f43") if i == self.current else QColor("#ffe68a"))
-            fmt.setForeground(QColor("#000000"))
-            sel.format = fmt
-            selections.append(sel)
-        self.setExtraSelections(selections)
+        self.setExtraSelections(hit_selections(self.document(), self._hits, self.current))
         if self._hits:
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(self._hits[self.current][0])
-            self.setTextCursor(cursor)
+            start = self._hits[self.current][0]
+            self.setTextCursor(span_cursor(self.document(), start, start))
             self.ensureCursorVisible()
         self.hit_changed.emit(self.current + 1 if self._hits else 0, len(self._hits))

@@ -278,44 +278,31 @@ class MainWindow(QMainWindow):
                                            self.open_result, self.show_history)
 
     def _build_menu(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        for text, slot, shortcut in (
-            ("Add folder…", self.choose_folder, QKeySequence.StandardKey.Open),
-            ("Models…", self.show_models, None),
-            ("Settings…", self.show_settings, QKeySequence.StandardKey.Preferences),
-            ("Quit", self.close, QKeySequence.StandardKey.Quit),
-        ):
-            action = QAction(text, self)
-            action.triggered.connect(slot)
-            if shortcut is not None:
-                action.setShortcut(shortcut)
-            file_menu.addAction(action)
-        search_menu = self.menuBar().addMenu("&Search")
-        save = QAction("Save this search…", self)
-        save.setShortcut(QKeySequence.StandardKey.Save)
-        save.triggered.connect(self.save_search)
-        search_menu.addAction(save)
-        recent = QAction("Recent searches", self)
-        recent.triggered.connect(self.show_history)
-        search_menu.addAction(recent)
-        help_menu = self.menuBar().addMenu("&Help")
-        guide = QAction("Keyboard and search syntax", self)
-        guide.setShortcut(QKeySequence.StandardKey.HelpContents)
-        guide.triggered.connect(self.show_help)
-        help_menu.addAction(guide)
-        about = QAction("About Findling", self)
-        about.triggered.connect(self.show_about)
-        help_menu.addAction(about)
-        for keys, slot in (("F3", self.preview_panel.next_hit), ("Shift+F3", self.preview_panel.previous_hit)):
-            walk = QAction(self)
-            walk.setShortcut(QKeySequence(keys))
-            walk.triggered.connect(slot)
-            self.addAction(walk)
-        for keys in ("Ctrl+K", "Ctrl+L"):
-            focus = QAction(self)
-            focus.setShortcut(QKeySequence(keys))
-            focus.triggered.connect(self.focus_search)
-            self.addAction(focus)
+        menus = {
+            "&File": (("Add folder…", self.choose_folder, QKeySequence.StandardKey.Open),
+                      ("Models…", self.show_models, None),
+                      ("Settings…", self.show_settings, QKeySequence.StandardKey.Preferences),
+                      ("Quit", self.close, QKeySequence.StandardKey.Quit)),
+            "&Search": (("Save this search…", self.save_search, QKeySequence.StandardKey.Save),
+                        ("Recent searches", self.show_history, None)),
+            "&Help": (("Keyboard and search syntax", self.show_help, QKeySequence.StandardKey.HelpContents),
+                      ("About Findling", self.show_about, None)),
+        }
+        for title, entries in menus.items():
+            menu = self.menuBar().addMenu(title)
+            for text, slot, shortcut in entries:
+                menu.addAction(self._action(text, slot, shortcut))
+        # keys without a menu entry
+        for keys, slot in (("F3", self.preview_panel.next_hit), ("Shift+F3", self.preview_panel.previous_hit),
+                           ("Ctrl+K", self.focus_search), ("Ctrl+L", self.focus_search)):
+            self.addAction(self._action("", slot, QKeySequence(keys)))
+
+    def _action(self, text: str, slot, shortcut) -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        return action
 
     def show_help(self) -> None:
         HelpDialog(self).exec()

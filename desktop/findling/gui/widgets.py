@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor, QTextDocument
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from findling.gui.formatted import FormattedView
+from findling.gui.hits import hit_selections, span_cursor
 from findling.gui.item_models import SnippetHtmlRole
 from findling.records import Highlight, ResultExplain
 
@@ -119,53 +120,8 @@ class ScoreBars(QWidget):
                              int(Qt.AlignmentFlag.AlignVCenter), f"{value:.2f}")
 
 
-class FacetBar(QWidget):
-    """The results counted by type, date and folder; a click filters by that value (the
-    filter boxes show it, and the search runs again). A value no filter can express
-    ("Other", "Older") is shown but not clickable."""
-
-    chosen = Signal(str, str)  # facet ("type", "modified", "folder"), value
-    TITLES = {"type": "Type", "modified": "Modified", "folder": "In"}
-    UNFILTERABLE = {"Other", "Older"}
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self.buttons: list[QToolButton] = []
-
-    def set_facets(self, facets: dict[str, list[tuple[str, int]]]) -> None:
-        while self._layout.count():
-            item = self._layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self.buttons = []
-        for facet, values in facets.items():
-            if not values:
-                continue
-            title = QLabel(f"{self.TITLES[facet]}:")
-            title.setEnabled(False)
-            self._layout.addWidget(title)
-            for value, count in values:
-                label = os.path.basename(value.rstrip(os.sep)) or value if facet == "folder" else value
-                button = QToolButton()
-                button.setText(f"{label} {count}")
-                button.setAutoRaise(True)
-                button.setToolTip(value)
-                button.setEnabled(value not in self.UNFILTERABLE)
-                button.clicked.connect(lambda _c=False, f=facet, v=value: self.chosen.emit(f, v))
-                self._layout.addWidget(button)
-                self.buttons.append(button)
-        self._layout.addStretch(1)
-        self.setVisible(bool(self.buttons))
-
-
-class NameRow(QWidget):
-    """Files whose name holds the query, above the results, as Everything shows them: a
-    click opens the file."""
-
-    chosen = Signal(str)
+class _ButtonStrip(QWidget):
+    """A row of flat buttons under grey titles, rebuilt whole each time it is filled."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -174,27 +130,65 @@ class NameRow(QWidget):
         self.buttons: list[QToolButton] = []
         self.setVisible(False)
 
-    def set_paths(self, paths: list[str]) -> None:
+    def _fill(self, groups: list[tuple[str, list[tuple[str, str, bool, Callable[..., None]]]]]) -> None:
+        """groups: (title, [(text, tooltip, enabled, on_click)]); empty groups are left out."""
         while self._layout.count():
             item = self._layout.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
         self.buttons = []
-        if paths:
-            title = QLabel("Names:")
-            title.setEnabled(False)
-            self._layout.addWidget(title)
-        for path in paths:
-            button = QToolButton()
-            button.setText(os.path.basename(path))
-            button.setToolTip(f"Open {path}")
-            button.setAutoRaise(True)
-            button.clicked.connect(lambda _c=False, p=path: self.chosen.emit(p))
-            self._layout.addWidget(button)
-            self.buttons.append(button)
+        for title, entries in groups:
+            if not entries:
+                continue
+            label = QLabel(title)
+            label.setEnabled(False)
+            self._layout.addWidget(label)
+            for text, tooltip, enabled, on_click in entries:
+                button = QToolButton()
+                button.setText(text)
+                button.setToolTip(tooltip)
+                button.setAutoRaise(True)
+                button.setEnabled(enabled)
+                button.clicked.connect(on_click)
+                self._layout.addWidget(button)
+                self.buttons.append(button)
         self._layout.addStretch(1)
-        self.setVisible(bool(paths))
+        self.setVisible(bool(self.buttons))
+
+
+class FacetBar(_ButtonStrip):
+    """The results counted by type, date and folder; a click filters by that value (the
+    filter boxes show it, and the search runs again). A value no filter can express
+    ("Other", "Older") is shown but not clickable."""
+
+    chosen = Signal(str, str)  # facet ("type", "modified", "folder"), value
+    TITLES = {"type": "Type", "modified": "Modified", "folder": "In"}
+    UNFILTERABLE = {"Other", "Older"}
+
+    def set_facets(self, facets: dict[str, list[tuple[str, int]]]) -> None:
+        def label(facet: str, value: str) -> str:
+            return os.path.basename(value.rstrip(os.sep)) or value if facet == "folder" else value
+
+        self._fill([
+            (f"{self.TITLES[facet]}:", [
+                (f"{label(facet, value)} {count}", value, value not in self.UNFILTERABLE,
+                 lambda _c=False, f=facet, v=value: self.chosen.emit(f, v))
+                for value, count in values
+            ])
+            for facet, values in facets.items()
+        ])
+
+
+class NameRow(_ButtonStrip):
+    """Files whose name holds the query, above the results, as Everything shows them: a
+    click opens the file."""
+
+    chosen = Signal(str)
+
+    def set_paths(self, paths: list[str]) -> None:
+        self._fill([("Names:", [(os.path.basename(path), f"Open {path}", True,
+                                 lambda _c=False, p=path: self.chosen.emit(p)) for path in paths])])
 
 
 class StageTimeline(QWidget):
@@ -248,9 +242,6 @@ class PreviewPane(QPlainTextEdit):
 
     find_similar = Signal(str)
     hit_changed = Signal(int, int)  # 1-based current hit (0: none), number of hits
-
-    HIT = QColor("#ffe68a")
-    CURRENT = QColor("#ff9f43")
 
     CODE = {"py", "js", "ts", "rs", "go", "c", "h", "cpp", "hpp", "java", "kt", "rb", "sh", "sql", "toml", "yaml",
             "yml", "json", "css", "cs", "swift", "php", "lua", "r", "scala", "pl"}
@@ -336,14 +327,7 @@ class PreviewPane(QPlainTextEdit):
             passage.setBackground(QColor(120, 160, 255, 40))
             band.format = passage
             selections.append(band)
-        for i, (start, end) in enumerate(self._hits):
-            fmt = QTextCharFormat()
-            fmt.setBackground(self.CURRENT if i == self.current else self.HIT)
-            fmt.setForeground(QColor("#000000"))
-            sel = QTextEdit.ExtraSelection()
-            sel.cursor = self._cursor(start, end)
-            sel.format = fmt
-            selections.append(sel)
+        selections += hit_selections(self.document(), self._hits, self.current)
         self.setExtraSelections(selections)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
@@ -352,11 +336,7 @@ class PreviewPane(QPlainTextEdit):
         self.numbers.setGeometry(rect.left(), rect.top(), self.numbers.width_needed(), rect.height())
 
     def _cursor(self, start: int, end: int) -> QTextCursor:
-        cursor = QTextCursor(self.document())
-        length = self.document().characterCount() - 1
-        cursor.setPosition(min(start, length))
-        cursor.setPosition(min(end, length), QTextCursor.MoveMode.KeepAnchor)
-        return cursor
+        return span_cursor(self.document(), start, end)
 
 
 class LineNumbers(QWidget):
