@@ -114,3 +114,12 @@ def indexed_engine(home: Path, settings, folder: Path):
     engine.add_source(folder)
     engine.index()
     return engine
+
+
+def index_files(engine, folder: Path, files: dict[str, str]) -> Path:
+    """Write `files` (name: text) into `folder`, add it to the engine and index it."""
+    for name, text in files.items():
+        write(folder / name, text)
+    engine.add_source(folder)
+    engine.index()
+    return folder

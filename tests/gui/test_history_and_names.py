@@ -7,17 +7,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog
 
 from findling.gui import main_window as main_window_module
-from tests.helpers import write
+from tests.helpers import index_files
 
 
 def _index(window, tmp_path):
-    docs = tmp_path / "docs"
-    write(docs / "budget-2024.md", "# Budget\n\nForty thousand euros for marketing.")
-    write(docs / "notes.md", "# Notes\n\nThe budget meeting moved to Friday.")
-    write(docs / "zebra.txt", "zebra stripes")
-    window.engine.add_source(docs)
-    window.engine.index()
-    return docs
+    return index_files(window.engine, tmp_path / "docs", {
+        "budget-2024.md": "# Budget\n\nForty thousand euros for marketing.",
+        "notes.md": "# Notes\n\nThe budget meeting moved to Friday.",
+        "zebra.txt": "zebra stripes",
+    })
 
 
 def test_recent_searches_on_down_in_the_empty_field(qtbot, window, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tests.helpers import write
+from tests.helpers import index_files, write
 
 
 def _search(qtbot, window, text, rows):
@@ -44,12 +44,11 @@ def test_no_matches_says_so(qtbot, window, tmp_path):
 
 
 def test_more_like_this(qtbot, embedder_installed, window, tmp_path):
-    docs = tmp_path / "docs"
-    write(docs / "tomato.md", "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.")
-    write(docs / "beans.md", "# Beans\n\nRunner beans climb poles; water the vegetable garden at dawn.")
-    write(docs / "rust.md", "# Ownership\n\nThe borrow checker rejects two mutable references.")
-    window.engine.add_source(docs)
-    window.engine.index()
+    index_files(window.engine, tmp_path / "docs", {
+        "tomato.md": "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.",
+        "beans.md": "# Beans\n\nRunner beans climb poles; water the vegetable garden at dawn.",
+        "rust.md": "# Ownership\n\nThe borrow checker rejects two mutable references.",
+    })
     window.mode_box.setCurrentText("Keyword")
     _search(qtbot, window, "tomato", 1)
     window.preview_panel.similar.click()

@@ -7,7 +7,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QFileDialog
 
-from tests.helpers import write
+from tests.helpers import index_files
 
 
 def _drop_at(window, path, point: QPoint):
@@ -18,13 +18,10 @@ def _drop_at(window, path, point: QPoint):
 
 
 def _indexed(qtbot, window, tmp_path):
-    docs = tmp_path / "docs"
-    write(docs / "zebra.md", "# Zebras\n\nThe zebra crossing has stripes.")
-    write(docs / "horse.md", "# Horses\n\nA horse has a mane.")
-    write(docs / ".gitignore", "*.log\n")
-    write(docs / "zebra.log", "zebra in a log")
-    window.engine.add_source(docs)
-    window.engine.index()
+    docs = index_files(window.engine, tmp_path / "docs", {
+        "zebra.md": "# Zebras\n\nThe zebra crossing has stripes.", "horse.md": "# Horses\n\nA horse has a mane.",
+        ".gitignore": "*.log\n", "zebra.log": "zebra in a log",
+    })
     window.mode_box.setCurrentText("Keyword")
     window.search_field.setText("zebra")
     window.run_search(full=False)

@@ -11,7 +11,7 @@ import pytest
 from findling.cli import main
 from findling.engine import Engine
 from findling.search.why_not import KeywordStanding, SearchFacts, SemanticStanding, judge
-from tests.helpers import write
+from tests.helpers import index_files, write
 
 
 @pytest.fixture
@@ -145,12 +145,11 @@ def test_below_the_score_floor(indexed):
 
 
 def test_semantic_standing_with_real_vectors(tmp_path, settings, embedder_installed):
-    docs = tmp_path / "docs"
-    write(docs / "garden.md", "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n")
-    write(docs / "rust.md", "# Ownership\n\nThe borrow checker rejects two mutable references.\n")
     with Engine(tmp_path / "home", settings=settings) as engine:
-        engine.add_source(docs)
-        engine.index()
+        docs = index_files(engine, tmp_path / "docs", {
+            "garden.md": "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n",
+            "rust.md": "# Ownership\n\nThe borrow checker rejects two mutable references.\n",
+        })
         answer = _why(engine, "growing vegetables", docs / "rust.md", mode="semantic", limit=1)
     assert answer.reason == "cut_by_limit" and answer.semantic_rank == 2
     line = next(d for d in answer.details if d.startswith("semantic"))
