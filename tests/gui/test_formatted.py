@@ -70,3 +70,11 @@ def test_plain_text_files_have_no_formatted_view(qtbot, window, tmp_path):
     window.run_search(full=False)
     qtbot.waitUntil(lambda: "plain text" in window.preview.toPlainText(), timeout=5000)
     assert not window.preview_panel.format_button.isEnabled() and window.preview_panel.view() is window.preview
+
+
+def test_formatted_html_shows_the_pages_own_content_as_indexed():
+    page = ("<html><body><nav><a href='/'>Table of contents</a> coroutine index</nav><div role='main'>"
+            "<h1>Coroutines</h1><p>" + "A coroutine runs until it awaits. " * 20 + "</p></div>"
+            "<footer>coroutine footer</footer></body></html>")
+    clean = sanitize_html(page)
+    assert "Coroutines" in clean and "Table of contents" not in clean and "footer" not in clean

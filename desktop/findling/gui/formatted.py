@@ -15,6 +15,7 @@ from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
 from findling.gui.hits import hit_selections, span_cursor
+from findling.ingest.extractors.html import page_content
 
 FORMATTED = {"md": "markdown", "markdown": "markdown", "html": "html", "htm": "html", "xhtml": "html"}
 MAX_FORMATTED_BYTES = 2 * 1024 * 1024  # bigger files stay plain: rich text layout is slow
@@ -28,11 +29,12 @@ _DROP_ATTRS = re.compile(r"^(on.*|src|srcset|href|style|background|action|formac
 
 
 def sanitize_html(raw: str) -> str:
-    """HTML with nothing active left: no scripts or embedded content, no event handlers, no
-    URLs (links keep their text; images become their alt text)."""
+    """The page's own content (as indexed: navigation and sidebars left out) with nothing
+    active left: no scripts or embedded content, no event handlers, no URLs (links keep
+    their text; images become their alt text)."""
     if not raw.strip():
         return ""
-    root = lxml_html.document_fromstring(raw)
+    root = page_content(lxml_html.document_fromstring(raw))
     for element in root.xpath("|".join(f"//{tag}" for tag in _DROP)):
         element.drop_tree()
     for image in root.xpath("//img"):

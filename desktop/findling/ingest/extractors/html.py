@@ -182,6 +182,16 @@ def _tidy(text: str) -> str:
     return "\n".join(tidy)
 
 
+def page_content(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """The page's own content without its chrome (navigation, sidebars, header and footer):
+    what is indexed, and what the preview shows formatted. Changes `root` in place."""
+    body = root.find("body")
+    if body is None:
+        body = root
+    _drop_chrome(body)
+    return _main_content(body)
+
+
 def html_to_text(data: bytes | str) -> Parsed:
     """Text and title (<title>, else the first <h1>) of a page, with a note when a part of
     it could be read only without its structure."""
@@ -210,11 +220,10 @@ def html_to_text(data: bytes | str) -> Parsed:
             title = " ".join(h1.text_content().split())
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
         return Parsed(_tidy(_flat_text(text)), title, ("the page nests too deeply; its text was read without headings",))
+    main = page_content(root)
     body = root.find("body")
     if body is None:
         body = root
-    _drop_chrome(body)
-    main = _main_content(body)
     out: list[str] = []
     if main is not body and main.find(".//h1") is None:
         h1 = body.find(".//h1")  # a page heading kept outside the content block (Javadoc, Doxygen)
