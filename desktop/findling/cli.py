@@ -133,7 +133,7 @@ def print_results(result: SearchResult) -> None:
     for i, hit in enumerate(result.hits, 1):
         title = f"{_BOLD}{printable(hit.title)}{_RESET}" if color else printable(hit.title)
         print(f"{i:>2}. {title}  [{hit.score:.2f}{' weak' if hit.weak else ''}]  #{hit.docid}")
-        print(f"    {printable(hit.path)}" + (f":{hit.line}" if hit.line else ""))
+        print(f"    {printable(hit.path)}" + (f":{hit.line}" if hit.line else "") + (f"  (page {hit.page})" if hit.page else ""))
         if hit.snippet:
             print(f"    {_highlight(hit, color)}")
     shown = len(result.hits)

@@ -37,7 +37,7 @@ from findling.search.fetch import DocumentFetcher
 from findling.search.pipeline import Pipeline, PipelineResult
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import newer_first_among_equals, relative, relevance
-from findling.search.results import RankedEntry, document_text, present
+from findling.search.results import RankedEntry, document_text, present, rebuilt_offset
 from findling.search.snippets import highlight_spans
 from findling.search.vector_lane import VectorLane
 from findling.search.why_not import (
@@ -84,6 +84,7 @@ class DocumentText:
     text: str
     language: str
     highlights: tuple[Highlight, ...] = ()  # where the given query terms occur
+    pages: tuple[int, ...] = ()  # where each page begins in `text` (PDFs)
 
 
 _WEAK_SHOWN = 3
@@ -470,7 +471,8 @@ class Engine:
         text = document_text(cached.chunks)
         language = meta.language or "en"
         return DocumentText(doc_id, meta.path, meta.title, text, language,
-                            tuple(highlight_spans(text, terms, language)))
+                            tuple(highlight_spans(text, terms, language)),
+                            tuple(rebuilt_offset(cached.chunks, start) for start in meta.pages))
 
     # -- documents by reference (docid or path) ---------------------------------------------
 

@@ -167,6 +167,7 @@ class DocumentRow:
     chunks: Sequence[tuple[ChunkSpan, str]] = ()
     terms: dict[str, float] = field(default_factory=dict)
     doc_id: int = 0
+    pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,7 @@ class Hit:
     chunk_end: int | None = None
     weak: bool = False
     line: int = 0  # the snippet's line in the document's text (0: unknown)
+    page: int = 0  # the snippet's page, for PDFs (0: not paged)
 
     @property
     def docid(self) -> str:

@@ -66,6 +66,15 @@ def test_pdf_text_and_metadata_title(tmp_path):
     assert got.kind == "pdf"
 
 
+def test_pdf_pages_begin_where_each_page_text_begins(tmp_path):
+    pages = ["Cover page", "Second page: chlorophyll\nand light", "", "Fourth page: stomata"]
+    got = _extract(make_pdf(tmp_path / "paper.pdf", pages))
+    assert len(got.pages) == 4 and got.pages[0] == 0
+    assert got.text[got.pages[1]:].startswith("Second page: chlorophyll")
+    assert got.text[got.pages[3]:].startswith("Fourth page: stomata")
+    assert got.text[got.pages[2]:got.pages[3]].strip() == ""  # an empty page keeps its place
+
+
 def test_pdf_without_title_uses_file_name(tmp_path):
     got = _extract(make_pdf(tmp_path / "scan.pdf", ["hello pdf"]))
     assert got.title == "scan.pdf"

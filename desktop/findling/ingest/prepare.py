@@ -183,4 +183,5 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         length=float(sum(terms.values())),
         chunks=[(span, text[span.start:span.end]) for span in spans],
         terms=dict(terms),
+        pages=tuple(start for start in extracted.pages if start < len(text)),
     )

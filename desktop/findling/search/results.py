@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,28 +54,16 @@ def present(
         if entry.span is not None:
             doc_chunks = _cut_span(doc_chunks, entry.span)
         snippet = make_snippet(doc_chunks, terms, doc.language or "en", snippet_chars)
-        line = line_at(cached.chunks, _snippet_offset(cached.chunks, snippet.text, snippet.chunk_start))
+        line = line_at(cached.chunks, snippet.at) if snippet.chunk_start is not None else 0
         hits.append(
             Hit(
                 doc_id=entry.doc_id, path=doc.path, title=doc.title or readable_name(Path(doc.path).name),
                 score=round(entry.score, 6), snippet=snippet.text, highlights=snippet.highlights, mtime=doc.mtime,
                 size=doc.size, ext=doc.ext, raw_score=entry.raw, chunk_start=snippet.chunk_start,
-                chunk_end=snippet.chunk_end, line=line,
+                chunk_end=snippet.chunk_end, line=line, page=page_at(doc.pages, snippet.at),
             )
         )
     return hits
-
-
-def _snippet_offset(chunks: Sequence[Chunk], snippet: str, chunk_start: int | None) -> int:
-    """Where in the document the snippet's text begins (its chunk's start when it cannot be found)."""
-    if chunk_start is None:
-        return 0
-    probe = snippet.strip().lstrip("…").strip()[:24]
-    for c_start, _c_end, text in chunks:
-        if c_start == chunk_start:
-            at = text.find(probe) if probe else -1
-            return c_start + max(0, at)
-    return chunk_start
 
 
 def line_at(chunks: Sequence[Chunk], offset: int) -> int:
@@ -89,6 +78,24 @@ def line_at(chunks: Sequence[Chunk], offset: int) -> int:
             newlines += piece.count("\n")
             covered = min(end, offset)
     return newlines + 1
+
+
+def page_at(pages: Sequence[int], offset: int) -> int:
+    """The 1-based page holding a character offset, given where each page begins (0: no pages)."""
+    return bisect_right(pages, offset) if pages else 0
+
+
+def rebuilt_offset(chunks: Sequence[Chunk], offset: int) -> int:
+    """Where a document offset falls in the text `document_text` rebuilds, which leaves out
+    the rare run of whitespace between two chunks."""
+    gaps = 0
+    covered = 0
+    for start, end, _text in chunks:
+        if start >= offset:
+            break
+        gaps += max(0, start - covered)
+        covered = max(covered, end)
+    return offset - gaps
 
 
 def document_text(chunks: Sequence[Chunk]) -> str:

@@ -19,6 +19,7 @@ class Snippet:
     highlights: tuple[Highlight, ...]
     chunk_start: int | None  # the chunk's span in the document, for scrolling a preview
     chunk_end: int | None
+    at: int = 0  # where in the document the snippet's first match (else its text) begins: its line and page
 
 
 def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
@@ -109,7 +110,7 @@ def make_snippet(
     if best is None:
         start, end, text = chunks[0]
         cut = _cut(text, 0, width)
-        return Snippet(_flat(text[cut[0]:cut[1]]) + ("…" if cut[1] < len(text) else ""), (), start, end)
+        return Snippet(_flat(text[cut[0]:cut[1]]) + ("…" if cut[1] < len(text) else ""), (), start, end, start + cut[0])
     _, index, hits = best
     start, end, text = chunks[index]
     window_start = _best_window(hits, width)
@@ -119,12 +120,9 @@ def make_snippet(
     body = _flat(text[lo:hi]).strip()
     lead = len(_flat(text[lo:hi])) - len(_flat(text[lo:hi]).lstrip())
     offset = len(prefix) - lo - lead
-    highlights = tuple(
-        Highlight(h_start + offset, h_end + offset)
-        for h_start, h_end, _ in hits
-        if h_start >= lo + lead and h_end <= lo + lead + len(body)
-    )
-    return Snippet(prefix + body + suffix, highlights, start, end)
+    shown = [(h_start, h_end) for h_start, h_end, _ in hits if h_start >= lo + lead and h_end <= lo + lead + len(body)]
+    highlights = tuple(Highlight(h_start + offset, h_end + offset) for h_start, h_end in shown)
+    return Snippet(prefix + body + suffix, highlights, start, end, start + (shown[0][0] if shown else lo + lead))
 
 
 def _best_window(hits: list[tuple[int, int, str]], width: int) -> int:

@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 SYNTAX = (
     "Query syntax: " + "; ".join(f"{example} = {meaning}" for example, meaning in SYNTAX_EXAMPLES)
-    + ". Results carry a docid (#3fa9c2) to pass to `get`, and the snippet's line number."
+    + ". Results carry a docid (#3fa9c2) to pass to `get`, the snippet's line number, and for PDFs its page."
 )
 
 INSTRUCTIONS = (

@@ -18,6 +18,7 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "score": h.score,
                 "weak": h.weak,
                 "line": h.line,
+                "page": h.page,
                 "snippet": h.snippet,
                 "highlights": [[x.start, x.end] for x in h.highlights],
                 "raw_score": h.raw_score,

@@ -99,6 +99,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         )
         cur.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM pages WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
         delete_vectors(cur, "(SELECT id FROM batch_ids)", keep_for_reuse=changed)
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
@@ -162,6 +163,21 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
             cur.execute("INSERT INTO chunks SELECT * FROM batch_chunks")
         finally:
             cur.unregister("batch_chunks")
+
+    paged = [r for r in rows if r.pages]
+    if paged:
+        cur.register(
+            "batch_pages",
+            {
+                "doc_id": np.concatenate([np.full(len(r.pages), r.doc_id, dtype=np.int32) for r in paged]),
+                "page": np.concatenate([np.arange(1, len(r.pages) + 1, dtype=np.int32) for r in paged]),
+                "start_char": np.concatenate([np.asarray(r.pages, dtype=np.int32) for r in paged]),
+            },
+        )
+        try:
+            cur.execute("INSERT INTO pages SELECT doc_id, page, start_char FROM batch_pages")
+        finally:
+            cur.unregister("batch_pages")
 
     post_doc: list[int] = []
     post_term: list[str] = []
@@ -229,15 +245,19 @@ class DocumentMeta:
     size: int
     ext: str
     language: str
+    pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
 
 
 META_SQL = (f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
-            f"d.indexed_at FROM documents d {WITH_RAW_PATH}")
+            f"d.indexed_at, g.starts FROM documents d {WITH_RAW_PATH} "
+            "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
+            "ON g.doc_id = d.id")
 
 
 def meta_of(row: Sequence[Any]) -> DocumentMeta:
     """A META_SQL row (without its id and version) as DocumentMeta."""
-    return DocumentMeta(stored_path(row[1], row[2]), *row[3:8])
+    title, mtime, size, ext, language = row[3:8]
+    return DocumentMeta(stored_path(row[1], row[2]), title, mtime, size, ext, language, tuple(row[9] or ()))
 
 
 def document_meta(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, DocumentMeta]:

@@ -98,6 +98,13 @@ MIGRATIONS: list[Migration] = [
             WHERE id IN (SELECT DISTINCT doc_id FROM chunks WHERE regexp_matches(text, '{UNSPACED_CLASS}'))""",
     ],
     _hash_vectors,
+    [
+        # Where each page of a PDF begins in its text, so a result can name its page and the
+        # viewer open there. PDFs are read again by the next `index` to fill it in; their
+        # vectors are reused (the text is the same).
+        "CREATE TABLE IF NOT EXISTS pages (doc_id INTEGER NOT NULL, page INTEGER NOT NULL, start_char INTEGER NOT NULL)",
+        "UPDATE documents SET size = -1, hash = NULL WHERE ext = 'pdf'",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -69,10 +69,11 @@ def consistency_problems(cur: duckdb.DuckDBPyConnection) -> list[str]:
         found.append("duplicate documents")
     orphans = cur.execute(
         """SELECT (SELECT count(*) FROM postings p ANTI JOIN documents d ON d.id = p.doc_id)
-                + (SELECT count(*) FROM chunks c ANTI JOIN documents d ON d.id = c.doc_id)"""
+                + (SELECT count(*) FROM chunks c ANTI JOIN documents d ON d.id = c.doc_id)
+                + (SELECT count(*) FROM pages g ANTI JOIN documents d ON d.id = g.doc_id)"""
     ).fetchall()[0][0]
     if orphans:
-        found.append("postings or chunks without a document")
+        found.append("postings, chunks or pages without a document")
     half = cur.execute(
         """SELECT count(*) FROM documents d WHERE status = 'ok' AND length > 0
            AND NOT EXISTS (SELECT 1 FROM postings p WHERE p.doc_id = d.id)"""

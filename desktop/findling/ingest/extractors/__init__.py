@@ -14,6 +14,8 @@ class Extracted:
     mime: str
     # What could not be kept, said in status as "indexed, partly: …" (nesting too deep, …)
     notes: tuple[str, ...] = ()
+    # Where each page begins in `text` (PDFs), so a passage can say its page: () elsewhere
+    pages: tuple[int, ...] = ()
 
 
 class Parsed(NamedTuple):
@@ -22,3 +24,4 @@ class Parsed(NamedTuple):
     text: str
     title: str
     notes: tuple[str, ...] = ()
+    pages: tuple[int, ...] = ()

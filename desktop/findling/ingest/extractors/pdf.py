@@ -49,6 +49,19 @@ def unpacked_stream_bytes(data: bytes, limit: int = MAX_STREAMS, one_limit: int 
     return total, largest
 
 
+_SEPARATOR = "\n\n"
+
+
+def page_starts(pages: list[str]) -> tuple[int, ...]:
+    """Where each page begins in the pages joined by the separator."""
+    starts = []
+    at = 0
+    for page in pages:
+        starts.append(at)
+        at += len(page) + len(_SEPARATOR)
+    return tuple(starts)
+
+
 def extract_pdf(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
     total, largest = unpacked_stream_bytes(data)
     if total > MAX_STREAMS or largest > MAX_STREAM:
@@ -79,13 +92,15 @@ def extract_pdf(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
             try:
                 textpage = page.get_textpage()
                 try:
-                    pages.append(textpage.get_text_range().replace("\r\n", "\n").replace("\r", "\n"))
+                    # NULs are dropped here, not later, so that the page offsets stay true
+                    text = textpage.get_text_range().replace("\r\n", "\n").replace("\r", "\n")
+                    pages.append(text.replace("\x00", ""))
                     size += len(pages[-1])
                 finally:
                     textpage.close()
             finally:
                 page.close()
-        return Parsed("\n\n".join(pages), title, notes)
+        return Parsed(_SEPARATOR.join(pages), title, notes, page_starts(pages))
     except pdfium.PdfiumError as exc:
         raise ExtractionError(f"cannot read PDF text: {exc}") from exc
     finally:
