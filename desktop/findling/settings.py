@@ -57,6 +57,12 @@ class SearchSettings:
     # "gedit +{line} {path}", "subl {path}:{line}". "" = VS Code's `code` when it is on
     # PATH, else the item is not offered (the system's default app opens files at the top).
     open_at_line: str = ""
+    # The command that opens a PDF at a page (the window's "Open at page"): {path} and {page}
+    # (from 1), e.g. "okular --page {page} {path}", "evince --page-index={page} {path}",
+    # "SumatraPDF.exe -page {page} {path}". "" = the default PDF viewer when it takes a page
+    # (Evince, Okular, Atril, Xreader, zathura, qpdfview, MuPDF, SumatraPDF), else the first of
+    # them on PATH, else the item is not offered.
+    open_at_page: str = ""
     k1: float = 1.2
     b: float = 0.75
     # "all": every non-stopword term must match, relaxed to "any" when nothing does.

@@ -77,3 +77,16 @@ def test_code_shows_with_line_numbers_and_text_without(qtbot, window, tmp_path):
     window.results_view.selectRow(1 - row)
     qtbot.waitUntil(lambda: "prose" in window.preview.toPlainText(), timeout=5000)
     assert numbers.isHidden() and numbers.width_needed() == 0
+
+
+def test_matches_after_an_emoji_are_marked_on_the_word(qtbot, window):
+    from findling.records import Highlight
+
+    text = "Party 🎉🎉 notes: the quokka came.\nMore 🦘 and another quokka."
+    starts = [i for i in range(len(text)) if text.startswith("quokka", i)]
+    window.preview.show_text(text, [Highlight(s, s + 6) for s in starts], None, None)
+    for _ in starts:
+        cursor = window.preview.textCursor()
+        cursor.movePosition(cursor.MoveOperation.Right, cursor.MoveMode.KeepAnchor, 6)
+        assert cursor.selectedText() == "quokka"
+        window.preview_panel.next_hit()

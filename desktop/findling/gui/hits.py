@@ -3,13 +3,27 @@ alike): every match yellow, the current one orange."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextEdit
 
 HIT = QColor("#ffe68a")
 CURRENT = QColor("#ff9f43")
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def utf16_positions(text: str) -> Callable[[int], int]:
+    """Maps a character offset in `text` to Qt's position (UTF-16 units, where a character
+    past U+FFFF, an emoji, takes two)."""
+    astral = [m.start() for m in _ASTRAL.finditer(text)]
+    if not astral:
+        return lambda offset: offset
+    return lambda offset: offset + bisect_left(astral, offset)
 
 
 def span_cursor(document: QTextDocument, start: int, end: int) -> QTextCursor:

@@ -25,8 +25,10 @@ def plain_tooltip(text: str) -> str:
 
 
 def snippet_html(hit: Hit) -> str:
-    """The snippet as HTML with matches in bold: text escaped, nothing from the file is markup."""
-    return "".join(
+    """The snippet as HTML with matches in bold: text escaped, nothing from the file is markup.
+    A PDF's snippet starts with its page, as in Recoll."""
+    page = f"p.&nbsp;{hit.page}&nbsp;· " if hit.page else ""  # no colour of its own: it must read when selected
+    return page + "".join(
         f"<b style='background:#ffe68a;color:#000'>{html.escape(piece)}</b>" if match else html.escape(piece)
         for piece, match in highlight_pieces(hit.snippet, hit.highlights)
     )
@@ -89,7 +91,8 @@ class ResultsModel(_TableModel):
             return snippet_html(hit)
         if role == Qt.ItemDataRole.DisplayRole:
             score = f"{hit.score:.2f}" + (" weak" if hit.weak else "")
-            return (hit.title, hit.snippet, score, display_path(os.path.dirname(hit.path)))[column]
+            snippet = f"p. {hit.page} · {hit.snippet}" if hit.page else hit.snippet
+            return (hit.title, snippet, score, display_path(os.path.dirname(hit.path)))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if hit.weak and column == 2:
                 return "Nothing scored well for this query: this is only the closest document."

@@ -45,7 +45,7 @@ from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
 from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
 from findling.gui.keyboard import KeyboardNavigation
-from findling.gui.open_at import editor_command
+from findling.gui.open_at import default_pdf_viewer, editor_command, viewer_command
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import FacetBar, NameRow, PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         # shows at once; a search before they are ready reads the database directly.
         self._warm_cancel = threading.Event()
         QTimer.singleShot(0, lambda: run_task(lambda: engine.warm(self._warm_cancel), long=True))
+        QTimer.singleShot(0, lambda: run_task(default_pdf_viewer))  # asks xdg-mime: not on the UI thread
 
     # -- layout ------------------------------------------------------------------------
 
@@ -160,6 +161,7 @@ class MainWindow(QMainWindow):
         self.preview.find_similar.connect(self.search_like)
         self.preview_panel = PreviewPanel(self.preview)
         self.preview_panel.more_like_this.connect(lambda: self.more_like_this(self.current_hit()))
+        self.preview_panel.open_page.connect(self.open_preview_page)
         self.explain_summary = QLabel("Run a query to see how it was answered.")
         self.explain_summary.setWordWrap(True)
         self.explain_summary.setTextFormat(Qt.TextFormat.PlainText)  # holds the query and model text
@@ -441,7 +443,8 @@ class MainWindow(QMainWindow):
         if doc is None:
             self.preview.setPlainText("This document is no longer in the index.")
             return
-        self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext)
+        self.preview_panel.pages_open = bool(doc.pages) and self._page_command(hit.path, 1) is not None
+        self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
         words = sorted({doc.text[h.start:h.end] for h in doc.highlights})
         self.preview_panel.show_formatted(formatted, words)
 
@@ -559,9 +562,19 @@ class MainWindow(QMainWindow):
         run_task(lambda: engine.similar(hit.path, limit=limit, filters=filters), done,
                  lambda exc: self._on_error(f"More like this: {_error_text(exc)}"))
 
-    def open_at_line(self, command: list[str]) -> None:
+    def _page_command(self, path: str, page: int) -> list[str] | None:
+        return viewer_command(self.engine.settings.search.open_at_page, path, page)
+
+    def open_at(self, command: list[str], setting: str) -> None:
+        """Start an editor or viewer at a place; `setting` names the settings.toml key that chooses it."""
         if not QProcess.startDetached(command[0], command[1:]):
-            self.statusBar().showMessage(f"Could not start {command[0]}: set search.open_at_line in settings.toml")
+            self.statusBar().showMessage(f"Could not start {command[0]}: set search.{setting} in settings.toml")
+
+    def open_preview_page(self, page: int) -> None:
+        hit = self.current_hit()
+        command = self._page_command(hit.path, page) if hit is not None and page else None
+        if command is not None:
+            self.open_at(command, "open_at_page")
 
     def open_result(self, row: int) -> None:
         hit = self.results.hit(row)
@@ -576,9 +589,14 @@ class MainWindow(QMainWindow):
             return
         menu = QMenu(self)
         menu.addAction("Open", lambda: self.open_result(index.row()))
-        at_line = editor_command(self.engine.settings.search.open_at_line, hit.path, hit.line) if hit.line else None
-        if at_line is not None:
-            menu.addAction(f"Open at line {hit.line}", lambda: self.open_at_line(at_line))
+        if hit.page:  # a PDF's lines are those of its extracted text: its page is the place to open
+            at_page = self._page_command(hit.path, hit.page)
+            if at_page is not None:
+                menu.addAction(f"Open at page {hit.page}", lambda: self.open_at(at_page, "open_at_page"))
+        elif hit.line:
+            at_line = editor_command(self.engine.settings.search.open_at_line, hit.path, hit.line)
+            if at_line is not None:
+                menu.addAction(f"Open at line {hit.line}", lambda: self.open_at(at_line, "open_at_line"))
         menu.addAction("Show in folder",
                        lambda: QDesktopServices.openUrl(file_url(os.path.dirname(hit.path))))
         menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))

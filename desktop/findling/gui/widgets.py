@@ -22,9 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from findling.gui.formatted import FormattedView
-from findling.gui.hits import hit_selections, span_cursor
+from findling.gui.hits import hit_selections, span_cursor, utf16_positions
 from findling.gui.item_models import SnippetHtmlRole
 from findling.records import Highlight, ResultExplain
+from findling.search.results import page_at
 
 
 class SnippetDelegate(QStyledItemDelegate):
@@ -256,6 +257,7 @@ class PreviewPane(QPlainTextEdit):
         self.updateRequest.connect(self.numbers.follow)
         self._hits: list[tuple[int, int]] = []
         self._band: tuple[int, int] | None = None
+        self._pages: list[int] = []
         self.current = -1
 
     def contextMenuEvent(self, event) -> None:  # noqa: N802 (Qt's name)
@@ -268,34 +270,43 @@ class PreviewPane(QPlainTextEdit):
 
     def clear(self) -> None:
         super().clear()
-        self._hits, self._band, self.current, self.highlighted = [], None, -1, 0
+        self._hits, self._band, self._pages, self.current, self.highlighted = [], None, [], -1, 0
+        self.numbers.show_for(False, [])
         self.hit_changed.emit(0, 0)
 
     def show_text(self, text: str, highlights: Sequence[Highlight], focus_start: int | None,
-                  focus_end: int | None, ext: str = "") -> None:
+                  focus_end: int | None, ext: str = "", pages: Sequence[int] = ()) -> None:
         """`highlights`: where the query's terms are, found by the engine with the same
         analysis as search, so the preview lights up exactly what matched. The current hit
-        starts at the first one in the best passage. Code shows unwrapped, with line numbers."""
+        starts at the first one in the best passage. Code shows unwrapped, with line numbers;
+        a PDF (`pages`: where each page begins) with each page's number beside its start."""
         code = ext.lower().lstrip(".") in self.CODE
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont) if code else QFont())
-        self.numbers.setVisible(code)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap if code else QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setPlainText(text)
-        self.numbers.fit()
-        self._hits = sorted((h.start, h.end) for h in highlights)
-        self._band = (focus_start, focus_end) if focus_start is not None and focus_end is not None else None
+        # Qt counts UTF-16 units, the engine characters: they differ past U+FFFF (emoji)
+        at = utf16_positions(text)
+        self._pages = [at(p) for p in pages]
+        self.numbers.show_for(code, [self.document().findBlock(p).blockNumber() for p in self._pages])
+        self._hits = sorted((at(h.start), at(h.end)) for h in highlights)
+        self._band = (at(focus_start), at(focus_end)) if focus_start is not None and focus_end is not None else None
         self.highlighted = len(self._hits)
         if self._hits:
-            start = focus_start if focus_start is not None else 0
+            start = at(focus_start) if focus_start is not None else 0
             self.current = next((i for i, (s, _) in enumerate(self._hits) if s >= start), 0)
             self._show_current()
         else:
             self.current = -1
             self._paint()
-            target = focus_start or 0
+            target = at(focus_start or 0)
             self.setTextCursor(self._cursor(target, target))
             self.centerCursor()
             self.hit_changed.emit(0, 0)
+
+    def current_page(self) -> int:
+        """The page of the current match (else of the cursor); 0 when the text has no pages."""
+        where = self._hits[self.current][0] if self.current >= 0 else self.textCursor().position()
+        return page_at(self._pages, where)
 
     @property
     def hit_count(self) -> int:
@@ -340,18 +351,34 @@ class PreviewPane(QPlainTextEdit):
 
 
 class LineNumbers(QWidget):
-    """The gutter of line numbers beside a code preview (Qt's code editor example)."""
+    """The gutter beside the preview (Qt's code editor example): every line's number for
+    code, each page's number where the page begins for a PDF."""
 
     def __init__(self, editor: QPlainTextEdit) -> None:
         super().__init__(editor)
         self.editor = editor
+        self.page_blocks: dict[int, int] = {}  # block number -> the page that begins there
         self.setVisible(False)
+
+    def show_for(self, lines: bool, page_blocks: Sequence[int]) -> None:
+        """Line numbers, or page numbers at these blocks (in page order), or nothing."""
+        self.page_blocks = {}
+        for page, block in enumerate(page_blocks, 1):
+            self.page_blocks.setdefault(block, page)  # an empty page shares its block with the next
+        self.setVisible(lines or bool(self.page_blocks))
+        self.fit()
+
+    def label(self, block_number: int) -> str:
+        if self.page_blocks:
+            page = self.page_blocks.get(block_number)
+            return f"p. {page}" if page else ""
+        return str(block_number + 1)
 
     def width_needed(self) -> int:
         if self.isHidden():
             return 0
-        digits = len(str(max(1, self.editor.blockCount())))
-        return 10 + self.editor.fontMetrics().horizontalAdvance("9") * digits
+        widest = f"p. {max(self.page_blocks.values())}" if self.page_blocks else str(max(1, self.editor.blockCount()))
+        return 10 + self.editor.fontMetrics().horizontalAdvance(widest)
 
     def fit(self) -> None:
         self.editor.setViewportMargins(self.width_needed(), 0, 0, 0)
@@ -379,16 +406,18 @@ class LineNumbers(QWidget):
         while block.isValid() and top <= event.rect().bottom():
             if block.isVisible():
                 painter.drawText(0, top, self.width() - 5, height, int(Qt.AlignmentFlag.AlignRight),
-                                 str(block.blockNumber() + 1))
+                                 self.label(block.blockNumber()))
             top += int(self.editor.blockBoundingRect(block).height())
             block = block.next()
 
 
 class PreviewPanel(QWidget):
-    """The preview with its bar: previous / next match, "hit 3 of 7", Formatted (Markdown and
-    HTML rendered, safely; see gui/formatted.py), and More like this."""
+    """The preview with its bar: previous / next match, "hit 3 of 7" (and its page in a PDF),
+    Open at page, Formatted (Markdown and HTML rendered, safely; see gui/formatted.py), and
+    More like this."""
 
     more_like_this = Signal()
+    open_page = Signal(int)
 
     def __init__(self, pane: PreviewPane) -> None:
         super().__init__()
@@ -406,6 +435,11 @@ class PreviewPanel(QWidget):
         self.next.setToolTip("Next match (F3)")
         self.next.clicked.connect(self.next_hit)
         self.position = QLabel("")
+        self.page_button = QToolButton()
+        self.page_button.setToolTip("Open the PDF in its viewer at the current match's page")
+        self.page_button.clicked.connect(lambda: self.open_page.emit(self.pane.current_page()))
+        self.page_button.setVisible(False)
+        self.pages_open = False  # whether a viewer that opens at a page is known (set by the window)
         self.format_button = QToolButton()
         self.format_button.setText("Formatted")
         self.format_button.setCheckable(True)
@@ -421,6 +455,7 @@ class PreviewPanel(QWidget):
         for widget in (self.previous, self.next, self.position):
             bar.addWidget(widget)
         bar.addStretch(1)
+        bar.addWidget(self.page_button)
         bar.addWidget(self.format_button)
         bar.addWidget(self.similar)
         layout = QVBoxLayout(self)
@@ -456,6 +491,10 @@ class PreviewPanel(QWidget):
         self.view().previous_hit()
 
     def _on_hit(self, current: int, total: int) -> None:
-        self.position.setText(f"hit {current} of {total}" if total else "no matches in the text")
+        page = self.pane.current_page() if self.view() is self.pane else 0
+        where = f" · page {page}" if page else ""
+        self.position.setText((f"hit {current} of {total}" if total else "no matches in the text") + where)
+        self.page_button.setText(f"Open at page {page}")
+        self.page_button.setVisible(bool(page) and self.pages_open)
         self.previous.setEnabled(total > 1)
         self.next.setEnabled(total > 1)

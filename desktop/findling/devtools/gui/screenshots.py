@@ -10,8 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QApplication
 
 
@@ -34,6 +34,44 @@ def _shot(app: QApplication, window, path: Path) -> None:
     if pixmap.isNull() or pixmap.width() < 10:
         pixmap = window.grab()
     pixmap.save(str(path))
+
+
+def _shot_screen(app: QApplication, window, path: Path) -> None:
+    """The screen under the window, popups (the recent searches) included."""
+    for _ in range(20):
+        app.processEvents()
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return _shot(app, window, path)
+    frame = window.frameGeometry()
+    screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height()).save(str(path))
+
+
+def _key(app: QApplication, widget, key: Qt.Key, text: str = "") -> None:
+    for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+        QApplication.sendEvent(widget, QKeyEvent(kind, key, Qt.KeyboardModifier.NoModifier, text))
+    app.processEvents()
+
+
+def _keyboard(app: QApplication, window, target: Path) -> None:
+    """Down in the empty field offers the recent searches; Down from the field walks the
+    results while the field keeps the focus."""
+    window.activateWindow()
+    window.search_field.setFocus()
+    window.search_field.clear()
+    _key(app, window.search_field, Qt.Key.Key_Down)
+    _wait(app, lambda: window.history_popup.popup().isVisible())
+    _shot_screen(app, window, target / "15-keyboard-recent-searches.png")
+    _key(app, window.history_popup.popup(), Qt.Key.Key_Escape)
+    query = "water OR rust OR bread OR database"
+    for char in query:
+        _key(app, window.search_field, Qt.Key(ord(char.upper())), char)
+    _wait(app, lambda: window._last_result is not None and window._last_result.query == query
+          and window.results.rowCount() > 2)
+    _key(app, window.search_field, Qt.Key.Key_Down)
+    _key(app, window.search_field, Qt.Key.Key_Down)
+    _wait(app, lambda: window.results_view.currentIndex().row() == 2)
+    _shot_screen(app, window, target / "16-keyboard-walked-to-result-3.png")
 
 
 def _dialogs(app: QApplication, window, target: Path, model_folder: Path | None) -> None:
@@ -134,6 +172,15 @@ def main(out: str, model_folder: Path | None = None) -> int:
         _wait(app, lambda: window._last_result is not None and window._last_result.query == "rust"
               and window.names.isVisible())
         _shot(app, window, target / "13-names-facets-saved.png")
+        # a viewer that takes a page, as settings.toml would name it (none is installed here)
+        window.engine.settings.search.open_at_page = "evince --page-index={page} {path}"
+        window.mode_box.setCurrentText("Keyword")
+        window.search_field.setText("root rot")
+        window.run_search(full=False)
+        _wait(app, lambda: "page" in window.preview_panel.position.text())
+        window.preview_panel.next_hit()
+        _shot(app, window, target / "14-pdf-page-of-the-hit.png")
+        _keyboard(app, window, target)
         window.close()
         QTimer.singleShot(0, app.quit)
     print("\n".join(str(p) for p in sorted(target.glob("*.png"))))
