@@ -206,3 +206,28 @@ def test_query_terms_are_kept_by_idf_times_count(engine, docs):
     # "common" is in every document: twice in the query it still loses to the rare words
     result = engine.search("common common rarity everywhere words")
     assert set(result.terms) == {"rariti", "everywher"} or set(result.terms) == {"rariti", "word"}
+
+
+def _labels(query, languages=("en",)):
+    from findling.search.bm25 import word_groups
+
+    return [(g.label, g.phrase) for g in word_groups(parse_query(query), list(languages))]
+
+
+def test_word_groups_follow_the_lanes_rules():
+    assert _labels("how do I report a bug") == [("report", False), ("bug", False)]
+    assert _labels("to be or not to be") == [(w, False) for w in ("to", "be", "or", "not", "to", "be")]
+    assert _labels("cats OR dogs food") == [("cats or dogs", False), ("food", False)]
+    assert _labels("foo-bar") == [("foo-bar", False), ("foo-bar", False)]  # each part must match
+    # a phrase keeps its function words: they are matched in order
+    assert _labels('"to be" story') == [("story", False), ("to", True), ("be", True)]
+
+
+@pytest.mark.parametrize("query", ["how do I report a bug", '"borrow checker" the', "milk OR the scheduler",
+                                   '"to be or not"', "x86_64 borrowing", "rust -milk"])
+def test_highlighting_and_why_not_use_the_terms_the_lane_matched(searchable, query):
+    lane = searchable._bm25
+    parsed = parse_query(query)
+    matched = set(lane.search(parsed).terms)
+    assert set(lane.terms_of(parsed)) == matched
+    assert {t for _, terms in lane.query_words(parsed) for t in terms} == matched

@@ -102,26 +102,19 @@ class Bm25Lane:
             self._stats = None
 
     def terms_of(self, parsed: ParsedQuery) -> list[str]:
-        """The query's words as index terms, in every language the index holds: what a
-        result from another lane is highlighted with."""
+        """The query's words as index terms, as the lane matches them: what a result from
+        another lane is highlighted with."""
         languages = list(self._corpus_stats(self._cursor())[2])
-        words = [w for group in parsed.groups for w in group]
-        if not all(is_stopword(w) for w in words):
-            words = [w for w in words if not is_stopword(w)]  # as the lane itself: see _plan
-        words += [w for phrase in parsed.phrases for w in phrase]
-        return list(dict.fromkeys(t for w in words for t in query_terms(w, languages)))
+        return list(dict.fromkeys(t for group in word_groups(parsed, languages) for t in group.terms))
 
     def query_words(self, parsed: ParsedQuery) -> list[tuple[str, list[str]]]:
-        """The query's words as the lane searches them, each with its analysed terms: a group
-        of alternatives (`a OR b`) is one entry; function words drop out unless nothing else
-        is left, as in `_plan`."""
-        _, _, languages = self._corpus_stats(self._cursor())
-        groups = [*parsed.groups, *((w,) for phrase in parsed.phrases for w in phrase)]
-        content = [g for g in groups if not all(is_stopword(w) for w in g)] or groups
+        """The query's words as the lane matches them, each with its analysed terms (`a OR b`
+        is one entry): what a document lacks, said in the query's own words."""
+        languages = list(self._corpus_stats(self._cursor())[2])
         words: dict[str, list[str]] = {}
-        for group in content:
-            label = " or ".join(group)
-            words.setdefault(label, [t for w in group for t in query_terms(w, list(languages))])
+        for group in word_groups(parsed, languages):
+            known = words.setdefault(group.label, [])
+            known.extend(t for t in group.terms if t not in known)
         return list(words.items())
 
     def _corpus_stats(self, cur: duckdb.DuckDBPyConnection) -> tuple[int, float, tuple[str, ...]]:
@@ -143,37 +136,23 @@ class Bm25Lane:
 
     def _plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str,
               n_docs: int) -> _Plan:
-        groups: list[tuple[list[str], bool]] = []  # (terms, is_stopword_group)
-        phrase_bits = 0
-        for words in parsed.groups:
-            stop = all(is_stopword(w) for w in words)
-            alternatives: list[list[str]] = [
-                [t for t in query_terms(w, languages)] for w in words
-            ]
-            if len(words) == 1 and len(alternatives[0]) > 1 and (len(languages) <= 1 or is_unspaced(words[0])):
-                # "foo-bar", "a.b.c" or the bigrams of 北京大学: each part must match, like separate words
-                for term in alternatives[0]:
-                    groups.append(([term], stop))
-            else:
-                groups.append(([t for alt in alternatives for t in alt], stop))
-        if not all(stop for _, stop in groups):
-            # "how do I report a bug": function and question words neither match nor rank;
-            # a query of nothing else ("to be or not to be") keeps them
-            groups = [g for g in groups if not g[1]]
+        planned = word_groups(parsed, languages)
+        groups = [(list(g.terms), g.stop) for g in planned if not g.phrase]
         qtf: list[float] = [1.0] * len(groups)
         long = len(groups) > self.max_terms
         known: dict[str, tuple[int, int]] = {}
         if long:
             groups, qtf, known = _top_groups(cur, groups, self.max_terms, n_docs)
+        phrase_bits = 0
+        for group in planned:
+            if group.phrase:
+                if len(groups) < MAX_GROUPS:
+                    phrase_bits |= 1 << len(groups)
+                groups.append((list(group.terms), False))
         phrases = tuple(
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases
         )
         phrases = tuple(p for p in phrases if p)
-        for phrase in phrases:
-            for term in dict.fromkeys(phrase):
-                if len(groups) < MAX_GROUPS:
-                    phrase_bits |= 1 << len(groups)
-                groups.append(([term], False))
         groups = groups[:MAX_GROUPS]
         all_stop = all(stop for _, stop in groups)
         excluded_terms = [t for w in parsed.excluded_words for t in query_terms(w, languages)]
@@ -344,6 +323,43 @@ def _top_groups(
     }
     kept = sorted(weight, key=lambda key: -weight[key])[:keep]
     return [(list(key), False) for key in kept], [float(counts[key]) for key in kept], ids
+
+
+@dataclass(frozen=True)
+class WordGroup:
+    """One thing the query asks a document to hold: any of `terms` matches it."""
+
+    label: str  # the words as the query wrote them ("cat or dog")
+    terms: tuple[str, ...]
+    stop: bool  # function words only ("how", "the")
+    phrase: bool = False  # a word of a quoted phrase: always required, matched in order
+
+
+def word_groups(parsed: ParsedQuery, languages: list[str]) -> list[WordGroup]:
+    """The query's words as the lane matches them, one rule for ranking, highlighting and
+    why-not: each group of alternatives analysed in every language the index holds; a
+    compound ("foo-bar", "a.b.c", the bigrams of 北京大学) split into parts that must each
+    match; function and question words dropped unless nothing else is left ("how do I
+    report a bug" keeps report and bug, "to be or not to be" keeps them all); then each
+    distinct term of each quoted phrase, analysed as the phrase is matched."""
+    groups: list[WordGroup] = []
+    for words in parsed.groups:
+        stop = all(is_stopword(w) for w in words)
+        alternatives = [query_terms(w, languages) for w in words]
+        if len(words) == 1 and len(alternatives[0]) > 1 and (len(languages) <= 1 or is_unspaced(words[0])):
+            groups.extend(WordGroup(words[0], (term,), stop) for term in alternatives[0])
+        else:
+            groups.append(WordGroup(" or ".join(words), tuple(t for alt in alternatives for t in alt), stop))
+    if not all(g.stop for g in groups):
+        groups = [g for g in groups if not g.stop]
+    for phrase in parsed.phrases:
+        seen: set[str] = set()
+        for word in phrase:
+            for term in _first_terms(word, languages):
+                if term not in seen:
+                    seen.add(term)
+                    groups.append(WordGroup(word, (term,), False, phrase=True))
+    return groups
 
 
 def _first_terms(word: str, languages: list[str]) -> list[str]:
