@@ -78,3 +78,39 @@ def test_formatted_html_shows_the_pages_own_content_as_indexed():
             "<footer>coroutine footer</footer></body></html>")
     clean = sanitize_html(page)
     assert "Coroutines" in clean and "Table of contents" not in clean and "footer" not in clean
+
+
+def test_sphinx_permalinks_are_not_shown():
+    page = ("<html><body><div role='main'><h1>Coroutines<a class='headerlink' href='#c' title='Link'>¶</a></h1>"
+            "<p>Text after.</p></div></body></html>")
+    clean = sanitize_html(page)
+    assert "¶" not in clean and "Coroutines" in clean and "Text after." in clean
+
+
+def test_passage_pattern_finds_the_snippet_across_markup():
+    import re
+
+    from findling.gui.formatted import passage_pattern
+    from findling.records import Highlight
+
+    snippet = "…before it. The quokka's grin, famous on Rottnest, is…"
+    start = snippet.index("quokka")
+    pattern = passage_pattern(snippet, [Highlight(start, start + 6)])
+    assert re.search(pattern, "The **quokka**'s\ngrin, *famous* on\n Rottnest, is", re.IGNORECASE)
+    assert passage_pattern(snippet, []) == ""
+
+
+def test_formatted_view_starts_at_the_best_passage_not_the_first_match(qtbot, window, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "zoo.md", "# Zoo\n\nA quokka sign at the gate.\n\n" + "Other animals live here. " * 60
+          + "\n\n## Feeding\n\nFeed the quokka *leaves* at noon; a quokka feeding draws crowds.\n")
+    window.engine.add_source(docs)
+    window.engine.index()
+    window.mode_box.setCurrentText("Keyword")
+    window.search_field.setText("quokka feeding")
+    window.run_search(full=False)
+    panel = window.preview_panel
+    qtbot.waitUntil(lambda: panel.view() is panel.formatted and panel.formatted.hit_count >= 4, timeout=5000)
+    rendered = panel.formatted.document().toPlainText()
+    start = panel.formatted._hits[panel.formatted.current][0]
+    assert start >= rendered.index("Feeding") and panel.position.text() != "hit 1 of " + str(panel.formatted.hit_count)

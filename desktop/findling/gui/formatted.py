@@ -6,7 +6,7 @@ and walked like the plain view's."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lxml import html as lxml_html
@@ -14,8 +14,9 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
-from findling.gui.hits import hit_selections, span_cursor
+from findling.gui.hits import hit_selections, span_cursor, utf16_positions
 from findling.ingest.extractors.html import page_content
+from findling.records import Highlight
 
 FORMATTED = {"md": "markdown", "markdown": "markdown", "html": "html", "htm": "html", "xhtml": "html"}
 MAX_FORMATTED_BYTES = 2 * 1024 * 1024  # bigger files stay plain: rich text layout is slow
@@ -37,6 +38,8 @@ def sanitize_html(raw: str) -> str:
     root = page_content(lxml_html.document_fromstring(raw))
     for element in root.xpath("|".join(f"//{tag}" for tag in _DROP)):
         element.drop_tree()
+    for permalink in root.xpath("//a[contains(concat(' ', normalize-space(@class), ' '), ' headerlink ')]"):
+        permalink.drop_tree()  # Sphinx's "¶" after every heading: a link, and nothing to read
     for image in root.xpath("//img"):
         alt = image.get("alt")
         if alt:
@@ -49,6 +52,15 @@ def sanitize_html(raw: str) -> str:
             for name in [a for a in element.attrib if _DROP_ATTRS.match(a)]:
                 del element.attrib[name]
     return str(lxml_html.tostring(root, encoding="unicode"))
+
+
+def passage_pattern(snippet: str, highlights: Sequence[Highlight], words: int = 5) -> str:
+    """A pattern that finds a result's snippet in the rendered page: its words from the
+    first match on, whatever markup or spacing the rendering puts between them."""
+    if not highlights:
+        return ""
+    tokens = re.findall(r"\w+", snippet[highlights[0].start:])[:words]
+    return r"\b" + r"\W+".join(re.escape(t) for t in tokens) if tokens else ""
 
 
 def formatted_source(path: str, ext: str) -> tuple[str, str] | None:
@@ -80,14 +92,28 @@ class FormattedView(QTextBrowser):
     def loadResource(self, kind: int, name) -> object:  # noqa: N802 - Qt's name
         return None  # nothing is fetched: no images, no style sheets, local or remote
 
-    def show_source(self, kind: str, text: str, words: Iterable[str]) -> None:
+    def show_source(self, kind: str, text: str, words: Iterable[str], passage: str = "") -> None:
+        """`passage`: a pattern for the result's best passage (`passage_pattern`): the current
+        match starts there, as in the plain view, rather than at the first match."""
         if kind == "markdown":
             self.setMarkdown(text)
         else:
             self.setHtml(text)
         self._hits = self._find(words)
-        self.current = 0 if self._hits else -1
+        self.current = self._first_in(passage) if self._hits else -1
         self._show()
+
+    def _first_in(self, passage: str) -> int:
+        if not passage:
+            return 0
+        # Python's search over the plain text, not QTextDocument.find: a passage runs on past a
+        # heading, and Qt's regular expressions stop at the end of each block
+        text = self.document().toPlainText()
+        found = re.search(passage, text, re.IGNORECASE)
+        if found is None:
+            return 0
+        at = utf16_positions(text)(found.start())
+        return next((i for i, (start, _) in enumerate(self._hits) if start >= at), 0)
 
     def _find(self, words: Iterable[str]) -> list[tuple[int, int]]:
         found: set[tuple[int, int]] = set()

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from findling.engine import Engine
 from findling.errors import FindlingError
-from findling.gui.formatted import formatted_source
+from findling.gui.formatted import formatted_source, passage_pattern
 from findling.gui.help_dialog import HelpDialog, about_text
 from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
 from findling.gui.indexing import IndexingController
@@ -446,7 +446,7 @@ class MainWindow(QMainWindow):
         self.preview_panel.pages_open = bool(doc.pages) and self._page_command(hit.path, 1) is not None
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
         words = sorted({doc.text[h.start:h.end] for h in doc.highlights})
-        self.preview_panel.show_formatted(formatted, words)
+        self.preview_panel.show_formatted(formatted, words, passage_pattern(hit.snippet, hit.highlights))
 
     def _show_explain(self, explain) -> None:
         rank = self.results_view.currentIndex().row() + 1

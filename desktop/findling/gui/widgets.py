@@ -468,12 +468,13 @@ class PreviewPanel(QWidget):
         self.format_button.setEnabled(False)
         self._on_hit(0, 0)
 
-    def show_formatted(self, source: tuple[str, str] | None, words: list[str]) -> None:
-        """The document's formatted rendering, when it has one (None: plain only)."""
+    def show_formatted(self, source: tuple[str, str] | None, words: list[str], passage: str = "") -> None:
+        """The document's formatted rendering, when it has one (None: plain only), starting
+        at the match in `passage` (see formatted.passage_pattern)."""
         self._has_formatted = source is not None
         self.format_button.setEnabled(self._has_formatted)
         if source is not None:
-            self.formatted.show_source(source[0], source[1], words)
+            self.formatted.show_source(source[0], source[1], words, passage)
         self._choose_view(self.format_button.isChecked())
 
     def view(self) -> PreviewPane | FormattedView:
