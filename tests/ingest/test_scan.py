@@ -26,6 +26,19 @@ def test_skips_hidden_gitignored_excluded_and_binary(docs):
     assert _rel(result, docs) == ["a.md", "notes/keep.log"]
 
 
+def test_a_sphinx_builds_copies_are_left_out_its_pages_kept(docs):
+    write(docs / "html" / "searchindex.js", "Search.setIndex({})")
+    write(docs / "html" / "library" / "asyncio.html", "<p>asyncio</p>")
+    write(docs / "html" / "_sources" / "library" / "asyncio.rst.txt", "asyncio\n=======")
+    write(docs / "html" / "_static" / "jquery.js", "jQuery")
+    write(docs / "notes" / "_sources" / "todo.md", "not a Sphinx build: kept")
+    assert _rel(scan(docs), docs) == ["html/library/asyncio.html", "notes/_sources/todo.md"]
+    assert not is_indexable(docs, str(docs / "html" / "searchindex.js"))
+    assert not is_indexable(docs, str(docs / "html" / "_sources" / "library" / "asyncio.rst.txt"))
+    assert not is_indexable(docs, str(docs / "html" / "_static" / "jquery.js"))
+    assert is_indexable(docs, str(docs / "notes" / "_sources" / "todo.md"))
+
+
 def test_include_patterns_limit_files(docs):
     write(docs / "a.md", "a")
     write(docs / "b.txt", "b")

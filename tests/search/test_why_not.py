@@ -28,6 +28,8 @@ def indexed(tmp_path, settings):
     write(docs / "drafts" / "zebra-draft.md", "zebra draft")
     write(docs / ".hidden" / "zebra.md", "hidden zebra")
     write(docs / "picture.png", "not really a picture")
+    write(docs / "html" / "searchindex.js", "Search.setIndex({})")
+    write(docs / "html" / "_sources" / "zebra.rst.txt", "Zebras\n======\n\nzebra source")
     write(docs / "broken.pdf", "%PDF-1.4 this is not a valid pdf at all")
     engine = Engine(tmp_path / "home", settings=settings)
     engine.add_source(docs, exclude=["drafts/"])
@@ -65,6 +67,8 @@ def test_outside_every_added_folder(indexed, tmp_path):
     ("node_modules/pkg.md", "`node_modules/` in the settings' exclude patterns"),
     ("drafts/zebra-draft.md", "`drafts/` in this folder's exclude patterns"),
     (".hidden/zebra.md", "hidden"),
+    ("html/_sources/zebra.rst.txt", "in a Sphinx build's _sources folder ({docs}/html holds the built pages"),
+    ("html/searchindex.js", "the search index of the Sphinx build in {docs}/html"),
 ])
 def test_excluded_says_by_what(indexed, rel, expected):
     engine, docs = indexed

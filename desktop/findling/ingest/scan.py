@@ -112,11 +112,19 @@ class _Rules:
         return None
 
 
+# A Sphinx HTML build (marked by its searchindex.js) carries a copy of every page's source
+# (_sources/*.rst.txt), its theme's scripts and styles (_static) and its own search index:
+# indexed, each page would be found twice and jQuery would answer "search". The pages
+# themselves are kept.
+SPHINX_MARK = "searchindex.js"
+SPHINX_COPIES = ("_sources", "_static")
+
+
 @dataclass(frozen=True)
 class Ignored:
-    rule: str  # "gitignore", "exclude", "include", "hidden", "outside"
+    rule: str  # "gitignore", "exclude", "include", "hidden", "generated", "outside"
     pattern: str = ""
-    folder: str = ""  # for "gitignore": the folder (relative to the root) whose .gitignore has it
+    folder: str = ""  # "gitignore": the folder (relative to the root) whose .gitignore has it; "generated": the build
 
     def sentence(self, root: str, include: Sequence[str], settings_exclude: Sequence[str]) -> str:
         """For a person: which rule leaves the file out, and where that rule is written."""
@@ -132,6 +140,13 @@ class Ignored:
             return f"It is excluded by `{self.pattern}` in {origin}."
         if self.rule == "include":
             return f"It does not match this folder's include patterns ({', '.join(include)})."
+        if self.rule == "generated" and self.pattern == SPHINX_MARK:
+            return (f"It is the search index of the Sphinx build in {self.folder}: generated, and left out with the "
+                    "build's other copies; the pages themselves are indexed.")
+        if self.rule == "generated":
+            return (f"It is in a Sphinx build's {self.pattern} folder ({self.folder} holds the built pages and "
+                    f"{SPHINX_MARK}): copies of the pages' sources and the theme's files, left out so that each page "
+                    "is found once, as its HTML.")
         return "It is not inside this folder."
 
 
@@ -218,6 +233,7 @@ class _Walk:
                 warnings.append(f"cannot read folder {display_path(str(folder))}: {exc.strerror or exc}")
                 continue
             subfolders = []
+            sphinx_build = any(e.name == SPHINX_MARK for e in entries)
             for entry in entries:
                 try:
                     st = entry.stat(follow_symlinks=True)
@@ -245,7 +261,7 @@ class _Walk:
                             )
                         continue
                 if stat.S_ISDIR(st.st_mode):
-                    if self.rules.ignored(rel, True, gitignores):
+                    if self.rules.ignored(rel, True, gitignores) or (sphinx_build and entry.name in SPHINX_COPIES):
                         continue
                     key = (st.st_dev, st.st_ino)
                     if key in self.seen_dirs:
@@ -253,7 +269,7 @@ class _Walk:
                     self.seen_dirs.add(key)
                     subfolders.append((Path(entry.path), rel, gitignores))
                 elif stat.S_ISREG(st.st_mode):
-                    if not self.rules.ignored(rel, False, gitignores):
+                    if not self.rules.ignored(rel, False, gitignores) and entry.name != SPHINX_MARK:
                         yield FileEntry(entry.path, st.st_size, st.st_mtime, target)
                 elif kind_of(entry.name) is not None and not self.rules.ignored(rel, False, gitignores):
                     # A pipe, device or socket: opening one can block or read forever.
@@ -274,7 +290,8 @@ def why_left_out(
     root: str | os.PathLike[str], path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()
 ) -> Ignored | None:
     """The rule by which a scan of `root` leaves `path` out (hidden, a .gitignore pattern,
-    an exclude pattern, not matching the include patterns); None when it would read it.
+    an exclude pattern, not matching the include patterns, a Sphinx build's copies); None
+    when it would read it.
     The file's kind is not judged here."""
     root_path, file_path = Path(root), Path(path)
     if root_path == file_path:
@@ -294,8 +311,11 @@ def why_left_out(
         spec = _load_gitignore(folder, warnings)
         if spec is not None:
             gitignores.append((rel, spec))
+        inner = depth < len(rel_parts) - 1
+        if (part in SPHINX_COPIES if inner else part == SPHINX_MARK) and (folder / SPHINX_MARK).is_file():
+            return Ignored("generated", part, display_path(str(folder)))
         rel = f"{rel}/{part}" if rel else part
-        verdict = rules.why(rel, depth < len(rel_parts) - 1, gitignores)
+        verdict = rules.why(rel, inner, gitignores)
         if verdict is not None:
             return verdict
         folder = folder / part
