@@ -37,7 +37,7 @@ from findling.search.fetch import DocumentFetcher
 from findling.search.pipeline import Pipeline, PipelineResult
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import newer_first_among_equals, relative, relevance
-from findling.search.results import RankedEntry, document_text, present, rebuilt_offset
+from findling.search.results import RankedEntry, document_text, present, rebuilt_offsets
 from findling.search.snippets import highlight_spans
 from findling.search.vector_lane import VectorLane
 from findling.search.why_not import (
@@ -472,7 +472,7 @@ class Engine:
         language = meta.language or "en"
         return DocumentText(doc_id, meta.path, meta.title, text, language,
                             tuple(highlight_spans(text, terms, language)),
-                            tuple(rebuilt_offset(cached.chunks, start) for start in meta.pages))
+                            tuple(rebuilt_offsets(cached.chunks, meta.pages)))
 
     # -- documents by reference (docid or path) ---------------------------------------------
 

@@ -8,7 +8,7 @@ import json
 import duckdb
 
 from findling.cli import main
-from findling.search.results import page_at, rebuilt_offset
+from findling.search.results import page_at, rebuilt_offsets
 from tests.helpers import make_pdf
 
 FILLER = "Plain words about nothing in particular fill this page of the report. " * 30
@@ -32,11 +32,10 @@ def test_page_at_counts_from_one_and_is_zero_without_pages():
     assert page_at((), 5) == 0
 
 
-def test_rebuilt_offset_leaves_out_the_gaps_between_chunks():
+def test_rebuilt_offsets_leave_out_the_gaps_between_chunks():
     chunks = [(0, 10, "a" * 10), (8, 20, "b" * 12), (24, 30, "c" * 6)]  # 20..24 is not in any chunk
-    assert rebuilt_offset(chunks, 5) == 5
-    assert rebuilt_offset(chunks, 19) == 19
-    assert rebuilt_offset(chunks, 26) == 22
+    assert rebuilt_offsets(chunks, [0, 5, 19, 24, 26]) == [0, 5, 19, 20, 22]
+    assert rebuilt_offsets([], [3]) == [3]
 
 
 def test_a_pdf_result_names_the_page_of_its_passage(engine, tmp_path, capsys):

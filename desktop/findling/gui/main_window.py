@@ -430,20 +430,22 @@ class MainWindow(QMainWindow):
         terms = self._last_result.terms if self._last_result is not None else ()
         engine = self.engine
 
-        def load():  # the indexed text, and the file itself where it reads better formatted
-            return engine.document_text(hit.doc_id, terms), formatted_source(hit.path, hit.ext)
+        def load():  # the indexed text, the file itself where it reads better formatted, a viewer for pages
+            doc = engine.document_text(hit.doc_id, terms)
+            pages_open = doc is not None and bool(doc.pages) and self._page_command(hit.path, 1) is not None
+            return doc, formatted_source(hit.path, hit.ext), pages_open
 
         run_task(load, lambda loaded: self._show_preview(hit, *loaded),
                  lambda exc: self._on_error(f"Preview failed: {_error_text(exc)}"))
 
-    def _show_preview(self, hit, doc, formatted=None) -> None:
+    def _show_preview(self, hit, doc, formatted=None, pages_open=False) -> None:
         current = self.results.hit(self.results_view.currentIndex().row())
         if current is None or current.doc_id != hit.doc_id:
             return
         if doc is None:
             self.preview.setPlainText("This document is no longer in the index.")
             return
-        self.preview_panel.pages_open = bool(doc.pages) and self._page_command(hit.path, 1) is not None
+        self.preview_panel.pages_open = pages_open
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
         words = sorted({doc.text[h.start:h.end] for h in doc.highlights})
         self.preview_panel.show_formatted(formatted, words, passage_pattern(hit.snippet, hit.highlights))
