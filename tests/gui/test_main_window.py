@@ -342,3 +342,17 @@ def test_models_dialog_removes_only_after_confirmation(qtbot, window, tmp_path, 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     dialog.remove_selected()
     assert dialog.table.item(0, 2).text() == "missing" and dialog.status.text() == "all-minilm-l6-v2: removed"
+
+
+def test_the_search_field_keeps_its_room_on_a_small_screen(qtbot, window):
+    """At 1024×640 the filter boxes go under the field instead of squeezing it to a few letters;
+    on a wide window they sit beside it."""
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.search_field.width() >= window.SEARCH_FIELD_MIN, timeout=3000)
+    assert window.mode_box.mapTo(window, window.mode_box.rect().topLeft()).y() > \
+        window.search_field.mapTo(window, window.search_field.rect().bottomLeft()).y()
+    window.resize(1600, 900)
+    qtbot.waitUntil(lambda: abs(window.mode_box.mapTo(window, window.mode_box.rect().center()).y()
+                                - window.search_field.mapTo(window, window.search_field.rect().center()).y()) < 8,
+                    timeout=3000)
+    assert window.search_field.width() >= window.SEARCH_FIELD_MIN

@@ -11,6 +11,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QSettings
 from PySide6.QtGui import QAction, QDesktopServices, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QComboBox,
     QCompleter,
     QDockWidget,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -127,14 +129,21 @@ class MainWindow(QMainWindow):
         self.facets.chosen.connect(self.apply_facet)
         self._folders: list[str] = []
 
-        bar = QHBoxLayout()
-        bar.addWidget(self.search_field, 1)
+        self.filter_bar = QWidget()
+        filters = QHBoxLayout(self.filter_bar)
+        filters.setContentsMargins(0, 0, 0, 0)
         for label, box in (("Mode", self.mode_box), ("Type", self.type_box), ("Modified", self.date_box),
-                           ("In", self.folder_box)):
-            bar.addWidget(QLabel(label))
-            bar.addWidget(box)
-        bar.addWidget(QLabel("Sort"))
-        bar.addWidget(self.sort_box)
+                           ("In", self.folder_box), ("Sort", self.sort_box)):
+            filters.addWidget(QLabel(label))
+            filters.addWidget(box)
+        filters.addStretch(1)  # under the field, the boxes stay together on the left
+        self.filter_bar.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        # The field beside the boxes where the window is wide, above them where it is not:
+        # at 1024 pixels the boxes alone would leave the field a few letters wide.
+        self.top_bar = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.top_bar.addWidget(self.search_field, 1)
+        self.top_bar.addWidget(self.filter_bar, 0, Qt.AlignmentFlag.AlignLeft)
+        bar = self.top_bar
 
         self.results_view = QTableView()
         self.results_view.setModel(self.results)
@@ -278,6 +287,22 @@ class MainWindow(QMainWindow):
                                            [self.mode_box, self.type_box, self.date_box, self.folder_box,
                                             self.sort_box],
                                            self.open_result, self.show_history)
+
+    SEARCH_FIELD_MIN = 300
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_top_bar()
+
+    def _fit_top_bar(self) -> None:
+        """The filter boxes beside the search field when both fit, else under it."""
+        central = self.centralWidget()
+        if central is None:
+            return
+        wide = central.width() >= self.SEARCH_FIELD_MIN + self.filter_bar.sizeHint().width() + 24
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.top_bar.direction() != direction:
+            self.top_bar.setDirection(direction)
 
     def _build_menu(self) -> None:
         menus = {
