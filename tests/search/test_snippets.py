@@ -37,3 +37,15 @@ def test_no_match_gives_document_start():
 
 def test_empty_document():
     assert make_snippet([], ["x"]).text == ""
+
+
+def test_a_passage_from_the_vector_lane_starts_at_a_word():
+    from findling.search.results import _cut_span
+
+    text = "try:\n        await asyncio.wait_for(eternity(), timeout=1.0)\n    except TimeoutError:"
+    chunks = [(100, 100 + len(text), text)]
+    inside = 100 + text.index("or(eternity")
+    (start, _end, cut), = _cut_span(chunks, (inside, 100 + len(text)))
+    assert cut.startswith("asyncio.wait_for(eternity()") and start == 100 + text.index("asyncio")
+    (start, _end, cut), = _cut_span(chunks, (102, 100 + len(text)))  # near the chunk's start: from there
+    assert start == 100 and cut.startswith("try:")

@@ -26,12 +26,23 @@ class RankedEntry:
     span: tuple[int, int] | None = None  # the matched passage, when a lane knows it
 
 
+_WORD_BACK = 40  # how far back a span's start may move to begin at a word
+
+
 def _cut_span(chunks: list[Chunk], span: tuple[int, int]) -> list[Chunk]:
-    """The text of a document span, from the chunk that holds its start."""
+    """The text of a document span, from the chunk that holds its start. A span from the
+    vector lane starts where a tokenizer window did, often inside a word (`or(eternity()`
+    of `wait_for(eternity()`): it is moved back to the word's start."""
     start, end = span
     for c_start, c_end, text in chunks:
         if c_start <= start < c_end:
-            return [(start, min(end, c_end), text[start - c_start:min(end, c_end) - c_start])]
+            at = start - c_start
+            space = max(text.rfind(" ", max(0, at - _WORD_BACK), at + 1), text.rfind("\n", max(0, at - _WORD_BACK), at + 1))
+            if space >= 0 and not text[at:at + 1].isspace():
+                at = space + 1
+            elif space < 0 and at <= _WORD_BACK:
+                at = 0
+            return [(c_start + at, min(end, c_end), text[at:min(end, c_end) - c_start])]
     return chunks[:1]
 
 
