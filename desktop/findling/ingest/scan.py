@@ -120,6 +120,11 @@ SPHINX_MARK = "searchindex.js"
 SPHINX_COPIES = ("_sources", "_static")
 
 
+def _build_copy(name: str, is_dir: bool) -> bool:
+    """Is this one of a Sphinx build's copies, when the folder holding it is a build?"""
+    return name in SPHINX_COPIES if is_dir else name == SPHINX_MARK
+
+
 @dataclass(frozen=True)
 class Ignored:
     rule: str  # "gitignore", "exclude", "include", "hidden", "generated", "outside"
@@ -261,7 +266,7 @@ class _Walk:
                             )
                         continue
                 if stat.S_ISDIR(st.st_mode):
-                    if self.rules.ignored(rel, True, gitignores) or (sphinx_build and entry.name in SPHINX_COPIES):
+                    if self.rules.ignored(rel, True, gitignores) or (sphinx_build and _build_copy(entry.name, True)):
                         continue
                     key = (st.st_dev, st.st_ino)
                     if key in self.seen_dirs:
@@ -269,7 +274,7 @@ class _Walk:
                     self.seen_dirs.add(key)
                     subfolders.append((Path(entry.path), rel, gitignores))
                 elif stat.S_ISREG(st.st_mode):
-                    if not self.rules.ignored(rel, False, gitignores) and entry.name != SPHINX_MARK:
+                    if not self.rules.ignored(rel, False, gitignores) and not (sphinx_build and _build_copy(entry.name, False)):
                         yield FileEntry(entry.path, st.st_size, st.st_mtime, target)
                 elif kind_of(entry.name) is not None and not self.rules.ignored(rel, False, gitignores):
                     # A pipe, device or socket: opening one can block or read forever.
@@ -312,7 +317,7 @@ def why_left_out(
         if spec is not None:
             gitignores.append((rel, spec))
         inner = depth < len(rel_parts) - 1
-        if (part in SPHINX_COPIES if inner else part == SPHINX_MARK) and (folder / SPHINX_MARK).is_file():
+        if _build_copy(part, inner) and (folder / SPHINX_MARK).is_file():
             return Ignored("generated", part, display_path(str(folder)))
         rel = f"{rel}/{part}" if rel else part
         verdict = rules.why(rel, inner, gitignores)
