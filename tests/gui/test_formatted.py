@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QTextDocument
 
 from findling.gui.formatted import MAX_FORMATTED_BYTES, formatted_source, sanitize_html
-from tests.helpers import write
+from tests.helpers import index_files, write
 
 HOSTILE = """<html><head><script>alert(1)</script><style>body{background:url(http://x/y.png)}</style>
 <link rel=stylesheet href="http://evil/x.css"><meta http-equiv=refresh content="0;url=http://evil"></head>
@@ -37,15 +37,16 @@ def test_formatted_source_reads_markdown_and_html_only_and_not_huge_files(tmp_pa
     assert formatted_source(str(tmp_path / "gone.md"), "md") is None
 
 
-def test_markdown_shows_formatted_with_matches_walked(qtbot, window, tmp_path):
-    docs = tmp_path / "docs"
-    write(docs / "q.md", "# Quokka notes\n\nThe **quokka** smiles. ![photo](http://example.com/q.png)\n\n"
-                         "- a quokka list item\n")
-    window.engine.add_source(docs)
-    window.engine.index()
+def _keyword_search(window, tmp_path, files, query):
+    index_files(window.engine, tmp_path / "docs", files)
     window.mode_box.setCurrentText("Keyword")
-    window.search_field.setText("quokka")
+    window.search_field.setText(query)
     window.run_search(full=False)
+
+
+def test_markdown_shows_formatted_with_matches_walked(qtbot, window, tmp_path):
+    _keyword_search(window, tmp_path, {"q.md": "# Quokka notes\n\nThe **quokka** smiles. "
+                                               "![photo](http://example.com/q.png)\n\n- a quokka list item\n"}, "quokka")
     panel = window.preview_panel
     qtbot.waitUntil(lambda: panel.view() is panel.formatted and panel.formatted.hit_count == 3, timeout=5000)
     rendered = panel.formatted.document().toPlainText()
@@ -101,14 +102,9 @@ def test_passage_pattern_finds_the_snippet_across_markup():
 
 
 def test_formatted_view_starts_at_the_best_passage_not_the_first_match(qtbot, window, tmp_path):
-    docs = tmp_path / "docs"
-    write(docs / "zoo.md", "# Zoo\n\nA quokka sign at the gate.\n\n" + "Other animals live here. " * 60
-          + "\n\n## Feeding\n\nFeed the quokka *leaves* at noon; a quokka feeding draws crowds.\n")
-    window.engine.add_source(docs)
-    window.engine.index()
-    window.mode_box.setCurrentText("Keyword")
-    window.search_field.setText("quokka feeding")
-    window.run_search(full=False)
+    _keyword_search(window, tmp_path, {"zoo.md": "# Zoo\n\nA quokka sign at the gate.\n\n" + "Other animals live here. " * 60
+                                       + "\n\n## Feeding\n\nFeed the quokka *leaves* at noon; a quokka feeding draws crowds.\n"},
+                    "quokka feeding")
     panel = window.preview_panel
     qtbot.waitUntil(lambda: panel.view() is panel.formatted and panel.formatted.hit_count >= 4, timeout=5000)
     rendered = panel.formatted.document().toPlainText()
