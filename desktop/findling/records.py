@@ -212,6 +212,25 @@ class IndexReport:
     warnings: list[str] = field(default_factory=list)
     embedding: EmbedReport | None = None  # the vector step after the text, when it ran or was skipped
 
+    def followed_by(self, later: IndexReport) -> IndexReport:
+        """One report for a run that stopped here and went on as `later` (another process took
+        the index over): the work of both; what the later run found as it was, from it."""
+        carried = self.added + self.updated + self.moved
+        return IndexReport(
+            scanned=later.scanned,
+            added=self.added + later.added,
+            updated=self.updated + later.updated,
+            unchanged=max(0, later.unchanged - carried),
+            moved=self.moved + later.moved,
+            removed=self.removed + later.removed,
+            failed=self.failed + later.failed,
+            skipped=later.skipped,
+            cancelled=later.cancelled,
+            seconds=self.seconds + later.seconds,
+            warnings=[*self.warnings, *later.warnings],
+            embedding=later.embedding,
+        )
+
 
 @dataclass(frozen=True)
 class Highlight:

@@ -124,7 +124,7 @@ def test_killing_the_owner_mid_request_fails_that_request_and_the_next_command_s
         client.close()
     finally:
         owner.kill()
-    assert Path(address(home)).exists()  # the dead owner's socket is still there…
+    assert Path(str(address(home))).exists()  # the dead owner's socket is still there…
     done = _cli("index", home=home, timeout=120)  # …and blocks nothing
     assert done.returncode == 0, done.stderr
     found = _cli("search", "borrow", "-n", "1", "--json", home=home)

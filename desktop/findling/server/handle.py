@@ -27,7 +27,7 @@ from findling.records import (
     StoreStatus,
     WhyNotAnswer,
 )
-from findling.server.endpoint import EndpointServer, connect
+from findling.server.endpoint import HANDSHAKE_S, EndpointServer, connect
 from findling.settings import Settings
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ class IndexHandle:
         self._in_flight = 0
         self._switching = False
         self._closed = False
+        self._letting_go = threading.Event()
         if kind == "app":
             self._take_over()
         else:
@@ -92,7 +93,10 @@ class IndexHandle:
         """Open the index ourselves (StoreLockedError when another process holds it)."""
         from findling.engine import Engine  # clients never pay for the engine's imports
 
-        self.engine = Engine(self.home_arg, settings=self.settings)
+        engine = Engine(self.home_arg, settings=self.settings)
+        with self._cond:
+            self.engine = engine
+            self._letting_go = threading.Event()
         if self._serve:
             try:
                 self._server = EndpointServer(self.home, self._answer)
@@ -164,26 +168,44 @@ class IndexHandle:
         else:
             conn.send(("error", FindlingError(f"unknown request {what!r}")))
 
+    def _enter(self) -> tuple[Engine, threading.Event] | None:
+        """Our engine for one call, counted in flight; None while this process lets the index go."""
+        with self._cond:
+            if self.engine is None or self._letting_go.is_set():
+                return None
+            self._in_flight += 1
+            return self.engine, self._letting_go
+
+    def _leave(self) -> None:
+        with self._cond:
+            self._in_flight -= 1
+            self._cond.notify_all()
+
     def _answer_call(self, conn: Connection, verb: str, args: tuple, kwargs: dict) -> None:
         if verb not in VERBS:
             conn.send(("error", FindlingError(f"unknown verb {verb!r}")))
             return
+        entered = self._enter()
+        if entered is None:  # not run: the caller asks whoever holds the index next
+            conn.send(("moved", None))
+            return
+        engine, letting_go = entered
         sending = threading.Lock()
+        asked = threading.Event()  # the caller's own cancel (Ctrl-C), as opposed to our letting go
         if verb == "index":
-            cancel = threading.Event()
 
             def progress(p: IndexProgress) -> None:
                 with sending:
                     try:
                         if conn.poll() and conn.recv() == ("cancel",):
-                            cancel.set()
+                            asked.set()
                         conn.send(("progress", p))
                     except (OSError, EOFError):
-                        cancel.set()  # the client left: stop at the next file, as Ctrl-C would
+                        asked.set()  # the client left: stop at the next file, as Ctrl-C would
 
-            kwargs = {"progress": progress, "cancel": cancel}
+            kwargs = {"progress": progress, "cancel": _Either(asked, letting_go)}
         try:
-            result = self._call(verb, args, kwargs)
+            result = getattr(engine, verb)(*args, **kwargs)
         except FindlingError as exc:
             reply: tuple = ("error", exc)
         except Exception as exc:
@@ -191,22 +213,35 @@ class IndexHandle:
             reply = ("error", FindlingError(f"{verb} failed in the Findling that holds the index: "
                                             f"{type(exc).__name__}: {exc}"))
         else:
-            reply = ("ok", result)
+            handed_over = verb == "index" and result.cancelled and letting_go.is_set() and not asked.is_set()
+            reply = ("moved", result) if handed_over else ("ok", result)
+        finally:
+            self._leave()
         with sending:
             conn.send(reply)
 
-    def _release(self) -> None:
-        """Hand the index over: new calls wait, calls in flight finish, then the engine closes."""
+    def _let_go(self) -> None:
+        """Stop listening, stop indexing runs (they go on with the next owner), let the calls in
+        flight finish and their answers reach their callers, then close the engine."""
         with self._cond:
-            self._switching = True
+            self._letting_go.set()
+            server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        with self._cond:
             while self._in_flight:
                 self._cond.wait()
-            if self._server is not None:
-                self._server.close()
-                self._server = None
-            if self.engine is not None:
-                self.engine.close()
-                self.engine = None
+            engine, self.engine = self.engine, None
+        if server is not None:
+            server.wait_for_peers(2 * HANDSHAKE_S)
+        if engine is not None:
+            engine.close()
+
+    def _release(self) -> None:
+        """Hand the index over to a window: new local calls wait until this process has found it."""
+        with self._cond:
+            self._switching = True
+        self._let_go()
 
     def _rejoin(self) -> None:
         try:
@@ -221,54 +256,66 @@ class IndexHandle:
     # -- calls ----------------------------------------------------------------------------------
 
     def _call(self, verb: str, args: tuple, kwargs: dict) -> Any:
-        """Run a verb on our engine, or forward it to the owner. A request that reached us through
-        the endpoint while we handed the index over is forwarded the same way, not failed."""
+        """Run a verb on our engine, or forward it to the owner. An indexing run stopped because
+        this process let the index go (to a window) goes on wherever the index is now."""
         with self._cond:
             while self._switching:
                 self._cond.wait()
             if self._closed:
                 raise FindlingError("the index is closed")
-            engine = self.engine
-            if engine is not None:
-                self._in_flight += 1
-        if engine is not None:
-            try:
+        entered = self._enter()
+        if entered is None:
+            return self._forward(verb, args, kwargs)
+        engine, letting_go = entered
+        try:
+            if verb != "index":
                 return getattr(engine, verb)(*args, **kwargs)
-            finally:
-                with self._cond:
-                    self._in_flight -= 1
-                    self._cond.notify_all()
-        return self._forward(verb, args, kwargs)
+            asked = kwargs.get("cancel") or threading.Event()
+            report = engine.index(progress=kwargs.get("progress"), cancel=_Either(asked, letting_go))
+        finally:
+            self._leave()
+        if report.cancelled and letting_go.is_set() and not asked.is_set() and not self._closed:
+            return report.followed_by(self._call(verb, args, kwargs))
+        return report
 
     def _forward(self, verb: str, args: tuple, kwargs: dict) -> Any:
+        """Send a call to the owner. An owner that is letting the index go answers "moved" without
+        running it (or, for an indexing run, with what it did so far): ask the next one. A
+        connection that breaks mid-call means the owner died; only reads are asked again."""
         progress = kwargs.pop("progress", None)
         cancel: threading.Event | None = kwargs.pop("cancel", None)
-        for attempt in range(2):
+        done: IndexReport | None = None
+        broken = 0
+        while True:
             conn = connect(self.home)
             if conn is None:
                 self._acquire(client_only_for=0.0)  # the owner is gone: take the index or find the next owner
-                if self.engine is not None:
-                    with_callbacks = dict(kwargs, progress=progress, cancel=cancel) if verb == "index" else kwargs
-                    return self._call(verb, args, with_callbacks)
-                continue
+                if self.engine is None:
+                    continue
+                with_callbacks = dict(kwargs, progress=progress, cancel=cancel) if verb == "index" else kwargs
+                return _after(done, self._call(verb, args, with_callbacks))
             try:
                 with conn:
                     conn.send(("call", verb, args, kwargs))
-                    return _receive(conn, progress, cancel)
+                    kind, value = _receive(conn, progress, cancel)
             except (OSError, EOFError):
-                if verb in WRITE_VERBS or attempt == 1:
+                broken += 1
+                if verb in WRITE_VERBS or broken > 2:
                     raise FindlingError(_OWNER_GONE) from None
-        raise FindlingError(_OWNER_GONE)
+                continue
+            if kind == "ok":
+                return _after(done, value)
+            if value is not None:
+                done = _after(done, value)
+            time.sleep(0.01)  # the owner is closing: its successor is a moment away
 
     def close(self) -> None:
+        """Let the index go; calls in flight, ours or other processes', finish first."""
         with self._cond:
+            if self._closed:
+                return
             self._closed = True
-            server, engine = self._server, self.engine
-            self._server = self.engine = None
-        if server is not None:
-            server.close()
-        if engine is not None:
-            engine.close()
+        self._let_go()
 
     def __enter__(self) -> IndexHandle:
         return self
@@ -354,7 +401,8 @@ def _ping(home: Path) -> bool:
 
 
 def _receive(conn: Connection, progress: Callable[[IndexProgress], None] | None,
-             cancel: threading.Event | None) -> Any:
+             cancel: threading.Event | None) -> tuple[str, Any]:
+    """("ok", result) or ("moved", what was done before the owner let go); an error is raised."""
     cancel_sent = False
     while True:
         if cancel is not None and cancel.is_set() and not cancel_sent:
@@ -366,7 +414,24 @@ def _receive(conn: Connection, progress: Callable[[IndexProgress], None] | None,
         if message[0] == "progress":
             if progress is not None:
                 progress(message[1])
-        elif message[0] == "ok":
-            return message[1]
+        elif message[0] in ("ok", "moved"):
+            return message[0], message[1]
         else:
             raise message[1]
+
+
+def _after(done: IndexReport | None, result: Any) -> Any:
+    return done.followed_by(result) if done is not None else result
+
+
+class _Either(threading.Event):
+    """Set when either event is: the caller's cancel, or this process letting the index go."""
+
+    def __init__(self, *events: threading.Event) -> None:
+        super().__init__()
+        self._events = events
+
+    def is_set(self) -> bool:
+        return super().is_set() or any(e.is_set() for e in self._events)
+
+    isSet = is_set  # noqa: N815 - threading.Event's old alias

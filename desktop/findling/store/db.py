@@ -67,6 +67,8 @@ def _connect(path: Path, read_only: bool, threads: int, memory_limit_mb: int) ->
             "to start a new index."
         ) from exc
     except duckdb.Error as exc:
+        if "already attached" in str(exc):  # held by another handle in this very process
+            raise StoreLockedError(f"the index at {path} is in use by another part of this Findling") from exc
         raise StoreCorruptError(
             f"the index at {path} is damaged or not a Findling database ({exc}). The file was left "
             "untouched; move it aside to start a new index."
