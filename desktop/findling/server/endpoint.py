@@ -186,10 +186,11 @@ class EndpointServer:
                 return None
         assert self._sock is not None
         while not self._closed.is_set():
-            ready, _, _ = select.select([self._sock, self._wake_r], [], [])
+            listening = self._sock.fileno()
+            ready, _, _ = select.select([listening, self._wake_r], [], [])
             if self._closed.is_set():
                 return None
-            if self._sock in ready:
+            if listening in ready:
                 try:
                     peer, _ = self._sock.accept()
                 except OSError:
