@@ -4,7 +4,7 @@ followed; the matched words still highlighted and walked."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QImage, QTextDocument
 
 from findling.gui.formatted import MAX_FORMATTED_BYTES, formatted_source, sanitize_html
 from tests.helpers import index_files, write
@@ -26,7 +26,8 @@ def test_sanitized_html_keeps_the_text_and_nothing_active():
 
 def test_formatted_source_reads_markdown_and_html_only_and_not_huge_files(tmp_path):
     md = write(tmp_path / "a.md", "# Title\n\nText")
-    assert formatted_source(str(md), "md") == ("markdown", "# Title\n\nText")
+    kind, text = formatted_source(str(md), "md")
+    assert kind == "markdown" and "<h1>Title</h1>" in text and "<p>Text</p>" in text
     page = write(tmp_path / "p.html", HOSTILE)
     kind, text = formatted_source(str(page), "html")
     assert kind == "html" and "<script" not in text
@@ -54,8 +55,9 @@ def test_markdown_shows_formatted_with_matches_walked(qtbot, window, tmp_path):
     assert panel.position.text() == "hit 1 of 3"
     qtbot.keyClick(window.search_field, Qt.Key.Key_F3)
     assert panel.position.text() == "hit 2 of 3"
-    assert panel.formatted.loadResource(int(QTextDocument.ResourceType.ImageResource),
-                                        QUrl("http://example.com/q.png")) is None
+    blank = panel.formatted.loadResource(int(QTextDocument.ResourceType.ImageResource),
+                                         QUrl("http://example.com/q.png"))
+    assert isinstance(blank, QImage) and blank.width() == 1  # made here, nothing fetched
     assert not panel.formatted.openLinks() and not panel.formatted.openExternalLinks()
     panel.format_button.setChecked(False)  # the indexed text, with the engine's own highlights
     assert panel.view() is panel.pane and panel.position.text().startswith("hit ")

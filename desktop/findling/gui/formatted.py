@@ -1,21 +1,29 @@
 """The preview's formatted view of Markdown and HTML files: rendered by Qt's rich text (no
-script engine), with nothing loaded from anywhere (images and styles are dropped, every
-resource request is refused) and no link followed; the query's matched words highlighted
-and walked like the plain view's."""
+script engine), with nothing loaded from anywhere and no link followed; the query's matched
+words highlighted and walked like the plain view's.
+
+Nothing loaded means Qt never sees an address: Qt's rich text opens an image straight from
+disk when its document hands back no data (an `<img src=/dev/zero>` or a FIFO would stall or
+kill the window, `file://host/share` would reach for a network share), and `@import` in a
+style sheet does the same. So Markdown is rendered to HTML here, every page goes through one
+sanitizer that removes images, style sheets and URLs, and the document still answers any
+request with a blank image it made itself."""
 
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lxml import html as lxml_html
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QTextCursor, QTextDocument
+from markdown_it import MarkdownIt
+from PySide6.QtCore import QByteArray, Signal
+from PySide6.QtGui import QImage, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
 from findling.gui.hits import hit_selections, span_cursor, utf16_positions
-from findling.ingest.extractors.html import page_content
+from findling.ingest.extractors.html import page_content, without_xml_declaration
 from findling.records import Highlight
 
 FORMATTED = {"md": "markdown", "markdown": "markdown", "html": "html", "htm": "html", "xhtml": "html"}
@@ -29,13 +37,18 @@ _DROP_ATTRS = re.compile(r"^(on.*|src|srcset|href|style|background|action|formac
                          re.IGNORECASE)
 
 
-def sanitize_html(raw: str) -> str:
-    """The page's own content (as indexed: navigation and sidebars left out) with nothing
-    active left: no scripts or embedded content, no event handlers, no URLs (links keep
-    their text; images become their alt text)."""
+def sanitize_html(raw: str, whole: bool = False) -> str:
+    """The page's own content (as indexed: navigation and sidebars left out; `whole` keeps
+    everything, for rendered Markdown) with nothing active left: no scripts or embedded
+    content, no style sheets, no event handlers, no URLs (links keep their text; images become
+    their alt text)."""
+    raw = without_xml_declaration(raw)
     if not raw.strip():
         return ""
-    root = page_content(lxml_html.document_fromstring(raw))
+    document = lxml_html.document_fromstring(raw)
+    root = document if whole else page_content(document)
+    if not isinstance(root.tag, str) or root.tag.lower() in _DROP:
+        return ""
     for element in root.xpath("|".join(f"//{tag}" for tag in _DROP)):
         element.drop_tree()
     for permalink in root.xpath("//a[contains(concat(' ', normalize-space(@class), ' '), ' headerlink ')]"):
@@ -63,20 +76,39 @@ def passage_pattern(snippet: str, highlights: Sequence[Highlight], words: int = 
     return r"\b" + r"\W+".join(re.escape(t) for t in tokens) if tokens else ""
 
 
+_MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
 def formatted_source(path: str, ext: str) -> tuple[str, str] | None:
-    """(kind, text to render) for a Markdown or HTML file, read from disk; None for other
-    kinds, files too big to lay out quickly, or files no longer readable."""
+    """(kind, sanitized HTML to render) for a Markdown or HTML file, read from disk; None for
+    other kinds, files too big to lay out quickly, or files no longer readable. Only regular
+    files are opened: a FIFO or a device named like a page is never read."""
     kind = FORMATTED.get(ext.lower().lstrip("."))
     if kind is None:
         return None
     try:
         file = Path(path)
-        if file.stat().st_size > MAX_FORMATTED_BYTES:
+        info = file.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FORMATTED_BYTES:
             return None
         text = file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return kind, sanitize_html(text) if kind == "html" else text
+    if kind == "markdown":
+        return kind, sanitize_html(_MARKDOWN.render(text), whole=True)
+    return kind, sanitize_html(text)
+
+
+class InertDocument(QTextDocument):
+    """A document that loads nothing: every resource is answered here, an image with a blank
+    pixel (an empty answer would make Qt open the address itself)."""
+
+    def loadResource(self, kind: int, name) -> object:  # noqa: N802 - Qt's name
+        if kind == int(QTextDocument.ResourceType.ImageResource):
+            blank = QImage(1, 1, QImage.Format.Format_ARGB32)
+            blank.fill(0)
+            return blank
+        return QByteArray()
 
 
 class FormattedView(QTextBrowser):
@@ -84,21 +116,19 @@ class FormattedView(QTextBrowser):
 
     def __init__(self) -> None:
         super().__init__()
+        self.setDocument(InertDocument(self))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self._hits: list[tuple[int, int]] = []
         self.current = -1
 
     def loadResource(self, kind: int, name) -> object:  # noqa: N802 - Qt's name
-        return None  # nothing is fetched: no images, no style sheets, local or remote
+        return self.document().loadResource(kind, name)  # the inert document's answer, never a file
 
     def show_source(self, kind: str, text: str, words: Iterable[str], passage: str = "") -> None:
         """`passage`: a pattern for the result's best passage (`passage_pattern`): the current
         match starts there, as in the plain view, rather than at the first match."""
-        if kind == "markdown":
-            self.setMarkdown(text)
-        else:
-            self.setHtml(text)
+        self.setHtml(text)  # sanitized HTML for both kinds (formatted_source)
         self._hits = self._find(words)
         self.current = self._first_in(passage) if self._hits else -1
         self._show()

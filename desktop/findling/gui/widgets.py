@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from findling.gui.formatted import FormattedView
+from findling.gui.formatted import FormattedView, InertDocument
 from findling.gui.hits import hit_selections, span_cursor, utf16_positions
 from findling.gui.item_models import SnippetHtmlRole
 from findling.records import Highlight, ResultExplain
@@ -45,7 +45,7 @@ class SnippetDelegate(QStyledItemDelegate):
         if doc is None:
             if len(self._docs) >= self._CACHE_LIMIT:
                 self._docs.clear()
-            doc = QTextDocument()
+            doc = InertDocument()  # the snippet is escaped; and even so nothing it names is opened
             doc.setDefaultFont(font)
             doc.setHtml(html)
             doc.setTextWidth(width)

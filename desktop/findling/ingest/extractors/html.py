@@ -19,6 +19,11 @@ _DECLARED = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)|<
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 
+def without_xml_declaration(text: str) -> str:
+    """XHTML's `<?xml … encoding=…?>` removed: lxml refuses str input that declares an encoding."""
+    return _XML_DECLARATION.sub("", text, count=1)
+
+
 def _html_text(data: bytes) -> str:
     """Bytes to text: the charset the page declares, else UTF-8 or detection. (lxml alone
     reads undeclared bytes as Latin-1, turning a UTF-8 "°" into "Â°".)"""
@@ -33,6 +38,9 @@ def _html_text(data: bytes) -> str:
     return decode(data)
 
 _DROP = {"script", "style", "noscript", "template", "svg", "head", "nav", "iframe", "object"}
+# Elements that never hold a page's readable content, whatever their role or id says.
+_NOT_CONTENT = _DROP | {"form", "math", "audio", "video", "canvas", "embed", "frame", "frameset", "applet",
+                        "input", "button", "select", "textarea", "link", "meta", "base", "title", "html"}
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = {
     "p", "div", "section", "article", "header", "footer", "main", "aside", "blockquote",
@@ -138,6 +146,8 @@ def _main_content(body: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     ]
     whole = _text_length(body)
     for el in candidates:
+        if not isinstance(el.tag, str) or el.tag.lower() in _NOT_CONTENT:
+            continue  # role=main on a style sheet, a form or a template is no page content
         length = _text_length(el)
         if length >= _MIN_MAIN_CHARS or length >= _MIN_MAIN_SHARE * whole > 0:
             return el
@@ -198,8 +208,7 @@ def html_to_text(data: bytes | str) -> Parsed:
     if not (data.strip() if isinstance(data, str) else data.strip()):
         return Parsed("", "")
     text = data if isinstance(data, str) else _html_text(data)
-    # lxml refuses str input that carries an XML encoding declaration
-    text = _XML_DECLARATION.sub("", text, count=1)
+    text = without_xml_declaration(text)
     text = _INLINE.sub("", _PERMALINK.sub("", text))
     if not text.strip():
         return Parsed("", "")
