@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from findling.text.analyzer import fold, is_stopword, iter_tokens, query_terms, term_counts, term_sequence
 
 
@@ -50,3 +55,16 @@ def test_query_terms_per_language():
 
 def test_stopwords():
     assert is_stopword("The") and not is_stopword("python")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from(list("北京大学东ab_ c\nカタ한국어ไทย，。x1Zé")), max_size=80), st.sampled_from([1.0, 2.0]))
+def test_index_counts_are_the_tokens_terms_and_parts_whatever_the_script(text, weight):
+    """term_counts counts unspaced runs in bulk (numpy); it must index exactly what
+    iter_tokens yields, bigram by bigram and character by character."""
+    expected: Counter[str] = Counter()
+    for token in iter_tokens(text):
+        expected[token.term] += weight  # type: ignore[assignment]
+        for part in token.parts:
+            expected[part] += weight  # type: ignore[assignment]
+    assert term_counts(text, weight=weight) == expected
