@@ -18,7 +18,7 @@ from findling.models.manifest import ROLES, model_size
 from findling.pathnames import printable
 from findling.records import Filters, Hit, IndexProgress, SearchResult
 from findling.search.presentation import explain_lines, highlight_pieces
-from findling.search.query_parser import parse_date
+from findling.search.query_parser import filters_from_options
 from findling.server.payloads import multi_get_json, result_json, slice_json, status_json
 
 _BOLD = "\033[1m"
@@ -84,13 +84,7 @@ def _engine(args: argparse.Namespace):
 
 
 def _filters(args: argparse.Namespace) -> Filters:
-    return Filters(
-        extensions=tuple(e.lower().lstrip(".") for e in (args.ext or [])),
-        path_contains=tuple(p.lower() for p in (args.path or [])),
-        folders=tuple(os.path.abspath(f) for f in (args.folder or [])),
-        after=parse_date(args.after) if args.after else None,
-        before=parse_date(args.before) if args.before else None,
-    )
+    return filters_from_options(args.ext, args.folder, args.after, args.before, args.path)
 
 
 def _highlight(hit: Hit, color: bool) -> str:
@@ -301,6 +295,8 @@ def cmd_multi_get(args: argparse.Namespace) -> int:
             print()
         for ref, why in found.left_out:
             print(f"left out: {printable(ref)}: {printable(why)}", file=sys.stderr)
+        if found.left_out_total > len(found.left_out):
+            print(f"left out: {found.left_out_total - len(found.left_out)} more", file=sys.stderr)
     return 0 if found.documents else 1
 
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 import hashlib
 import re
 
+from findling.errors import QuerySyntaxError
+
 SHORT = 6  # hex digits shown; longer prefixes of the same hash also name the document
 _FULL = 16
 _REF = re.compile(r"#?([0-9a-f]{4,16})", re.IGNORECASE)
+_MAX_DIGITS = 9  # a line number past a billion is a mistake, and int() refuses 4,300 digits
 _LINE_SUFFIX = re.compile(r"^(.*?):(\d+)(?::(\d+))?$")
 
 
@@ -31,5 +34,7 @@ def split_reference(ref: str) -> tuple[str, int | None, int | None]:
     match = _LINE_SUFFIX.match(ref.strip())
     if match is None or not match.group(1):
         return ref.strip(), None, None
+    if len(match.group(2)) > _MAX_DIGITS or len(match.group(3) or "") > _MAX_DIGITS:
+        raise QuerySyntaxError(f"line numbers have at most {_MAX_DIGITS} digits: {ref.strip()[:60]}…")
     count = int(match.group(3)) if match.group(3) else None
     return match.group(1), int(match.group(2)), count

@@ -354,14 +354,14 @@ class Engine:
         def answer(reason: str, summary: str, details: tuple[str, ...] = (), **ranks: int | None) -> WhyNotAnswer:
             return WhyNotAnswer(query, target, reason, summary, details, **ranks)
 
-        if not os.path.lexists(target):
-            return answer("missing", f"There is no file at {target}.")
         sources = self.sources()
         source = owner_of(sources, target)
-        if source is None:
+        if source is None:  # asked first: outside the folders, whether a path exists is not ours to tell
             added = ", ".join(s.path for s in sources) or "none yet"
             return answer("outside", f"It is not under any added folder (added: {added}); add its folder with "
                           "findling add.")
+        if not os.path.lexists(target):
+            return answer("missing", f"There is no file at {target}.")
         left_out = why_left_out(source.path, target, source.include, (*self.settings.index.exclude, *source.exclude))
         if left_out is not None:
             return answer("excluded", left_out.sentence(source.path, source.include, self.settings.index.exclude))

@@ -342,4 +342,5 @@ class DocumentSlice:
 @dataclass(frozen=True)
 class MultiGetResult:
     documents: tuple[DocumentSlice, ...]
-    left_out: tuple[tuple[str, str], ...] = ()  # (path or reference, why)
+    left_out: tuple[tuple[str, str], ...] = ()  # (path or reference, why): the first few
+    left_out_total: int = 0  # how many were left out in all

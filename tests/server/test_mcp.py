@@ -190,3 +190,81 @@ def test_print_config_names_the_mcp_command():
     codex = subprocess.run([sys.executable, "-m", "findling", "mcp", "--print-config", "codex"],
                            capture_output=True, text=True, check=True).stdout
     assert "[mcp_servers.findling]" in codex
+
+
+def test_http_query_refuses_bad_bodies_naming_the_field(http_server):
+    base, token, _port = http_server
+    good = {"Authorization": f"Bearer {token}"}
+
+    def post(**kwargs):
+        return httpx2.post(f"{base}/query", headers=good, **kwargs)
+
+    for body, field in (({"query": "x", "min_score": "abc"}, "min_score"), ({"query": "x", "ext": 5}, "ext"),
+                        ({"query": "x", "after": 5}, "after"), ({"query": "x", "limt": 5}, "limt"),
+                        ({"query": "x", "mode": "fuzzy"}, "mode")):
+        answer = post(json=body)
+        assert answer.status_code == 400 and field in answer.json()["error"], (body, answer.text)
+    nested = post(content=b'{"query": "x", "ext": ' + b"[" * 20_000 + b"]" * 20_000 + b"}")
+    assert nested.status_code == 400 and "error" in nested.json()
+    assert post(content=b'{"query": "' + b"x" * 100_000 + b'"}').status_code == 413
+    # One extension given as a string is that extension, not its letters.
+    assert post(json={"query": "tomatoes", "mode": "keyword", "ext": "md"}).json()["total"] == 2
+    assert post(json={"query": "tomatoes", "mode": "keyword", "ext": "txt"}).json()["total"] == 0
+    assert httpx2.get(f"{base}/health", headers=good).status_code == 200  # still serving
+
+
+def _closed_within(sock: socket.socket, seconds: float) -> bytes:
+    """What the server sent before closing the connection, waiting at most `seconds`."""
+    sock.settimeout(seconds)
+    got = b""
+    try:
+        while chunk := sock.recv(4096):
+            got += chunk
+    except TimeoutError:
+        pytest.fail(f"the server kept a half-sent request open for over {seconds} s")
+    return got
+
+
+def test_http_drops_requests_whose_headers_or_body_never_finish(http_server):
+    from findling.server.http_api import BODY_S, HEADERS_S
+
+    base, token, port = http_server
+    slow = []
+    for _ in range(10):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"POST /query HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)  # headers never finished
+        slow.append(s)
+    body = socket.create_connection(("127.0.0.1", port))
+    body.sendall(b"POST /query HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"query\"" % (port, token.encode()))
+    started = time.monotonic()
+    for s in slow:
+        with s:
+            _closed_within(s, HEADERS_S + 10)
+    with body:
+        assert b"408" in _closed_within(body, BODY_S + 10).split(b"\r\n", 1)[0]
+    assert time.monotonic() - started < max(HEADERS_S, BODY_S) + 10
+    assert httpx2.get(f"{base}/health", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+def test_mcp_and_cli_errors_are_findlings_own_words(indexed):
+    home, docs = indexed
+    huge_line = "#601a8c:" + "9" * 5000
+
+    async def session() -> None:
+        async with Client(_stdio(home)) as client:
+            bad_date = await client.call_tool("search", {"query": "x", "after": "someday"})
+            assert bad_date.is_error and "someday" in bad_date.content[0].text
+            huge = await client.call_tool("get", {"ref": huge_line})
+            assert huge.is_error and "at most 9 digits" in huge.content[0].text
+            # Outside the added folders, an existing and a missing path get the same answer.
+            there = _payload(await client.call_tool("why_not", {"query": "x", "path": "/etc/hostname"}))
+            nowhere = _payload(await client.call_tool("why_not", {"query": "x", "path": "/no/such/file.md"}))
+            assert there["reason"] == nowhere["reason"] == "outside"
+            assert there["summary"] == nowhere["summary"]
+
+    anyio.run(session)
+    env = dict(os.environ, FINDLING_HOME=str(home))
+    cli = subprocess.run([sys.executable, "-m", "findling", "get", huge_line], env=env, capture_output=True,
+                         text=True)
+    assert cli.returncode == 2 and "at most 9 digits" in cli.stderr and "Traceback" not in cli.stderr

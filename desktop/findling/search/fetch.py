@@ -21,6 +21,7 @@ from findling.store.sources import owner_of
 from findling.store.text_cache import DocumentCache
 
 _AMBIGUOUS_SHOWN = 5
+LEFT_OUT_SHOWN = 50  # a reply stays small whatever the patterns match; the count says how many more
 
 
 def line_slice(text: str, first: int | None, count: int | None) -> tuple[str, int, int, int]:
@@ -97,8 +98,13 @@ class DocumentFetcher:
         could not be read is listed with the reason."""
         documents: list[DocumentSlice] = []
         left_out: list[tuple[str, str]] = []
+        refs = self.expand(patterns)
         used = 0
-        for ref in self.expand(patterns):
+        for at, ref in enumerate(refs):
+            if used >= max_bytes:  # the budget is spent: the rest is named, not read
+                rest = refs[at:]
+                left_out += [(r, f"not read: the {max_bytes}-byte budget was spent") for r in rest]
+                break
             try:
                 piece = self.get(self.resolve(ref, sources), None, max_lines)
             except NotFoundError as exc:
@@ -107,9 +113,10 @@ class DocumentFetcher:
             size = len(piece.text.encode("utf-8", "surrogatepass"))
             if used + size > max_bytes:
                 left_out.append((piece.path, f"over the {max_bytes}-byte budget ({size} bytes); get it alone"))
+                used = max_bytes  # the budget stops the reading here, in the order asked
                 continue
             used += size
             documents.append(piece)
         if not documents and not left_out:
             left_out.append((", ".join(patterns), "matches no indexed document"))
-        return MultiGetResult(tuple(documents), tuple(left_out))
+        return MultiGetResult(tuple(documents), tuple(left_out[:LEFT_OUT_SHOWN]), len(left_out))

@@ -4,8 +4,10 @@ query is an error except a filter with an unreadable date."""
 
 from __future__ import annotations
 
+import os
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -78,6 +80,25 @@ def parse_date(value: str, today: date | None = None) -> float:
         return time.mktime(day.timetuple())
     except (OverflowError, ValueError):
         raise QuerySyntaxError(f"the date '{value}' is out of range") from None
+
+
+def filters_from_options(ext: Sequence[str] | str | None = None, folder: Sequence[str] | str | None = None,
+                         after: str | None = None, before: str | None = None,
+                         path: Sequence[str] | str | None = None) -> Filters:
+    """Filters from a face's options (CLI flags, MCP and HTTP fields): extensions without their dot,
+    folders made absolute (`~` expanded), dates parsed (a QuerySyntaxError names a bad one). A single
+    string is one value, never a list of its letters."""
+
+    def values(given: Sequence[str] | str | None) -> tuple[str, ...]:
+        return (given,) if isinstance(given, str) else tuple(given or ())
+
+    return Filters(
+        extensions=tuple(e.lower().lstrip(".") for e in values(ext)),
+        path_contains=tuple(p.lower() for p in values(path)),
+        folders=tuple(os.path.abspath(os.path.expanduser(f)) for f in values(folder)),
+        after=parse_date(after) if after else None,
+        before=parse_date(before) if before else None,
+    )
 
 
 def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:

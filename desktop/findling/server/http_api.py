@@ -5,23 +5,26 @@ reach the API from the browser (Origin) nor through a rebound DNS name (Host).""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import anyio.to_thread
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.requests import Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from findling import __version__
 from findling.errors import FindlingError
 from findling.paths import config_dir
-from findling.records import Filters
-from findling.search.query_parser import parse_date
+from findling.records import SearchResult
+from findling.search.query_parser import filters_from_options
 from findling.server.handle import IndexHandle
 from findling.server.mcp_server import build_server
 from findling.server.payloads import result_json
@@ -29,6 +32,9 @@ from findling.server.payloads import result_json
 TOKEN_FILENAME = "server-token"
 DEFAULT_PORT = 8765
 _LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
+MAX_BODY_BYTES = 64 * 1024
+HEADERS_S = 10.0  # a request's headers, from the connection or the previous answer
+BODY_S = 10.0  # each piece of a body
 
 
 def token_path(home: str | os.PathLike[str] | None = None) -> Path:
@@ -62,6 +68,18 @@ def _allowed_origins(port: int) -> list[str]:
     return [f"http://{name}:{port}" for name in _LOCAL_NAMES]
 
 
+def _bounded(receive: Receive) -> Receive:
+    """Each piece of a request's body must come within BODY_S: a body sent a byte a minute is
+    treated as the client leaving."""
+
+    async def bounded() -> Message:
+        with anyio.move_on_after(BODY_S):
+            return await receive()
+        return {"type": "http.disconnect"}
+
+    return bounded
+
+
 class Guard:
     """Host, Origin and bearer token, checked before any route runs."""
 
@@ -91,16 +109,66 @@ class Guard:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        await self.app(scope, _bounded(receive), send)
 
 
-def _query_filters(body: dict[str, Any]) -> Filters:
-    return Filters(
-        extensions=tuple(str(e).lower().lstrip(".") for e in body.get("ext") or ()),
-        folders=tuple(os.path.abspath(str(f)) for f in body.get("folder") or ()),
-        after=parse_date(body["after"]) if body.get("after") else None,
-        before=parse_date(body["before"]) if body.get("before") else None,
-    )
+class QueryBody(BaseModel):
+    """`POST /query`'s body. Unknown fields are refused, so a misspelt option is not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=2000)
+    mode: Literal["hybrid", "keyword", "semantic"] = "hybrid"
+    limit: int | None = Field(default=None, ge=1, le=200)
+    min_score: float = Field(default=0.0, ge=0.0, le=1.0)
+    ext: list[str] | str | None = None
+    folder: list[str] | str | None = None
+    after: str | None = None
+    before: str | None = None
+
+
+def _invalid(exc: ValidationError) -> str:
+    problems = [f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:5]]
+    return "; ".join(problems)
+
+
+async def _read_body(request: Request) -> bytes | None:
+    """The body, or None past MAX_BODY_BYTES (read no further)."""
+    body = bytearray()
+    async for chunk in request.stream():  # ClientDisconnect when a piece is late (_bounded)
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            return None
+    return bytes(body)
+
+
+class _BoundedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 connection, with a deadline for a request's headers: a client that
+    opens connections and sends half a request would otherwise hold each one open forever."""
+
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def _arm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self.loop.call_later(HEADERS_S, self._headers_late)
+
+    def _headers_late(self) -> None:
+        if self.cycle is None or self.cycle.response_complete:  # no request began since the deadline was set
+            self.transport.close()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        super().connection_lost(exc)
 
 
 def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = False) -> ASGIApp:
@@ -113,27 +181,28 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
     @mcp.custom_route("/query", methods=["POST"])
     async def query(request: Request) -> Response:
         try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "the body must be JSON: {\"query\": \"…\"}"}, 400)
-        if not isinstance(body, dict) or not isinstance(body.get("query"), str) or not body["query"].strip():
-            return JSONResponse({"error": "give {\"query\": \"…\"} and optionally limit, mode (hybrid, keyword, "
-                                          "semantic), min_score, ext, folder, after, before"}, 400)
-        mode = body.get("mode", "hybrid")
-        limit = body.get("limit")
-        if mode not in ("hybrid", "keyword", "semantic") or (limit is not None and not isinstance(limit, int)):
-            return JSONResponse({"error": "mode is hybrid, keyword or semantic; limit a whole number"}, 400)
+            raw = await _read_body(request)
+        except ClientDisconnect:
+            return JSONResponse({"error": f"the body did not arrive within {BODY_S:.0f} s"}, 408)
+        if raw is None:
+            return JSONResponse({"error": f"the body is over {MAX_BODY_BYTES} bytes"}, 413)
         try:
-            filters = _query_filters(body)
-            text = body["query"]
-            if mode == "keyword":
-                result = await anyio.to_thread.run_sync(lambda: handle.search(text, limit=limit, filters=filters))
-            elif mode == "semantic":
-                result = await anyio.to_thread.run_sync(lambda: handle.vsearch(text, limit=limit, filters=filters))
-            else:
-                min_score = float(body.get("min_score") or 0.0)
-                result = await anyio.to_thread.run_sync(
-                    lambda: handle.query(text, limit=limit, filters=filters, min_score=min_score))
+            body = QueryBody.model_validate_json(raw)
+        except ValidationError as exc:
+            return JSONResponse({"error": f"{_invalid(exc)}. Give {{\"query\": \"…\"}} and optionally limit, "
+                                          "mode (hybrid, keyword, semantic), min_score, ext, folder, after, "
+                                          "before"}, 400)
+
+        def run() -> SearchResult:
+            filters = filters_from_options(body.ext, body.folder, body.after, body.before)
+            if body.mode == "keyword":
+                return handle.search(body.query, limit=body.limit, filters=filters)
+            if body.mode == "semantic":
+                return handle.vsearch(body.query, limit=body.limit, filters=filters)
+            return handle.query(body.query, limit=body.limit, filters=filters, min_score=body.min_score)
+
+        try:
+            result = await anyio.to_thread.run_sync(run)
         except FindlingError as exc:
             return JSONResponse({"error": str(exc)}, 400)
         return JSONResponse(result_json(result))
@@ -151,4 +220,4 @@ def serve(handle: IndexHandle, port: int = DEFAULT_PORT, allow_write: bool = Fal
     import uvicorn
 
     app = build_app(handle, load_token(home), port, allow_write)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", http=_BoundedH11)

@@ -4,7 +4,7 @@ so agents search the index the window shows, while it is open."""
 
 from __future__ import annotations
 
-import os
+import logging
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Any, Literal, TypeVar
@@ -17,12 +17,12 @@ from pydantic import Field
 
 from findling import __version__
 from findling.errors import FindlingError
-from findling.records import Filters
-from findling.search.query_parser import SYNTAX_EXAMPLES, parse_date
+from findling.search.query_parser import SYNTAX_EXAMPLES, filters_from_options
 from findling.server.handle import IndexHandle
 from findling.server.payloads import multi_get_json, result_json, slice_json
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 SYNTAX = (
     "Query syntax: " + "; ".join(f"{example} = {meaning}" for example, meaning in SYNTAX_EXAMPLES)
@@ -47,21 +47,16 @@ After = Annotated[str | None, Field(description="modified on or after: YYYY-MM-D
 Before = Annotated[str | None, Field(description="modified before: YYYY-MM-DD or 7d, 2w, 6m, 1y")]
 
 
-def _filters(ext: list[str] | None, folder: list[str] | None, after: str | None, before: str | None) -> Filters:
-    return Filters(
-        extensions=tuple(e.lower().lstrip(".") for e in ext or ()),
-        folders=tuple(os.path.abspath(os.path.expanduser(f)) for f in folder or ()),
-        after=parse_date(after) if after else None,
-        before=parse_date(before) if before else None,
-    )
-
-
 async def _run(work: Callable[[], T]) -> T:
-    """Engine work on a worker thread (it blocks); Findling's own errors become the tool's error text."""
+    """Engine work on a worker thread (it blocks), options parsed inside it; Findling's own errors
+    become the tool's error text, and a fault says what it was instead of an opaque failure."""
     try:
         return await anyio.to_thread.run_sync(work)
     except FindlingError as exc:
         raise ToolError(str(exc)) from exc
+    except Exception as exc:
+        log.exception("tool failed")
+        raise ToolError(f"Findling failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _results(payload: dict[str, Any]) -> dict[str, Any]:
@@ -82,8 +77,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
     async def query(query: str, limit: Limit = 10, min_score: Annotated[float, Field(ge=0, le=1)] = 0.0,
                     ext: Extensions = None, folder: Folders = None, after: After = None, before: Before = None,
                     explain: bool = False) -> dict[str, Any]:
-        filters = _filters(ext, folder, after, before)
-        result = await _run(lambda: handle.query(query, limit=limit, filters=filters, min_score=min_score))
+        result = await _run(lambda: handle.query(query, limit=limit, min_score=min_score,
+                                                 filters=filters_from_options(ext, folder, after, before)))
         extra = {"explain": result.explain.to_dict()} if explain and result.explain else None
         return _results(result_json(result, extra))
 
@@ -92,8 +87,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
         "and exact: use it for names, identifiers, error messages. match='any' relaxes to any word. " + SYNTAX))
     async def search(query: str, limit: Limit = 10, match: Literal["all", "any"] = "all", ext: Extensions = None,
                      folder: Folders = None, after: After = None, before: Before = None) -> dict[str, Any]:
-        filters = _filters(ext, folder, after, before)
-        result = await _run(lambda: handle.search(query, limit=limit, filters=filters, match=match))
+        result = await _run(lambda: handle.search(query, limit=limit, match=match,
+                                                  filters=filters_from_options(ext, folder, after, before)))
         return _results(result_json(result))
 
     @server.tool(annotations=_READ, description=(
@@ -101,8 +96,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
         "no words with the query. Needs the embedding model (see `status`). " + SYNTAX))
     async def vsearch(query: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None,
                       after: After = None, before: Before = None) -> dict[str, Any]:
-        filters = _filters(ext, folder, after, before)
-        result = await _run(lambda: handle.vsearch(query, limit=limit, filters=filters))
+        result = await _run(lambda: handle.vsearch(query, limit=limit,
+                                                   filters=filters_from_options(ext, folder, after, before)))
         return _results(result_json(result))
 
     @server.tool(annotations=_READ, description=(
@@ -127,8 +122,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
         "Documents like a given one (docid or absolute path), by meaning: the mean of its passages' vectors. "
         "Needs the embedding model."))
     async def similar(ref: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None) -> dict[str, Any]:
-        filters = _filters(ext, folder, None, None)
-        result = await _run(lambda: handle.similar(ref, limit=limit, filters=filters))
+        result = await _run(lambda: handle.similar(ref, limit=limit, filters=filters_from_options(ext, folder)))
         return _results(result_json(result))
 
     @server.tool(annotations=_READ, description=(

@@ -45,7 +45,8 @@ def slice_json(piece: DocumentSlice) -> dict:
 
 def multi_get_json(found: MultiGetResult) -> dict:
     return {"documents": [slice_json(d) for d in found.documents],
-            "left_out": [{"ref": ref, "why": why} for ref, why in found.left_out]}
+            "left_out": [{"ref": ref, "why": why} for ref, why in found.left_out],
+            "left_out_total": max(found.left_out_total, len(found.left_out))}
 
 
 def status_json(status: StoreStatus) -> dict:
