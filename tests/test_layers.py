@@ -26,7 +26,10 @@ FORBIDDEN = {
     "errors.py": ("findling.", "PySide6", "duckdb"),
     "pathnames.py": ("findling.", "PySide6", "duckdb"),
     "scratch.py": ("findling.", "PySide6", "duckdb"),
-    "docids.py": ("findling.", "PySide6", "duckdb"),
+    # docids sits on errors alone: a bad reference is Findling's own error, on every face
+    "docids.py": ("findling.store", "findling.search", "findling.ingest", "findling.models", "findling.engine",
+                  "findling.gui", "findling.cli", "findling.server", "findling.records", "findling.settings",
+                  "findling.text", "findling.paths", "findling.pathnames", "PySide6", "duckdb"),
     "executables.py": ("findling.store", "findling.search", "findling.ingest", "findling.models", "findling.engine",
                        "findling.gui", "findling.cli", "findling.server", "PySide6", "duckdb"),
     "engine.py": ("findling.cli", "findling.gui", "findling.devtools", "findling.server", "PySide6"),

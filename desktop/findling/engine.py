@@ -310,7 +310,11 @@ class Engine:
             return SearchResult(query, (), 0, notes=(f"semantic search is off: {exc}",))
         if self._vectors.index_for(embedder.spec.vector_key) is None:
             return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
-        lane = self._vectors.search(embedder, parsed.text, limit, parsed.filters)
+        constrained = bool(parsed.phrases or parsed.excluded_words or parsed.excluded_phrases)
+        lane = self._vectors.search(embedder, parsed.text, min(limit * 5, 10_000) if constrained else limit,
+                                    parsed.filters)
+        allowed = self._bm25.satisfying(parsed, [h.doc_id for h in lane.hits])
+        lane = replace(lane, hits=tuple(h for h in lane.hits if h.doc_id in allowed)[:limit])
         partial = self._vectors.coverage_note(embedder.spec.vector_key)
         terms = self._bm25.terms_of(parsed)
         hits, notes = self._keep_good(self._present(
@@ -448,15 +452,16 @@ class Engine:
 
     def _keep_good(self, hits: list[Hit], lanes: Sequence[str]) -> tuple[list[Hit], tuple[str, ...]]:
         """Semantic and hybrid results are ranked, not matched: every document is somewhat
-        close to any query. Results below the weak score are marked weak; when nothing
-        scores better, only the closest few are kept, with a note saying so."""
+        close to any query. Results below the weak score are left out; when nothing scores
+        better, only the closest few are kept, marked weak, with a note saying so."""
         if "vector" not in lanes or not hits:
             return hits, ()
         floor = self.settings.search.weak_score
-        marked = [h if h.score >= floor else replace(h, weak=True) for h in hits]
-        if not marked[0].weak:
-            return marked, ()
-        return marked[:_WEAK_SHOWN], ("no good matches; the closest documents are shown, marked weak",)
+        good = [h for h in hits if h.score >= floor]
+        if good:
+            return good, ()
+        return [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]], \
+            ("no good matches; the closest documents are shown, marked weak",)
 
     def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str]) -> list[Hit]:
         return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars)

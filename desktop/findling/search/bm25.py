@@ -226,6 +226,38 @@ class Bm25Lane:
         hits, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
         return {h.doc_id: h for h in hits}
 
+    def satisfying(self, parsed: ParsedQuery, doc_ids: list[int]) -> set[int]:
+        """The documents among `doc_ids` that meet the query's hard constraints: every quoted
+        phrase, none of the excluded words or phrases. A lane that ranks by meaning finds
+        documents by other means, and must still obey them."""
+        if not (parsed.phrases or parsed.excluded_words or parsed.excluded_phrases) or not doc_ids:
+            return set(doc_ids)
+        cur = self._cursor()
+        n_docs, _avgdl, languages = self._corpus_stats(cur)
+        plan = self._plan(cur, parsed, list(languages), "any", n_docs)
+        keep = list(dict.fromkeys(doc_ids))
+        if plan.excluded_ids:
+            excluded = ", ".join(str(int(i)) for i in plan.excluded_ids)
+            holding = {int(r[0]) for r in cur.execute(
+                f"SELECT DISTINCT doc_id FROM postings WHERE term_id IN ({excluded}) AND doc_id IN {id_list(keep)}"
+            ).fetchall()}
+            keep = [d for d in keep if d not in holding]
+        if plan.phrases and keep:
+            words = {t for phrase in plan.phrases for t in phrase}
+            ids = _lookup(cur, words)
+            if len(ids) < len(words):
+                return set()  # a phrase word no document holds
+            term_ids = ", ".join(str(int(i)) for i, _ in ids.values())
+            holding = {int(r[0]) for r in cur.execute(
+                f"""SELECT doc_id FROM postings WHERE term_id IN ({term_ids}) AND doc_id IN {id_list(keep)}
+                    GROUP BY doc_id HAVING count(DISTINCT term_id) = {len(ids)}"""
+            ).fetchall()}
+            keep = [d for d in keep if d in holding]
+        if (plan.phrases or plan.excluded_phrases) and keep:
+            rows = [(d, 0.0, 0, 0) for d in keep]
+            keep = [int(r[0]) for r in _check_phrases(cur, rows, plan, len(rows))]
+        return set(keep)
+
     def _score(
         self, cur: duckdb.DuckDBPyConnection, plan: _Plan, filters: Filters, limit: int, n_docs: int, avgdl: float,
         only: list[int] | None = None,

@@ -331,6 +331,10 @@ class Pipeline:
         # Stage 3: fusion, and each candidate's absolute relevance from its evidence
         t3 = time.perf_counter()
         fused = weighted_rrf(lists.lists, s.rrf_k, s.bonus_first, s.bonus_top3)
+        # Quoted phrases and exclusions are hard constraints in every mode: the vector lane and
+        # the expansion's variants find documents without them.
+        allowed = self.bm25.satisfying(parsed, [f.doc_id for f in fused])
+        fused = [f for f in fused if f.doc_id in allowed]
         evidence = self._evidence(parsed, lists, [f.doc_id for f in fused], lanes, use_vectors)
         relevance_of = {doc_id: relevance(ev) for doc_id, ev in evidence.items()}
         if s.fusion == "evidence":
