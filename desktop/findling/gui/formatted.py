@@ -16,6 +16,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from lxml import etree as lxml_etree
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 from PySide6.QtCore import QByteArray, Signal
@@ -94,9 +95,12 @@ def formatted_source(path: str, ext: str) -> tuple[str, str] | None:
         text = file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    if kind == "markdown":
-        return kind, sanitize_html(_MARKDOWN.render(text), whole=True)
-    return kind, sanitize_html(text)
+    try:
+        if kind == "markdown":
+            return kind, sanitize_html(_MARKDOWN.render(text), whole=True)
+        return kind, sanitize_html(text)
+    except (lxml_etree.ParserError, ValueError):  # a page lxml cannot read shows as plain text
+        return None
 
 
 class InertDocument(QTextDocument):

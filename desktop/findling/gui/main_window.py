@@ -364,11 +364,9 @@ class MainWindow(QMainWindow):
         text = self.search_field.text().strip()
         self._query_generation += 1
         generation = self._query_generation
+        self.why_not_answer.setVisible(False)  # it answered another query
         if not text:
-            self.results.set_hits([])
-            self.names.set_paths([])
-            self.facets.set_facets({})
-            self._show_explain(None)
+            self._clear_results("Ready")
             return
         engine = self.engine
         run_task(lambda: engine.files_named(text), lambda paths: self._on_names(generation, paths),
@@ -399,6 +397,22 @@ class MainWindow(QMainWindow):
 
             self._submit(complete, generation, refining=True)
 
+    def _clear_results(self, status: str) -> None:
+        """Nothing listed, and nothing left of the last list: names, counts, preview, explain."""
+        self._last_result = None
+        self.results.set_hits([])
+        self.names.set_paths([])
+        self.facets.set_facets({})
+        self.preview_panel.show_message("")
+        self._show_explain(None)
+        self.explain_summary.setText("")
+        self.timeline.set_stages([])
+        self.statusBar().showMessage(status)
+
+    def _search_failed(self, generation: int, exc: BaseException) -> None:
+        if generation == self._query_generation:  # a list under an error would answer another query
+            self._clear_results(f"Search failed: {_error_text(exc)}")
+
     def _on_names(self, generation: int, paths: list[str]) -> None:
         if generation == self._query_generation:
             self.names.set_paths(paths)
@@ -406,7 +420,7 @@ class MainWindow(QMainWindow):
     def _submit(self, work, generation: int, refining: bool) -> None:
         self.statusBar().showMessage("Reranking…" if refining else "Searching…")
         run_task(work, lambda result: self._on_results(generation, result, refining),
-                 lambda exc: self._on_error(f"Search failed: {_error_text(exc)}"))
+                 lambda exc: self._search_failed(generation, exc))
 
     def _on_results(self, generation: int, result: SearchResult, refining: bool = False) -> None:
         if generation != self._query_generation:
@@ -434,7 +448,7 @@ class MainWindow(QMainWindow):
                 QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
             )
         else:
-            self.preview.clear()
+            self.preview_panel.show_message("")
             self._show_explain(None)
         if result.explain is not None:
             self.explain_summary.setText(query_summary(result.explain))
@@ -460,15 +474,22 @@ class MainWindow(QMainWindow):
             pages_open = doc is not None and bool(doc.pages) and self._page_command(hit.path, 1) is not None
             return doc, formatted_source(hit.path, hit.ext), pages_open
 
-        run_task(load, lambda loaded: self._show_preview(hit, *loaded),
-                 lambda exc: self._on_error(f"Preview failed: {_error_text(exc)}"))
+        run_task(load, lambda loaded: self._show_preview(hit, *loaded), lambda exc: self._preview_failed(hit, exc))
+
+    def _preview_failed(self, hit, exc: BaseException) -> None:
+        """Said in the pane, where the document would be; the status bar keeps the result count."""
+        current = self.results.hit(self.results_view.currentIndex().row())
+        if current is None or current.doc_id != hit.doc_id:
+            return
+        self.preview_panel.show_message(f"The preview of {display_path(hit.path)} failed: {_error_text(exc)}\n\n"
+                                        "It is still searchable; Open shows it in its own application.")
 
     def _show_preview(self, hit, doc, formatted=None, pages_open=False) -> None:
         current = self.results.hit(self.results_view.currentIndex().row())
         if current is None or current.doc_id != hit.doc_id:
             return
         if doc is None:
-            self.preview.setPlainText("This document is no longer in the index.")
+            self.preview_panel.show_message("This document is no longer in the index.")
             return
         self.preview_panel.pages_open = pages_open
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
@@ -692,8 +713,9 @@ class MainWindow(QMainWindow):
         engine = self.engine
         path = source.source.path
         def removed(count: int) -> None:
-            self.statusBar().showMessage(f"Removed {display_path(path)} ({count} documents)")
             self.refresh_sources()
+            self.run_search(full=False)  # the list held the folder's documents
+            self.statusBar().showMessage(f"Removed {display_path(path)} ({count} documents)")
 
         run_task(lambda: engine.remove_source(path), removed, lambda exc: self._on_error(_error_text(exc)))
 

@@ -477,6 +477,16 @@ class PreviewPanel(QWidget):
             self.formatted.show_source(source[0], source[1], words, passage)
         self._choose_view(self.format_button.isChecked())
 
+    def show_message(self, text: str) -> None:
+        """Nothing of any document: the pane cleared, saying why (a failed preview, a list
+        that no longer holds the document shown)."""
+        self.pane.clear()
+        self.pane.setPlainText(text)
+        self.formatted.clear()
+        self._has_formatted = False
+        self.format_button.setEnabled(False)
+        self._choose_view(False)
+
     def view(self) -> PreviewPane | FormattedView:
         return self.formatted if self.stack.currentWidget() is self.formatted else self.pane
 
