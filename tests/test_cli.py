@@ -101,3 +101,22 @@ def test_doctor_does_not_fail_without_the_extensions(monkeypatch):
     monkeypatch.setattr(doctor, "extension_file", missing)
     check = doctor._extension_check("fts")
     assert check.ok and "not needed" in check.detail
+
+
+def test_doctor_beside_a_running_owner_reports_through_it_and_missing_models_are_information(tmp_path):
+    from findling.server.handle import IndexHandle
+
+    home = tmp_path / "doc"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("hello")
+    with IndexHandle(home) as owner:  # this process holds the index, as the window would
+        owner.add_source(str(docs))
+        owner.index()
+        proc = _run("doctor", home=home, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    index_line = next(line for line in proc.stdout.splitlines() if " index " in line)
+    assert index_line.startswith("ok ") and "1 documents indexed" in index_line and "running Findling" in index_line
+    embedder = next(line for line in proc.stdout.splitlines() if "model embedder" in line)
+    assert embedder.startswith("-- ") and "not installed (optional" in embedder
+    assert "!!" not in proc.stdout

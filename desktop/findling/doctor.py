@@ -46,7 +46,8 @@ def _optional_module(label: str, module: str, missing: str) -> Check:
 
 
 def _store_check(home: str | None) -> Check:
-    from findling.engine import Engine
+    """The index as every command reaches it: opened here, or asked of the Findling that holds it."""
+    from findling.server.handle import IndexHandle
 
     folder = data_home(home)
     db = folder / DB_FILENAME
@@ -54,12 +55,13 @@ def _store_check(home: str | None) -> Check:
         writable = os.access(folder if folder.exists() else folder.parent, os.W_OK)
         return Check("index", writable, f"no index yet at {db}" + ("" if writable else " (folder not writable)"))
     try:
-        with Engine(home) as engine:
-            st = engine.status(problem_limit=0)
+        with IndexHandle(home, serve=False) as handle:
+            st = handle.status()
+            through = "" if handle.role == "owner" else " (asked of the running Findling that holds it)"
         return Check(
             "index", True,
             f"{db}: {st.indexed} documents indexed, {st.failed} failed, {st.skipped} skipped, "
-            f"{st.size_bytes / 1e6:.1f} MB",
+            f"{st.size_bytes / 1e6:.1f} MB{through}",
         )
     except FindlingError as exc:
         return Check("index", False, str(exc))
@@ -83,6 +85,11 @@ def _model_checks(home: str | None) -> list[Check]:
             spec = service.spec(role)
             status = service.store.status(spec)
             reason = service.unavailable_reason(role)
+            if status.state == "missing":  # optional: Findling searches by keywords without it
+                checks.append(Check(f"model {role}", True, f"{spec.name}: not installed (optional: "
+                                    f"{_WITHOUT[role]}; File → Models, or findling models pull {spec.name})",
+                                    optional=True))
+                continue
             detail = f"{spec.name}: {status.state}" + (f" ({status.detail})" if status.detail else "")
             if reason:
                 detail += f" — {reason}"
@@ -90,6 +97,13 @@ def _model_checks(home: str | None) -> list[Check]:
         except FindlingError as exc:
             checks.append(Check(f"model {role}", False, str(exc)))
     return checks
+
+
+_WITHOUT = {
+    "embedder": "without it there is no semantic search",
+    "reranker": "without it results are not reranked",
+    "generator": "without it queries are not expanded",
+}
 
 
 def run_checks(home: str | None = None) -> list[Check]:

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from findling.docids import split_reference
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
@@ -69,6 +69,7 @@ from findling.store.status import (
     totals,
 )
 from findling.store.text_cache import DocumentCache
+from findling.store.vectors import embedded_share, table_for
 
 WHY_NOT_MODES = ("hybrid", "keyword", "semantic")
 
@@ -281,14 +282,16 @@ class Engine:
         rerank: str | None = None,
         min_score: float = 0.0,
         lanes: tuple[str, ...] = ("bm25", "vector"),
+        keep_weak: bool = False,
     ) -> SearchResult:
-        """The full hybrid pipeline, with its explain record."""
+        """The full hybrid pipeline, with its explain record. `keep_weak`: also the results below
+        the weak score, marked (why-not places every candidate; a list shows only good ones)."""
         started = time.perf_counter()
         parsed, limit = self._parse(query, limit, filters)
         if not parsed.has_terms:
             return SearchResult(query, (), 0, notes=("the query has no words to search for",))
         result = self._pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
-        hits, notes = self._keep_good(self._present(result.entries, result.terms), lanes)
+        hits, notes = self._keep_good(self._present(result.entries, result.terms), lanes, keep_weak)
         explain = result.explain
         timings = dict(explain.timings_ms)
         timings["total"] = round((time.perf_counter() - started) * 1000, 2)
@@ -297,7 +300,8 @@ class Engine:
             timings_ms=timings, explain=explain, terms=tuple(result.terms),
         )
 
-    def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
+    def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None,
+                keep_weak: bool = False) -> SearchResult:
         """Semantic search (the vector lane): documents by meaning, best chunk each."""
         started = time.perf_counter()
         parsed, limit = self._parse(query, limit, filters)
@@ -320,7 +324,7 @@ class Engine:
         hits, notes = self._keep_good(self._present(
             [RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
              for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))], terms
-        ), ("vector",))
+        ), ("vector",), keep_weak)
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
             query=query,
@@ -392,21 +396,22 @@ class Engine:
 
     def _search_facts(self, query: str, parsed: ParsedQuery, doc_id: int, mode: str, limit: int, min_score: float,
                       filters: Filters | None) -> SearchFacts:
-        def results(n: int, floor: float) -> SearchResult:
+        def results(n: int, floor: float, keep_weak: bool = False) -> SearchResult:
             if mode == "keyword":
                 return self.search(query, n, filters)
             if mode == "semantic":
-                return self.vsearch(query, n, filters)
-            return self.query(query, n, filters, min_score=floor)
+                return self.vsearch(query, n, filters, keep_weak=keep_weak)
+            return self.query(query, n, filters, min_score=floor, keep_weak=keep_weak)
 
         def place(result: SearchResult) -> tuple[int | None, float | None]:
             return next(((i, h.score) for i, h in enumerate(result.hits, 1) if h.doc_id == doc_id), (None, None))
 
         shown = results(limit, min_score)
         shown_rank, _ = place(shown)
-        wider = results(max(WIDE_LIMIT, limit), 0.0) if shown_rank is None else shown
+        wider = results(max(WIDE_LIMIT, limit), 0.0, keep_weak=True) if shown_rank is None else shown
         wider_rank, wider_score = place(wider)
         weak_cut = bool(shown.hits) and all(h.weak for h in shown.hits) and len(shown.hits) < limit
+        too_weak = not weak_cut and wider_rank is not None and wider.hits[wider_rank - 1].weak
         cur = self._db.cursor()
         keyword = (keyword_standing(self._bm25, cur, parsed, doc_id, self.settings.search.match)
                    if mode != "semantic" else None)
@@ -421,7 +426,8 @@ class Engine:
                     semantic = semantic_standing(self._vectors, embedder, parsed, doc_id, self._passage)
         return SearchFacts(
             mode=mode, limit=limit, min_score=min_score, shown_rank=shown_rank, wider_rank=wider_rank,
-            wider_score=wider_score, weak_cut=weak_cut and wider_rank is not None,
+            wider_score=wider_score, weak_cut=weak_cut and wider_rank is not None, too_weak=too_weak,
+            weak_floor=self.settings.search.weak_score,
             filter_reason=filter_reason(cur, doc_id, parsed.filters) if not parsed.filters.empty else None,
             keyword=keyword, semantic=semantic, semantic_off=semantic_off,
         )
@@ -450,7 +456,8 @@ class Engine:
         return newer_first_among_equals(hits, lambda h: h.score, lambda h: h.mtime, s.recency_weight,
                                         s.recency_half_life_days, time.time())
 
-    def _keep_good(self, hits: list[Hit], lanes: Sequence[str]) -> tuple[list[Hit], tuple[str, ...]]:
+    def _keep_good(self, hits: list[Hit], lanes: Sequence[str], keep_weak: bool = False
+                   ) -> tuple[list[Hit], tuple[str, ...]]:
         """Semantic and hybrid results are ranked, not matched: every document is somewhat
         close to any query. Results below the weak score are left out; when nothing scores
         better, only the closest few are kept, marked weak, with a note saying so."""
@@ -458,6 +465,8 @@ class Engine:
             return hits, ()
         floor = self.settings.search.weak_score
         good = [h for h in hits if h.score >= floor]
+        if keep_weak:
+            return [h if h.score >= floor else replace(h, weak=True) for h in hits], ()
         if good:
             return good, ()
         return [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]], \
@@ -549,4 +558,15 @@ class Engine:
             sources=sources,
             problems=found,
             languages=tuple(language_counts(cur).items()),
+            **self._embedding_state(cur),
         )
+
+    def _embedding_state(self, cur: Any) -> dict[str, Any]:
+        name, table = "", None
+        if self.models.unavailable_reason("embedder") is None:
+            spec = self.models.spec("embedder")
+            name = spec.name
+            found = table_for(cur, spec.vector_key)
+            table = found[0] if found else None
+        embedded, embeddable = embedded_share(cur, table)
+        return {"embedder": name, "embedded": embedded, "embeddable": embeddable}

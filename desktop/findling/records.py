@@ -293,11 +293,22 @@ class StoreStatus:
     sources: tuple[SourceStatus, ...]
     problems: tuple[FailedFile, ...]
     languages: tuple[tuple[str, int], ...] = ()  # (language, indexed documents), most first
+    embedder: str = ""  # the embedding model's name; "" when none is installed (no semantic search)
+    embedded: int = 0  # documents with vectors of that model
+    embeddable: int = 0  # documents with text to embed
+
+    @property
+    def semantic_line(self) -> str:
+        """How much of the index semantic search sees, in words."""
+        if not self.embedder:
+            return "semantic search: off (no embedding model installed)"
+        share = 100 if self.embedded >= self.embeddable else min(99, int(100 * self.embedded / self.embeddable))
+        return f"semantic search: {self.embedded:,} of {self.embeddable:,} documents embedded ({share} %)"
 
 
 WHY_NOT_REASONS = (
     "shown", "missing", "outside", "excluded", "unsupported", "not_indexed", "failed", "skipped", "filtered",
-    "no_match", "ranked_low", "cut_by_limit", "below_floor", "weak_cut",
+    "no_match", "ranked_low", "cut_by_limit", "below_floor", "weak_cut", "too_weak",
 )
 
 
@@ -322,6 +333,7 @@ class Check:
     name: str
     ok: bool
     detail: str
+    optional: bool = False  # information (an optional part not installed), never a problem
 
 
 @dataclass(frozen=True)

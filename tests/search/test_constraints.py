@@ -64,3 +64,16 @@ def test_the_cli_query_keeps_a_phrase(indexed, tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert [os.path.basename(r["path"]) for r in json.loads(out.stdout)["results"]] == ["pooling.md"]
+
+
+def test_status_says_how_much_of_the_index_is_embedded(indexed, engine):
+    status = indexed.status()
+    assert status.embedder and status.embedded == status.embeddable == len(NOTES)
+    assert status.semantic_line.endswith(f"{len(NOTES)} of {len(NOTES)} documents embedded (100 %)")
+
+
+def test_status_without_an_embedder_says_semantic_search_is_off(engine, tmp_path):
+    index_files(engine, tmp_path / "docs", {"a.md": "alpha"})
+    status = engine.status()
+    assert (status.embedder, status.embedded, status.embeddable) == ("", 0, 1)
+    assert "off" in status.semantic_line

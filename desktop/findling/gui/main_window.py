@@ -260,6 +260,9 @@ class MainWindow(QMainWindow):
         dock_layout.addLayout(buttons)
         dock_layout.addWidget(self.progress)
         dock_layout.addWidget(self.progress_label)
+        self.index_label = QLabel("")  # what the index holds: documents, and the share semantic search sees
+        self.index_label.setWordWrap(True)
+        dock_layout.addWidget(self.index_label)
         saved_title = QLabel("Saved searches")
         saved_title.setEnabled(False)
         self.saved_view = QListWidget()
@@ -662,6 +665,7 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, status) -> None:
         self.sources_model.set_sources(status.sources)
+        self.index_label.setText(f"{status.indexed:,} documents · {status.semantic_line}")
         current = self.folder_box.currentData()
         self.folder_box.blockSignals(True)
         self.folder_box.clear()

@@ -50,6 +50,8 @@ class SearchFacts:
     wider_rank: int | None  # where it is when WIDE_LIMIT results are asked for, without a floor
     wider_score: float | None
     weak_cut: bool = False  # nothing scored well, so only the closest few were shown
+    too_weak: bool = False  # it would rank, but below the weak score while better ones are shown
+    weak_floor: float = 0.0
     filter_reason: str | None = None
     keyword: KeywordStanding | None = None
     semantic: SemanticStanding | None = None
@@ -119,6 +121,10 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
         if facts.wider_score is not None and facts.wider_score < facts.min_score:
             return ("below_floor", f"Its score {facts.wider_score:.2f} is below the score floor {facts.min_score:.2f} "
                     f"(it would rank #{facts.wider_rank}).", details)
+        if facts.too_weak:
+            return ("too_weak", f"It matches too weakly: its score {facts.wider_score or 0.0:.2f} is below "
+                    f"{facts.weak_floor:.2f}, and weak results are left out when better ones exist (it would "
+                    f"rank #{facts.wider_rank}).", details)
         if facts.weak_cut:
             return ("weak_cut", f"Nothing matched well, so only the closest few were shown; it ranked "
                     f"#{facts.wider_rank}.", details)

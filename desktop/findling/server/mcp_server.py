@@ -147,6 +147,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
             "folders": [{"path": s.source.path, "indexed": s.indexed, "failed": s.failed} for s in st.sources],
             "problems": [{"path": p.path, "status": p.status, "error": p.error} for p in st.problems[:20]],
             "semantic": await _run(handle.models_state),
+            "embedded": {"documents": st.embedded, "of": st.embeddable, "model": st.embedder or None},
             "writes_allowed": allow_write,
         }
 

@@ -190,6 +190,16 @@ def pending_documents(cur: duckdb.DuckDBPyConnection, table: str, limit: int) ->
     ).fetchall()
 
 
+def embedded_share(cur: duckdb.DuckDBPyConnection, table: str | None) -> tuple[int, int]:
+    """(documents with vectors in `table`, documents with text to embed)."""
+    with_text = "FROM documents d WHERE d.status = 'ok' AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)"
+    if table is None:
+        return 0, int(scalar(cur, f"SELECT count(*) {with_text}"))
+    row = first_row(cur, f"""SELECT count(*) FILTER (WHERE EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)),
+                                    count(*) {with_text}""")
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
 def count_pending(cur: duckdb.DuckDBPyConnection, table: str) -> int:
     return int(scalar(
         cur,
