@@ -75,3 +75,109 @@ def test_nothing_of_an_earlier_list_survives(qtbot, window, tmp_path):
     window.sources_view.setCurrentIndex(window.sources_model.index(0))
     window.remove_selected_source()
     qtbot.waitUntil(lambda: window.results.rowCount() == 0, timeout=5000)
+
+
+def test_window_state_is_kept_per_index(qtbot, window, tmp_path, settings):
+    from findling.engine import Engine
+    from findling.gui.main_window import MainWindow
+    from findling.gui.state import FILENAME
+
+    window.history.add("quokka habitats")
+    window.close()  # geometry written, beside this index
+    with Engine(tmp_path / "other-home", settings=settings) as other_engine:
+        other = MainWindow(other_engine, debounce_ms=10)
+        qtbot.addWidget(other)
+        assert "quokka habitats" not in other.history.items()
+        other.history.add("tax forms")
+        other.close()
+    assert (window.engine.home / FILENAME).exists() and (tmp_path / "other-home" / FILENAME).exists()
+    again = MainWindow(window.engine, debounce_ms=10)
+    qtbot.addWidget(again)
+    assert "quokka habitats" in again.history.items() and "tax forms" not in again.history.items()
+
+
+def test_the_window_follows_changes_made_elsewhere_and_while_it_was_closed(qtbot, tmp_path, settings):
+    """Files edited while the app was closed are searched after launch, and a folder added by
+    `findling add` while the window holds the index appears, is counted and watched."""
+    import os
+    import subprocess
+    import sys
+
+    from findling.engine import Engine
+    from findling.gui.main_window import MainWindow
+    from findling.server.handle import IndexHandle
+
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        folder = index_files(engine, tmp_path / "docs", {"a.md": "the quokka smiles"})
+    (folder / "b.md").write_text("a wombat digs while the app is closed")  # the app is closed now
+
+    from findling.gui.app import _Activation
+
+    activation = _Activation()  # as app.open_index wires it
+    handle = IndexHandle(home, settings=settings, kind="app", on_change=activation.changed.emit)
+    try:
+        assert handle.engine is not None
+        window = MainWindow(handle.engine, debounce_ms=10, rescan=True)
+        qtbot.addWidget(window)
+        activation.changed.connect(window.follow_change)
+        qtbot.waitUntil(lambda: window.engine.search("wombat").total_matched == 1, timeout=20000)
+
+        other = tmp_path / "other"
+        other.mkdir()
+        (other / "c.md").write_text("the numbat eats termites")
+        env = dict(os.environ, FINDLING_HOME=str(home), NO_COLOR="1")
+        added = subprocess.run([sys.executable, "-m", "findling", "add", str(other)], env=env, capture_output=True,
+                               text=True, timeout=120)
+        assert added.returncode == 0, added.stderr
+        qtbot.waitUntil(lambda: window.sources_model.rowCount() == 2, timeout=10000)
+        qtbot.waitUntil(lambda: str(other) in window.watcher.folders, timeout=10000)
+        (other / "d.md").write_text("an echidna walks by")  # an edit in the new folder, seen live
+        qtbot.waitUntil(lambda: window.engine.search("echidna").total_matched == 1, timeout=20000)
+        window.close()
+    finally:
+        from findling.gui.tasks import wait_for_tasks
+
+        wait_for_tasks(10)
+        handle.close()
+
+
+def test_importing_an_embedder_embeds_what_is_indexed(qtbot, window, tmp_path, monkeypatch):
+    from tests.conftest import MINILM
+
+    if not MINILM.exists():
+        import pytest
+
+        pytest.skip("../shared/models is not beside the checkout")
+    from findling.gui.models_dialog import ModelsDialog
+    from findling.models.download import ModelStore
+
+    index_files(window.engine, tmp_path / "docs", {"a.md": "the quokka smiles", "b.md": "a wombat digs"})
+    assert window.engine.status().embedded == 0
+    monkeypatch.delenv("FINDLING_MODELS_MANIFEST", raising=False)
+    window.engine.models.store = ModelStore(tmp_path / "models")
+    window.engine.models.reload_manifest()
+    dialog = ModelsDialog(window.engine, window)
+    qtbot.addWidget(dialog)
+    dialog.installed.connect(window._on_model_installed)  # as show_models connects it
+    dialog.import_folder(MINILM, dialog._specs[0])
+    qtbot.waitUntil(lambda: window.engine.status().embedded == 2, timeout=60000)
+    qtbot.waitUntil(lambda: "2 of 2 documents embedded" in window.index_label.text(), timeout=10000)
+
+
+def test_new_exclude_patterns_drop_what_they_exclude(qtbot, window, tmp_path, monkeypatch):
+    from findling.gui import settings_dialog
+
+    index_files(window.engine, tmp_path / "docs", {"a.md": "the quokka smiles", "b.pdf.txt": "quokka notes",
+                                                    "c.log": "quokka log"})
+    _search(qtbot, window, "quokka", rows=3)
+
+    def save_with_exclude(dialog) -> int:
+        dialog.exclude.setPlainText("*.log")
+        dialog.save()
+        return 1
+
+    monkeypatch.setattr(settings_dialog.SettingsDialog, "exec", save_with_exclude)
+    window.show_settings()
+    qtbot.waitUntil(lambda: window.engine.search("quokka").total_matched == 2, timeout=20000)
+    qtbot.waitUntil(lambda: window.results.rowCount() == 2, timeout=10000)

@@ -37,9 +37,9 @@ def _follow_os_theme(app: QApplication) -> None:
 def _offer_models(window) -> None:
     """First run: offer the embedder download once. Declined or offline, Findling is a
     keyword search app and says so in the status bar."""
-    from PySide6.QtCore import QSettings
+    from findling.gui.state import window_state
 
-    settings = QSettings("findling", "findling")
+    settings = window_state(window.engine.home)
     reason = window.engine.models.unavailable_reason("embedder")
     if reason is None or settings.value("models/offered", False, type=bool):
         return
@@ -65,6 +65,7 @@ class _Activation(QObject):
     """Carries "come forward" from the endpoint's thread to the UI thread (a queued signal)."""
 
     requested = Signal()
+    changed = Signal(str)  # another process changed the index (a verb): the window follows
 
 
 def open_index(home: str | None) -> tuple[IndexHandle | None, _Activation, int]:
@@ -75,7 +76,8 @@ def open_index(home: str | None) -> tuple[IndexHandle | None, _Activation, int]:
 
     activation = _Activation()
     try:
-        handle = IndexHandle(home, kind="app", on_activate=activation.requested.emit)
+        handle = IndexHandle(home, kind="app", on_activate=activation.requested.emit,
+                             on_change=activation.changed.emit)
     except ActivatedElsewhere:
         return None, activation, 0
     except FindlingError as exc:
@@ -107,8 +109,9 @@ def main(home: str | None = None, demo: bool = False) -> int:
     if handle is None:
         return code
     assert handle.engine is not None
-    window = MainWindow(handle.engine)
+    window = MainWindow(handle.engine, rescan=not demo)
     activation.requested.connect(window.bring_forward)
+    activation.changed.connect(window.follow_change)
     window.show()
     if demo:
         window.add_paths([str(demo_folder())])

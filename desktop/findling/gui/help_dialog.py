@@ -19,6 +19,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("F3 / Shift+F3", "next / previous match in the preview"),
     ("Ctrl+S", "save this search to the sidebar"),
     ("Ctrl+O", "add a folder to index (or drop folders on the window)"),
+    ("F5", "update the index: read what changed in the folders (also done at start)"),
     ("Ctrl+Q", "quit"),
     ("F1", "this help"),
 )

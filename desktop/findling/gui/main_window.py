@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QSettings, QStringListModel, Qt, QTimer, QUrl
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QStringListModel, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -48,6 +48,7 @@ from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
 from findling.gui.keyboard import KeyboardNavigation
 from findling.gui.open_at import default_pdf_viewer, editor_command, viewer_command
+from findling.gui.state import window_state
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import FacetBar, NameRow, PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
@@ -64,7 +65,9 @@ def _error_text(exc: BaseException) -> str:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, engine: Engine, debounce_ms: int = 250) -> None:
+    def __init__(self, engine: Engine, debounce_ms: int = 250, rescan: bool = False) -> None:
+        """`rescan`: bring the index up to date at once (files changed while the app was closed;
+        only what changed, by size and time, is read again)."""
         super().__init__()
         self.engine = engine
         self.setWindowTitle("Findling")
@@ -95,6 +98,8 @@ class MainWindow(QMainWindow):
         self.watcher = FolderWatcher()
         self.watcher.changed.connect(self._on_files_changed)
         self.refresh_sources()
+        if rescan:
+            QTimer.singleShot(0, self.update_index)
         self._restore_geometry()
         # Vectors, the embedder and the results' text load after the window is up, so it
         # shows at once; a search before they are ready reads the database directly.
@@ -278,7 +283,7 @@ class MainWindow(QMainWindow):
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.statusBar().showMessage("Ready")
-        store = QSettings("findling", "findling")
+        store = window_state(self.engine.home)
         self.history = SearchHistory(store)
         self.saved = SavedSearches(store)
         self.history_popup = QCompleter(self)
@@ -310,6 +315,7 @@ class MainWindow(QMainWindow):
     def _build_menu(self) -> None:
         menus = {
             "&File": (("Add folder…", self.choose_folder, QKeySequence.StandardKey.Open),
+                      ("Update index", self.update_index, QKeySequence("F5")),
                       ("Models…", self.show_models, None),
                       ("Settings…", self.show_settings, QKeySequence.StandardKey.Preferences),
                       ("Quit", self.close, QKeySequence.StandardKey.Quit)),
@@ -723,6 +729,18 @@ class MainWindow(QMainWindow):
 
         run_task(lambda: engine.remove_source(path), removed, lambda exc: self._on_error(_error_text(exc)))
 
+    def update_index(self) -> None:
+        """Read what changed in the folders since the index last saw them (F5, and at start)."""
+        if not self._indexing:
+            self.start_indexing()
+
+    def follow_change(self, verb: str) -> None:
+        """Another Findling process changed the index: folders, counts, watched folders and the
+        list shown follow it."""
+        self.refresh_sources()
+        if self.search_field.text().strip():
+            self.run_search(full=False)
+
     @property
     def _indexing(self) -> bool:
         return self.indexing.running
@@ -851,12 +869,24 @@ class MainWindow(QMainWindow):
     def show_models(self) -> None:
         from findling.gui.models_dialog import ModelsDialog
 
-        ModelsDialog(self.engine, self).exec()
+        dialog = ModelsDialog(self.engine, self)
+        dialog.installed.connect(self._on_model_installed)
+        dialog.exec()
+
+    def _on_model_installed(self) -> None:
+        """A new embedder: embed what is indexed (shown in the Folders panel's progress)."""
+        if self.engine.models.unavailable_reason("embedder") is None:
+            self.statusBar().showMessage("Embedding the indexed documents for semantic search…")
+            self.update_index()
 
     def show_settings(self) -> None:
         from findling.gui.settings_dialog import SettingsDialog
 
-        SettingsDialog(self.engine, self).exec()
+        before = list(self.engine.settings.index.exclude)
+        if SettingsDialog(self.engine, self).exec() and self.engine.settings.index.exclude != before:
+            # what the patterns now exclude leaves the index, what they let in joins it
+            self.statusBar().showMessage("Exclude patterns changed: updating the index…")
+            self.update_index()
 
     def bring_forward(self) -> None:
         self.setWindowState((self.windowState() & ~Qt.WindowState.WindowMinimized) | Qt.WindowState.WindowActive)
@@ -865,7 +895,7 @@ class MainWindow(QMainWindow):
         self.activateWindow()
 
     def _restore_geometry(self) -> None:
-        settings = QSettings("findling", "findling")
+        settings = window_state(self.engine.home)
         geometry = settings.value("geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -876,7 +906,7 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        settings = QSettings("findling", "findling")
+        settings = window_state(self.engine.home)
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("state", self.saveState())
         self._warm_cancel.set()

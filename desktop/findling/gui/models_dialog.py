@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -36,6 +36,8 @@ LANGUAGE_NAMES = {
 
 
 class ModelsDialog(QDialog):
+    installed = Signal()  # a model was downloaded or imported: the window starts the work it allows
+
     def __init__(self, engine: Engine, parent=None) -> None:
         super().__init__(parent)
         self.engine = engine
@@ -208,6 +210,8 @@ class ModelsDialog(QDialog):
     def _done(self, status) -> None:
         self._finish()
         self.status.setText(f"{status.spec.name}: {status.state}")
+        if status.state == "installed":
+            self.installed.emit()
 
     def _failed(self, exc: BaseException) -> None:
         self._finish()

@@ -75,6 +75,12 @@ class FolderWatcher(QObject):
         if paths:
             self.changed.emit(paths)
 
+    @property
+    def folders(self) -> list[str]:
+        """The folders watched now."""
+        with self._lock:
+            return sorted(self._watches)
+
     def watch(self, folders: list[str]) -> None:
         """Watch exactly these folders. Call it off the GUI thread: adding a recursive watch
         walks the whole tree (inotify needs one watch per folder)."""

@@ -63,7 +63,10 @@ class IndexHandle:
         serve: bool = True,
         wait_s: float = 10.0,
         on_activate: Callable[[], None] | None = None,
+        on_change: Callable[[str], None] | None = None,
     ) -> None:
+        """`on_change(verb)`: another process changed the index through this owner (added or
+        removed a folder, indexed): a window follows every change, whoever made it."""
         self.home_arg = home
         self.home = Path(data_home(home))
         self.settings = settings
@@ -71,6 +74,7 @@ class IndexHandle:
         self._serve = serve
         self._wait_s = wait_s
         self._on_activate = on_activate
+        self._on_change = on_change
         self.engine: Engine | None = None
         self._server: EndpointServer | None = None
         self._cond = threading.Condition()
@@ -219,6 +223,8 @@ class IndexHandle:
             self._leave()
         with sending:
             conn.send(reply)
+        if verb in WRITE_VERBS and self._on_change is not None:
+            self._on_change(verb)
 
     def _let_go(self) -> None:
         """Stop listening, stop indexing runs (they go on with the next owner), let the calls in
