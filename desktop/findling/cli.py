@@ -704,6 +704,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead: vector search on this many chunk vectors, and embedder throughput")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
+    parser.set_defaults(commands=tuple(sub.choices))  # for "did you mean"
     return parser
 
 
@@ -741,12 +742,44 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
+def _did_you_mean(argv: list[str]) -> str:
+    """For a mistyped command (`findling serch`), the command meant; "" when the words are fine."""
+    import difflib
+
+    words = iter(argv)
+    command = None
+    for word in words:
+        if word in _VALUE_OPTIONS:
+            next(words, None)  # the option's value is no command
+        elif not word.startswith("-"):
+            command = word
+            break
+    choices = _command_names()
+    if command is None or command in choices:
+        return ""
+    close = difflib.get_close_matches(command, choices, n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return f"findling: there is no command '{command}'; did you mean '{close[0]}'? (findling --help lists them)"
+
+
+_VALUE_OPTIONS = ("--home",)
+
+
+def _command_names() -> list[str]:
+    return list(build_parser().get_default("commands"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--selftest" in argv:
         from findling.selftest import run_selftest
 
         return run_selftest()
+    suggestion = _did_you_mean(argv)
+    if suggestion:
+        print(suggestion, file=sys.stderr)
+        return 2
     args = parse_args(argv)
     try:
         return args.func(args)

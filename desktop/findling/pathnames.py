@@ -10,6 +10,8 @@ from __future__ import annotations
 import codecs
 import os
 import re
+from collections.abc import Sequence
+from pathlib import PurePath
 
 
 def needs_bytes(path: str) -> bool:
@@ -79,3 +81,20 @@ def printable(text: str, one_line: bool = True) -> str:
         text = _LINE_BREAKS.sub(" ", text)
     text = _CONTROLS.sub("\ufffd", text)
     return _BIDI.sub("", text)
+
+
+def distinct_names(paths: Sequence[str]) -> list[str]:
+    """Each folder's shortest tail of names that no other folder in the list shares: `html`
+    alone, but `python3.11/html` beside `rust/html`."""
+    parts = [PurePath(p).parts or (p,) for p in paths]
+    depth = [1] * len(paths)
+    while True:
+        tails = [str(PurePath(*ps[-d:])) for ps, d in zip(parts, depth, strict=True)]
+        shared = {t for t in tails if tails.count(t) > 1}
+        grown = False
+        for i, tail in enumerate(tails):
+            if tail in shared and depth[i] < len(parts[i]):
+                depth[i] += 1
+                grown = True
+        if not grown:
+            return tails

@@ -48,7 +48,9 @@ def test_a_failed_preview_clears_the_pane_and_says_so_there(qtbot, window, tmp_p
     assert window.statusBar().currentMessage().startswith("2 results")  # the count stays where it was
 
 
-def test_nothing_of_an_earlier_list_survives(qtbot, window, tmp_path):
+def test_nothing_of_an_earlier_list_survives(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
     folder = index_files(window.engine, tmp_path / "docs", {"a.md": "the quokka smiles", "b.md": "a quokka sleeps"})
     _search(qtbot, window, "quokka", rows=2)
     qtbot.waitUntil(lambda: "quokka" in window.preview.toPlainText(), timeout=5000)
@@ -73,6 +75,11 @@ def test_nothing_of_an_earlier_list_survives(qtbot, window, tmp_path):
     window.refresh_sources()
     qtbot.waitUntil(lambda: window.sources_model.rowCount() == 1, timeout=5000)
     window.sources_view.setCurrentIndex(window.sources_model.index(0))
+    asked: list[str] = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No)
+    window.remove_selected_source()  # Remove asks first, naming what leaves; No keeps it all
+    assert "Its 2 documents leave the index" in asked[0] and window.sources_model.rowCount() == 1
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     window.remove_selected_source()
     qtbot.waitUntil(lambda: window.results.rowCount() == 0, timeout=5000)
 
@@ -181,3 +188,13 @@ def test_new_exclude_patterns_drop_what_they_exclude(qtbot, window, tmp_path, mo
     window.show_settings()
     qtbot.waitUntil(lambda: window.engine.search("quokka").total_matched == 2, timeout=20000)
     qtbot.waitUntil(lambda: window.results.rowCount() == 2, timeout=10000)
+
+
+def test_open_says_so_when_no_application_opens_the_file(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtGui import QDesktopServices
+
+    index_files(window.engine, tmp_path / "docs", {"a.quokka.md": "the quokka smiles"})
+    _search(qtbot, window, "quokka", rows=1)
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)
+    window.open_result(0)
+    assert "No application on this computer opens" in window.statusBar().currentMessage()

@@ -142,11 +142,14 @@ def test_a_result_reads_as_a_sentence():
             ListScore("vector sem 1", "vector", 5, 0.6, 0.8, 1.0, 0.01)]
     assert result_sentence(result(Evidence(0.8, 0.5, 0.62, 1.0, -0.03), both), 1) == (
         "Matched 80% of the query's words (keyword #1); close in meaning (semantic #3, similarity 0.62) "
-        "→ #1, relevance 0.71")
+        "→ #1, strong match (0.83)")
     assert result_sentence(result(Evidence(0.0, 0.0, 0.2, 0.0, 0.0), both[1:], rerank=0.9), 4) == (
         "Matched none of the query's words; not close in meaning (semantic #3, similarity 0.20); "
-        "the reranker rated it 0.90 → #4, score 0.83")
-    assert result_sentence(result(Evidence()), 2) == "Found → #2, relevance 0.71"
+        "the reranker rated it 0.90 → #4, strong match (0.83)")
+    assert result_sentence(result(Evidence()), 2) == "Found → #2, strong match (0.83)"
+    # a word the keyword lane left out is named, so "100%" tells no lie
+    assert result_sentence(result(Evidence(1.0, 0.5, None, 1.0, 0.0), both[:1]), 1, ["the", "of"]).startswith(
+        "Matched 100% of the query's words (keyword #1; “the”, “of” left out as too common)")
 
 
 def test_the_stages_read_as_a_timeline():

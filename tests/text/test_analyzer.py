@@ -68,3 +68,26 @@ def test_index_counts_are_the_tokens_terms_and_parts_whatever_the_script(text, w
         for part in token.parts:
             expected[part] += weight  # type: ignore[assignment]
     assert term_counts(text, weight=weight) == expected
+
+
+def test_ligatures_and_undecomposed_letters_fold_as_people_type_them():
+    assert fold("Œufs brouillés") == "oeufs brouilles"
+    assert fold("Ærø Łódź Þór") == "aero lodz thor"
+    assert query_terms("oeufs", ["fr"]) == query_terms("œufs", ["fr"])
+
+
+def test_an_index_from_before_ligature_folding_reads_those_documents_again(tmp_path, settings):
+    import duckdb
+
+    from findling.engine import Engine
+    from tests.helpers import index_files
+
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        index_files(engine, tmp_path / "docs", {"recette.md": "Battre les œufs en neige.", "plain.md": "eggs"})
+    con = duckdb.connect(str(tmp_path / "home" / "findling.duckdb"))
+    con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")  # as the last version left it
+    con.close()
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        report = engine.index()
+        assert (report.updated, report.unchanged) == (1, 1)
+        assert engine.search("oeufs").total_matched == 1

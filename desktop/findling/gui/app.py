@@ -58,7 +58,9 @@ def _offer_models(window) -> None:
         dialog.exec()
         window.start_indexing()  # embed what is indexed
     else:
-        window.statusBar().showMessage("Keyword search only: " + reason)
+        from findling.search.presentation import window_advice
+
+        window.statusBar().showMessage("Keyword search only: " + window_advice(reason))
 
 
 class _Activation(QObject):

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileIconProvider
 
 from findling.pathnames import display_path
 from findling.records import Hit, QueryExplain, ResultExplain, SourceStatus
-from findling.search.presentation import highlight_pieces, list_label
+from findling.search.presentation import highlight_pieces, list_label, match_word
 
 HitRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
@@ -90,12 +90,14 @@ class ResultsModel(_TableModel):
         if role == SnippetHtmlRole:
             return snippet_html(hit)
         if role == Qt.ItemDataRole.DisplayRole:
-            score = f"{hit.score:.2f}" + (" weak" if hit.weak else "")
+            score = match_word(hit.score, hit.weak)
             snippet = f"p. {hit.page} · {hit.snippet}" if hit.page else hit.snippet
             return (hit.title, snippet, score, display_path(os.path.dirname(hit.path)))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
-            if hit.weak and column == 2:
-                return "Nothing scored well for this query: this is only the closest document."
+            if column == 2:
+                chance = f"Relevance {hit.score:.2f}: the estimated chance that it answers the query."
+                return chance + (" Nothing scored well for this query: this is only the closest document."
+                                 if hit.weak else "")
             return f"<qt>{html.escape(display_path(hit.path))}<br>docid #{hit.docid}</qt>"
         if role == Qt.ItemDataRole.ForegroundRole and hit.weak:
             return QColor(128, 128, 128)
@@ -113,7 +115,7 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
         rows.append((list_label(x.list_name), str(x.rank), f"{x.raw:.4f}", f"{x.normalized:.3f}", f"{x.weight:.2f}",
                      f"{x.rrf:.4f}"))
     rows.append(("bonus for a top rank", "", "", "", "", f"{result.bonus:.4f}"))
-    rows.append(("rank fusion (RRF + bonus)", "", "", "", "", f"{result.fused:.4f}"))
+    rows.append(("lists combined (rank fusion)", "", "", "", "", f"{result.fused:.4f}"))
     ev = result.evidence
     for name, value in (("words matched (idf share)", ev.coverage), ("keyword strength", ev.saturation),
                         ("closeness in meaning", ev.cosine)):

@@ -52,10 +52,10 @@ from findling.gui.state import window_state
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.gui.widgets import FacetBar, NameRow, PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
-from findling.pathnames import display_path
+from findling.pathnames import display_path, distinct_names
 from findling.records import Filters, Hit, IndexProgress, SearchResult
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
-from findling.search.presentation import result_sentence, stage_timeline
+from findling.search.presentation import dropped_words, result_sentence, stage_timeline, time_left, window_advice
 
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
         self._query_generation = 0
         self._refined_generation = -1
         self._last_result: SearchResult | None = None
+        self._phase: tuple[str, float, int] = ("", 0.0, 0)  # the indexing phase shown: since when, from where
         self.indexing = IndexingController(engine)
 
         self.results = ResultsModel()
@@ -151,6 +152,7 @@ class MainWindow(QMainWindow):
         bar = self.top_bar
 
         self.results_view = QTableView()
+        self.results_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a deep path keeps its file's end
         self.results_view.setModel(self.results)
         self.results_view.setItemDelegateForColumn(1, SnippetDelegate(self.results_view))
         self.results_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -240,6 +242,7 @@ class MainWindow(QMainWindow):
 
         # sources dock
         self.sources_view = QListView()
+        self.sources_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.sources_view.setModel(self.sources_model)
         self.sources_view.setAlternatingRowColors(True)
         self.sources_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -507,7 +510,8 @@ class MainWindow(QMainWindow):
 
     def _show_explain(self, explain) -> None:
         rank = self.results_view.currentIndex().row() + 1
-        self.explain_sentence.setText(result_sentence(explain, rank) if explain else "")
+        dropped = dropped_words(self.search_field.text())
+        self.explain_sentence.setText(result_sentence(explain, rank, dropped) if explain else "")
         self.explain_model.set_result(explain)
         self.score_bars.set_result(explain)
 
@@ -637,7 +641,9 @@ class MainWindow(QMainWindow):
         hit = self.results.hit(row)
         if hit is not None:
             self.history.add(self.search_field.text())
-            QDesktopServices.openUrl(file_url(hit.path))
+            if not QDesktopServices.openUrl(file_url(hit.path)):
+                self.statusBar().showMessage(f"No application on this computer opens {display_path(hit.path)}; "
+                                             "use Open at line, Show in folder or Copy path")
 
     def _result_menu(self, pos) -> None:
         index = self.results_view.indexAt(pos)
@@ -676,9 +682,9 @@ class MainWindow(QMainWindow):
         self.folder_box.blockSignals(True)
         self.folder_box.clear()
         self.folder_box.addItem("All folders", "")
-        for s in status.sources:
-            self.folder_box.addItem(display_path(os.path.basename(s.source.path.rstrip(os.sep)) or s.source.path),
-                                    s.source.path)
+        paths = [s.source.path for s in status.sources]
+        for path, label in zip(paths, distinct_names(paths), strict=True):
+            self.folder_box.addItem(display_path(label), path)
         index = self.folder_box.findData(current)
         self.folder_box.setCurrentIndex(max(0, index))
         self.folder_box.blockSignals(False)
@@ -722,6 +728,13 @@ class MainWindow(QMainWindow):
             return
         engine = self.engine
         path = source.source.path
+        answer = QMessageBox.question(
+            self, "Remove folder",
+            f"Remove {display_path(path)} from Findling? Its {source.documents:,} documents leave the index "
+            "(the files themselves are not touched).")
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+
         def removed(count: int) -> None:
             self.refresh_sources()
             self.run_search(full=False)  # the list held the folder's documents
@@ -754,11 +767,15 @@ class MainWindow(QMainWindow):
 
     def _on_progress(self, p: IndexProgress) -> None:
         if p.phase in ("indexing", "embedding") and p.total:
+            if self._phase[0] != p.phase:
+                self._phase = (p.phase, time.monotonic(), p.done)
             self.progress.setRange(0, p.total)
             self.progress.setValue(p.done)
             label = "Embedding" if p.phase == "embedding" else "Indexing"
             name = display_path(os.path.basename(p.current) if p.phase == "indexing" else p.current[:40])
-            self.progress_label.setText(f"{label} {p.done}/{p.total}  {name}"
+            _, since, first = self._phase
+            left = time_left(p.done - first, p.total - first, time.monotonic() - since)
+            self.progress_label.setText(f"{label} {p.done}/{p.total}" + (f", {left}" if left else "") + f"  {name}"
                                         + (f"  ({p.failed} failed)" if p.failed else ""))
         elif p.phase == "scanning":
             self.progress_label.setText("Scanning folders…")
@@ -778,7 +795,7 @@ class MainWindow(QMainWindow):
                                     f"{report.updated} updated, {report.removed} removed, {report.failed} failed"
                                     + (" (paused)" if report.cancelled else ""))
         if report.embedding is not None and report.embedding.skipped:
-            text += f". Semantic search is off: {report.embedding.skipped}"
+            text += f". Semantic search is off: {window_advice(report.embedding.skipped)}"
         self.statusBar().showMessage(text)
         self._finish_indexing()
         if self.search_field.text().strip():

@@ -107,7 +107,9 @@ class ModelsDialog(QDialog):
 
             provider = preferred_providers(models.settings.provider)[0]
             installed = any(models.store.status(spec).state == "installed" for spec in self._specs)
-            self.status.setText(f"Execution provider: {provider}." + (
+            where = {"CPUExecutionProvider": "this computer's processor", "CUDAExecutionProvider": "the NVIDIA GPU",
+                     "CoreMLExecutionProvider": "Apple's Core ML", "DmlExecutionProvider": "the GPU (DirectML)"}
+            self.status.setText(f"Models run on {where.get(provider, provider)}." + (
                 "" if installed else " Without models Findling searches by keywords."))
         except Exception as exc:
             self.status.setText(f"onnxruntime is unavailable: {exc}")

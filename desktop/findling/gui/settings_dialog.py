@@ -47,7 +47,7 @@ class SettingsDialog(QDialog):
         self.limit.setValue(s.search.limit)
         self.exclude = QPlainTextEdit("\n".join(s.index.exclude))
         form = QFormLayout(self)
-        form.addRow("Execution provider", self.provider)
+        form.addRow("Run models on", self.provider)
         form.addRow("", self.provider_note)
         form.addRow("Model threads", self.threads)
         form.addRow("Results shown", self.limit)

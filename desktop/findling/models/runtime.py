@@ -54,7 +54,7 @@ def available_providers() -> list[str]:
 
 
 _WHY_MISSING = {
-    "cuda": "needs an NVIDIA GPU and onnxruntime-gpu (pip install onnxruntime-gpu)",
+    "cuda": "needs an NVIDIA GPU and the onnxruntime-gpu package in place of onnxruntime (see README)",
     "directml": "Windows only, with onnxruntime-directml",
     "coreml": "macOS only",
 }

@@ -56,6 +56,9 @@ class DocumentFetcher:
                 raise NotFoundError(f"#{prefix} names {len(found)} documents; give more digits: {named}")
             if ref.startswith("#"):
                 raise NotFoundError(f"no indexed document has the id #{prefix}")
+        if ref.startswith("#") and prefix is None and not looks_like_path:
+            raise NotFoundError(f"no document has docid {ref}: a docid is # and 4 to 16 hex digits (0-9, a-f), "
+                                "as results show them")
         path = str(Path(ref).expanduser().resolve())
         if owner_of(sources, path) is None:
             raise NotFoundError(f"{display_path(path)} is not under any indexed folder; Findling serves only "

@@ -387,8 +387,8 @@ class ActivatedElsewhere(FindlingError):
 
 def _absolute(ref: str) -> str:
     """A path reference made absolute here: the owner runs in another folder."""
-    if docid_prefix(split_reference(ref)[0]) is not None and not os.path.exists(ref):
-        return ref
+    if ref.startswith("#") or docid_prefix(split_reference(ref)[0]) is not None and not os.path.exists(ref):
+        return ref  # a docid (or a mistyped one, which the owner names as such)
     path, line, count = split_reference(ref)
     suffix = "" if line is None else f":{line}" + ("" if count is None else f":{count}")
     return os.path.abspath(os.path.expanduser(path)) + suffix

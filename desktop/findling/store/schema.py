@@ -8,7 +8,7 @@ from collections.abc import Callable
 import duckdb
 
 from findling.errors import SchemaTooNewError
-from findling.text.analyzer import UNSPACED_CLASS
+from findling.text.analyzer import LETTERS_CLASS, UNSPACED_CLASS
 
 Migration = list[str] | Callable[[duckdb.DuckDBPyConnection], None]
 
@@ -104,6 +104,12 @@ MIGRATIONS: list[Migration] = [
         # vectors are reused (the text is the same).
         "CREATE TABLE IF NOT EXISTS pages (doc_id INTEGER NOT NULL, page INTEGER NOT NULL, start_char INTEGER NOT NULL)",
         "UPDATE documents SET size = -1, hash = NULL WHERE ext = 'pdf'",
+    ],
+    [
+        # Ligatures and letters without a decomposition (œ, æ, ø, ł, ð, þ…) fold to what people
+        # type (text/analyzer.py): documents holding them are read again by the next `index`.
+        f"""UPDATE documents SET size = -1, hash = NULL
+            WHERE id IN (SELECT DISTINCT doc_id FROM chunks WHERE regexp_matches(text, '{LETTERS_CLASS}'))""",
     ],
 ]
 

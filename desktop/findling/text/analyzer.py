@@ -66,12 +66,19 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
     return stemmer
 
 
+# Letters Unicode does not decompose into a base letter and a mark, written out as people
+# type them without the key for it: "oeufs" finds "œufs", "Aerø" finds "Ærø".
+_LETTERS = str.maketrans({"œ": "oe", "æ": "ae", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"})
+LETTERS_CLASS = "[œæøłđðþıŒÆØŁĐÐÞ]"  # the same letters in either case, as a regex class
+
+
 def fold(text: str) -> str:
-    """Case- and accent-fold: `Crème Brûlée` -> `creme brulee`, `Straße` -> `strasse`."""
+    """Case- and accent-fold: `Crème Brûlée` -> `creme brulee`, `Straße` -> `strasse`,
+    `Œufs` -> `oeufs`."""
     text = text.casefold()
     if text.isascii():
         return text
-    decomposed = unicodedata.normalize("NFKD", text)
+    decomposed = unicodedata.normalize("NFKD", text.translate(_LETTERS))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
