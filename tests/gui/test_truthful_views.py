@@ -4,8 +4,9 @@ folder or a new query."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
+from findling.search.facets import facet_counts
 from tests.helpers import index_files
 
 XHTML = ("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -198,3 +199,46 @@ def test_open_says_so_when_no_application_opens_the_file(qtbot, window, tmp_path
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)
     window.open_result(0)
     assert "No application on this computer opens" in window.statusBar().currentMessage()
+
+
+def test_a_facets_count_is_the_rows_its_click_shows_in_hybrid_mode(qtbot, window, tmp_path, embedder_installed):
+    index_files(window.engine, tmp_path / "docs", {
+        "db.md": "# Databases\n\nA database keeps tables of rows.",
+        "recipe.txt": "Whip the mascarpone with sugar for the tiramisu.",
+        "garden.txt": "Water tomato plants deeply twice a week.",
+        "db-notes.txt": "Database indexes make lookups fast.",
+    })
+    window.mode_box.setCurrentText("Hybrid")
+    window.search_field.setText("database")
+    window.run_search(full=False)
+    qtbot.waitUntil(lambda: window.results.rowCount() >= 2, timeout=10000)
+    shown = [window.results.hit(r) for r in range(window.results.rowCount())]
+    counts = dict(facet_counts(shown, [str(tmp_path / "docs")], 0)["type"])
+    assert sum(counts.values()) == window.results.rowCount()
+    assert {window.results.hit(r).path.rsplit("/", 1)[-1] for r in range(window.results.rowCount())} \
+        == {"db.md", "db-notes.txt"}  # no unrelated recipe or garden padding the list
+    window.apply_facet("type", "Markdown")
+    qtbot.waitUntil(lambda: window.results.rowCount() == counts["Markdown"], timeout=10000)
+
+
+def test_results_sort_by_a_clicked_column_header(qtbot, window, tmp_path):
+    import os
+    import time
+
+    folder = index_files(window.engine, tmp_path / "docs", {
+        "big.md": "quokka " + "words " * 400, "small.md": "quokka", "middle.md": "quokka " + "words " * 40})
+    os.utime(folder / "small.md", (time.time() - 86400 * 30,) * 2)
+    window.engine.index()
+    _search(qtbot, window, "quokka", rows=3)
+    header = window.results_view.horizontalHeader()
+    columns = window.results.COLUMNS
+    assert columns[4:] == ("Modified", "Size")
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
+                     pos=header.rect().topLeft() + QPoint(header.sectionViewportPosition(5) + 5, 5))
+    names = [window.results.hit(r).path.rsplit("/", 1)[-1] for r in range(3)]
+    sizes = [window.results.hit(r).size for r in range(3)]
+    assert sizes == sorted(sizes) or sizes == sorted(sizes, reverse=True)
+    assert names[0] in ("small.md", "big.md")
+    window.results_view.horizontalHeader().setSortIndicator(4, Qt.SortOrder.AscendingOrder)
+    assert window.results.hit(0).path.endswith("small.md")  # the oldest first
+    assert window.results.data(window.results.index(0, 5)).endswith("bytes")

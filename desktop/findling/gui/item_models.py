@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import os
+import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, QModelIndex, QPersistentModelIndex, Qt
@@ -55,18 +57,37 @@ class _TableModel(QAbstractTableModel):
 
 
 class ResultsModel(_TableModel):
-    COLUMNS = ("Title", "Snippet", "Score", "Folder")
+    COLUMNS = ("Title", "Snippet", "Match", "Folder", "Modified", "Size")
+    # What a click on each column's header sorts by (Snippet: back to the engine's order).
+    _SORT_KEYS: tuple[Callable[[Hit], Any] | None, ...] = (
+        lambda h: h.title.lower(), None, lambda h: h.score, lambda h: os.path.dirname(h.path).lower(),
+        lambda h: h.mtime, lambda h: h.size,
+    )
 
     def __init__(self) -> None:
         super().__init__()
         self._hits: list[Hit] = []
+        self._ranked: list[Hit] = []  # as the engine ranked them
         self._icons = QFileIconProvider()
         self._icon_cache: dict[str, object] = {}
 
     def set_hits(self, hits: list[Hit] | tuple[Hit, ...]) -> None:
         self.beginResetModel()
         self._hits = list(hits)
+        self._ranked = list(hits)
         self.endResetModel()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """By a column, as a click on its header asks (stable: ties keep their rank)."""
+        key = self._SORT_KEYS[column] if 0 <= column < len(self._SORT_KEYS) else None
+        self.layoutAboutToBeChanged.emit()
+        self._hits = list(self._ranked) if key is None else sorted(
+            self._ranked, key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+        self.layoutChanged.emit()
+
+    def hits(self) -> list[Hit]:
+        """The rows, in the order shown."""
+        return list(self._hits)
 
     def hit(self, row: int) -> Hit | None:
         return self._hits[row] if 0 <= row < len(self._hits) else None
@@ -92,7 +113,9 @@ class ResultsModel(_TableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             score = match_word(hit.score, hit.weak)
             snippet = f"p. {hit.page} · {hit.snippet}" if hit.page else hit.snippet
-            return (hit.title, snippet, score, display_path(os.path.dirname(hit.path)))[column]
+            return (hit.title, snippet, score, display_path(os.path.dirname(hit.path)),
+                    time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.mtime)) if hit.mtime else "",
+                    human_size(hit.size))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 2:
                 chance = f"Relevance {hit.score:.2f}: the estimated chance that it answers the query."
@@ -103,9 +126,17 @@ class ResultsModel(_TableModel):
             return QColor(128, 128, 128)
         if role == Qt.ItemDataRole.DecorationRole and column == 0:
             return self._icon(hit)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (2, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+def human_size(size: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:,} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1000  # type: ignore[assignment]
+    return ""
 
 
 def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, str]]:

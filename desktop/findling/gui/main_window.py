@@ -165,6 +165,13 @@ class MainWindow(QMainWindow):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(5, QHeaderView.ResizeMode.ResizeToContents)
+        # a click on a header sorts by that column (again: the other way); Snippet: by rank
+        header.setSectionsClickable(True)
+        header.setSortIndicatorShown(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.sortIndicatorChanged.connect(self.results.sort)
         self.results_view.setColumnWidth(0, 240)
         self.results_view.setColumnWidth(3, 200)
         self.results_view.doubleClicked.connect(lambda index: self.open_result(index.row()))
@@ -445,6 +452,10 @@ class MainWindow(QMainWindow):
         self._last_result = result
         hits = sort_hits(result.hits, self.sort_box.currentText())
         self.results.set_hits(hits)
+        header = self.results_view.horizontalHeader()
+        if header.sortIndicatorSection() >= 0:  # a column the person sorted by stays sorted
+            self.results.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+            hits = self.results.hits()
         self.facets.set_facets(facet_counts(hits, self._folders, time.time()))
         notes = "; ".join(result.notes)
         took = result.timings_ms.get("total", 0.0)
