@@ -80,7 +80,7 @@ def test_modes_and_filters(qtbot, window, docs):
     qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
     assert window.results.hit(0).path.endswith("n.md")
     window.mode_box.setCurrentText("Semantic")  # no embedder installed: said, not raised
-    qtbot.waitUntil(lambda: "vector lane off" in window.statusBar().currentMessage(), timeout=5000)
+    qtbot.waitUntil(lambda: "semantic search is off" in window.statusBar().currentMessage(), timeout=5000)
 
 
 def test_file_change_is_picked_up(qtbot, window, docs):

@@ -97,7 +97,7 @@ def test_a_same_size_corruption_is_damaged_and_query_falls_back(tmp_path, docs, 
     with Engine(tmp_path / "home") as engine:
         result = engine.query("alpha")
         assert [h.path for h in result.hits] == [str(docs / "a.txt")]  # keyword search still answers
-        assert any("vector lane off" in note for note in result.notes)
+        assert any("semantic search is off" in note for note in result.notes)
         semantic = engine.vsearch("alpha")
         assert semantic.hits == () and "semantic search is off" in semantic.notes[0]
 

@@ -39,7 +39,7 @@ def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch)
         ex = result.explain
         assert [s.name for s in ex.stages] == ["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
         assert ex.stage("rerank").status == "skipped" and "no reranker model installed" in ex.stage("rerank").reason
-        assert any("vector lane off" in n for n in result.notes)
+        assert any("semantic search is off" in n for n in result.notes)
         assert all(len(r.lists) == 1 and r.lists[0].lane == "bm25" for r in ex.results)
         # an absolute score from the keyword evidence alone, not 1.0 for being first
         assert 0.0 < result.hits[0].score < 1.0

@@ -172,8 +172,8 @@ class MainWindow(QMainWindow):
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.sortIndicatorChanged.connect(self.results.sort)
-        self.results_view.setColumnWidth(0, 240)
-        self.results_view.setColumnWidth(3, 200)
+        self.results_view.setColumnWidth(0, 220)
+        self.results_view.setColumnWidth(3, 180)
         self.results_view.doubleClicked.connect(lambda index: self.open_result(index.row()))
         self.results_view.activated.connect(lambda index: self.open_result(index.row()))
         self.results_view.selectionModel().currentRowChanged.connect(self._on_current_changed)
@@ -312,6 +312,8 @@ class MainWindow(QMainWindow):
         super().resizeEvent(event)
         self._fit_top_bar()
 
+    ROOMY_RESULTS = 1000  # pixels of the central area from which Modified and Size are shown
+
     def _fit_top_bar(self) -> None:
         """The filter boxes beside the search field when both fit, else under it."""
         central = self.centralWidget()
@@ -321,6 +323,11 @@ class MainWindow(QMainWindow):
         direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
         if self.top_bar.direction() != direction:
             self.top_bar.setDirection(direction)
+        # The snippet is what a result is read by: on a narrow window the date and size
+        # columns give it their room (the preview and the tooltips still say both).
+        roomy = central.width() >= self.ROOMY_RESULTS
+        for column in (4, 5):
+            self.results_view.setColumnHidden(column, not roomy)
 
     def _build_menu(self) -> None:
         menus = {
@@ -457,7 +464,7 @@ class MainWindow(QMainWindow):
             self.results.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
             hits = self.results.hits()
         self.facets.set_facets(facet_counts(hits, self._folders, time.time()))
-        notes = "; ".join(result.notes)
+        notes = window_advice("; ".join(result.notes))
         took = result.timings_ms.get("total", 0.0)
         count = f"{len(result.hits)} result" + ("" if len(result.hits) == 1 else "s")
         self.statusBar().showMessage(f"{count} in {took:.0f} ms" + (f" — {notes}" if notes else ""))

@@ -486,6 +486,7 @@ class PreviewPanel(QWidget):
         self._has_formatted = False
         self.format_button.setEnabled(False)
         self._choose_view(False)
+        self.position.setText("")  # no document: no matches to walk
 
     def view(self) -> PreviewPane | FormattedView:
         return self.formatted if self.stack.currentWidget() is self.formatted else self.pane

@@ -292,7 +292,7 @@ class Pipeline:
                 vector_reason = f"the embedder cannot be loaded ({exc})"
         use_vectors = vector_reason is None
         if "vector" in lanes and not use_vectors:
-            notes.append(f"vector lane off: {vector_reason}")
+            notes.append(f"semantic search is off: {vector_reason}")
         elif use_vectors and (partial := self.vectors.coverage_note(self.models.spec("embedder").vector_key)):
             notes.append(partial)
 

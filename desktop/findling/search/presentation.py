@@ -92,11 +92,11 @@ STAGE_LABELS = {
 
 
 _SKIP_REASONS = {
-    "expansion off": "not used: query expansion is off",
-    "no terms": "not used: the query has no words",
+    "expansion off": "query expansion is off",
+    "no terms": "the query has no words",
     "skipped_strong": "not needed: a keyword match stood out",
-    "reranking is off": "not used: reranking is off",
-    "no rerank scores": "not used: nothing was reranked",
+    "reranking is off": "reranking is off",
+    "no rerank scores": "nothing was reranked",
 }
 
 

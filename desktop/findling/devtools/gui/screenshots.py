@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QApplication
 
@@ -113,8 +113,7 @@ def main(out: str, model_folder: Path | None = None) -> int:
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
     _follow_os_theme(app)
     with tempfile.TemporaryDirectory(prefix="findling-shots-") as home, Engine(home) as engine:
-        # the window keeps history, saved searches and geometry in QSettings: not the user's
-        QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(Path(home) / "qsettings"))
+        # the window keeps history, saved searches and geometry beside the index: this throwaway one
         window = MainWindow(engine, debounce_ms=10)
         window.resize(1360, 860)
         window.show()
@@ -145,6 +144,7 @@ def main(out: str, model_folder: Path | None = None) -> int:
         _dialogs(app, window, target, model_folder)
         if model_folder is not None:
             window.engine.index()  # embeds the demo folder with the imported model
+            window.refresh_sources()
         window.resize(1024, 640)
         window.search_field.setText("why did the nightly import fail")
         window.run_search(full=True)
@@ -181,6 +181,16 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window.preview_panel.next_hit()
         _shot(app, window, target / "14-pdf-page-of-the-hit.png")
         _keyboard(app, window, target)
+        window.mode_box.setCurrentText("Keyword")
+        window.search_field.setText("water OR rust OR bread OR database")
+        window.run_search(full=False)
+        _wait(app, lambda: window.results.rowCount() > 2)
+        window.results_view.horizontalHeader().setSortIndicator(4, Qt.SortOrder.DescendingOrder)
+        _shot(app, window, target / "17-sorted-by-modified-column.png")
+        window.search_field.setText("database after:yesterdayish")
+        window.run_search(full=False)
+        _wait(app, lambda: "Search failed" in window.statusBar().currentMessage())
+        _shot(app, window, target / "18-bad-query-clears-the-list.png")
         window.close()
         QTimer.singleShot(0, app.quit)
     print("\n".join(str(p) for p in sorted(target.glob("*.png"))))
