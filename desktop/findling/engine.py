@@ -226,7 +226,10 @@ class Engine:
         except FindlingError:
             return  # said again, with its reason, by the first semantic search
 
-    def update_paths(self, paths: Iterable[str | os.PathLike[str]]) -> IndexReport:
+    def update_paths(self, paths: Iterable[str | os.PathLike[str]], progress: ProgressCallback | None = None,
+                     cancel: threading.Event | None = None) -> IndexReport:
+        """Read these changed paths again, then embed what is not embedded yet, with progress:
+        after a model import that can be the whole index, and the window shows it."""
         from findling.ingest.indexer import Indexer
 
         with self._index_lock:
@@ -236,7 +239,7 @@ class Engine:
                 )
             finally:
                 self._bm25.invalidate()
-            report.embedding = self._embed_locked(None, None)
+            report.embedding = self._embed_locked(progress, cancel)
             return report
 
     # -- search -------------------------------------------------------------------------

@@ -242,3 +242,27 @@ def test_results_sort_by_a_clicked_column_header(qtbot, window, tmp_path):
     window.results_view.horizontalHeader().setSortIndicator(4, Qt.SortOrder.AscendingOrder)
     assert window.results.hit(0).path.endswith("small.md")  # the oldest first
     assert window.results.data(window.results.index(0, 5)).endswith("bytes")
+
+
+def test_a_live_update_that_embeds_the_index_shows_its_progress(qtbot, window, tmp_path, monkeypatch):
+    """One edited file after a model arrived embeds everything not yet embedded: shown, not quiet."""
+    folder = index_files(window.engine, tmp_path / "docs", {f"n{i}.md": f"note {i} about quokkas" for i in range(3)})
+    from tests.conftest import MINILM, write_test_manifest
+
+    if not MINILM.exists():
+        import pytest
+
+        pytest.skip("../shared/models is not beside the checkout")
+    from findling.models.download import ModelStore
+    from findling.models.manifest import load_manifest
+
+    manifest = write_test_manifest(tmp_path / "models.toml")
+    monkeypatch.setenv("FINDLING_MODELS_MANIFEST", str(manifest))
+    ModelStore().import_dir(load_manifest(manifest).get("minilm-test"), MINILM)
+    window.engine.models.reload_manifest()
+    seen = []
+    window.indexing.progress.connect(seen.append)
+    (folder / "n0.md").write_text("note 0 about quokkas, edited")
+    window.indexing.files_changed([str(folder / "n0.md")])
+    qtbot.waitUntil(lambda: window.engine.status().embedded == 3, timeout=60000)
+    qtbot.waitUntil(lambda: any(p.phase == "embedding" and p.total == 3 for p in seen), timeout=10000)

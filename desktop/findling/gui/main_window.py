@@ -785,6 +785,7 @@ class MainWindow(QMainWindow):
 
     def _on_progress(self, p: IndexProgress) -> None:
         if p.phase in ("indexing", "embedding") and p.total:
+            self.progress.setVisible(True)  # a live update's embedding shows too
             if self._phase[0] != p.phase:
                 self._phase = (p.phase, time.monotonic(), p.done)
             self.progress.setRange(0, p.total)
@@ -832,6 +833,8 @@ class MainWindow(QMainWindow):
         self.indexing.files_changed(paths)
 
     def _on_updated(self, report) -> None:
+        if not self._indexing:
+            self.progress.setVisible(False)
         self.statusBar().showMessage(
             f"Live update: {report.added} added, {report.updated} updated, {report.removed} removed"
         )
