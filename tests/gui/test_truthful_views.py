@@ -266,3 +266,37 @@ def test_a_live_update_that_embeds_the_index_shows_its_progress(qtbot, window, t
     window.indexing.files_changed([str(folder / "n0.md")])
     qtbot.waitUntil(lambda: window.engine.status().embedded == 3, timeout=60000)
     qtbot.waitUntil(lambda: any(p.phase == "embedding" and p.total == 3 for p in seen), timeout=10000)
+
+
+def test_a_custom_date_range_filters_from_one_day_to_another(qtbot, window, tmp_path, monkeypatch):
+    import os
+    from datetime import date, datetime
+
+    from findling.gui import main_window as main_window_module
+
+    folder = index_files(window.engine, tmp_path / "docs", {"old.md": "quokka", "mid.md": "quokka", "new.md": "quokka"})
+    for name, day in (("old.md", date(2023, 5, 1)), ("mid.md", date(2024, 2, 10)), ("new.md", date.today())):
+        stamp = datetime.combine(day, datetime.min.time()).timestamp() + 3600
+        os.utime(folder / name, (stamp, stamp))
+    window.engine.index()
+    _search(qtbot, window, "quokka", rows=3)
+    monkeypatch.setattr(main_window_module, "ask_date_range", lambda *_a: (date(2024, 1, 1), date(2024, 3, 31)))
+    window.date_box.setCurrentIndex(window.date_box.count() - 1)
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
+    assert window.results.hit(0).path.endswith("mid.md")
+    assert window.date_box.currentText() == "2024-01-01 to 2024-03-31"
+    monkeypatch.setattr(main_window_module, "ask_date_range", lambda *_a: None)  # Cancel keeps the range in force
+    window.date_box.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: window.results.rowCount() == 3, timeout=5000)
+    window.date_box.setCurrentIndex(window.date_box.count() - 1)
+    assert window.date_box.currentIndex() == 0 and window.results.rowCount() == 3
+
+
+def test_two_folders_of_one_name_are_told_apart(qtbot, window, tmp_path):
+    for parent in ("python", "rust"):
+        index_files(window.engine, tmp_path / parent / "html", {f"{parent}.md": "quokka"})
+    window.refresh_sources()
+    qtbot.waitUntil(lambda: window.sources_model.rowCount() == 2, timeout=5000)
+    shown = {window.sources_model.data(window.sources_model.index(r)).split("\n")[0] for r in range(2)}
+    assert shown == {"python/html", "rust/html"}
+    assert {window.folder_box.itemText(i) for i in range(1, 3)} == {"python/html", "rust/html"}

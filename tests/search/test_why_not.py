@@ -189,3 +189,13 @@ def test_judge_weak_cut_and_ranked_low():
     assert reason == "no_match" and details[1].startswith("semantic: below #1000")
     assert judge(_facts(keyword=none, semantic_off="no embedder installed"))[2][1] == \
         "semantic: off (no embedder installed)"
+
+
+def test_judge_tells_a_hybrid_cut_as_one_story():
+    keyword = KeywordStanding(rank=40, matched=300, missing=(), words=("tax",), relaxed=False)
+    near = SemanticStanding(rank=8, cosine=0.55)
+    reason, summary, _ = judge(_facts(wider_rank=32, wider_score=0.3, keyword=keyword, semantic=near))
+    assert reason == "cut_by_limit"
+    assert "ranked #32 in the combined list (#40 by keywords, #8 by meaning)" in summary
+    _, keyword_only, _ = judge(_facts(mode="keyword", wider_rank=32, wider_score=0.3, keyword=keyword))
+    assert "combined" not in keyword_only

@@ -12,7 +12,7 @@ from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, Q
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileIconProvider
 
-from findling.pathnames import display_path
+from findling.pathnames import display_path, distinct_names
 from findling.records import Hit, QueryExplain, ResultExplain, SourceStatus
 from findling.search.presentation import highlight_pieces, list_label, match_word
 
@@ -196,10 +196,12 @@ class SourcesModel(QAbstractListModel):
     def __init__(self) -> None:
         super().__init__()
         self._sources: list[SourceStatus] = []
+        self._names: list[str] = []
 
     def set_sources(self, sources: list[SourceStatus] | tuple[SourceStatus, ...]) -> None:
         self.beginResetModel()
         self._sources = list(sources)
+        self._names = distinct_names([s.source.path for s in self._sources])  # `html` told from `html`
         self.endResetModel()
 
     def source(self, row: int) -> SourceStatus | None:
@@ -213,7 +215,7 @@ class SourcesModel(QAbstractListModel):
         if s is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            name = display_path(os.path.basename(s.source.path.rstrip(os.sep)) or s.source.path)
+            name = display_path(self._names[index.row()])
             return f"{name}\n{s.indexed} indexed · {s.failed} failed · {s.skipped} skipped"
         if role == Qt.ItemDataRole.ToolTipRole:
             return plain_tooltip(s.source.path)

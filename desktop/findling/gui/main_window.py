@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from datetime import date, timedelta
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QStringListModel, Qt, QTimer, QUrl
@@ -41,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.gui.date_range import CUSTOM, ask_date_range, range_label, range_times
 from findling.gui.formatted import formatted_source, passage_pattern
 from findling.gui.help_dialog import HelpDialog, about_text
 from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
@@ -122,10 +124,14 @@ class MainWindow(QMainWindow):
         self.type_box.addItems(list(TYPE_GROUPS))
         self.date_box = QComboBox()
         self.date_box.addItems(list(DATE_RANGES))
+        self.date_box.addItem(CUSTOM, "custom")
+        self._custom_range: tuple[date, date] | None = None
+        self._date_choice = 0  # the last range in force: a cancelled custom range goes back to it
         self.folder_box = QComboBox()
         self.folder_box.addItem("All folders", "")
-        for box in (self.mode_box, self.type_box, self.date_box, self.folder_box):
+        for box in (self.mode_box, self.type_box, self.folder_box):
             box.currentIndexChanged.connect(lambda _i: self.run_search(full=False))
+        self.date_box.currentIndexChanged.connect(self._on_date_choice)
         self.sort_box = QComboBox()
         self.sort_box.addItems(list(SORTS))
         self.sort_box.currentIndexChanged.connect(lambda _i: self._resort())
@@ -370,13 +376,36 @@ class MainWindow(QMainWindow):
     # -- searching ---------------------------------------------------------------------
 
     def filters(self) -> Filters:
-        days = DATE_RANGES[self.date_box.currentText()]
         folder = self.folder_box.currentData() or ""
+        after = before = None
+        if self.date_box.currentData() == "custom" and self._custom_range is not None:
+            after, before = range_times(*self._custom_range)
+        else:
+            days = DATE_RANGES.get(self.date_box.currentText())
+            after = time.time() - days * 86400 if days else None
         return Filters(
             extensions=TYPE_GROUPS[self.type_box.currentText()],
             folders=(folder,) if folder else (),
-            after=time.time() - days * 86400 if days else None,
+            after=after,
+            before=before,
         )
+
+    def _on_date_choice(self, index: int) -> None:
+        """A preset range, or a range of one's own (asked for; Cancel keeps the last one)."""
+        custom = self.date_box.count() - 1
+        if index == custom:
+            today = date.today()
+            start, end = self._custom_range or (today - timedelta(days=30), today)
+            chosen = ask_date_range(self, start, end)
+            if chosen is None:
+                self.date_box.setCurrentIndex(self._date_choice)
+                return
+            self._custom_range = chosen
+            self.date_box.setItemText(custom, range_label(*chosen))
+        else:
+            self.date_box.setItemText(custom, CUSTOM)
+        self._date_choice = index
+        self.run_search(full=False)
 
     def search_like(self, passage: str) -> None:
         """Query by example: the passage becomes the query (a long query keeps its most

@@ -105,6 +105,19 @@ def _semantic_line(s: SemanticStanding | None, off: str | None) -> str:
     return text + (f": “{s.passage}”" if s.passage else "")
 
 
+def _lanes_told(facts: SearchFacts) -> str:
+    """In hybrid mode, how the combined rank came about from each lane's, in the same sentence:
+    "#32 in the combined list (#40 by keywords, #8 by meaning)"."""
+    if facts.mode != "hybrid":
+        return ""
+    parts = []
+    if facts.keyword is not None:
+        parts.append(f"#{facts.keyword.rank} by keywords" if facts.keyword.rank else "no keyword match")
+    if facts.semantic is not None and facts.semantic.rank is not None:
+        parts.append(f"#{facts.semantic.rank} by meaning")
+    return f" in the combined list ({', '.join(parts)})" if parts else ""
+
+
 def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
     """(reason, one sentence, detail lines) for a document that is indexed and searchable."""
     lines: list[str] = []
@@ -128,8 +141,8 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
         if facts.weak_cut:
             return ("weak_cut", f"Nothing matched well, so only the closest few were shown; it ranked "
                     f"#{facts.wider_rank}.", details)
-        return ("cut_by_limit", f"The result limit cut it: it ranked #{facts.wider_rank} and {facts.limit} "
-                f"results are shown (ask for more with -n {facts.wider_rank}).", details)
+        return ("cut_by_limit", f"The result limit cut it: it ranked #{facts.wider_rank}{_lanes_told(facts)} and "
+                f"{facts.limit} results are shown (ask for more with -n {facts.wider_rank}).", details)
     keyword_matched = facts.keyword is not None and facts.keyword.rank is not None
     semantic_near = facts.semantic is not None and facts.semantic.rank is not None
     candidate = {"keyword": keyword_matched, "semantic": semantic_near}.get(facts.mode, keyword_matched or semantic_near)
