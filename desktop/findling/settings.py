@@ -84,7 +84,7 @@ class SearchSettings:
 
 @dataclass
 class PipelineSettings:
-    """The hybrid query pipeline's parameters (../shared/design/pipeline.md)."""
+    """The hybrid query pipeline's parameters (docs/pipeline.md)."""
 
     strong_top: float = 0.84
     strong_gap: float = 0.14

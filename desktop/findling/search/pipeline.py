@@ -1,4 +1,4 @@
-"""The hybrid query pipeline (../shared/design/pipeline.md): strong-signal check →
+"""The hybrid query pipeline (docs/pipeline.md): strong-signal check →
 expansion → BM25 and vector lanes in parallel → weighted RRF → rerank → position-aware
 blending → normalized scores, every stage timed and recorded for the explain panel."""
 
