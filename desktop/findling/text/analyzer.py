@@ -224,11 +224,24 @@ def _count_runs(runs: list[str], counts: Counter[str]) -> None:
 
     codes = np.frombuffer("\n".join(runs).encode("utf-32-le"), dtype=np.uint32)
     newline = codes == 10
-    for values, tally in (np.unique(codes[~newline], return_counts=True),
-                          np.unique(((codes[:-1].astype(np.uint64) << 32) | codes[1:])[~(newline[:-1] | newline[1:])],
-                                    return_counts=True)):
-        for value, n in zip(values.tolist(), tally.tolist(), strict=True):
-            counts[chr(value) if value < 1 << 32 else chr(value >> 32) + chr(value & 0xFFFFFFFF)] += n
+    chars, char_tally = np.unique(codes[~newline], return_counts=True)
+    pairs, pair_tally = np.unique(((codes[:-1].astype(np.uint64) << 32) | codes[1:])[~(newline[:-1] | newline[1:])],
+                                  return_counts=True)
+    # The distinct terms decoded in one go (a packed pair is its two characters' UTF-32 in a
+    # row) and cut apart by a regex: no Python step per term
+    text = chars.astype("<u4").tobytes().decode("utf-32-le")
+    pair_codes = np.empty((len(pairs), 2), dtype="<u4")
+    pair_codes[:, 0], pair_codes[:, 1] = pairs >> 32, pairs & 0xFFFFFFFF
+    bigrams = _PAIRS.findall(pair_codes.tobytes().decode("utf-32-le"))
+    for terms, tally in ((text, char_tally), (bigrams, pair_tally)):
+        found = dict(zip(terms, tally.astype(float).tolist(), strict=True))  # counts are floats (weights)
+        if counts:
+            counts.update(found)
+        else:
+            dict.update(counts, found)  # C speed into an empty Counter
+
+
+_PAIRS = re.compile(r"..", re.DOTALL)
 
 
 def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0) -> Counter[str]:
@@ -246,8 +259,12 @@ def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0
         for part in analysed[1]:
             counts[part] += n * weight  # type: ignore[assignment]
     if unspaced:
-        for term, n in _unspaced_counts(unspaced).items():
-            counts[term] += n * weight  # type: ignore[assignment]
+        found = _unspaced_counts(unspaced)
+        if weight == 1.0 and not counts.keys() & found.keys():
+            dict.update(counts, found)  # disjoint scripts: one C-speed merge
+        else:
+            for term, n in found.items():
+                counts[term] += n * weight  # type: ignore[assignment]
     return counts
 
 
