@@ -6,8 +6,8 @@ import sys
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # the indexer's worker processes re-enter here
-    from findling.cli import main
+    from findling.cli import run
 
     if len(sys.argv) == 1:
         sys.argv.append("gui")
-    sys.exit(main())
+    run()

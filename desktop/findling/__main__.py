@@ -1,3 +1,3 @@
-from findling.cli import main
+from findling.cli import run
 
-raise SystemExit(main())
+run()

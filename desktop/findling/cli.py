@@ -797,5 +797,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def run() -> None:
+    """The `findling` command: `main`, then leave without the interpreter's teardown. Every
+    index is closed by then (IndexHandle.close); what is left to tear down is native
+    libraries' threads, and DuckDB can abort a process exiting with them ("terminate called
+    without an active exception", duckdb#13904: seen once in ~500 short CLI processes here)."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a reader that left, or a closed stream: nothing more to say
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
