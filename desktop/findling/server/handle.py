@@ -217,8 +217,7 @@ class IndexHandle:
             reply = ("error", FindlingError(f"{verb} failed in the Findling that holds the index: "
                                             f"{type(exc).__name__}: {exc}"))
         else:
-            handed_over = verb == "index" and result.cancelled and letting_go.is_set() and not asked.is_set()
-            reply = ("moved", result) if handed_over else ("ok", result)
+            reply = ("moved", result) if verb == "index" and _handed_over(result, letting_go, asked) else ("ok", result)
         finally:
             self._leave()
         with sending:
@@ -280,7 +279,7 @@ class IndexHandle:
             report = engine.index(progress=kwargs.get("progress"), cancel=_Either(asked, letting_go))
         finally:
             self._leave()
-        if report.cancelled and letting_go.is_set() and not asked.is_set() and not self._closed:
+        if _handed_over(report, letting_go, asked) and not self._closed:
             return report.followed_by(self._call(verb, args, kwargs))
         return report
 
@@ -424,6 +423,12 @@ def _receive(conn: Connection, progress: Callable[[IndexProgress], None] | None,
             return message[0], message[1]
         else:
             raise message[1]
+
+
+def _handed_over(report: IndexReport, letting_go: threading.Event, asked: threading.Event) -> bool:
+    """An indexing run stopped because its process let the index go, not because its caller
+    asked: it goes on wherever the index is now."""
+    return report.cancelled and letting_go.is_set() and not asked.is_set()
 
 
 def _after(done: IndexReport | None, result: Any) -> Any:
