@@ -317,8 +317,7 @@ class Engine:
             return SearchResult(query, (), 0, notes=(f"semantic search is off: {exc}",))
         if self._vectors.index_for(embedder.spec.vector_key) is None:
             return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
-        constrained = bool(parsed.phrases or parsed.excluded_words or parsed.excluded_phrases)
-        lane = self._vectors.search(embedder, parsed.text, min(limit * 5, 10_000) if constrained else limit,
+        lane = self._vectors.search(embedder, parsed.text, min(limit * 5, 10_000) if parsed.has_constraints else limit,
                                     parsed.filters)
         allowed = self._bm25.satisfying(parsed, [h.doc_id for h in lane.hits])
         lane = replace(lane, hits=tuple(h for h in lane.hits if h.doc_id in allowed)[:limit])

@@ -795,8 +795,8 @@ class MainWindow(QMainWindow):
             self.start_indexing()
 
     def follow_change(self, verb: str) -> None:
-        """Another Findling process changed the index: folders, counts, watched folders and the
-        list shown follow it."""
+        """The index changed (another Findling process wrote to it, or a live update ran):
+        folders, counts, watched folders and the list shown follow it."""
         self.refresh_sources()
         if self.search_field.text().strip():
             self.run_search(full=False)
@@ -867,9 +867,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(
             f"Live update: {report.added} added, {report.updated} updated, {report.removed} removed"
         )
-        self.refresh_sources()
-        if self.search_field.text().strip():
-            self.run_search(full=False)
+        self.follow_change("update")
 
     def _on_error(self, message: str) -> None:
         self.statusBar().showMessage(message)

@@ -230,7 +230,7 @@ class Bm25Lane:
         """The documents among `doc_ids` that meet the query's hard constraints: every quoted
         phrase, none of the excluded words or phrases. A lane that ranks by meaning finds
         documents by other means, and must still obey them."""
-        if not (parsed.phrases or parsed.excluded_words or parsed.excluded_phrases) or not doc_ids:
+        if not parsed.has_constraints or not doc_ids:
             return set(doc_ids)
         cur = self._cursor()
         n_docs, _avgdl, languages = self._corpus_stats(cur)

@@ -46,6 +46,11 @@ class ParsedQuery:
     def has_terms(self) -> bool:
         return bool(self.groups or self.phrases)
 
+    @property
+    def has_constraints(self) -> bool:
+        """Phrases or exclusions: what every lane must obey, not only the keyword lane."""
+        return bool(self.phrases or self.excluded_words or self.excluded_phrases)
+
     def with_filters(self, extra: Filters) -> ParsedQuery:
         return replace(self, filters=self.filters.merged(extra))
 
