@@ -110,7 +110,7 @@ def test_doctor_beside_a_running_owner_reports_through_it_and_missing_models_are
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text("hello")
-    with IndexHandle(home) as owner:  # this process holds the index, as the window would
+    with IndexHandle.open(home) as owner:  # this process holds the index, as the window would
         owner.add_source(str(docs))
         owner.index()
         proc = _run("doctor", home=home, check=False)

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from findling.errors import SourceError
+from findling.records import SearchMode, SearchRequest
 from tests.helpers import assert_index_consistent, make_docx, make_pdf, write
 
 
@@ -27,7 +28,7 @@ def test_add_index_and_search_every_format(engine, docs):
     engine.add_source(docs)
     report = engine.index()
     assert report.added == 4 and report.failed == 0
-    assert _names(engine.search("zebra")) == ["a.md", "b.html", "c.pdf", "d.docx"]
+    assert _names(engine.find(SearchRequest("zebra", mode=SearchMode.KEYWORD))) == ["a.md", "b.html", "c.pdf", "d.docx"]
 
 
 def test_incremental_only_changed_files_processed(engine, docs):
@@ -41,8 +42,8 @@ def test_incremental_only_changed_files_processed(engine, docs):
     _bump(docs / "f1.txt")
     report = engine.index()
     assert (report.updated, report.unchanged) == (1, 4)
-    assert _names(engine.search("kiwi")) == ["f1.txt"]
-    assert _names(engine.search("original")) == ["f0.txt", "f2.txt", "f3.txt", "f4.txt"]
+    assert _names(engine.find(SearchRequest("kiwi", mode=SearchMode.KEYWORD))) == ["f1.txt"]
+    assert _names(engine.find(SearchRequest("original", mode=SearchMode.KEYWORD))) == ["f0.txt", "f2.txt", "f3.txt", "f4.txt"]
     assert assert_index_consistent(engine) == 5
 
 
@@ -50,11 +51,11 @@ def test_touched_file_with_same_bytes_is_not_reextracted(engine, docs):
     path = write(docs / "t.txt", "same bytes")
     engine.add_source(docs)
     engine.index()
-    doc_id = engine.search("bytes").hits[0].doc_id
+    doc_id = engine.find(SearchRequest("bytes", mode=SearchMode.KEYWORD)).hits[0].doc_id
     _bump(path)
     report = engine.index()
     assert report.updated == 0 and report.unchanged == 1
-    assert engine.search("bytes").hits[0].doc_id == doc_id
+    assert engine.find(SearchRequest("bytes", mode=SearchMode.KEYWORD)).hits[0].doc_id == doc_id
     assert engine.index().unchanged == 1  # the new mtime was stored
 
 
@@ -66,8 +67,8 @@ def test_deleted_file_leaves_index(engine, docs):
     gone.unlink()
     report = engine.index()
     assert report.removed == 1
-    assert _names(engine.search("lemon")) == ["keep.txt"]
-    assert _names(engine.search("tart")) == []
+    assert _names(engine.find(SearchRequest("lemon", mode=SearchMode.KEYWORD))) == ["keep.txt"]
+    assert _names(engine.find(SearchRequest("tart", mode=SearchMode.KEYWORD))) == []
     assert assert_index_consistent(engine) == 1
 
 
@@ -75,12 +76,12 @@ def test_moved_file_keeps_its_document(engine, docs):
     write(docs / "old" / "report.md", "# Report\n\nquarterly mango numbers")
     engine.add_source(docs)
     engine.index()
-    doc_id = engine.search("mango").hits[0].doc_id
+    doc_id = engine.find(SearchRequest("mango", mode=SearchMode.KEYWORD)).hits[0].doc_id
     (docs / "new").mkdir()
     os.rename(docs / "old" / "report.md", docs / "new" / "report.md")
     report = engine.index()
     assert report.moved == 1 and report.added == 0
-    hit = engine.search("mango").hits[0]
+    hit = engine.find(SearchRequest("mango", mode=SearchMode.KEYWORD)).hits[0]
     assert hit.doc_id == doc_id and hit.path == str(docs / "new" / "report.md")
 
 
@@ -93,7 +94,7 @@ def test_bad_files_recorded_and_skipped(engine, docs):
     engine.add_source(docs)
     report = engine.index()
     assert report.failed == 3
-    assert _names(engine.search("papaya")) == ["good.txt"]
+    assert _names(engine.find(SearchRequest("papaya", mode=SearchMode.KEYWORD))) == ["good.txt"]
     problems = {os.path.basename(p.path): p.error for p in engine.status().problems}
     assert set(problems) == {"broken.pdf", "fake.docx", "binary.txt"}
     assert all(problems.values())
@@ -158,7 +159,7 @@ def test_sources_nested_and_removed(engine, docs, tmp_path):
     report = engine.index()
     assert report.added == 1 and report.unchanged == 1  # the inner document was taken over
     assert engine.remove_source(docs) == 2
-    assert engine.search("cherry").hits == ()
+    assert engine.find(SearchRequest("cherry", mode=SearchMode.KEYWORD)).hits == ()
     with pytest.raises(SourceError):
         engine.remove_source(tmp_path / "never-added")
     with pytest.raises(SourceError):
@@ -173,7 +174,7 @@ def test_missing_source_folder_keeps_index(engine, tmp_path):
     os.rename(folder, tmp_path / "unplugged")
     report = engine.index()
     assert report.removed == 0 and any("missing" in w for w in report.warnings)
-    assert _names(engine.search("durian")) == ["a.txt"]
+    assert _names(engine.find(SearchRequest("durian", mode=SearchMode.KEYWORD))) == ["a.txt"]
 
 
 def test_update_paths_for_live_changes(engine, docs):
@@ -186,10 +187,10 @@ def test_update_paths_for_live_changes(engine, docs):
     ignored = write(docs / ".hidden.md", "fig hidden")
     report = engine.update_paths([a, new, ignored])
     assert (report.updated, report.added) == (1, 1)
-    assert _names(engine.search("fig")) == ["a.txt", "n.md"]
+    assert _names(engine.find(SearchRequest("fig", mode=SearchMode.KEYWORD))) == ["a.txt", "n.md"]
     new.unlink()
     assert engine.update_paths([new]).removed == 1
-    assert _names(engine.search("fig")) == ["a.txt"]
+    assert _names(engine.find(SearchRequest("fig", mode=SearchMode.KEYWORD))) == ["a.txt"]
     assert_index_consistent(engine)
 
 
@@ -218,7 +219,7 @@ def test_document_text_rebuilt_from_chunks(engine, docs, settings):
     write(docs / "long.md", text)
     engine.add_source(docs)
     engine.index()
-    doc_id = engine.search("sentence").hits[0].doc_id
+    doc_id = engine.find(SearchRequest("sentence", mode=SearchMode.KEYWORD)).hits[0].doc_id
     assert engine.document_text(doc_id).text == text
 
 
@@ -229,15 +230,15 @@ def test_parallel_workers_index_same_as_inline(engine, docs, settings):
     engine.add_source(docs)
     report = engine.index()
     assert report.added == 80
-    assert engine.search("banana", limit=100).total_matched == 80
-    assert len(engine.search("number42").hits) == 1
+    assert engine.find(SearchRequest("banana", mode=SearchMode.KEYWORD, limit=100)).total_matched == 80
+    assert len(engine.find(SearchRequest("number42", mode=SearchMode.KEYWORD)).hits) == 1
 
 
 def test_search_timings_recorded(engine, docs):
     write(docs / "a.txt", "timing test")
     engine.add_source(docs)
     engine.index()
-    result = engine.search("timing")
+    result = engine.find(SearchRequest("timing", mode=SearchMode.KEYWORD))
     assert set(result.timings_ms) == {"bm25", "snippets", "total"}
     assert result.timings_ms["total"] >= result.timings_ms["bm25"] > 0
 
@@ -247,7 +248,7 @@ def test_preview_highlights_what_search_matched(engine, docs):
     write(docs / "server.txt", "The server restarted twice. Restarting it again fixed the listener.")
     engine.add_source(docs)
     engine.index()
-    result = engine.search("restart")
+    result = engine.find(SearchRequest("restart", mode=SearchMode.KEYWORD))
     doc = engine.document_text(result.hits[0].doc_id, result.terms)
     marked = [doc.text[h.start:h.end] for h in doc.highlights]
     assert marked == ["restarted", "Restarting"]

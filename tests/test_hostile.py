@@ -16,6 +16,7 @@ import pytest
 
 from findling.engine import Engine
 from findling.pathnames import display_path
+from findling.records import SearchMode, SearchRequest
 from tests.helpers import write
 from tests.hostile import build, docx_slow
 
@@ -56,7 +57,7 @@ def test_every_control_file_is_searchable(hostile):
     root, home, cases, _ = hostile
     with Engine(home, read_only=True) as engine:
         for case in cases:
-            hits = engine.search(case.control).hits
+            hits = engine.find(SearchRequest(case.control, mode=SearchMode.KEYWORD)).hits
             assert [h.path for h in hits] == [str(root / case.name / "control.txt")], case.name
 
 
@@ -68,7 +69,7 @@ def test_every_bad_file_is_indexed_or_listed(hostile):
             bad = str(root / case.name / case.bad)
             if case.expect == "ok":
                 if case.find:
-                    hits = engine.search(case.find).hits
+                    hits = engine.find(SearchRequest(case.find, mode=SearchMode.KEYWORD)).hits
                     assert hits and hits[0].path == bad, (case.name, [h.path for h in hits])
             elif case.expect == "listed":
                 under = display_path(str(root / case.name)) + "/"
@@ -89,9 +90,9 @@ def test_every_bad_file_is_indexed_or_listed(hostile):
 def test_nothing_outside_the_folder_is_searchable(hostile):
     root, home, _cases, _ = hostile
     with Engine(home, read_only=True) as engine:
-        assert engine.search("outsidesecret").hits == ()
-        assert engine.search("credentials").hits == ()
-        for hit in engine.search("root OR localhost OR passwd OR hosts", limit=50).hits:
+        assert engine.find(SearchRequest("outsidesecret", mode=SearchMode.KEYWORD)).hits == ()
+        assert engine.find(SearchRequest("credentials", mode=SearchMode.KEYWORD)).hits == ()
+        for hit in engine.find(SearchRequest("root OR localhost OR passwd OR hosts", mode=SearchMode.KEYWORD, limit=50)).hits:
             assert hit.path.startswith(str(root)), hit.path
         assert all(p.path.startswith(str(root)) for p in engine.status().problems)
 
@@ -99,7 +100,7 @@ def test_nothing_outside_the_folder_is_searchable(hostile):
 def test_undecodable_name_round_trips_and_reads_well(hostile):
     root, home, _cases, _ = hostile
     with Engine(home, read_only=True) as engine:
-        hit = engine.search("mémoire").hits[0]  # found by name, read as Windows-1252
+        hit = engine.find(SearchRequest("mémoire", mode=SearchMode.KEYWORD)).hits[0]  # found by name, read as Windows-1252
         assert hit.title == "mémoire.txt"
         assert os.fsencode(hit.path) == os.fsencode(str(root / "latin1-name")) + b"/m\xe9moire.txt"
         assert Path(hit.path).read_text() == "souvenirword of an old archive"
@@ -129,7 +130,7 @@ def test_a_file_over_its_time_budget_is_stopped_and_recorded(tmp_path, docs, set
         assert report.failed == 1
         problem = {Path(p.path).name: p.error for p in engine.status().problems}["slow.docx"]
         assert problem == "timed out after 0.3 s"
-        assert engine.search("besideword").hits
+        assert engine.find(SearchRequest("besideword", mode=SearchMode.KEYWORD)).hits
 
 
 def test_add_refuses_pipes_and_devices(engine, docs):
@@ -151,7 +152,7 @@ def test_links_may_be_followed_when_the_setting_says_so(tmp_path, docs, settings
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
         engine.index()
-        assert engine.search("sharedword").hits
+        assert engine.find(SearchRequest("sharedword", mode=SearchMode.KEYWORD)).hits
 
 
 def test_link_is_typed_by_its_target(engine, docs, tmp_path):
@@ -160,7 +161,7 @@ def test_link_is_typed_by_its_target(engine, docs, tmp_path):
     os.symlink(target, docs / "alias")  # no extension: typed by the target, a Markdown file
     engine.add_source(docs)
     engine.index()
-    assert {h.title for h in engine.search("linkbody").hits} == {"Linked Title"}
+    assert {h.title for h in engine.find(SearchRequest("linkbody", mode=SearchMode.KEYWORD)).hits} == {"Linked Title"}
 
 
 def test_one_bad_row_never_costs_its_batch(engine, docs, monkeypatch):
@@ -179,7 +180,7 @@ def test_one_bad_row_never_costs_its_batch(engine, docs, monkeypatch):
     engine.add_source(docs)
     report = engine.index()
     assert report.added == 29 and report.failed == 1
-    assert len(engine.search("batchword", limit=50).hits) == 29
+    assert len(engine.find(SearchRequest("batchword", mode=SearchMode.KEYWORD, limit=50)).hits) == 29
     problem = engine.status().problems[0]
     assert problem.path.endswith("f13.txt") and "refused for the test" in problem.error
 

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
 from findling.settings import Settings
 from tests.helpers import assert_index_consistent, write
 
@@ -77,8 +78,8 @@ def test_kill_during_index_then_resume(tmp_path, delay):
     subprocess.run([sys.executable, "-m", "findling", "index"], env=env, check=True, capture_output=True)
     assert _check_consistent(home) == N_FILES
     with Engine(home) as engine:
-        assert engine.search("unique777").hits[0].path.endswith("f777.md")
-        assert engine.search("w5", limit=5000).total_matched == sum(
+        assert engine.find(SearchRequest("unique777", mode=SearchMode.KEYWORD)).hits[0].path.endswith("f777.md")
+        assert engine.find(SearchRequest("w5", mode=SearchMode.KEYWORD, limit=5000)).total_matched == sum(
             1 for i in range(N_FILES) if any((i * 7 + j) % 997 == 5 for j in range(120))
         )
 
@@ -118,4 +119,4 @@ def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
     done_docs, broken = embedded()
     assert (done_docs, broken) == (N_EMBED, 0)
     with Engine(home) as engine:
-        assert engine.vsearch("Note 17", limit=5).hits
+        assert engine.find(SearchRequest("Note 17", mode=SearchMode.SEMANTIC, limit=5)).hits

@@ -15,6 +15,7 @@ import pytest
 
 from findling.engine import Engine
 from findling.errors import StoreWriteError
+from findling.records import SearchMode, SearchRequest
 from tests.conftest import MINILM, needs_models, write_test_manifest
 from tests.helpers import assert_index_consistent, make_docx, make_epub, make_pdf, write
 
@@ -83,9 +84,9 @@ def test_bad_input_corpus(engine, docs):
             assert error, f"{name!r} has no reason"
     assert "encrypted PDF" in rows["encrypted.pdf"][1]
     assert "larger than" in rows["huge.txt"][1]
-    names = {os.path.basename(h.path) for h in engine.search("zebras", limit=50).hits}
+    names = {os.path.basename(h.path) for h in engine.find(SearchRequest("zebras", mode=SearchMode.KEYWORD, limit=50)).hits}
     assert {"good.pdf", "good.epub", "naïve café 🎉.md", "utf16.txt", "longline.txt"} <= names
-    assert engine.search("façon").hits and engine.search("検索").hits
+    assert engine.find(SearchRequest("façon", mode=SearchMode.KEYWORD)).hits and engine.find(SearchRequest("検索", mode=SearchMode.KEYWORD)).hits
     assert_index_consistent(engine)
     assert engine.index().failed == 0  # a second run retries nothing unchanged
 
@@ -108,7 +109,7 @@ def test_file_deleted_or_rewritten_while_indexing(engine, docs, monkeypatch):
     engine.add_source(docs)
     report = engine.index()
     assert report.added == 5 and report.failed == 0
-    assert engine.search("rewritten").hits[0].path.endswith("f2.txt")
+    assert engine.find(SearchRequest("rewritten", mode=SearchMode.KEYWORD)).hits[0].path.endswith("f2.txt")
     monkeypatch.setattr(prepare, "read_file", real)
     again = engine.index()
     assert again.updated == 0 and again.added == 0  # the stat stored is the one of the bytes read
@@ -133,7 +134,7 @@ def test_folder_removed_mid_run(engine, docs, monkeypatch):
     engine.add_source(docs)
     report = engine.index()
     assert report.added == 5 and not report.cancelled
-    assert len(engine.search("kept").hits) == 5 and engine.search("doomed").hits == ()
+    assert len(engine.find(SearchRequest("kept", mode=SearchMode.KEYWORD)).hits) == 5 and engine.find(SearchRequest("doomed", mode=SearchMode.KEYWORD)).hits == ()
 
 
 def test_disk_full_is_clear_and_loses_nothing(engine, docs, settings, monkeypatch):
@@ -156,10 +157,10 @@ def test_disk_full_is_clear_and_loses_nothing(engine, docs, settings, monkeypatc
     with pytest.raises(StoreWriteError, match="disk full"):
         engine.index()
     assert_index_consistent(engine)
-    assert engine.search("walnut", limit=100).total_matched == 20  # two batches committed, the third undone
+    assert engine.find(SearchRequest("walnut", mode=SearchMode.KEYWORD, limit=100)).total_matched == 20  # two batches committed, the third undone
     monkeypatch.setattr(indexer, "write_documents", real)
     engine.index()
-    assert engine.search("walnut", limit=100).total_matched == 40
+    assert engine.find(SearchRequest("walnut", mode=SearchMode.KEYWORD, limit=100)).total_matched == 40
 
 
 def test_queries_while_indexing_stay_consistent(tmp_path, settings, docs):
@@ -174,7 +175,7 @@ def test_queries_while_indexing_stay_consistent(tmp_path, settings, docs):
     def search_loop():
         while not done.is_set():
             try:
-                result = engine.search("shared", limit=5)
+                result = engine.find(SearchRequest("shared", mode=SearchMode.KEYWORD, limit=5))
                 seen.append(result.total_matched)
                 for hit in result.hits:
                     assert hit.path.startswith(str(docs)) and hit.title
@@ -191,7 +192,7 @@ def test_queries_while_indexing_stay_consistent(tmp_path, settings, docs):
         thread.join()
     assert not errors, errors
     assert seen and seen == sorted(seen), "a query never sees the index shrink while it grows"
-    assert engine.search("shared").total_matched == 1200
+    assert engine.find(SearchRequest("shared", mode=SearchMode.KEYWORD)).total_matched == 1200
     engine.close()
 
 
@@ -203,10 +204,10 @@ def test_hostile_queries(engine, docs, query):
     write(docs / "a.txt", "safe content")
     engine.add_source(docs)
     engine.index()
-    engine.search(query)
-    engine.query(query)
+    engine.find(SearchRequest(query, mode=SearchMode.KEYWORD))
+    engine.find(SearchRequest(query))
     assert engine.status().indexed == 1
-    assert engine.search("safe").hits
+    assert engine.find(SearchRequest("safe", mode=SearchMode.KEYWORD)).hits
 
 
 @needs_models
@@ -272,7 +273,7 @@ def test_real_disk_full(small_disk, tmp_path, settings, docs):
     with Engine(small_disk / "home", settings=settings) as again:
         committed = assert_index_consistent(again)
         assert 0 < committed < 600
-        assert again.search("filler3").hits
+        assert again.find(SearchRequest("filler3", mode=SearchMode.KEYWORD)).hits
 
 
 def test_read_only_data_folder(small_disk, tmp_path):

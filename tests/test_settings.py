@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from findling.errors import FindlingError
+from findling.records import SearchMode, SearchRequest
 from findling.settings import Settings, load_settings, save_settings, settings_path
 
 
@@ -57,11 +58,11 @@ def test_query_values_are_checked(engine):
     from findling.errors import QuerySyntaxError
 
     with pytest.raises(QuerySyntaxError):
-        engine.search("after:10000y notes")
+        engine.find(SearchRequest("after:10000y notes", mode=SearchMode.KEYWORD))
     with pytest.raises(QuerySyntaxError):
-        engine.search("notes", limit=-5)
+        engine.find(SearchRequest("notes", mode=SearchMode.KEYWORD, limit=-5))
     with pytest.raises(QuerySyntaxError):
-        engine.search("notes", limit=0)
+        engine.find(SearchRequest("notes", mode=SearchMode.KEYWORD, limit=0))
 
 
 def test_cli_result_count_is_checked(tmp_path, capsys):

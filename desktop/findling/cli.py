@@ -16,9 +16,8 @@ from findling import __version__
 from findling.errors import FindlingError
 from findling.models.manifest import ROLES, model_size
 from findling.pathnames import printable
-from findling.records import Filters, Hit, IndexProgress, SearchResult
-from findling.search.presentation import explain_lines, highlight_pieces
-from findling.search.query_parser import filters_from_options
+from findling.records import Filters, Hit, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
+from findling.search.presentation import explain_columns, explain_lines, explain_row, highlight_pieces, report_counts
 from findling.server.payloads import multi_get_json, result_json, slice_json, status_json
 
 _BOLD = "\033[1m"
@@ -80,11 +79,23 @@ def _engine(args: argparse.Namespace):
     command runs), else reached through the Findling that does. Output is the same either way."""
     from findling.server.handle import IndexHandle
 
-    return IndexHandle(args.home, settings=_settings(args))
+    return IndexHandle.open(args.home, settings=_settings(args))
 
 
 def _filters(args: argparse.Namespace) -> Filters:
-    return filters_from_options(args.ext, args.folder, args.after, args.before, args.path)
+    return Filters.from_options(args.ext, args.folder, args.after, args.before, args.path)
+
+
+def _request(args: argparse.Namespace, mode: SearchMode) -> SearchRequest:
+    """The request a search command sends: `search` (keyword), `query` (hybrid) or `vsearch`
+    (semantic). why-not builds the same one from the same options, so it explains the list that
+    command shows."""
+    text, limit, filters = args.query, args.limit, _filters(args)
+    if mode is SearchMode.KEYWORD:
+        return SearchRequest(text, mode, limit, filters, match=getattr(args, "match", None))
+    expand = True if getattr(args, "expand", False) else False if getattr(args, "no_expand", False) else None
+    rerank: RerankerMode | None = "off" if getattr(args, "no_rerank", False) else getattr(args, "reranker", None)
+    return SearchRequest(text, mode, limit, filters, getattr(args, "min_score", 0.0), expand, rerank)
 
 
 def _highlight(hit: Hit, color: bool) -> str:
@@ -191,11 +202,7 @@ def _run_index(engine) -> int:
         committed = report.added + report.updated
         print(f"stopped; {committed} files committed; `findling index` continues", file=sys.stderr)
         return 130
-    print(
-        f"indexed in {report.seconds:.1f}s: {report.added} added, {report.updated} updated, "
-        f"{report.moved} moved, {report.removed} removed, {report.unchanged} unchanged, "
-        f"{report.failed} failed, {report.skipped} skipped"
-    )
+    print(f"indexed in {report.seconds:.1f}s: {report_counts(report, every=True)}")
     emb = report.embedding
     if emb is not None and emb.skipped:
         print(f"semantic search is off: {emb.skipped}")
@@ -215,7 +222,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
-        result = engine.search(args.query, limit=args.limit, filters=_filters(args), match=args.match)
+        result = engine.find(_request(args, SearchMode.KEYWORD))
     return _print_result(args, result)
 
 
@@ -227,28 +234,15 @@ def print_explain(result: SearchResult) -> None:
     for line in explain_lines(explain):
         print(f"  {printable(line)}")
     titles = {h.doc_id: h.title for h in result.hits}
-    print(f"  {'#':>2} {'cover':>5} {'sat':>5} {'cos':>5} {'relev':>5} {'rerank':>6} {'w':>4} {'final':>5}  "
-          "lists (rank raw rrf)  title")
-
-    def num(value: float | None) -> str:
-        return "-" if value is None else f"{value:.2f}"
-
+    print(f"  {explain_columns()}")
     for i, r in enumerate(explain.results, 1):
-        ev = r.evidence
-        lists = "; ".join(f"{x.list_name} #{x.rank} {x.raw:.3f} {x.rrf:.4f}" for x in r.lists)
-        rerank = f"{r.rerank:.3f}" if r.rerank is not None else "-"
-        weight = f"{r.fusion_weight:.2f}" if r.fusion_weight is not None else "-"
-        print(f"  {i:>2} {num(ev.coverage):>5} {num(ev.saturation):>5} {num(ev.cosine):>5} {r.relevance:5.2f} "
-              f"{rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  {printable(titles.get(r.doc_id, '')[:40])}")
+        print(f"  {printable(explain_row(i, r, titles.get(r.doc_id, '')))}")
     print("  timings ms: " + ", ".join(f"{k} {v:.1f}" for k, v in explain.timings_ms.items()))
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    expand = True if args.expand else False if args.no_expand else None
-    rerank = "off" if args.no_rerank else args.reranker
     with _engine(args) as engine:
-        result = engine.query(args.query, limit=args.limit, filters=_filters(args), expand=expand,
-                              rerank=rerank, min_score=args.min_score)
+        result = engine.find(_request(args, SearchMode.HYBRID))
     if args.json:
         extra = {"explain": result.explain.to_dict()} if args.explain and result.explain else {}
         print(dump_json(result_json(result, extra)))
@@ -261,7 +255,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_vsearch(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
-        result = engine.vsearch(args.query, limit=args.limit, filters=_filters(args))
+        result = engine.find(_request(args, SearchMode.SEMANTIC))
     return _print_result(args, result)
 
 
@@ -315,7 +309,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from findling.server.handle import IndexHandle
     from findling.server.mcp_server import run_stdio
 
-    with IndexHandle(args.home, settings=_settings(args)) as handle:
+    with IndexHandle.open(args.home, settings=_settings(args)) as handle:
         run_stdio(handle, allow_write=args.allow_write)
     return 0
 
@@ -328,7 +322,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 0
     from findling.server.handle import IndexHandle
 
-    with IndexHandle(args.home, settings=_settings(args)) as handle:
+    with IndexHandle.open(args.home, settings=_settings(args)) as handle:
         load_token(args.home)
         print(f"Findling serves MCP at http://127.0.0.1:{args.port}/mcp, POST /query and GET /health; send "
               f"Authorization: Bearer <the token in {token_path(args.home)}>", file=sys.stderr)
@@ -398,7 +392,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 def cmd_why_not(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
-        answer = engine.why_not(args.query, args.path, mode=args.mode, limit=args.limit, min_score=args.min_score)
+        answer = engine.why_not(_request(args, SearchMode(args.mode)), args.path)
     if args.json:
         print(dump_json(asdict(answer)))
         return 0
@@ -624,11 +618,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("why-not", help="why a file is (or is not) among a query's results")
     p.add_argument("query")
     p.add_argument("path", help="the file you expected to find")
-    p.add_argument("--mode", choices=["hybrid", "keyword", "semantic"], default="hybrid",
+    p.add_argument("--mode", choices=list(SearchMode), default=SearchMode.HYBRID.value,
                    help="which search to explain: query (hybrid), search (keyword) or vsearch (semantic)")
-    p.add_argument("-n", "--limit", type=int, help="the number of results the search shows")
+    _search_options(p)
+    p.add_argument("--match", choices=["all", "any"], help="keyword mode: as search --match")
     p.add_argument("--min-score", type=float, default=0.0, help="the score floor the search used")
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_why_not)
 
     p = sub.add_parser("mcp", help="serve the index to AI agents over MCP (stdio)")

@@ -55,7 +55,7 @@ def _store_check(home: str | None) -> Check:
         writable = os.access(folder if folder.exists() else folder.parent, os.W_OK)
         return Check("index", writable, f"no index yet at {db}" + ("" if writable else " (folder not writable)"))
     try:
-        with IndexHandle(home, serve=False) as handle:
+        with IndexHandle.open(home, serve=False) as handle:
             st = handle.status()
             through = "" if handle.role == "owner" else " (asked of the running Findling that holds it)"
         return Check(

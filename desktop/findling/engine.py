@@ -6,10 +6,10 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from findling.docids import split_reference
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
@@ -25,7 +25,13 @@ from findling.records import (
     Highlight,
     Hit,
     IndexReport,
+    Lane,
+    MatchMode,
     MultiGetResult,
+    QueryExplain,
+    RerankerMode,
+    SearchMode,
+    SearchRequest,
     SearchResult,
     Source,
     SourceStatus,
@@ -50,7 +56,13 @@ from findling.search.why_not import (
 )
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
-from findling.store.documents import delete_documents, document_paths, document_state, documents_named
+from findling.store.documents import (
+    delete_documents,
+    document_paths,
+    document_state,
+    documents_named,
+    modified_times,
+)
 from findling.store.sources import (
     delete_source,
     insert_source,
@@ -71,9 +83,10 @@ from findling.store.status import (
 from findling.store.text_cache import DocumentCache
 from findling.store.vectors import embedded_share, table_for
 
-WHY_NOT_MODES = ("hybrid", "keyword", "semantic")
+T = TypeVar("T")
 
 if TYPE_CHECKING:
+    from findling.index_api import IndexAPI
     from findling.ingest.indexer import ProgressCallback
 
 
@@ -114,8 +127,9 @@ class Engine:
         self._documents = DocumentCache(self._db.cursor, self.home)
         self.models = ModelService(self.settings.models)
         self._pipeline = Pipeline(
-            self._db, self._bm25, self._vectors, self.models, self.settings.pipeline, self.settings.search,
-            self._documents,
+            self._db, self._bm25, self._vectors, self.models, self.settings.pipeline, self._documents,
+            newer_first=lambda ranked, score_of: self._newer_first(ranked, lambda f: score_of[f.doc_id],
+                                                                   lambda f: f.doc_id),
         )
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()
@@ -244,99 +258,89 @@ class Engine:
 
     # -- search -------------------------------------------------------------------------
 
-    def _parse(self, query: str, limit: int | None, filters: Filters | None) -> tuple[ParsedQuery, int]:
+    def _parse(self, request: SearchRequest) -> tuple[ParsedQuery, int]:
+        limit = request.limit
         if limit is not None and not 1 <= limit <= 10_000:
             raise QuerySyntaxError(f"the number of results must be between 1 and 10000, got {limit}")
-        parsed = parse_query(query)
-        if filters is not None:
-            parsed = parsed.with_filters(filters)
-        return parsed, limit or self.settings.search.limit
+        if request.mode not in SearchMode.__members__.values():
+            raise QuerySyntaxError(f"mode must be one of {', '.join(SearchMode)}, got {request.mode!r}")
+        return parse_query(request.text).with_filters(request.filters), limit or self.settings.search.limit
 
-    def search(
-        self, query: str, limit: int | None = None, filters: Filters | None = None, match: str | None = None
-    ) -> SearchResult:
-        """Keyword search (the BM25 lane) with snippets."""
+    def find(self, request: SearchRequest) -> SearchResult:
+        """Answer one search, in the mode it asks for: the one place that maps a mode to its
+        lanes, says what is unavailable, orders newer-first among equals and marks weak results."""
+        return self._find(request)
+
+    def _find(self, request: SearchRequest, keep_weak: bool = False) -> SearchResult:
+        """`keep_weak`: also the results below the weak score, marked (why-not places every
+        candidate; a list shows only good ones)."""
         started = time.perf_counter()
-        parsed, limit = self._parse(query, limit, filters)
-        lane = self._bm25.search(parsed, limit, match or self.settings.search.match)
+        parsed, limit = self._parse(request)
+        if request.mode is SearchMode.KEYWORD:
+            result = self._keyword(request, parsed, limit)
+        else:
+            result = self._ranked(request, parsed, limit, keep_weak)
+        result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
+        return result
+
+    def _keyword(self, request: SearchRequest, parsed: ParsedQuery, limit: int) -> SearchResult:
+        """Keyword mode: the BM25 lane alone, every word required unless no document has them all."""
+        lane = self._bm25.search(parsed, limit, request.match or self.settings.search.match)
         evidence = relative([Evidence(coverage=h.coverage, saturation=h.saturation) for h in lane.hits])
-        scores = [relevance(e) for e in evidence]
-        hits = self._newer_first_among_equals(
-            self._present([RankedEntry(h.doc_id, h.score, p) for h, p in zip(lane.hits, scores)], lane.terms)
-        )
+        entries = [RankedEntry(h.doc_id, h.score, score) for h, e in zip(lane.hits, evidence)
+                   if (score := relevance(e)) >= request.min_score]
+        presenting = time.perf_counter()
+        hits = self._present(self._newer_first(entries, lambda e: e.score, lambda e: e.doc_id), lane.terms)
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
-        total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
-            query=query,
-            hits=tuple(hits),
-            total_matched=lane.total,
-            relaxed=lane.relaxed,
-            notes=notes,
-            timings_ms={"bm25": round(lane.ms, 2), "snippets": round(total_ms - lane.ms, 2), "total": round(total_ms, 2)},
+            query=request.text, hits=tuple(hits), total_matched=lane.total, relaxed=lane.relaxed, notes=notes,
+            timings_ms={"bm25": round(lane.ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)},
             terms=tuple(lane.terms),
         )
 
-    def query(
-        self,
-        query: str,
-        limit: int | None = None,
-        filters: Filters | None = None,
-        expand: bool | None = None,
-        rerank: str | None = None,
-        min_score: float = 0.0,
-        lanes: tuple[str, ...] = ("bm25", "vector"),
-        keep_weak: bool = False,
-    ) -> SearchResult:
-        """The full hybrid pipeline, with its explain record. `keep_weak`: also the results below
-        the weak score, marked (why-not places every candidate; a list shows only good ones)."""
-        started = time.perf_counter()
-        parsed, limit = self._parse(query, limit, filters)
+    def _ranked(self, request: SearchRequest, parsed: ParsedQuery, limit: int, keep_weak: bool) -> SearchResult:
+        """Hybrid and semantic modes: the pipeline over the mode's lanes, with its explain record."""
         if not parsed.has_terms:
-            return SearchResult(query, (), 0, notes=("the query has no words to search for",))
-        result = self._pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
-        hits, notes = self._keep_good(self._present(result.entries, result.terms), lanes, keep_weak)
+            return SearchResult(request.text, (), 0, notes=("the query has no words to search for",))
+        result = self._run_pipeline(request.text, parsed, limit, request.mode.lanes, request.expand, request.rerank,
+                                    request.min_score)
+        hits, notes = self._keep_good(self._present(result.entries, result.terms), keep_weak)
         explain = result.explain
-        timings = dict(explain.timings_ms)
-        timings["total"] = round((time.perf_counter() - started) * 1000, 2)
         return SearchResult(
-            query=query, hits=tuple(hits), total_matched=explain.candidates, notes=result.notes + notes,
-            timings_ms=timings, explain=explain, terms=tuple(result.terms),
+            query=request.text, hits=tuple(hits), total_matched=explain.candidates, notes=result.notes + notes,
+            timings_ms=dict(explain.timings_ms), explain=explain, terms=tuple(result.terms),
         )
 
-    def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None,
-                keep_weak: bool = False) -> SearchResult:
-        """Semantic search (the vector lane): documents by meaning, best chunk each."""
-        started = time.perf_counter()
-        parsed, limit = self._parse(query, limit, filters)
+    def _run_pipeline(self, query: str, parsed: ParsedQuery, limit: int, lanes: tuple[Lane, ...],
+                      expand: bool | None, rerank: RerankerMode | None, min_score: float = 0.0) -> PipelineResult:
+        """The pipeline over the lanes that can run: a lane asked for but unavailable is named in a note."""
+        notes: list[str] = []
+        if "vector" in lanes:
+            off = self.semantic_off()
+            if off is not None:
+                notes.append(f"semantic search is off: {off}")
+                lanes = tuple(lane for lane in lanes if lane != "vector")
+            elif partial := self._vectors.coverage_note(self.models.spec("embedder").vector_key):
+                notes.append(partial)
+        if not lanes:
+            explain = QueryExplain(query=query, mode="", stages=(), expansion=None, candidates=0, results=(),
+                                   timings_ms={})
+            return PipelineResult((), explain, (), tuple(notes))
+        result = self._pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
+        return replace(result, notes=tuple(notes) + result.notes)
+
+    def semantic_off(self) -> str | None:
+        """Why semantic search cannot run now, or None when it can: the one place that asks."""
         reason = self.models.unavailable_reason("embedder")
         if reason is not None:
-            return SearchResult(query, (), 0, notes=(f"semantic search is off: {reason}",))
+            return reason
         try:
-            embedder = self.models.embedder()
+            embedder = self.models.embedder()  # loaded (and its file verified) here: a damaged model means keywords only
         except FindlingError as exc:
-            return SearchResult(query, (), 0, notes=(f"semantic search is off: {exc}",))
+            return f"the embedder cannot be loaded ({exc})"
         if self._vectors.index_for(embedder.spec.vector_key) is None:
-            return SearchResult(query, (), 0, notes=("no documents are embedded yet: run findling index",))
-        lane = self._vectors.search(embedder, parsed.text, min(limit * 5, 10_000) if parsed.has_constraints else limit,
-                                    parsed.filters)
-        allowed = self._bm25.satisfying(parsed, [h.doc_id for h in lane.hits])
-        lane = replace(lane, hits=tuple(h for h in lane.hits if h.doc_id in allowed)[:limit])
-        partial = self._vectors.coverage_note(embedder.spec.vector_key)
-        terms = self._bm25.terms_of(parsed)
-        hits, notes = self._keep_good(self._present(
-            [RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
-             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))], terms
-        ), ("vector",), keep_weak)
-        total_ms = (time.perf_counter() - started) * 1000
-        return SearchResult(
-            query=query,
-            hits=tuple(hits),
-            total_matched=len(hits),
-            notes=((partial,) if partial else ()) + notes,
-            timings_ms={"embed": round(lane.embed_ms, 2), "vector": round(lane.ms - lane.embed_ms, 2),
-                        "total": round(total_ms, 2)},
-            terms=tuple(terms),
-        )
+            return "no documents are embedded yet; run findling index"
+        return None
 
     def files_named(self, text: str, limit: int = 5) -> list[str]:
         """Indexed files whose name holds the text: the window's instant name row."""
@@ -345,24 +349,20 @@ class Engine:
             return []
         return documents_named(self._db.cursor(), text, limit)
 
-    def why_not(
-        self, query: str, path: str | os.PathLike[str], mode: str = "hybrid", limit: int | None = None,
-        min_score: float = 0.0, filters: Filters | None = None,
-    ) -> WhyNotAnswer:
-        """Why this file is, or is not, among this query's results: first the file (missing,
-        outside the folders, excluded and by which rule, a kind Findling does not read, not
-        indexed, failed or skipped), then the search (filters, each lane's standing, the
-        result limit, the score floor)."""
+    def why_not(self, request: SearchRequest, path: str | os.PathLike[str]) -> WhyNotAnswer:
+        """Why this file is, or is not, among the results of this request (the very search a face
+        showed): first the file (missing, outside the folders, excluded and by which rule, a kind
+        Findling does not read, not indexed, failed or skipped), then the search (filters, each
+        lane's standing, the result limit, the score floor)."""
         from findling.ingest.formats import kind_of
         from findling.ingest.scan import why_left_out
 
-        if mode not in WHY_NOT_MODES:
-            raise QuerySyntaxError(f"mode must be one of {', '.join(WHY_NOT_MODES)}, got {mode!r}")
+        parsed, limit = self._parse(request)
         target = os.path.abspath(os.fspath(path))
         name = os.path.basename(target)
 
         def answer(reason: str, summary: str, details: tuple[str, ...] = (), **ranks: int | None) -> WhyNotAnswer:
-            return WhyNotAnswer(query, target, reason, summary, details, **ranks)
+            return WhyNotAnswer(request.text, target, reason, summary, details, **ranks)
 
         sources = self.sources()
         source = owner_of(sources, target)
@@ -387,8 +387,7 @@ class Engine:
         if status in ("failed", "skipped"):
             what = "Reading it failed" if status == "failed" else "It was skipped"
             return answer(status, f"{what}: {error or 'no reason was recorded'}.")
-        parsed, limit = self._parse(query, limit, filters)
-        facts = self._search_facts(query, parsed, doc_id, mode, limit, min_score, filters)
+        facts = self._search_facts(request, parsed, doc_id, limit)
         reason, summary, details = judge(facts)
         return answer(
             reason, summary, details, rank=facts.shown_rank or facts.wider_rank,
@@ -396,14 +395,12 @@ class Engine:
             semantic_rank=facts.semantic.rank if facts.semantic else None,
         )
 
-    def _search_facts(self, query: str, parsed: ParsedQuery, doc_id: int, mode: str, limit: int, min_score: float,
-                      filters: Filters | None) -> SearchFacts:
+    def _search_facts(self, request: SearchRequest, parsed: ParsedQuery, doc_id: int, limit: int) -> SearchFacts:
+        mode = request.mode
+        min_score = request.min_score
+
         def results(n: int, floor: float, keep_weak: bool = False) -> SearchResult:
-            if mode == "keyword":
-                return self.search(query, n, filters)
-            if mode == "semantic":
-                return self.vsearch(query, n, filters, keep_weak=keep_weak)
-            return self.query(query, n, filters, min_score=floor, keep_weak=keep_weak)
+            return self._find(replace(request, limit=n, min_score=floor), keep_weak=keep_weak)
 
         def place(result: SearchResult) -> tuple[int | None, float | None]:
             return next(((i, h.score) for i, h in enumerate(result.hits, 1) if h.doc_id == doc_id), (None, None))
@@ -415,17 +412,13 @@ class Engine:
         weak_cut = bool(shown.hits) and all(h.weak for h in shown.hits) and len(shown.hits) < limit
         too_weak = not weak_cut and wider_rank is not None and wider.hits[wider_rank - 1].weak
         cur = self._db.cursor()
-        keyword = (keyword_standing(self._bm25, cur, parsed, doc_id, self.settings.search.match)
-                   if mode != "semantic" else None)
+        keyword = (keyword_standing(self._bm25, cur, parsed, doc_id, request.match or self.settings.search.match)
+                   if mode is not SearchMode.SEMANTIC else None)
         semantic, semantic_off = None, None
-        if mode != "keyword":
-            semantic_off = self.models.unavailable_reason("embedder")
+        if mode is not SearchMode.KEYWORD:
+            semantic_off = self.semantic_off()
             if semantic_off is None:
-                embedder = self.models.embedder()
-                if self._vectors.index_for(embedder.spec.vector_key) is None:
-                    semantic_off = "no documents are embedded yet"
-                else:
-                    semantic = semantic_standing(self._vectors, embedder, parsed, doc_id, self._passage)
+                semantic = semantic_standing(self._vectors, self.models.embedder(), parsed, doc_id, self._passage)
         return SearchFacts(
             mode=mode, limit=limit, min_score=min_score, shown_rank=shown_rank, wider_rank=wider_rank,
             wider_score=wider_score, weak_cut=weak_cut and wider_rank is not None, too_weak=too_weak,
@@ -439,31 +432,35 @@ class Engine:
         return text.text[start:end] if text is not None else ""
 
     def rank(
-        self, query: str, limit: int = 100, lanes: tuple[str, ...] = ("bm25", "vector"), expand: bool | None = None,
-        rerank: str | None = None,
+        self, query: str, limit: int = 100, lanes: tuple[Lane, ...] = ("bm25", "vector"), expand: bool | None = None,
+        rerank: RerankerMode | None = None,
     ) -> PipelineResult:
-        """The pipeline's ranking without snippets: for evaluation, where rendering results
-        is not what is measured."""
-        parsed, limit = self._parse(query, limit, None)
-        return self._pipeline.run(query, parsed, limit, lanes, expand, rerank)
+        """The pipeline's ranking over any lanes, without snippets: for evaluation, where
+        rendering results is not what is measured."""
+        parsed, limit = self._parse(SearchRequest(query, limit=limit))
+        return self._run_pipeline(query, parsed, limit, lanes, expand, rerank)
 
-    def rank_keywords(self, query: str, limit: int = 20, match: str = "all") -> list[RankedEntry]:
+    def rank_keywords(self, query: str, limit: int = 20, match: MatchMode = "all") -> list[RankedEntry]:
         """The BM25 lane alone, without snippets: for benchmarks."""
-        parsed, limit = self._parse(query, limit, None)
+        parsed, limit = self._parse(SearchRequest(query, SearchMode.KEYWORD, limit=limit))
         lane = self._bm25.search(parsed, limit, match)
         return [RankedEntry(h.doc_id, h.score, h.score) for h in lane.hits]
 
-    def _newer_first_among_equals(self, hits: list[Hit]) -> list[Hit]:
+    def _newer_first(self, items: Sequence[T], score: Callable[[T], float], doc_id: Callable[[T], int]) -> list[T]:
+        """Best first by score, where a newer file gets a nudge too small to pass a clearly better
+        one (relevance.with_recency): every list in every mode is ordered here."""
         s = self.settings.search
-        return newer_first_among_equals(hits, lambda h: h.score, lambda h: h.mtime, s.recency_weight,
+        if s.recency_weight <= 0 or len(items) < 2:
+            return sorted(items, key=lambda item: -score(item))
+        mtimes = modified_times(self._db.cursor(), [doc_id(item) for item in items])
+        return newer_first_among_equals(items, score, lambda item: mtimes.get(doc_id(item)), s.recency_weight,
                                         s.recency_half_life_days, time.time())
 
-    def _keep_good(self, hits: list[Hit], lanes: Sequence[str], keep_weak: bool = False
-                   ) -> tuple[list[Hit], tuple[str, ...]]:
+    def _keep_good(self, hits: list[Hit], keep_weak: bool = False) -> tuple[list[Hit], tuple[str, ...]]:
         """Semantic and hybrid results are ranked, not matched: every document is somewhat
         close to any query. Results below the weak score are left out; when nothing scores
         better, only the closest few are kept, marked weak, with a note saying so."""
-        if "vector" not in lanes or not hits:
+        if not hits:
             return hits, ()
         floor = self.settings.search.weak_score
         good = [h for h in hits if h.score >= floor]
@@ -508,17 +505,16 @@ class Engine:
         ref, _line, _n = split_reference(ref)
         doc_id = self._fetch.resolve(ref, self.sources())
         limit = limit or self.settings.search.limit
-        reason = self.models.unavailable_reason("embedder")
-        if reason is not None:
-            return SearchResult(ref, (), 0, notes=(f"semantic search is off: {reason}",))
+        off = self.semantic_off()
+        if off is not None:
+            return SearchResult(ref, (), 0, notes=(f"semantic search is off: {off}",))
         model = self.models.spec("embedder").vector_key
         lane = self._vectors.similar(model, doc_id, limit, filters)
         if lane is None:
             return SearchResult(ref, (), 0, notes=("that document has no vectors yet: run findling index",))
-        hits = self._present(
-            [RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
-             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))], ()
-        )
+        entries = [RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
+                   for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))]
+        hits = self._present(self._newer_first(entries, lambda e: e.score, lambda e: e.doc_id), ())
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(query=ref, hits=tuple(hits), total_matched=len(hits),
                             timings_ms={"vector": round(lane.ms, 2), "total": round(total_ms, 2)})
@@ -572,3 +568,8 @@ class Engine:
             table = found[0] if found else None
         embedded, embeddable = embedded_share(cur, table)
         return {"embedder": name, "embedded": embedded, "embeddable": embeddable}
+
+
+if TYPE_CHECKING:
+    def _an_engine_is_an_index(engine: Engine) -> IndexAPI:
+        return engine  # mypy holds the Engine to the one API every face calls

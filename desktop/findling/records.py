@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from typing import Literal
 
+from findling.dates import parse_date
 from findling.docids import docid
 
 # The vocabularies that cross layers, spelled once.
@@ -41,6 +44,67 @@ class Filters:
     @property
     def empty(self) -> bool:
         return self == Filters()
+
+    @classmethod
+    def from_options(cls, ext: Sequence[str] | str | None = None, folder: Sequence[str] | str | None = None,
+                     after: str | None = None, before: str | None = None,
+                     path: Sequence[str] | str | None = None) -> Filters:
+        """Filters from a face's options (CLI flags, MCP and HTTP fields): extensions without their
+        dot, folders made absolute (`~` expanded), dates parsed (a QuerySyntaxError names a bad one).
+        A single string is one value, never a list of its letters."""
+
+        def values(given: Sequence[str] | str | None) -> tuple[str, ...]:
+            return (given,) if isinstance(given, str) else tuple(given or ())
+
+        return cls(
+            extensions=tuple(e.lower().lstrip(".") for e in values(ext)),
+            path_contains=tuple(p.lower() for p in values(path)),
+            folders=tuple(os.path.abspath(os.path.expanduser(f)) for f in values(folder)),
+            after=parse_date(after) if after else None,
+            before=parse_date(before) if before else None,
+        )
+
+
+class SearchMode(StrEnum):
+    """What a search ranks by. Every face offers these three and nothing else."""
+
+    HYBRID = "hybrid"  # words and meaning: the whole pipeline
+    KEYWORD = "keyword"  # words alone: BM25, every word required unless none matches them all
+    SEMANTIC = "semantic"  # meaning alone: the vector lane
+
+    @property
+    def lanes(self) -> tuple[Lane, ...]:
+        return _LANES[self]
+
+    @property
+    def label(self) -> str:
+        return self.value.capitalize()
+
+
+_LANES: dict[SearchMode, tuple[Lane, ...]] = {
+    SearchMode.HYBRID: ("bm25", "vector"),
+    SearchMode.KEYWORD: ("bm25",),
+    SearchMode.SEMANTIC: ("vector",),
+}
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search, as every face asks it (the window, the CLI, MCP, HTTP, why-not): the engine
+    answers it in one place, so two faces asking the same request see the same list."""
+
+    text: str
+    mode: SearchMode = SearchMode.HYBRID
+    limit: int | None = None  # None: the settings' number of results
+    filters: Filters = field(default_factory=Filters)
+    min_score: float = 0.0
+    expand: bool | None = None  # None: as the settings say (hybrid and semantic)
+    rerank: RerankerMode | None = None  # None: as the settings say (hybrid and semantic)
+    match: MatchMode | None = None  # keyword mode: every word, or any; None: as the settings say
+
+    def quick(self) -> SearchRequest:
+        """The same search without the slow stages (expansion, reranking): the list to show at once."""
+        return replace(self, expand=False, rerank="off")
 
 
 @dataclass(frozen=True)

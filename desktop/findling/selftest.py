@@ -71,6 +71,7 @@ def run_selftest(stream=sys.stdout) -> int:
             import duckdb
 
             from findling.engine import Engine
+            from findling.records import SearchMode, SearchRequest
 
             docs = root / "docs"
             docs.mkdir()
@@ -79,10 +80,10 @@ def run_selftest(stream=sys.stdout) -> int:
             with Engine(root / "home") as engine:
                 engine.add_source(docs)
                 report_ = engine.index()
-                hits = engine.search("fox").hits
+                hits = engine.find(SearchRequest("fox", SearchMode.KEYWORD)).hits
                 if report_.added != 2 or len(hits) != 1 or not hits[0].path.endswith("a.md"):
                     raise RuntimeError(f"indexed {report_.added}, found {[h.path for h in hits]}")
-                query = engine.query("lazy dog")
+                query = engine.find(SearchRequest("lazy dog"))
             return f"duckdb {duckdb.__version__}: indexed 2 files, search and query found {len(query.hits)} result(s)"
 
         def qt() -> str:

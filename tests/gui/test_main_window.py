@@ -7,6 +7,8 @@ import os
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
+from findling.gui.tasks import wait_for_tasks
+from findling.records import SearchMode, SearchRequest
 from tests.helpers import write
 
 
@@ -93,7 +95,7 @@ def test_file_change_is_picked_up(qtbot, window, docs):
     _type(qtbot, window, "pangolin")
     qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
     os.unlink(docs / "fresh.txt")
-    qtbot.waitUntil(lambda: window.engine.search("pangolin").hits == (), timeout=15000)
+    qtbot.waitUntil(lambda: window.engine.find(SearchRequest("pangolin", mode=SearchMode.KEYWORD)).hits == (), timeout=15000)
 
 
 def test_errors_are_shown_not_raised(qtbot, window, tmp_path):
@@ -126,11 +128,11 @@ def test_pause_and_resume(qtbot, window, docs):
     window.toggle_pause()  # paused before the folder arrives: nothing is indexed
     window.add_paths([str(docs)])
     _wait_idle(qtbot, window)
-    assert window.engine.search("paused").hits == ()
+    assert window.engine.find(SearchRequest("paused", mode=SearchMode.KEYWORD)).hits == ()
     assert window.pause_button.text() == "Resume"
     window.toggle_pause()
     _wait_idle(qtbot, window, 60000)
-    assert window.engine.search("paused", limit=500).total_matched == 300
+    assert window.engine.find(SearchRequest("paused", mode=SearchMode.KEYWORD, limit=500)).total_matched == 300
 
 
 def test_a_second_window_brings_the_first_forward(qtbot, tmp_path):
@@ -200,24 +202,57 @@ def test_models_dialog_offers_the_multilingual_embedder_for_foreign_folders(wind
 
 
 def test_reranked_list_replaces_the_fused_one_without_moving_the_selection(window, qtbot):
+    import threading
+
     from findling.records import Hit, SearchResult
 
     def hits(order):
         return tuple(Hit(doc_id=d, path=f"/docs/{d}.md", title=f"doc {d}", score=0.9 - 0.1 * i)
                      for i, d in enumerate(order))
 
-    window._query_generation = generation = 7
-    window._on_results(generation, SearchResult("q", hits([1, 2, 3, 4]), 4), refining=False)
+    class Answers:
+        """Answers the quick request and the complete one each when told to, in any order."""
+
+        def __init__(self):
+            self.release = {"quick": threading.Event(), "complete": threading.Event()}
+
+        def files_named(self, text):
+            return []
+
+        def find(self, request):
+            kind = "quick" if request.rerank == "off" else "complete"
+            assert self.release[kind].wait(10)
+            return SearchResult(request.text, hits([1, 2, 3, 4] if kind == "quick" else [3, 1, 4, 2]), 4)
+
+    answers = Answers()
+    window.searches.engine = answers
+    window.mode_box.setCurrentText("Hybrid")
+    window.search_field.setText("q")
+    window.run_search(full=True)
+    answers.release["quick"].set()
+    qtbot.waitUntil(lambda: window.results.rowCount() == 4, timeout=5000)
     view = window.results_view
     view.setCurrentIndex(window.results.index(2, 0))  # the user moves to doc 3
     assert window.results.hit(view.currentIndex().row()).doc_id == 3
-    window._on_results(generation, SearchResult("q", hits([3, 1, 4, 2]), 4), refining=True)
+    answers.release["complete"].set()
+    qtbot.waitUntil(lambda: window.results.hit(0).doc_id == 3, timeout=5000)
     assert [window.results.hit(r).doc_id for r in range(4)] == [3, 1, 4, 2]
     assert window.results.hit(view.currentIndex().row()).doc_id == 3  # still doc 3, now first
-    # a quick list that arrives after the reranked one is out of date and dropped
-    window._on_results(generation, SearchResult("q", hits([1, 2, 3, 4]), 4), refining=False)
-    assert window.results.hit(0).doc_id == 3
     assert window.statusBar().currentMessage().startswith("4 results")
+
+    # a quick list that arrives after the reranked one is out of date and dropped
+    answers = Answers()
+    window.searches.engine = answers
+    window.search_field.setText("q2")
+    window.run_search(full=True)
+    answers.release["complete"].set()
+    qtbot.waitUntil(lambda: window.searches.result is not None and window.searches.result.query == "q2",
+                    timeout=5000)
+    answers.release["quick"].set()
+    assert wait_for_tasks(10)
+    qtbot.wait(50)  # the quick list's answer is delivered through the event loop, if at all
+    assert [window.results.hit(r).doc_id for r in range(4)] == [3, 1, 4, 2]
+    assert window.searches.shown.rerank is None  # the list on screen is the complete request's
 
 
 def test_keyword_mode_is_the_search_command(window, qtbot, tmp_path):
@@ -230,7 +265,7 @@ def test_keyword_mode_is_the_search_command(window, qtbot, tmp_path):
     window.run_search(full=True)
     qtbot.waitUntil(lambda: window.results.rowCount() > 0, timeout=5000)
     assert [window.results.hit(r).path.endswith("incident.txt") for r in range(window.results.rowCount())] == [True]
-    assert "the" not in window._last_result.terms
+    assert "the" not in window.searches.result.terms
 
 
 def test_find_similar_to_a_passage_searches_with_it(window, qtbot, tmp_path):

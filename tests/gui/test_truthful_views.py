@@ -4,8 +4,10 @@ folder or a new query."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 
+from findling.records import SearchMode, SearchRequest
 from findling.search.facets import facet_counts
 from tests.helpers import index_files
 
@@ -123,13 +125,13 @@ def test_the_window_follows_changes_made_elsewhere_and_while_it_was_closed(qtbot
     from findling.gui.app import _Activation
 
     activation = _Activation()  # as app.open_index wires it
-    handle = IndexHandle(home, settings=settings, kind="app", on_change=activation.changed.emit)
+    handle = IndexHandle.open(home, settings=settings, kind="app", on_change=activation.changed.emit)
     try:
         assert handle.engine is not None
         window = MainWindow(handle.engine, debounce_ms=10, rescan=True)
         qtbot.addWidget(window)
         activation.changed.connect(window.follow_change)
-        qtbot.waitUntil(lambda: window.engine.search("wombat").total_matched == 1, timeout=20000)
+        qtbot.waitUntil(lambda: window.engine.find(SearchRequest("wombat", mode=SearchMode.KEYWORD)).total_matched == 1, timeout=20000)
 
         other = tmp_path / "other"
         other.mkdir()
@@ -141,7 +143,7 @@ def test_the_window_follows_changes_made_elsewhere_and_while_it_was_closed(qtbot
         qtbot.waitUntil(lambda: window.sources_model.rowCount() == 2, timeout=10000)
         qtbot.waitUntil(lambda: str(other) in window.watcher.folders, timeout=10000)
         (other / "d.md").write_text("an echidna walks by")  # an edit in the new folder, seen live
-        qtbot.waitUntil(lambda: window.engine.search("echidna").total_matched == 1, timeout=20000)
+        qtbot.waitUntil(lambda: window.engine.find(SearchRequest("echidna", mode=SearchMode.KEYWORD)).total_matched == 1, timeout=20000)
         window.close()
     finally:
         from findling.gui.tasks import wait_for_tasks
@@ -187,7 +189,7 @@ def test_new_exclude_patterns_drop_what_they_exclude(qtbot, window, tmp_path, mo
 
     monkeypatch.setattr(settings_dialog.SettingsDialog, "exec", save_with_exclude)
     window.show_settings()
-    qtbot.waitUntil(lambda: window.engine.search("quokka").total_matched == 2, timeout=20000)
+    qtbot.waitUntil(lambda: window.engine.find(SearchRequest("quokka", mode=SearchMode.KEYWORD)).total_matched == 2, timeout=20000)
     qtbot.waitUntil(lambda: window.results.rowCount() == 2, timeout=10000)
 
 
@@ -300,3 +302,39 @@ def test_two_folders_of_one_name_are_told_apart(qtbot, window, tmp_path):
     shown = {window.sources_model.data(window.sources_model.index(r)).split("\n")[0] for r in range(2)}
     assert shown == {"python/html", "rust/html"}
     assert {window.folder_box.itemText(i) for i in range(1, 3)} == {"python/html", "rust/html"}
+
+
+def test_the_semantic_list_on_screen_is_the_one_why_not_explains(qtbot, window, tmp_path, embedder_installed):
+    docs = {
+        "cat.txt": "The cat slept on the warm windowsill all afternoon.",
+        "dog.txt": "A dog dozed by the fire after its long walk.",
+        "paris.md": "Paris is the capital and largest city of France.",
+        "db.md": "ERROR: connection refused on port 5432 while the nightly job ran.",
+        "bread.md": "Knead the dough, let it rise overnight, bake at 230 degrees.",
+        "tax.md": "The quarterly tax return is due at the end of the month.",
+    }
+    folder = index_files(window.engine, tmp_path / "docs", docs)
+    window.engine.settings.search.limit = 3  # some documents are left out of the list
+    window.mode_box.setCurrentText("Semantic")
+    window.search_field.setText("a pet resting")
+    window.run_search(full=True)
+    qtbot.waitUntil(lambda: window.searches.shown is not None and window.searches.shown.rerank is None
+                    and window.results.rowCount() > 0, timeout=20000)
+    request = window.searches.shown
+    assert request.mode is SearchMode.SEMANTIC and request.text == "a pet resting"
+    listed = [window.results.hit(r).path for r in range(window.results.rowCount())]
+    assert listed == [h.path for h in window.engine.find(request).hits]  # the engine's list, as shown
+    answers = {}
+
+    def ask(path):
+        window.searches.why_not(path, lambda answer: answers.__setitem__(path, answer), pytest.fail)
+        qtbot.waitUntil(lambda: path in answers, timeout=20000)
+        return answers[path]
+
+    for rank, path in enumerate(listed, 1):
+        answer = ask(path)
+        assert (answer.reason, answer.rank) == ("shown", rank), answer.summary
+    left_out = [str(folder / name) for name in docs if str(folder / name) not in listed]
+    assert left_out
+    for path in left_out:
+        assert ask(path).reason != "shown"

@@ -8,6 +8,7 @@ import pytest
 from findling.models.download import ModelStore
 from findling.models.embedder import Embedder, embedding_windows, normalize, pool
 from findling.models.runtime import preferred_providers
+from findling.records import SearchMode, SearchRequest
 
 
 def test_mean_pool_counts_only_real_tokens():
@@ -135,5 +136,5 @@ def test_passage_format_is_per_model_and_keys_its_vectors(tmp_path, settings, do
         # another format is another model's vectors: everything is embedded again, the old dropped
         report = engine.embed()
         assert report.documents == 2
-        assert [os.path.basename(h.path) for h in engine.vsearch("boat at sunrise").hits][0] == "ferry.md"
+        assert [os.path.basename(h.path) for h in engine.find(SearchRequest("boat at sunrise", mode=SearchMode.SEMANTIC)).hits][0] == "ferry.md"
         assert engine.embed().documents == 0

@@ -9,6 +9,7 @@ import pytest
 from findling.models.download import ModelStore
 from findling.models.manifest import load_manifest
 from findling.models.signature import ModelSignatureError
+from findling.records import SearchMode, SearchRequest
 from tests.conftest import CROSS_ENCODER, MINILM, needs_models
 from tests.helpers import write
 
@@ -95,10 +96,10 @@ def test_a_same_size_corruption_is_damaged_and_query_falls_back(tmp_path, docs, 
     model.write_bytes(bytes(data))  # same size, new mtime
     assert Store().status(embedder_installed).state == "damaged"
     with Engine(tmp_path / "home") as engine:
-        result = engine.query("alpha")
+        result = engine.find(SearchRequest("alpha"))
         assert [h.path for h in result.hits] == [str(docs / "a.txt")]  # keyword search still answers
         assert any("semantic search is off" in note for note in result.notes)
-        semantic = engine.vsearch("alpha")
+        semantic = engine.find(SearchRequest("alpha", mode=SearchMode.SEMANTIC))
         assert semantic.hits == () and "semantic search is off" in semantic.notes[0]
 
 

@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
 from findling.search.bm25 import Bm25Lane
 from findling.search.query_parser import parse_query
 from findling.settings import Settings
@@ -59,7 +60,7 @@ def test_scores_equal_duckdb_fts_match_bm25(tmp_path, docs):
                 [query],
             ).fetchall()
         }
-        result = engine.search(query, limit=100, match="any")
+        result = engine.find(SearchRequest(query, mode=SearchMode.KEYWORD, limit=100, match="any"))
         got = {os.path.basename(h.path): h.raw_score for h in result.hits}
         assert set(got) == set(expected), query
         for name, score in expected.items():
@@ -80,7 +81,7 @@ def test_hand_computed_bm25(tmp_path, docs):
         idf = math.log10(1 + (n - df + 0.5) / (df + 0.5))
         return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
 
-    got = {os.path.basename(h.path): h.raw_score for h in engine.search("cat dog", match="any").hits}
+    got = {os.path.basename(h.path): h.raw_score for h in engine.find(SearchRequest("cat dog", mode=SearchMode.KEYWORD, match="any")).hits}
     assert got["a.txt"] == pytest.approx(part(2, 1, 3) + part(1, 2, 3), rel=1e-6)
     assert got["b.txt"] == pytest.approx(part(1, 2, 2), rel=1e-6)
     engine.close()
@@ -103,61 +104,61 @@ def _names(result):
 
 
 def test_all_terms_required_then_relaxed(searchable):
-    assert _names(searchable.search("borrow rust")) [0] in ("rust.md", "todo.txt")
-    assert set(_names(searchable.search("borrow rust"))) == {"rust.md", "todo.txt"}
-    relaxed = searchable.search("borrow kernel")
+    assert _names(searchable.find(SearchRequest("borrow rust", mode=SearchMode.KEYWORD))) [0] in ("rust.md", "todo.txt")
+    assert set(_names(searchable.find(SearchRequest("borrow rust", mode=SearchMode.KEYWORD)))) == {"rust.md", "todo.txt"}
+    relaxed = searchable.find(SearchRequest("borrow kernel", mode=SearchMode.KEYWORD))
     assert relaxed.relaxed and {"rust.md", "todo.txt", "kernel.txt"} == set(_names(relaxed))
 
 
 def test_title_boost(searchable):
-    names = _names(searchable.search("garbage"))
+    names = _names(searchable.find(SearchRequest("garbage", mode=SearchMode.KEYWORD)))
     assert names[0] == "mixed.html"  # title match outranks the body match in python.md
     assert "python.md" in names
 
 
 def test_phrases_and_exclusions(searchable):
-    assert set(_names(searchable.search('"borrow checker"'))) == {"rust.md", "todo.txt"}
-    assert _names(searchable.search('"checker borrow"')) == []
-    assert _names(searchable.search("borrow -milk")) == ["rust.md"]
-    assert _names(searchable.search('borrow -"buy milk"')) == ["rust.md"]
+    assert set(_names(searchable.find(SearchRequest('"borrow checker"', mode=SearchMode.KEYWORD)))) == {"rust.md", "todo.txt"}
+    assert _names(searchable.find(SearchRequest('"checker borrow"', mode=SearchMode.KEYWORD))) == []
+    assert _names(searchable.find(SearchRequest("borrow -milk", mode=SearchMode.KEYWORD))) == ["rust.md"]
+    assert _names(searchable.find(SearchRequest('borrow -"buy milk"', mode=SearchMode.KEYWORD))) == ["rust.md"]
 
 
 def test_identifiers_and_digits(searchable):
     for query in ["404", "x86_64", "snake_case_name", "snake"]:
-        assert _names(searchable.search(query)) == ["kernel.txt"], query
+        assert _names(searchable.find(SearchRequest(query, mode=SearchMode.KEYWORD))) == ["kernel.txt"], query
 
 
 def test_stopwords_never_empty_a_query(searchable):
-    assert _names(searchable.search("the scheduler")) == ["kernel.txt"]
-    assert len(searchable.search("the").hits) >= 3
-    assert _names(searchable.search(" , the   scheduler?!")) == ["kernel.txt"]
+    assert _names(searchable.find(SearchRequest("the scheduler", mode=SearchMode.KEYWORD))) == ["kernel.txt"]
+    assert len(searchable.find(SearchRequest("the", mode=SearchMode.KEYWORD)).hits) >= 3
+    assert _names(searchable.find(SearchRequest(" , the   scheduler?!", mode=SearchMode.KEYWORD))) == ["kernel.txt"]
 
 
 def test_or_operator(searchable):
-    assert set(_names(searchable.search("milk OR scheduler"))) == {"todo.txt", "kernel.txt"}
+    assert set(_names(searchable.find(SearchRequest("milk OR scheduler", mode=SearchMode.KEYWORD)))) == {"todo.txt", "kernel.txt"}
 
 
 def test_filters(searchable, docs):
-    assert _names(searchable.search("borrow ext:md")) == ["rust.md"]
-    assert _names(searchable.search("borrow path:notes/")) == ["todo.txt"]
+    assert _names(searchable.find(SearchRequest("borrow ext:md", mode=SearchMode.KEYWORD))) == ["rust.md"]
+    assert _names(searchable.find(SearchRequest("borrow path:notes/", mode=SearchMode.KEYWORD))) == ["todo.txt"]
     old = docs / "kernel.txt"
     os.utime(old, (time.time(), time.mktime((2020, 5, 1, 0, 0, 0, 0, 0, -1))))
     searchable.index()
-    assert _names(searchable.search("kernel before:2021-01-01")) == ["kernel.txt"]
-    assert _names(searchable.search("kernel after:2021-01-01")) == []
-    assert set(_names(searchable.search("ext:md"))) == {"rust.md", "python.md"}
+    assert _names(searchable.find(SearchRequest("kernel before:2021-01-01", mode=SearchMode.KEYWORD))) == ["kernel.txt"]
+    assert _names(searchable.find(SearchRequest("kernel after:2021-01-01", mode=SearchMode.KEYWORD))) == []
+    assert set(_names(searchable.find(SearchRequest("ext:md", mode=SearchMode.KEYWORD)))) == {"rust.md", "python.md"}
 
 
 @pytest.mark.parametrize(
     "query", ["", "   ", "(((", '"', "'; DROP TABLE documents; --", "x" * 10000, "-the", "OR OR", "ext:"]
 )
 def test_odd_queries_are_safe(searchable, query):
-    searchable.search(query)
+    searchable.find(SearchRequest(query, mode=SearchMode.KEYWORD))
     assert searchable.status().indexed == 5
 
 
 def test_snippet_highlights_point_at_matches(searchable):
-    hit = searchable.search("scheduler tasks").hits[0]
+    hit = searchable.find(SearchRequest("scheduler tasks", mode=SearchMode.KEYWORD)).hits[0]
     marked = [hit.snippet[h.start:h.end].lower() for h in hit.highlights]
     assert "scheduler" in marked and "tasks" in marked
 
@@ -185,7 +186,7 @@ def test_a_pasted_paragraph_searches_by_its_most_telling_words(engine, docs):
         "and yet the population, the health, the food and the years are only context here."
     )
     assert len(paragraph.split()) > 40
-    result = engine.search(paragraph)
+    result = engine.find(SearchRequest(paragraph, mode=SearchMode.KEYWORD))
     names = [os.path.basename(h.path) for h in result.hits]
     assert names[0] == "surgery.txt"  # its rare words outweigh the common ones repeated
     assert "other.txt" not in names
@@ -204,7 +205,7 @@ def test_query_terms_are_kept_by_idf_times_count(engine, docs):
     engine.settings.search.max_query_terms = 2
     engine._bm25.max_terms = 2
     # "common" is in every document: twice in the query it still loses to the rare words
-    result = engine.search("common common rarity everywhere words")
+    result = engine.find(SearchRequest("common common rarity everywhere words", mode=SearchMode.KEYWORD))
     assert set(result.terms) == {"rariti", "everywher"} or set(result.terms) == {"rariti", "word"}
 
 

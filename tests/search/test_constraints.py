@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from findling.records import SearchMode, SearchRequest
 from tests.helpers import index_files
 
 NOTES = {
@@ -35,12 +36,12 @@ def _names(result) -> list[str]:
 def test_phrases_and_exclusions_hold_in_every_mode(indexed, mode):
     def run(text: str):
         if mode == "keyword":
-            return indexed.search(text)
+            return indexed.find(SearchRequest(text, mode=SearchMode.KEYWORD))
         if mode == "semantic":
-            return indexed.vsearch(text)
+            return indexed.find(SearchRequest(text, mode=SearchMode.SEMANTIC))
         if mode == "hybrid":
-            return indexed.query(text, expand=False, rerank="off")
-        return indexed.query(text, expand=False, rerank="off", lanes=("vector",))
+            return indexed.find(SearchRequest(text, expand=False, rerank="off"))
+        return indexed.find(SearchRequest(text, mode=SearchMode.SEMANTIC, expand=False, rerank="off"))
 
     assert _names(run('"connection pooling"')) == ["pooling.md"]
     excluded = _names(run("vacuum -autovacuum"))
@@ -50,10 +51,10 @@ def test_phrases_and_exclusions_hold_in_every_mode(indexed, mode):
 
 
 def test_hybrid_and_semantic_lists_hold_no_unrelated_documents(indexed):
-    for result in (indexed.query("database ext:md", expand=False, rerank="off"), indexed.vsearch("database ext:md")):
+    for result in (indexed.find(SearchRequest("database ext:md", expand=False, rerank="off")), indexed.find(SearchRequest("database ext:md", mode=SearchMode.SEMANTIC))):
         assert result.hits and not any(h.weak for h in result.hits)
         assert "dessert.txt" not in _names(result)
-    nothing = indexed.vsearch("quantum chromodynamics of gluons")
+    nothing = indexed.find(SearchRequest("quantum chromodynamics of gluons", mode=SearchMode.SEMANTIC))
     assert len(nothing.hits) <= 3 and all(h.weak for h in nothing.hits)
 
 

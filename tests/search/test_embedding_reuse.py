@@ -10,6 +10,7 @@ import pytest
 
 from findling.engine import Engine
 from findling.ingest.embedding import text_hash
+from findling.records import SearchMode, SearchRequest
 from tests.helpers import assert_index_consistent, write
 
 PARAGRAPHS = [
@@ -48,7 +49,7 @@ def test_a_copied_file_embeds_nothing_new(engine, docs):
     original, copy = by_doc.values()
     assert [r[:3] for r in original] == [r[:3] for r in copy]
     assert all(np.allclose(a[3], b[3]) for a, b in zip(original, copy))
-    hits = engine.vsearch("payroll failure recovery", limit=5).hits
+    hits = engine.find(SearchRequest("payroll failure recovery", mode=SearchMode.SEMANTIC, limit=5)).hits
     assert {h.path.rsplit("/", 1)[-1] for h in hits} == {"handbook.md", "handbook copy.md"}
     assert_index_consistent(engine)
 
@@ -75,7 +76,7 @@ def test_editing_one_paragraph_re_embeds_only_what_changed(engine, docs):
     assert second.documents == 1 and second.vectors >= first.vectors - 1
     assert 0 < second.computed <= 3 < second.vectors  # only the windows around the edit
     assert len(after - before) == second.computed
-    assert engine.vsearch("mortgages", limit=1).hits[0].path.endswith("handbook.md")
+    assert engine.find(SearchRequest("mortgages", mode=SearchMode.SEMANTIC, limit=1)).hits[0].path.endswith("handbook.md")
     stale = engine._db.cursor().execute("SELECT count(*) FROM stale_vectors").fetchall()[0][0]
     assert stale == 0  # kept only until the run that could reuse them is done
     assert_index_consistent(engine)
@@ -121,13 +122,13 @@ def test_partly_embedded_index_says_how_much_the_semantic_lane_sees(engine, docs
         write(docs / f"n{i}.md", f"# Note {i}\n\n{PARAGRAPHS[i]}")
     engine.add_source(docs)
     engine.index()
-    assert not any(n.startswith("semantic:") for n in engine.vsearch("payroll").notes)
+    assert not any(n.startswith("semantic:") for n in engine.find(SearchRequest("payroll", mode=SearchMode.SEMANTIC)).notes)
     from findling.store.vectors import delete_vectors
 
     with engine._db.transaction() as tx:
         delete_vectors(tx, "(SELECT id FROM documents WHERE path LIKE '%n0.md' OR path LIKE '%n1.md')")
-    assert "semantic: 50 % of documents" in engine.vsearch("payroll").notes[0]
-    assert any(n.startswith("semantic: 50 %") for n in engine.query("payroll").notes)
+    assert "semantic: 50 % of documents" in engine.find(SearchRequest("payroll", mode=SearchMode.SEMANTIC)).notes[0]
+    assert any(n.startswith("semantic: 50 %") for n in engine.find(SearchRequest("payroll")).notes)
 
 
 def test_coverage_note_never_says_all_before_it_is():

@@ -8,6 +8,7 @@ import json
 import duckdb
 
 from findling.cli import main
+from findling.records import SearchMode, SearchRequest
 from findling.search.results import page_at, rebuilt_offsets
 from tests.helpers import make_pdf
 
@@ -42,9 +43,9 @@ def test_a_pdf_result_names_the_page_of_its_passage(engine, tmp_path, capsys):
     _report(tmp_path / "docs")
     engine.add_source(tmp_path / "docs")
     engine.index()
-    hit = engine.search("chlorophyll").hits[0]
+    hit = engine.find(SearchRequest("chlorophyll", mode=SearchMode.KEYWORD)).hits[0]
     assert hit.page == 3
-    doc = engine.document_text(hit.doc_id, engine.search("chlorophyll").terms)
+    doc = engine.document_text(hit.doc_id, engine.find(SearchRequest("chlorophyll", mode=SearchMode.KEYWORD)).terms)
     assert len(doc.pages) == 4
     match = doc.highlights[0].start
     assert page_at(doc.pages, match) == 3
@@ -71,7 +72,7 @@ def test_text_files_have_no_page_and_pages_go_with_their_document(engine, tmp_pa
     pdf = _report(tmp_path / "docs")
     engine.add_source(tmp_path / "docs")
     engine.index()
-    hits = {h.ext: h for h in engine.search("chlorophyll").hits}
+    hits = {h.ext: h for h in engine.find(SearchRequest("chlorophyll", mode=SearchMode.KEYWORD)).hits}
     assert hits["md"].page == 0 and hits["pdf"].page == 3
     pdf.unlink()
     engine.index()
@@ -95,7 +96,7 @@ def test_schema_7_reads_pdfs_again_for_their_pages(tmp_path, settings):
     con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     con.close()
     with Engine(tmp_path / "home", settings=settings) as engine:
-        assert engine.search("chlorophyll").hits[0].page == 0  # not known until read again
+        assert engine.find(SearchRequest("chlorophyll", mode=SearchMode.KEYWORD)).hits[0].page == 0  # not known until read again
         report = engine.index()
         assert (report.updated, report.unchanged) == (1, 1)
-        assert engine.search("chlorophyll").hits[0].page == 3
+        assert engine.find(SearchRequest("chlorophyll", mode=SearchMode.KEYWORD)).hits[0].page == 3

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
 from findling.search.relevance import relevance
 from tests.helpers import indexed_engine, write
 
@@ -34,7 +35,7 @@ def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch)
     with Engine(tmp_path / "h", settings=settings) as engine:
         engine.add_source(docs)
         engine.index()
-        result = engine.query("port 5432", expand=True)
+        result = engine.find(SearchRequest("port 5432", expand=True))
         assert set(_names(result)) == {"db.md", "postgres.md"}
         ex = result.explain
         assert [s.name for s in ex.stages] == ["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
@@ -57,7 +58,7 @@ def hybrid(tmp_path, settings, docs, embedder_installed):
 
 
 def test_hybrid_fuses_both_lanes_with_a_complete_explain(hybrid):
-    result = hybrid.query("database port 5432", rerank="off", expand=False)
+    result = hybrid.find(SearchRequest("database port 5432", rerank="off", expand=False))
     names = _names(result)
     assert names[:2] in (["postgres.md", "db.md"], ["db.md", "postgres.md"])
     ex = result.explain
@@ -75,12 +76,12 @@ def test_hybrid_fuses_both_lanes_with_a_complete_explain(hybrid):
 
 
 def test_vector_only_finds_meaning(hybrid):
-    result = hybrid.query("kitten napping", lanes=("vector",), rerank="off")
+    result = hybrid.find(SearchRequest("kitten napping", mode=SearchMode.SEMANTIC, rerank="off"))
     assert _names(result)[0] == "cat.txt"
 
 
 def test_min_score_and_filters(hybrid):
-    result = hybrid.query("database port 5432 ext:md", rerank="off", min_score=0.5)
+    result = hybrid.find(SearchRequest("database port 5432 ext:md", rerank="off", min_score=0.5))
     assert all(h.path.endswith(".md") for h in result.hits)
     assert all(r.final >= 0.5 for r in result.explain.results)
 
@@ -92,20 +93,20 @@ def test_rerank_blend_and_expansion_with_real_models(tmp_path, settings, docs, a
         engine.add_source(docs)
         engine.index()
         # the cross-encoder here is untrained: only the plumbing is checked, never its order
-        result = engine.query("database port", rerank="cross-encoder", expand=False)
+        result = engine.find(SearchRequest("database port", rerank="cross-encoder", expand=False))
         ex = result.explain
         assert ex.stage("rerank").status == "ran" and ex.stage("blend").status == "ran"
         for r in ex.results:
             assert 0.0 <= r.rerank <= 1.0
             assert r.fusion_weight in (0.75, 0.60, 0.40)
             assert r.blended == pytest.approx(r.fusion_weight * _fnorm(ex, r) + (1 - r.fusion_weight) * r.rerank)
-        judged = engine.query("capital of France", rerank="llm", expand=False, limit=3)
+        judged = engine.find(SearchRequest("capital of France", rerank="llm", expand=False, limit=3))
         assert judged.explain.stage("rerank").reason.startswith("llm judge")
-        expanded = engine.query("where do cats sleep", expand=True, rerank="off")
+        expanded = engine.find(SearchRequest("where do cats sleep", expand=True, rerank="off"))
         stage = expanded.explain.stage("expansion")
         assert stage.status in ("ran", "skipped")
         if stage.status == "ran":
-            again = engine.query("where do cats sleep", expand=True, rerank="off")
+            again = engine.find(SearchRequest("where do cats sleep", expand=True, rerank="off"))
             assert again.explain.stage("expansion").reason == "cached"
 
 
@@ -114,7 +115,7 @@ def _fnorm(ex, r):
 
 
 def test_missing_reranker_keeps_fusion_order(hybrid):
-    result = hybrid.query("database port 5432", expand=False)  # reranker "auto", none installed
+    result = hybrid.find(SearchRequest("database port 5432", expand=False))  # reranker "auto", none installed
     ex = result.explain
     assert ex.stage("rerank").status == "skipped" and "no reranker model installed" in ex.stage("rerank").reason
     assert ex.stage("blend").status == "skipped"
@@ -124,7 +125,7 @@ def test_missing_reranker_keeps_fusion_order(hybrid):
 
 def test_missing_generator_means_no_expansion(hybrid):
     hybrid.settings.pipeline.strong_top = 2.0  # never a strong signal: expansion is wanted
-    result = hybrid.query("database port 5432", expand=True, rerank="off")
+    result = hybrid.find(SearchRequest("database port 5432", expand=True, rerank="off"))
     stage = result.explain.stage("expansion")
     assert stage.status == "skipped" and "no generator model installed" in stage.reason
     assert result.explain.expansion is None
@@ -134,6 +135,6 @@ def test_missing_generator_means_no_expansion(hybrid):
 def test_strong_signal_skips_expansion(hybrid):
     hybrid.settings.pipeline.strong_top = 0.0
     hybrid.settings.pipeline.strong_gap = 0.0
-    result = hybrid.query("PostgreSQL port", expand=True, rerank="off")
+    result = hybrid.find(SearchRequest("PostgreSQL port", expand=True, rerank="off"))
     assert result.explain.stage("strong_signal").status == "ran"
     assert result.explain.stage("expansion").reason == "skipped_strong"

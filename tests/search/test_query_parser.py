@@ -5,8 +5,9 @@ from datetime import date
 
 import pytest
 
+from findling.dates import parse_date
 from findling.errors import QuerySyntaxError
-from findling.search.query_parser import parse_date, parse_query
+from findling.search.query_parser import parse_query
 
 
 def test_words_phrases_exclusions_or():

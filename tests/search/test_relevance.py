@@ -10,7 +10,7 @@ import time
 import pytest
 
 from findling.paths import resources_dir
-from findling.records import Evidence
+from findling.records import Evidence, SearchMode, SearchRequest
 from findling.search.relevance import relevance, with_recency
 from tests.helpers import indexed_engine, write
 
@@ -54,35 +54,35 @@ def demo(tmp_path, settings, embedder_installed):
 
 
 def test_stopwords_neither_match_nor_highlight(demo):
-    result = demo.query("how do I report a bug", rerank="off", expand=False)
+    result = demo.find(SearchRequest("how do I report a bug", rerank="off", expand=False))
     assert set(result.terms) == {"report", "bug"}
     for r in result.explain.results:
         assert r.evidence.coverage == 0.0 or "postgres-outage.txt" in demo.document_paths()[r.doc_id]
-    keyword = demo.search("why did the nightly import fail")
+    keyword = demo.find(SearchRequest("why did the nightly import fail", mode=SearchMode.KEYWORD))
     assert _names(keyword) == ["postgres-outage.txt"]
     assert "the" not in keyword.terms and set(keyword.terms) == {"night", "import", "fail"}
 
 
 def test_a_question_in_plain_words_finds_its_document(demo):
-    result = demo.query("what to eat in Portugal", rerank="off", expand=False)
+    result = demo.find(SearchRequest("what to eat in Portugal", rerank="off", expand=False))
     assert _names(result)[0] == "travel-notes.md"
     assert "rust-ownership.md" not in _names(result)[:1]
 
 
 def test_nonsense_gets_no_good_matches(demo):
-    result = demo.query("xylophone quantum", rerank="off", expand=False)
+    result = demo.find(SearchRequest("xylophone quantum", rerank="off", expand=False))
     assert all(h.weak for h in result.hits) and len(result.hits) <= 3
     assert any("no good matches" in n for n in result.notes)
-    assert demo.query("xylophone quantum", rerank="off", expand=False, min_score=0.3).hits == ()
-    assert demo.search("xylophone quantum").hits == ()
-    good = demo.query("nightly import failed on port 5432", rerank="off", expand=False)
+    assert demo.find(SearchRequest("xylophone quantum", rerank="off", expand=False, min_score=0.3)).hits == ()
+    assert demo.find(SearchRequest("xylophone quantum", mode=SearchMode.KEYWORD)).hits == ()
+    good = demo.find(SearchRequest("nightly import failed on port 5432", rerank="off", expand=False))
     assert not good.hits[0].weak and good.hits[0].score >= 0.5 and good.notes == ()
 
 
 def test_scores_are_comparable_across_queries(demo):
     # a weaker match for another query scores lower, though both are first in their lists
-    strong = demo.query("nightly import failed connection refused port 5432", rerank="off", expand=False)
-    loose = demo.query("database trouble", rerank="off", expand=False)
+    strong = demo.find(SearchRequest("nightly import failed connection refused port 5432", rerank="off", expand=False))
+    loose = demo.find(SearchRequest("database trouble", rerank="off", expand=False))
     assert strong.hits[0].score > loose.hits[0].score
 
 
@@ -93,14 +93,14 @@ def test_beijing_matches_as_a_unit_and_quotes_make_a_phrase(engine, docs):
     write(docs / "apart.txt", "北京的大学很多。")
     engine.add_source(docs)
     engine.index()
-    result = engine.search("北京")
+    result = engine.find(SearchRequest("北京", mode=SearchMode.KEYWORD))
     assert set(_names(result)) == {"beijing.txt", "campus.txt", "apart.txt"}  # never 京都 + 北海道
     hit = result.hits[0]
     assert [hit.snippet[h.start:h.end] for h in hit.highlights] == ["北京"]
-    phrase = engine.search('"北京大学"')
+    phrase = engine.find(SearchRequest('"北京大学"', mode=SearchMode.KEYWORD))
     assert _names(phrase) == ["campus.txt"]
     assert [phrase.hits[0].snippet[h.start:h.end] for h in phrase.hits[0].highlights] == ["北京大学"]
-    assert set(_names(engine.search("京"))) == {"kyoto.txt", "beijing.txt", "campus.txt", "apart.txt"}
+    assert set(_names(engine.find(SearchRequest("京", mode=SearchMode.KEYWORD)))) == {"kyoto.txt", "beijing.txt", "campus.txt", "apart.txt"}
 
 
 def test_a_thai_word_inside_an_unspaced_run_is_found(engine, docs):
@@ -108,10 +108,10 @@ def test_a_thai_word_inside_an_unspaced_run_is_found(engine, docs):
     write(docs / "mixed.md", "# Notes\n\nSawasdee: สวัสดีครับ and English words.")
     engine.add_source(docs)
     engine.index()
-    result = engine.search("ไทย")
+    result = engine.find(SearchRequest("ไทย", mode=SearchMode.KEYWORD))
     assert _names(result) == ["thai.txt"]
     assert [result.hits[0].snippet[h.start:h.end] for h in result.hits[0].highlights] == ["ไทย"]
-    assert _names(engine.search("สวัสดี English")) == ["mixed.md"]
+    assert _names(engine.find(SearchRequest("สวัสดี English", mode=SearchMode.KEYWORD))) == ["mixed.md"]
 
 
 def test_newer_file_first_among_equal_scores(engine, docs):
@@ -122,10 +122,10 @@ def test_newer_file_first_among_equal_scores(engine, docs):
     os.utime(docs / "middle.txt", (now - 20 * 86400, now - 20 * 86400))
     engine.add_source(docs)
     engine.index()
-    assert _names(engine.search("budget review")) == ["new.txt", "middle.txt", "old.txt"]
-    assert _names(engine.query("budget review", lanes=("bm25",), rerank="off")) == ["new.txt", "middle.txt", "old.txt"]
+    assert _names(engine.find(SearchRequest("budget review", mode=SearchMode.KEYWORD))) == ["new.txt", "middle.txt", "old.txt"]
+    assert _names(engine.find(SearchRequest("budget review", rerank="off"))) == ["new.txt", "middle.txt", "old.txt"]
     engine.settings.search.recency_weight = 0.0
-    scores = {h.score for h in engine.search("budget review").hits}
+    scores = {h.score for h in engine.find(SearchRequest("budget review", mode=SearchMode.KEYWORD)).hits}
     assert len(scores) == 1  # equal evidence, equal score: only recency told them apart
 
 
@@ -162,8 +162,8 @@ def test_the_stages_read_as_a_timeline():
 
 
 def test_a_query_whose_words_no_document_holds_is_judged_by_meaning_alone(demo):
-    hybrid = demo.query("what to eat in Portugal", rerank="off", expand=False)
-    semantic = demo.vsearch("what to eat in Portugal")
+    hybrid = demo.find(SearchRequest("what to eat in Portugal", rerank="off", expand=False))
+    semantic = demo.find(SearchRequest("what to eat in Portugal", mode=SearchMode.SEMANTIC))
     assert hybrid.explain.results[0].evidence.coverage is None  # not "matched nothing": nothing could match
     assert hybrid.hits[0].doc_id == semantic.hits[0].doc_id
     assert hybrid.hits[0].score == pytest.approx(semantic.hits[0].score, abs=1e-6)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from findling.engine import Engine
-from findling.records import Evidence
+from findling.records import SearchMode, SearchRequest
 from findling.search.relevance import relevance
 from tests.helpers import assert_index_consistent, write
 
@@ -33,18 +33,21 @@ def _top(result):
 
 
 def test_finds_by_meaning_without_shared_words(semantic):
-    assert _top(semantic.vsearch("database server unreachable")) == "db.md"
-    assert _top(semantic.vsearch("kitten napping")) == "cat.txt"
-    assert semantic.search("kitten napping").hits == ()  # BM25 cannot
-    hit = semantic.vsearch("French capital").hits[0]
+    assert _top(semantic.find(SearchRequest("database server unreachable", mode=SearchMode.SEMANTIC))) == "db.md"
+    assert _top(semantic.find(SearchRequest("kitten napping", mode=SearchMode.SEMANTIC))) == "cat.txt"
+    assert semantic.find(SearchRequest("kitten napping", mode=SearchMode.KEYWORD)).hits == ()  # BM25 cannot
+    result = semantic.find(SearchRequest("French capital", mode=SearchMode.SEMANTIC))
+    hit = result.hits[0]
     assert os.path.basename(hit.path) == "paris.md"
-    assert -1.0 <= hit.raw_score <= 1.0
-    assert hit.score == pytest.approx(relevance(Evidence(cosine=hit.raw_score)), abs=1e-5)
+    explained = next(r for r in result.explain.results if r.doc_id == hit.doc_id)
+    assert explained.evidence.coverage is None  # judged by meaning alone
+    assert 0.3 < explained.evidence.cosine <= 1.0
+    assert hit.score == pytest.approx(relevance(explained.evidence), abs=1e-5) == explained.final
     assert "Paris" in hit.snippet
 
 
 def test_filters_apply_to_vector_results(semantic):
-    names = {os.path.basename(h.path) for h in semantic.vsearch("anything at all ext:md").hits}
+    names = {os.path.basename(h.path) for h in semantic.find(SearchRequest("anything at all ext:md", mode=SearchMode.SEMANTIC)).hits}
     assert names == {"db.md", "paris.md"}
 
 
@@ -55,9 +58,9 @@ def test_changed_and_deleted_files_follow(semantic, docs):
     os.utime(docs / "paris.md", (st.st_atime, st.st_mtime + 5))
     report = semantic.index()
     assert report.embedding.documents == 1
-    names = [os.path.basename(h.path) for h in semantic.vsearch("kitten napping").hits]
+    names = [os.path.basename(h.path) for h in semantic.find(SearchRequest("kitten napping", mode=SearchMode.SEMANTIC)).hits]
     assert "cat.txt" not in names
-    assert _top(semantic.vsearch("German capital")) == "paris.md"
+    assert _top(semantic.find(SearchRequest("German capital", mode=SearchMode.SEMANTIC))) == "paris.md"
     assert_index_consistent(semantic)
     cur = semantic._db.cursor()
     table = cur.execute("SELECT table_name FROM vector_models").fetchone()[0]
@@ -90,6 +93,6 @@ def test_without_model_bm25_still_works(tmp_path, settings, docs, monkeypatch):
         engine.add_source(docs)
         report = engine.index()
         assert "no embedder model installed" in report.embedding.skipped
-        assert len(engine.search("plain").hits) == 1
-        result = engine.vsearch("plain")
+        assert len(engine.find(SearchRequest("plain", mode=SearchMode.KEYWORD)).hits) == 1
+        result = engine.find(SearchRequest("plain", mode=SearchMode.SEMANTIC))
         assert result.hits == () and "semantic search is off" in result.notes[0]

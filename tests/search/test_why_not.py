@@ -10,6 +10,7 @@ import pytest
 
 from findling.cli import main
 from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
 from findling.search.why_not import KeywordStanding, SearchFacts, SemanticStanding, judge
 from tests.helpers import index_files, write
 
@@ -38,8 +39,8 @@ def indexed(tmp_path, settings):
     engine.close()
 
 
-def _why(engine, query, path, **kw):
-    return engine.why_not(query, str(path), **kw)
+def _why(engine, query, path, mode="hybrid", **kw):
+    return engine.why_not(SearchRequest(query, SearchMode(mode), **kw), str(path))
 
 
 def test_shown(indexed):
@@ -135,7 +136,7 @@ def test_no_match_names_the_missing_words(indexed):
 
 def test_cut_by_the_result_limit(indexed):
     engine, docs = indexed
-    ranked = [os.path.basename(h.path) for h in engine.search("stripes", limit=10).hits]
+    ranked = [os.path.basename(h.path) for h in engine.find(SearchRequest("stripes", mode=SearchMode.KEYWORD, limit=10)).hits]
     fourth = ranked[3]
     answer = _why(engine, "stripes", docs / fourth, mode="keyword", limit=2)
     assert answer.reason == "cut_by_limit" and answer.rank == 4

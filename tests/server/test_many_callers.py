@@ -14,6 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment
 
+from findling.records import SearchMode, SearchRequest
 from findling.server.handle import IndexHandle
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets and signals")
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets an
 _OWNER = """
 import sys
 from findling.server.handle import IndexHandle
-handle = IndexHandle(sys.argv[1])
+handle = IndexHandle.open(sys.argv[1])
 print("ready", flush=True)
 sys.stdin.readline()
 handle.close()
@@ -64,7 +65,7 @@ class _Owner:
 
 def test_bursts_of_twenty_cli_processes_all_answer_and_none_hangs(tmp_path, settings):
     home = tmp_path / "home"
-    with IndexHandle(home, settings=settings) as handle:
+    with IndexHandle.open(home, settings=settings) as handle:
         handle.add_source(str(_notes(tmp_path / "docs", 5)))
         handle.index()
     command = [sys.executable, "-m", "findling", "search", "borrow", "--json"]
@@ -86,7 +87,7 @@ def test_an_owner_that_exits_hands_a_clients_indexing_run_over(tmp_path):
     home = tmp_path / "home"
     owner = _Owner(home)
     try:
-        client = IndexHandle(home)
+        client = IndexHandle.open(home)
         assert client.role == "client"
         client.add_source(str(_notes(tmp_path / "docs", 400)))
         closing: list[threading.Thread] = []
@@ -101,7 +102,7 @@ def test_an_owner_that_exits_hands_a_clients_indexing_run_over(tmp_path):
         assert owner.proc.returncode == 0  # it exited while the run went on
         assert report.added == 400 and not report.cancelled and report.failed == 0
         assert client.role == "owner"  # the run went on here, the index now held by this process
-        assert client.search("borrow", limit=1).total_matched == 400
+        assert client.find(SearchRequest("borrow", mode=SearchMode.KEYWORD, limit=1)).total_matched == 400
         client.close()
     finally:
         owner.kill()
@@ -109,7 +110,7 @@ def test_an_owner_that_exits_hands_a_clients_indexing_run_over(tmp_path):
 
 def test_an_owner_that_exits_answers_every_read_it_was_given(tmp_path, settings):
     home = tmp_path / "home"
-    with IndexHandle(home, settings=settings) as handle:
+    with IndexHandle.open(home, settings=settings) as handle:
         handle.add_source(str(_notes(tmp_path / "docs", 30)))
         handle.index()
     owner = _Owner(home)
@@ -119,9 +120,9 @@ def test_an_owner_that_exits_answers_every_read_it_was_given(tmp_path, settings)
 
     def caller() -> None:
         try:
-            with IndexHandle(home) as client:
+            with IndexHandle.open(home) as client:
                 while not stop.is_set():
-                    counts.append(client.search("borrow").total_matched)
+                    counts.append(client.find(SearchRequest("borrow", mode=SearchMode.KEYWORD)).total_matched)
                     client.status()
         except BaseException as exc:
             errors.append(exc)
@@ -149,7 +150,7 @@ def test_mcp_started_with_the_sdks_bare_environment_reaches_the_owner(tmp_path, 
     """MCP clients start servers with only HOME, PATH, SHELL, TERM, USER and LOGNAME (plus what
     their config names); the owner here has a runtime folder of its own in XDG_RUNTIME_DIR."""
     home = tmp_path / "home"
-    with IndexHandle(home, settings=settings) as handle:
+    with IndexHandle.open(home, settings=settings) as handle:
         handle.add_source(str(_notes(tmp_path / "docs", 3)))
         handle.index()
     runtime = tmp_path / "runtime"

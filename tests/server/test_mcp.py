@@ -35,7 +35,7 @@ def indexed(tmp_path, settings, embedder_installed):
     (docs / "garden.md").write_text("# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n")
     (docs / "soup.md").write_text("# Soup\n\nSimmer the tomatoes with garlic and basil for an hour.\n")
     home = tmp_path / "home"
-    with IndexHandle(home, settings=settings) as handle:
+    with IndexHandle.open(home, settings=settings) as handle:
         handle.add_source(str(docs))
         handle.index()
     return home, docs

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from findling.errors import FindlingError, NotFoundError
+from findling.records import SearchMode, SearchRequest
 from findling.server.endpoint import address
 from findling.server.handle import IndexHandle
 
@@ -34,7 +35,7 @@ def _notes(folder: Path, count: int = 3) -> Path:
 def test_a_cli_command_while_another_process_owns_the_index_gets_the_same_answer(tmp_path, settings):
     home = tmp_path / "home"
     docs = _notes(tmp_path / "docs")
-    with IndexHandle(home, settings=settings) as owner:
+    with IndexHandle.open(home, settings=settings) as owner:
         assert owner.role == "owner"
         owner.add_source(str(docs))
         owner.index()
@@ -51,7 +52,7 @@ def test_a_cli_command_while_another_process_owns_the_index_gets_the_same_answer
 def test_a_client_gets_index_progress_and_its_relative_paths_mean_its_own_folder(tmp_path, settings, monkeypatch):
     home = tmp_path / "home"
     _notes(tmp_path / "docs", 5)
-    with IndexHandle(home, settings=settings) as owner, IndexHandle(home) as client:
+    with IndexHandle.open(home, settings=settings) as owner, IndexHandle.open(home) as client:
         assert client.role == "client" and owner.role == "owner"
         monkeypatch.chdir(tmp_path)
         source = client.add_source("docs")
@@ -60,7 +61,7 @@ def test_a_client_gets_index_progress_and_its_relative_paths_mean_its_own_folder
         report = client.index(progress=seen.append)
         assert report.added == 5
         assert any(p.phase == "indexing" for p in seen) and seen[-1].phase == "done"
-        hit = client.search("borrow").hits[0]
+        hit = client.find(SearchRequest("borrow", mode=SearchMode.KEYWORD)).hits[0]
         piece = client.get(f"#{hit.docid}:3:1")
         assert piece.text == f"The borrow checker, note {hit.path[-4]}.\n" and piece.first_line == 3
         with pytest.raises(NotFoundError):
@@ -70,7 +71,7 @@ def test_a_client_gets_index_progress_and_its_relative_paths_mean_its_own_folder
 def _indexed_owner(tmp_path: Path, settings) -> tuple[Path, IndexHandle]:
     """An owner of a fresh index of three notes."""
     home = tmp_path / "home"
-    owner = IndexHandle(home, settings=settings)
+    owner = IndexHandle.open(home, settings=settings)
     owner.add_source(str(_notes(tmp_path / "docs")))
     owner.index()
     return home, owner
@@ -78,10 +79,10 @@ def _indexed_owner(tmp_path: Path, settings) -> tuple[Path, IndexHandle]:
 
 def test_the_owner_leaving_makes_the_next_client_call_take_the_index(tmp_path, settings):
     home, owner = _indexed_owner(tmp_path, settings)
-    client = IndexHandle(home)
+    client = IndexHandle.open(home)
     assert client.role == "client"
     owner.close()
-    assert client.search("borrow").total_matched == 3
+    assert client.find(SearchRequest("borrow", mode=SearchMode.KEYWORD)).total_matched == 3
     assert client.role == "owner"
     client.close()
 
@@ -89,7 +90,7 @@ def test_the_owner_leaving_makes_the_next_client_call_take_the_index(tmp_path, s
 _OWNER = """
 import sys, time
 from findling.server.handle import IndexHandle
-handle = IndexHandle(sys.argv[1])
+handle = IndexHandle.open(sys.argv[1])
 print("ready", flush=True)
 time.sleep(600)
 """
@@ -107,7 +108,7 @@ def test_killing_the_owner_mid_request_fails_that_request_and_the_next_command_s
     docs = _notes(tmp_path / "docs", 400)
     owner = _start_owner(home)
     try:
-        client = IndexHandle(home)
+        client = IndexHandle.open(home)
         assert client.role == "client"
         client.add_source(str(docs))
         killed = threading.Event()
@@ -134,11 +135,11 @@ def test_killing_the_owner_mid_request_fails_that_request_and_the_next_command_s
 def test_the_window_takes_the_index_over_from_a_headless_owner(tmp_path, settings):
     home, headless = _indexed_owner(tmp_path, settings)
     started = time.monotonic()
-    app = IndexHandle(home, kind="app")
+    app = IndexHandle.open(home, kind="app")
     try:
         assert app.role == "owner" and headless.role in ("client", "owner")
         # The former owner's next call is answered by the window's engine.
-        assert headless.search("borrow").total_matched == 3
+        assert headless.find(SearchRequest("borrow", mode=SearchMode.KEYWORD)).total_matched == 3
         assert headless.role == "client"
         assert time.monotonic() - started < 30
     finally:

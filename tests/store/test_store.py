@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from findling.records import ChunkSpan, DocumentRow, Source
+from findling.records import ChunkSpan, DocumentRow, SearchMode, SearchRequest, Source
 from findling.store.db import Database, scalar
 from findling.store.documents import (
     allocate_ids,
@@ -140,7 +140,7 @@ def test_upgrade_reads_unspaced_script_documents_again(tmp_path, settings):
     with Engine(tmp_path / "home", settings=settings) as engine:
         report = engine.index()
         assert (report.updated, report.unchanged) == (1, 1)
-        assert [os.path.basename(h.path) for h in engine.search("北京").hits] == ["beijing.txt"]
+        assert [os.path.basename(h.path) for h in engine.find(SearchRequest("北京", mode=SearchMode.KEYWORD)).hits] == ["beijing.txt"]
         assert engine.index().unchanged == 2
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
 from tests.helpers import write
 
 
@@ -15,26 +16,26 @@ def test_results_come_from_the_cache_and_follow_changes(tmp_path, settings, docs
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
         engine.index()
-        cold = engine.search("walrus").hits[0]
+        cold = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
         engine.warm()
         assert engine._documents.warmed
-        warm = engine.search("walrus").hits[0]
+        warm = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
         assert (warm.title, warm.snippet, warm.highlights, warm.path) == (cold.title, cold.snippet, cold.highlights, cold.path)
 
         write(docs / "a.md", "# Alpha two\n\nThe walrus now swims under the ice.")
         engine.index()
-        hit = engine.search("walrus").hits[0]
+        hit = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
         assert hit.title == "Alpha two" and "swims" in hit.snippet
 
         os.rename(docs / "b.md", docs / "c.md")
         engine.index()
-        hit = engine.search("otter").hits[0]
+        hit = engine.find(SearchRequest("otter", mode=SearchMode.KEYWORD)).hits[0]
         assert os.path.basename(hit.path) == "c.md" and "clam" in hit.snippet
         assert "clam" in engine.document_text(hit.doc_id).text
 
         (docs / "c.md").unlink()
         engine.index()
-        assert engine.search("otter").hits == ()
+        assert engine.find(SearchRequest("otter", mode=SearchMode.KEYWORD)).hits == ()
 
 
 def test_a_long_document_split_across_batches_is_whole(tmp_path, settings, docs, monkeypatch):
@@ -48,8 +49,8 @@ def test_a_long_document_split_across_batches_is_whole(tmp_path, settings, docs,
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
         engine.index()
-        doc_id = next(h.doc_id for h in engine.search("zebra").hits if h.title == "Long")
+        doc_id = next(h.doc_id for h in engine.find(SearchRequest("zebra", mode=SearchMode.KEYWORD)).hits if h.title == "Long")
         before = engine.document_text(doc_id).text
         engine.warm()
         assert engine.document_text(doc_id).text == before
-        assert {h.title for h in engine.search("zebra").hits} == {"Long", "Short"}
+        assert {h.title for h in engine.find(SearchRequest("zebra", mode=SearchMode.KEYWORD)).hits} == {"Long", "Short"}

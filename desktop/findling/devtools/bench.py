@@ -20,6 +20,7 @@ from findling.devtools.memory import peak_rss_mb, rss_now_mb
 from findling.engine import Engine
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import kind_of
+from findling.records import SearchMode, SearchRequest
 from findling.settings import Settings
 from findling.text.analyzer import STOPWORDS
 
@@ -225,11 +226,11 @@ def run_bench(
     _log(f"timing {len(qs)} queries…")
     lane_all = _time_all(qs, lambda q: engine.rank_keywords(q, 20, "all"))
     lane_any = _time_all(qs, lambda q: engine.rank_keywords(q, 20, "any"))
-    cold = _time_all(qs[:40], lambda q: engine.search(q, 20), warmup=0)
+    cold = _time_all(qs[:40], lambda q: engine.find(SearchRequest(q, mode=SearchMode.KEYWORD, limit=20)), warmup=0)
     started = time.perf_counter()
     engine.warm()  # what the app does in the background after its window shows
     warm_s = time.perf_counter() - started
-    with_snippets = _time_all(qs, lambda q: engine.search(q, 20))
+    with_snippets = _time_all(qs, lambda q: engine.find(SearchRequest(q, mode=SearchMode.KEYWORD, limit=20)))
     rss_searching = rss_now_mb()
     paragraphs = _long_queries(corpus_dir, max(20, queries // 4), rng)
     long_any = _time_all(paragraphs, lambda q: engine.rank_keywords(q, 20, "any"), warmup=3)
@@ -244,7 +245,7 @@ def run_bench(
             handle.write(f"\n\n{word}\n")
         t0 = time.perf_counter()
         engine.update_paths([target])
-        found = engine.search(word).hits
+        found = engine.find(SearchRequest(word, mode=SearchMode.KEYWORD)).hits
         update_ms.append((time.perf_counter() - t0) * 1000)
         assert found and found[0].path == str(target), "the changed file must be found"
     engine.close()

@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from findling.records import SearchMode, SearchRequest
 from findling.server.handle import IndexHandle
 from findling.settings import Settings
 
@@ -22,7 +23,7 @@ def _log(message: str) -> None:
 
 def _queries(handle: IndexHandle, count: int) -> list[str]:
     """Titles of indexed documents: queries with answers, the way an agent asks."""
-    titles = [h.title for h in handle.search("the", limit=max(count * 3, 30), match="any").hits if h.title.strip()]
+    titles = [h.title for h in handle.find(SearchRequest("the", mode=SearchMode.KEYWORD, limit=max(count * 3, 30), match="any")).hits if h.title.strip()]
     return list(dict.fromkeys(titles))[:count] or ["the"]
 
 
@@ -39,18 +40,18 @@ def bench_mcp(folder: Path, workdir: Path | None = None, settings: Settings | No
     work = workdir or Path(tempfile.mkdtemp(prefix="findling-mcpbench-"))
     home = work / "mcp-home"
     fresh = not (home / "findling.duckdb").exists()
-    with IndexHandle(home, settings=settings, serve=False) as owner:
+    with IndexHandle.open(home, settings=settings, serve=False) as owner:
         if fresh:
             owner.add_source(str(folder))
             _log(f"indexing {folder}…")
             owner.index()
         asked = _queries(owner, queries)
         for text in asked[:3]:  # warm caches and models the same way for every path
-            owner.query(text, limit=10)
+            owner.find(SearchRequest(text, limit=10))
         in_process = []
         for text in asked:
             started = time.perf_counter()
-            owner.query(text, limit=10)
+            owner.find(SearchRequest(text, limit=10))
             in_process.append((time.perf_counter() - started) * 1000)
 
     env = dict(os.environ, FINDLING_HOME=str(home))
@@ -69,13 +70,13 @@ def bench_mcp(folder: Path, workdir: Path | None = None, settings: Settings | No
                 if result.is_error:
                     raise RuntimeError(str(result.content[0]))
             # While the MCP server owns the index, this process is a client of its endpoint.
-            with IndexHandle(home) as client_handle:
+            with IndexHandle.open(home) as client_handle:
                 if client_handle.role != "client":
                     raise RuntimeError("the MCP server did not own the index")
                 def through_endpoint() -> None:
                     for text in asked:
                         started = time.perf_counter()
-                        client_handle.query(text, limit=10)
+                        client_handle.find(SearchRequest(text, limit=10))
                         endpoint.append((time.perf_counter() - started) * 1000)
 
                 await anyio.to_thread.run_sync(through_endpoint)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.records import SearchRequest
 from findling.settings import Settings
 
 _QUESTIONS = (
@@ -33,12 +34,12 @@ def bench_rerank(folder: Path, workdir: Path | None = None, settings: Settings |
         reason = engine.models.unavailable_reason("reranker")
         if reason is not None:
             raise FindlingError(f"cannot measure reranking: {reason}")
-        engine.query(_QUESTIONS[0], rerank="cross-encoder", expand=False)  # load the model outside the timings
+        engine.find(SearchRequest(_QUESTIONS[0], rerank="cross-encoder", expand=False))  # load the model outside the timings
         rerank_ms: list[float] = []
         passages: list[int] = []
         for _ in range(rounds):
             for question in _QUESTIONS:
-                explain = engine.query(question, rerank="cross-encoder", expand=False).explain
+                explain = engine.find(SearchRequest(question, rerank="cross-encoder", expand=False)).explain
                 assert explain is not None
                 stage = explain.stage("rerank")
                 if stage is not None and stage.status == "ran":

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from findling.devtools.memory import peak_rss_mb
 from findling.engine import Engine
-from findling.records import IndexProgress
+from findling.records import IndexProgress, SearchMode, SearchRequest
 from findling.settings import Settings
 
 
@@ -43,7 +43,7 @@ def bench_time_to_searchable(folder: Path, workdir: Path | None = None, settings
         report = engine.index(progress)
         finished = time.perf_counter()
         searchable = marks.get("searchable", finished)
-        first_query_ms = _timed_ms(lambda: engine.search("function", limit=10))
+        first_query_ms = _timed_ms(lambda: engine.find(SearchRequest("function", mode=SearchMode.KEYWORD, limit=10)))
         status = engine.status()
         embedded = report.embedding
         embed_s = finished - searchable

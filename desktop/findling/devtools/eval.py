@@ -24,6 +24,7 @@ from pathlib import Path
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.records import Lane, RerankerMode
 from findling.settings import Settings
 
 MODES = ("bm25", "vector", "hybrid", "hybrid+rerank", "full")
@@ -163,13 +164,14 @@ Runner = Callable[[str], Ranking]
 def _runner(engine: Engine, mode: str) -> Runner:
     """The mode as a function from query text to ranked doc ids (top 100). Timed around the
     pipeline itself: snippet rendering is presentation, measured by `findling bench`."""
-    lanes, expand, rerank = {
+    runs: dict[str, tuple[tuple[Lane, ...], bool, RerankerMode | None]] = {
         "bm25": (("bm25",), False, "off"),
         "vector": (("vector",), False, "off"),
         "hybrid": (("bm25", "vector"), False, "off"),
         "hybrid+rerank": (("bm25", "vector"), False, None),
         "full": (("bm25", "vector"), True, None),
-    }[mode]
+    }
+    lanes, expand, rerank = runs[mode]
 
     def run(text: str) -> Ranking:
         result = engine.rank(text, 100, lanes, expand, rerank)

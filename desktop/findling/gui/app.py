@@ -78,7 +78,7 @@ def open_index(home: str | None) -> tuple[IndexHandle | None, _Activation, int]:
 
     activation = _Activation()
     try:
-        handle = IndexHandle(home, kind="app", on_activate=activation.requested.emit,
+        handle = IndexHandle.open(home, kind="app", on_activate=activation.requested.emit,
                              on_change=activation.changed.emit)
     except ActivatedElsewhere:
         return None, activation, 0

@@ -13,8 +13,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileIconProvider
 
 from findling.pathnames import display_path, distinct_names
-from findling.records import Hit, QueryExplain, ResultExplain, SourceStatus
-from findling.search.presentation import highlight_pieces, list_label, match_word
+from findling.records import Hit, ResultExplain, SourceStatus
+from findling.search.presentation import explain_rows, highlight_pieces, match_word
 
 HitRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
@@ -139,27 +139,6 @@ def human_size(size: int) -> str:
     return ""
 
 
-def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, str]]:
-    """(what, rank, raw, normalized, weight, contribution) rows for one result."""
-    rows = []
-    for x in result.lists:
-        rows.append((list_label(x.list_name), str(x.rank), f"{x.raw:.4f}", f"{x.normalized:.3f}", f"{x.weight:.2f}",
-                     f"{x.rrf:.4f}"))
-    rows.append(("bonus for a top rank", "", "", "", "", f"{result.bonus:.4f}"))
-    rows.append(("lists combined (rank fusion)", "", "", "", "", f"{result.fused:.4f}"))
-    ev = result.evidence
-    for name, value in (("words matched (idf share)", ev.coverage), ("keyword strength", ev.saturation),
-                        ("closeness in meaning", ev.cosine)):
-        if value is not None:
-            rows.append((name, "", f"{value:.4f}", "", "", ""))
-    rows.append(("relevance from evidence", str(result.fused_rank), "", "", "", f"{result.relevance:.3f}"))
-    if result.rerank is not None:
-        rows.append(("reranker", "", f"{result.rerank:.4f}", "", f"{1 - (result.fusion_weight or 0):.2f}", ""))
-        rows.append(("blended", "", "", "", f"{result.fusion_weight or 0:.2f} fusion", f"{result.blended or 0:.4f}"))
-    rows.append(("final score", "", "", "", "", f"{result.final:.3f}"))
-    return rows
-
-
 class ExplainModel(_TableModel):
     COLUMNS = ("Ranked list or step", "Rank", "Score", "Scaled 0–1", "Weight", "Adds")
 
@@ -179,17 +158,6 @@ class ExplainModel(_TableModel):
         if role == Qt.ItemDataRole.DisplayRole and 0 <= index.row() < len(self._rows):
             return self._rows[index.row()][index.column()]
         return None
-
-
-def query_summary(explain: QueryExplain) -> str:
-    """The query in a line or two: how many candidates, how long, and what expansion added."""
-    lines = [f"{explain.candidates} candidate" + ("" if explain.candidates == 1 else "s")
-             + f" in {explain.timings_ms.get('total', 0):.0f} ms"]
-    if explain.expansion:
-        also = [*explain.expansion.lexical, *explain.expansion.semantic]
-        if also:
-            lines.append("also searched for: " + "; ".join(also))
-    return "\n".join(lines)
 
 
 class SourcesModel(QAbstractListModel):

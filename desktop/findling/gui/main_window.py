@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QStringListModel, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
@@ -43,27 +45,40 @@ from PySide6.QtWidgets import (
 from findling.engine import Engine
 from findling.errors import FindlingError
 from findling.gui.date_range import CUSTOM, ask_date_range, range_label, range_times
+from findling.gui.explain_view import ScoreBars, StageTimeline
 from findling.gui.formatted import formatted_source, passage_pattern
 from findling.gui.help_dialog import HelpDialog, about_text
 from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
 from findling.gui.indexing import IndexingController
-from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel, query_summary
+from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel
 from findling.gui.keyboard import KeyboardNavigation
 from findling.gui.open_at import default_pdf_viewer, editor_command, viewer_command
+from findling.gui.preview import PreviewPane, PreviewPanel
+from findling.gui.search import SearchController, error_text
+from findling.gui.snippet_delegate import SnippetDelegate
 from findling.gui.state import window_state
+from findling.gui.strips import FacetBar, NameRow
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
-from findling.gui.widgets import FacetBar, NameRow, PreviewPane, PreviewPanel, ScoreBars, SnippetDelegate, StageTimeline
 from findling.pathnames import display_path, distinct_names
-from findling.records import Filters, Hit, IndexProgress, SearchResult
+from findling.records import Filters, Hit, IndexProgress, SearchMode, SearchRequest, SearchResult
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
-from findling.search.presentation import dropped_words, result_sentence, stage_timeline, time_left, window_advice
+from findling.search.presentation import (
+    dropped_words,
+    keyword_summary,
+    query_summary,
+    report_counts,
+    result_sentence,
+    stage_timeline,
+    time_left,
+    why_not_first,
+    window_advice,
+)
 
+T = TypeVar("T")
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
-MODES = {"Hybrid": ("bm25", "vector"), "Keyword": ("bm25",), "Semantic": ("vector",)}
-WHY_NOT_MODE = {"Hybrid": "hybrid", "Keyword": "keyword", "Semantic": "semantic"}
-def _error_text(exc: BaseException) -> str:
-    return str(exc) if isinstance(exc, FindlingError) else f"{type(exc).__name__}: {exc}"
+
+
 
 
 class MainWindow(QMainWindow):
@@ -74,9 +89,11 @@ class MainWindow(QMainWindow):
         self.engine = engine
         self.setWindowTitle("Findling")
         self.setAcceptDrops(True)
-        self._query_generation = 0
-        self._refined_generation = -1
-        self._last_result: SearchResult | None = None
+        self.searches = SearchController(engine)
+        self.searches.searching.connect(self.statusBar().showMessage)
+        self.searches.results.connect(self._show_results)
+        self.searches.names.connect(self._show_names)
+        self.searches.failed.connect(lambda message: self._clear_results(f"Search failed: {message}"))
         self._phase: tuple[str, float, int] = ("", 0.0, 0)  # the indexing phase shown: since when, from where
         self.indexing = IndexingController(engine)
 
@@ -96,8 +113,7 @@ class MainWindow(QMainWindow):
         self.indexing.finished.connect(self._on_indexed)
         self.indexing.updated.connect(self._on_updated)
         self.indexing.failed.connect(self._on_index_failed)
-        self.indexing.paused_changed.connect(
-            lambda paused: self.pause_button.setText("Resume" if paused else "Pause"))
+        self.indexing.paused_changed.connect(self._show_paused)
         self.watcher = FolderWatcher()
         self.watcher.changed.connect(self._on_files_changed)
         self.refresh_sources()
@@ -107,8 +123,16 @@ class MainWindow(QMainWindow):
         # Vectors, the embedder and the results' text load after the window is up, so it
         # shows at once; a search before they are ready reads the database directly.
         self._warm_cancel = threading.Event()
-        QTimer.singleShot(0, lambda: run_task(lambda: engine.warm(self._warm_cancel), long=True))
-        QTimer.singleShot(0, lambda: run_task(default_pdf_viewer))  # asks xdg-mime: not on the UI thread
+        QTimer.singleShot(0, lambda: self.run(lambda: engine.warm(self._warm_cancel), what="Loading the index",
+                                              long=True))
+        QTimer.singleShot(0, lambda: self.run(default_pdf_viewer, what="Finding a PDF viewer"))  # asks xdg-mime
+
+    def run(self, work: Callable[[], T], on_done: Callable[[T], None] | None = None, what: str = "",
+            long: bool = False) -> None:
+        """Work off the GUI thread, its result to `on_done` on it; a failure is said in the status bar
+        as "{what} failed: …" (Anki's QueryOp). Give `run_task` an error path of its own instead
+        where a failure belongs somewhere else (the preview pane, the why-not answer)."""
+        run_task(work, on_done, lambda exc: self._on_error(f"{what} failed: {error_text(exc)}"), long=long)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -119,7 +143,8 @@ class MainWindow(QMainWindow):
         self.search_field.textEdited.connect(lambda _t: self._debounce.start())
         self.search_field.returnPressed.connect(lambda: self.run_search(full=True))
         self.mode_box = QComboBox()
-        self.mode_box.addItems(list(MODES))
+        for mode in SearchMode:
+            self.mode_box.addItem(mode.label, mode)
         self.type_box = QComboBox()
         self.type_box.addItems(list(TYPE_GROUPS))
         self.date_box = QComboBox()
@@ -411,50 +436,36 @@ class MainWindow(QMainWindow):
         """Query by example: the passage becomes the query (a long query keeps its most
         telling words; see search/bm25.py), searched by words and meaning together."""
         self.search_field.setText(" ".join(passage.split())[:MAX_EXAMPLE_CHARS])
-        if MODES[self.mode_box.currentText()] == ("bm25",) and self.engine.models.unavailable_reason("embedder") is None:
-            self.mode_box.setCurrentText("Hybrid")
+        if self.mode() is SearchMode.KEYWORD and self.engine.semantic_off() is None:
+            self.mode_box.setCurrentIndex(self.mode_box.findData(SearchMode.HYBRID))
         self.run_search(full=True)
 
+    def _show_names(self, paths: list[str]) -> None:
+        self.names.set_paths(paths)
+
+    def mode(self) -> SearchMode:
+        return SearchMode(self.mode_box.currentData())
+
+    def request(self) -> SearchRequest:
+        """The search the field and the boxes ask for."""
+        return SearchRequest(self.search_field.text().strip(), self.mode(), self.engine.settings.search.limit,
+                             self.filters())
+
     def run_search(self, full: bool) -> None:
-        text = self.search_field.text().strip()
-        self._query_generation += 1
-        generation = self._query_generation
+        """Search as the field and boxes say: the quick list at once; with `full` (Enter), the
+        whole pipeline's list replaces it (see gui/search.py)."""
         self.why_not_answer.setVisible(False)  # it answered another query
-        if not text:
+        request = self.request()
+        if not request.text:
             self._clear_results("Ready")
             return
-        engine = self.engine
-        run_task(lambda: engine.files_named(text), lambda paths: self._on_names(generation, paths),
-                 lambda exc: self._on_error(f"Name search failed: {_error_text(exc)}"))
-        lanes = MODES[self.mode_box.currentText()]
-        filters = self.filters()
-        limit = self.engine.settings.search.limit
-        if lanes == ("bm25",):
-            # Keyword mode is `findling search`: the same matching, words and highlights.
-            def keyword() -> SearchResult:
-                return engine.search(text, limit=limit, filters=filters)
-
-            self._submit(keyword, generation, refining=False)
-            if full:
-                self.history.add(text)
-            return
-
-        # At once: fusion of the lanes only. On Enter, the whole pipeline as configured
-        # follows, and its (reranked) list replaces the first one in place.
-        def fused() -> SearchResult:
-            return engine.query(text, limit=limit, filters=filters, expand=False, rerank="off", lanes=lanes)
-
-        self._submit(fused, generation, refining=False)
         if full:
-            self.history.add(text)
-            def complete() -> SearchResult:
-                return engine.query(text, limit=limit, filters=filters, lanes=lanes)
-
-            self._submit(complete, generation, refining=True)
+            self.history.add(request.text)
+        self.searches.search(request, full)
 
     def _clear_results(self, status: str) -> None:
         """Nothing listed, and nothing left of the last list: names, counts, preview, explain."""
-        self._last_result = None
+        self.searches.clear()
         self.results.set_hits([])
         self.names.set_paths([])
         self.facets.set_facets({})
@@ -464,28 +475,10 @@ class MainWindow(QMainWindow):
         self.timeline.set_stages([])
         self.statusBar().showMessage(status)
 
-    def _search_failed(self, generation: int, exc: BaseException) -> None:
-        if generation == self._query_generation:  # a list under an error would answer another query
-            self._clear_results(f"Search failed: {_error_text(exc)}")
-
-    def _on_names(self, generation: int, paths: list[str]) -> None:
-        if generation == self._query_generation:
-            self.names.set_paths(paths)
-
-    def _submit(self, work, generation: int, refining: bool) -> None:
-        self.statusBar().showMessage("Reranking…" if refining else "Searching…")
-        run_task(work, lambda result: self._on_results(generation, result, refining),
-                 lambda exc: self._search_failed(generation, exc))
-
-    def _on_results(self, generation: int, result: SearchResult, refining: bool = False) -> None:
-        if generation != self._query_generation:
-            return  # a newer query is on its way; drop this one
-        if refining:
-            self._refined_generation = generation
-        elif self._refined_generation == generation:
-            return  # the reranked list came first: the quick one is out of date
+    def _show_results(self, result: SearchResult, refining: bool = False) -> None:
+        """A list arrived (gui/search.py dropped those out of date): show it, keeping the selected
+        document selected when the reranked list replaces the quick one."""
         selected = self.results.hit(self.results_view.currentIndex().row()) if refining else None
-        self._last_result = result
         hits = sort_hits(result.hits, self.sort_box.currentText())
         self.results.set_hits(hits)
         header = self.results_view.horizontalHeader()
@@ -513,19 +506,19 @@ class MainWindow(QMainWindow):
             self.explain_summary.setText(query_summary(result.explain))
             self.timeline.set_stages(stage_timeline(result.explain))
         else:  # keyword search (and More like this) rank by one list: nothing to tell stage by stage
-            self.explain_summary.setText(f"{count} in {took:.0f} ms by keywords alone (BM25); the stage by stage "
-                                         "story comes with the Hybrid and Semantic modes.")
+            self.explain_summary.setText(keyword_summary(len(result.hits), took))
             self.timeline.set_stages([])
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         hit = self.results.hit(current.row())
         if hit is None:
             return
+        shown = self.searches.result
         explain = None
-        if self._last_result is not None and self._last_result.explain is not None:
-            explain = next((r for r in self._last_result.explain.results if r.doc_id == hit.doc_id), None)
+        if shown is not None and shown.explain is not None:
+            explain = next((r for r in shown.explain.results if r.doc_id == hit.doc_id), None)
         self._show_explain(explain)
-        terms = self._last_result.terms if self._last_result is not None else ()
+        terms = shown.terms if shown is not None else ()
         engine = self.engine
 
         def load():  # the indexed text, the file itself where it reads better formatted, a viewer for pages
@@ -540,7 +533,7 @@ class MainWindow(QMainWindow):
         current = self.results.hit(self.results_view.currentIndex().row())
         if current is None or current.doc_id != hit.doc_id:
             return
-        self.preview_panel.show_message(f"The preview of {display_path(hit.path)} failed: {_error_text(exc)}\n\n"
+        self.preview_panel.show_message(f"The preview of {display_path(hit.path)} failed: {error_text(exc)}\n\n"
                                         "It is still searchable; Open shows it in its own application.")
 
     def _show_preview(self, hit, doc, formatted=None, pages_open=False) -> None:
@@ -564,10 +557,10 @@ class MainWindow(QMainWindow):
 
     def _resort(self) -> None:
         """Another order for the same results, the selected one kept."""
-        if self._last_result is None:
+        if self.searches.result is None:
             return
         selected = self.current_hit()
-        hits = sort_hits(self._last_result.hits, self.sort_box.currentText())
+        hits = sort_hits(self.searches.result.hits, self.sort_box.currentText())
         self.results.set_hits(hits)
         row = next((i for i, h in enumerate(hits) if selected is not None and h.doc_id == selected.doc_id), 0)
         if hits:
@@ -656,19 +649,12 @@ class MainWindow(QMainWindow):
         """Documents like this one, by meaning (the mean of its passages' vectors)."""
         if hit is None:
             return
-        self._query_generation += 1
-        generation = self._query_generation
-        engine, limit, filters = self.engine, self.engine.settings.search.limit, self.filters()
-        self.statusBar().showMessage(f"Looking for documents like {hit.title}…")
 
         def done(result: SearchResult) -> None:
-            self._on_results(generation, result)
-            if generation == self._query_generation:
-                count = f"{len(result.hits)} document" + ("" if len(result.hits) == 1 else "s")
-                self.statusBar().showMessage(f"{count} like {hit.title}")
+            count = f"{len(result.hits)} document" + ("" if len(result.hits) == 1 else "s")
+            self.statusBar().showMessage(f"{count} like {hit.title}")
 
-        run_task(lambda: engine.similar(hit.path, limit=limit, filters=filters), done,
-                 lambda exc: self._on_error(f"More like this: {_error_text(exc)}"))
+        self.searches.similar(hit, self.engine.settings.search.limit, self.filters(), done)
 
     def _page_command(self, path: str, page: int) -> list[str] | None:
         return viewer_command(self.engine.settings.search.open_at_page, path, page)
@@ -719,8 +705,7 @@ class MainWindow(QMainWindow):
 
     def refresh_sources(self) -> None:
         engine = self.engine
-        run_task(lambda: engine.status(problem_limit=0), self._on_status,
-                 lambda exc: self._on_error(f"Cannot read the index: {_error_text(exc)}"))
+        self.run(lambda: engine.status(problem_limit=0), self._on_status, what="Reading the index")
 
     def _on_status(self, status) -> None:
         self.sources_model.set_sources(status.sources)
@@ -737,8 +722,7 @@ class MainWindow(QMainWindow):
         self.folder_box.blockSignals(False)
         folders = [s.source.path for s in status.sources]
         self._folders = folders
-        run_task(lambda: self.watcher.watch(folders), None,
-                 lambda exc: self._on_error(f"Live updates are off: {_error_text(exc)}"))
+        self.run(lambda: self.watcher.watch(folders), what="Watching the folders for changes (live updates)")
 
     def choose_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Add a folder to Findling")
@@ -758,7 +742,7 @@ class MainWindow(QMainWindow):
                     errors.append(str(exc))
             return added, errors
 
-        run_task(work, self._on_added, lambda exc: self._on_error(_error_text(exc)))
+        self.run(work, self._on_added, what="Adding")
 
     def _on_added(self, outcome: tuple[list[str], list[str]]) -> None:
         added, errors = outcome
@@ -787,7 +771,7 @@ class MainWindow(QMainWindow):
             self.run_search(full=False)  # the list held the folder's documents
             self.statusBar().showMessage(f"Removed {display_path(path)} ({count} documents)")
 
-        run_task(lambda: engine.remove_source(path), removed, lambda exc: self._on_error(_error_text(exc)))
+        self.run(lambda: engine.remove_source(path), removed, what=f"Removing {display_path(path)}")
 
     def update_index(self) -> None:
         """Read what changed in the folders since the index last saw them (F5, and at start)."""
@@ -835,13 +819,10 @@ class MainWindow(QMainWindow):
         self.refresh_sources()
 
     def _on_indexed(self, report) -> None:
-        text = (f"Indexed: {report.added} added, {report.updated} updated, {report.removed} removed, "
-                f"{report.failed} failed" + (" (paused)" if report.cancelled else ""))
+        text = f"Indexed: {report_counts(report)}"
         # The folders panel keeps a short, dated line; what may change later (whether semantic
         # search is on) goes only to the status bar, so the panel never tells a stale story.
-        self.progress_label.setText(f"Last indexed at {time.strftime('%H:%M')}: {report.added} added, "
-                                    f"{report.updated} updated, {report.removed} removed, {report.failed} failed"
-                                    + (" (paused)" if report.cancelled else ""))
+        self.progress_label.setText(f"Last indexed at {time.strftime('%H:%M')}: {report_counts(report)}")
         if report.embedding is not None and report.embedding.skipped:
             text += f". Semantic search is off: {window_advice(report.embedding.skipped)}"
         self.statusBar().showMessage(text)
@@ -852,6 +833,9 @@ class MainWindow(QMainWindow):
     def _on_index_failed(self, message: str) -> None:
         self._on_error(message)
         self._finish_indexing()
+
+    def _show_paused(self, paused: bool) -> None:
+        self.pause_button.setText("Resume" if paused else "Pause")
 
     def toggle_pause(self) -> None:
         self.indexing.toggle_pause()
@@ -864,9 +848,7 @@ class MainWindow(QMainWindow):
     def _on_updated(self, report) -> None:
         if not self._indexing:
             self.progress.setVisible(False)
-        self.statusBar().showMessage(
-            f"Live update: {report.added} added, {report.updated} updated, {report.removed} removed"
-        )
+        self.statusBar().showMessage(f"Live update: {report_counts(report)}")
         self.follow_change("update")
 
     def _on_error(self, message: str) -> None:
@@ -895,17 +877,12 @@ class MainWindow(QMainWindow):
     # -- why not this file? ------------------------------------------------------------
 
     def why_not(self, path: str) -> None:
-        text = self.search_field.text().strip()
+        """Why this file is, or is not, in the list on screen: asked by the request that made it."""
         self.tabs.setCurrentIndex(1)
-        if not text:
-            self._show_why_not_text("Search first, then drop the file you expected on this tab (or right-click "
-                                    "its folder in the Folders panel) to ask why it is not among the results.")
-            return
-        engine, filters, limit = self.engine, self.filters(), self.engine.settings.search.limit
-        mode = WHY_NOT_MODE[self.mode_box.currentText()]
         self._show_why_not_text(f"Looking at {os.path.basename(path)}…")
-        run_task(lambda: engine.why_not(text, path, mode=mode, limit=limit, filters=filters), self._on_why_not,
-                 lambda exc: self._show_why_not_text(f"Why not: {_error_text(exc)}"))
+        if not self.searches.why_not(path, self._on_why_not,
+                                     lambda exc: self._show_why_not_text(f"Why not: {error_text(exc)}")):
+            self._show_why_not_text(why_not_first())
 
     def _on_why_not(self, answer) -> None:
         lines = [f"Why not {display_path(os.path.basename(answer.path))}? {answer.summary}", *answer.details]

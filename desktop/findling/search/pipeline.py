@@ -5,36 +5,42 @@ blending → normalized scores, every stage timed and recorded for the explain p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from findling.errors import FindlingError
 from findling.models.expander import Expansion, expand, parse_expansion
-from findling.models.generator import chatml
+from findling.models.judge import LlmJudge
 from findling.models.service import ModelService
-from findling.records import Evidence, ExpansionExplain, ListScore, QueryExplain, ResultExplain, Stage
+from findling.records import (
+    Evidence,
+    ExpansionExplain,
+    Lane,
+    ListScore,
+    QueryExplain,
+    ResultExplain,
+    Stage,
+    StageName,
+)
 from findling.search.blend import blend
 from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
-from findling.search.fusion import RankedList, weighted_rrf
+from findling.search.fusion import Fused, RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import newer_first_among_equals, relative, relevance
+from findling.search.relevance import relative, relevance
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
-from findling.settings import PipelineSettings, SearchSettings
+from findling.settings import PipelineSettings
 from findling.store.db import Database
-from findling.store.documents import modified_times
 from findling.store.expansions import cached_expansion, save_expansion
 from findling.store.text_cache import DocumentCache
 
-_JUDGE_PROMPT = (
-    "Judge whether the passage answers the search query. Reply with yes or no only.\n\n"
-    "Query: {query}\n\nPassage: {passage}"
-)
+NewerFirst = Callable[[list[Fused], dict[int, float]], list[Fused]]
 
 
 @dataclass(frozen=True)
@@ -65,12 +71,14 @@ class Pipeline:
         vectors: VectorLane,
         models: ModelService,
         settings: PipelineSettings,
-        search: SearchSettings | None = None,
-        documents: DocumentCache | None = None,
+        documents: DocumentCache,
+        newer_first: NewerFirst,
     ) -> None:
+        """`newer_first(ranked, score_of)`: the engine's one ordering of every list, best first
+        with a nudge for newer files."""
         self._db = db
-        self.documents = documents or DocumentCache(db.cursor)
-        self.search_settings = search or SearchSettings()
+        self.documents = documents
+        self._newer_first = newer_first
         self._cursor = db.cursor
         self.bm25 = bm25
         self.vectors = vectors
@@ -203,17 +211,8 @@ class Pipeline:
             reason = self.models.unavailable_reason("generator")
             if reason is not None:
                 return None, reason
-            generator = self.models.generator()
-
-            def judge(query: str, passages: list[str]) -> list[float]:
-                return [
-                    generator.next_token_probabilities(
-                        chatml([("user", _JUDGE_PROMPT.format(query=query, passage=p[:1500]))]), ["yes", "no"]
-                    )[0]
-                    for p in passages
-                ]
-
-            return judge, f"llm judge {generator.spec.name}"
+            judge = LlmJudge(self.models.generator())
+            return judge.scores, judge.name
         return None, f"unknown reranker '{mode}'"
 
     def _rerank_texts(self, doc_ids: list[int], spans: dict[int, tuple[int, int]], terms: tuple[str, ...]
@@ -269,119 +268,120 @@ class Pipeline:
         query: str,
         parsed: ParsedQuery,
         limit: int = 10,
-        lanes: tuple[str, ...] = ("bm25", "vector"),
+        lanes: tuple[Lane, ...] = ("bm25", "vector"),
         expand_query: bool | None = None,
         rerank: str | None = None,
         min_score: float = 0.0,
     ) -> PipelineResult:
+        """Rank for the query over `lanes`, each of which can run (the engine has checked)."""
         s = self.settings
-        started = time.perf_counter()
-        stages: list[Stage] = []
-        notes: list[str] = []
-        timings: dict[str, float] = {}
-        want_expand = s.expand if expand_query is None else expand_query
-        rerank_mode = s.reranker if rerank is None else rerank
+        stages = StageLog()
+        use_vectors = "vector" in lanes
+        expansion, cached = self._expand_stage(parsed, s.expand if expand_query is None else expand_query, stages)
+        with stages.timed("lanes") as stage:
+            lists = self._lanes(parsed, expansion, max(limit, s.rerank_top), lanes, use_vectors)
+            stage.detail = {lst.name: len(lst.doc_ids) for lst in lists.lists}
+        with stages.timed("fusion") as stage:
+            fused, evidence = self._fuse(parsed, lists, lanes, use_vectors)
+            stage.reason, stage.detail = s.fusion, {"candidates": len(fused)}
+        relevance_of = {doc_id: relevance(ev) for doc_id, ev in evidence.items()}
+        reranked = self._rerank_stage(parsed, fused, lists, relevance_of, s.reranker if rerank is None else rerank,
+                                      stages)
+        results = self._explained(reranked, fused, lists, evidence, relevance_of, min_score, limit)
+        explain = QueryExplain(
+            query=query,
+            mode="+".join(lanes) + ("+expand" if expansion else "") + ("+rerank" if reranked.scored else ""),
+            stages=stages.stages,
+            expansion=None if expansion is None else ExpansionExplain(
+                lexical=tuple(expansion.lexical), semantic=tuple(expansion.semantic), hyde=expansion.hyde,
+                cached=cached, raw=expansion.raw,
+            ),
+            candidates=len(fused),
+            results=tuple(results),
+            timings_ms=stages.timings(),
+        )
+        entries = tuple(RankedEntry(r.doc_id, r.fused, r.final, lists.spans.get(r.doc_id)) for r in results)
+        return PipelineResult(entries, explain, lists.terms)
 
-        vector_reason = self.models.unavailable_reason("embedder") if "vector" in lanes else "not requested"
-        if vector_reason is None and self.vectors.index_for(self.models.spec("embedder").vector_key) is None:
-            vector_reason = "no documents are embedded yet"
-        if vector_reason is None:
-            try:
-                self.models.embedder()  # loaded (and its file verified) here, so a damaged model means keywords only
-            except FindlingError as exc:
-                vector_reason = f"the embedder cannot be loaded ({exc})"
-        use_vectors = vector_reason is None
-        if "vector" in lanes and not use_vectors:
-            notes.append(f"semantic search is off: {vector_reason}")
-        elif use_vectors and (partial := self.vectors.coverage_note(self.models.spec("embedder").vector_key)):
-            notes.append(partial)
-
-        # Stage 0: strong signal
-        t0 = time.perf_counter()
-        expansion: Expansion | None = None
-        cached = False
-        if want_expand and parsed.has_terms:
-            strong, detail = self._strong_signal(parsed)
-            timings["strong_signal"] = _ms(t0)
-            stages.append(Stage("strong_signal", "ran", "", timings["strong_signal"], detail))
-            if strong:
-                stages.append(Stage("expansion", "skipped", "skipped_strong"))
+    def _expand_stage(self, parsed: ParsedQuery, wanted: bool, stages: StageLog) -> tuple[Expansion | None, bool]:
+        """Strong-signal check, then expansion unless the keywords already answer: (expansion, cached)."""
+        if not wanted or not parsed.has_terms:
+            why = "expansion off" if not wanted else "no terms"
+            stages.skipped("strong_signal", why)
+            stages.skipped("expansion", why)
+            return None, False
+        with stages.timed("strong_signal") as stage:
+            strong, stage.detail = self._strong_signal(parsed)
+        if strong:
+            stages.skipped("expansion", "skipped_strong")
+            return None, False
+        with stages.timed("expansion") as stage:
+            expansion, reason, cached = self._expansion(parsed.text)
+            if expansion is None:
+                stage.status, stage.reason = "skipped", reason
             else:
-                t1 = time.perf_counter()
-                expansion, reason, cached = self._expansion(parsed.text)
-                timings["expansion"] = _ms(t1)
-                if expansion is None:
-                    stages.append(Stage("expansion", "skipped", reason, timings["expansion"]))
-                else:
-                    stages.append(Stage("expansion", "ran", "cached" if cached else "", timings["expansion"],
-                                        {"lexical": len(expansion.lexical), "semantic": len(expansion.semantic),
-                                         "hyde": bool(expansion.hyde)}))
-        else:
-            stages.append(Stage("strong_signal", "skipped", "expansion off" if not want_expand else "no terms"))
-            stages.append(Stage("expansion", "skipped", "expansion off" if not want_expand else "no terms"))
+                stage.reason = "cached" if cached else ""
+                stage.detail = {"lexical": len(expansion.lexical), "semantic": len(expansion.semantic),
+                                "hyde": bool(expansion.hyde)}
+        return expansion, cached
 
-        # Stage 2: lanes
-        t2 = time.perf_counter()
-        pool_size = max(limit, s.rerank_top)
-        lists = self._lanes(parsed, expansion, pool_size, lanes, use_vectors)
-        timings["lanes"] = _ms(t2)
-        stages.append(Stage("lanes", "ran", "", timings["lanes"],
-                            {lst.name: len(lst.doc_ids) for lst in lists.lists}))
-
-        # Stage 3: fusion, and each candidate's absolute relevance from its evidence
-        t3 = time.perf_counter()
+    def _fuse(self, parsed: ParsedQuery, lists: _Lists, lanes: tuple[Lane, ...], use_vectors: bool
+              ) -> tuple[list[Fused], dict[int, Evidence]]:
+        """Weighted RRF of every list, kept to the documents that obey the query's hard constraints,
+        then (fusion "evidence") ordered by each candidate's absolute relevance."""
+        s = self.settings
         fused = weighted_rrf(lists.lists, s.rrf_k, s.bonus_first, s.bonus_top3)
         # Quoted phrases and exclusions are hard constraints in every mode: the vector lane and
         # the expansion's variants find documents without them.
         allowed = self.bm25.satisfying(parsed, [f.doc_id for f in fused])
         fused = [f for f in fused if f.doc_id in allowed]
         evidence = self._evidence(parsed, lists, [f.doc_id for f in fused], lanes, use_vectors)
-        relevance_of = {doc_id: relevance(ev) for doc_id, ev in evidence.items()}
         if s.fusion == "evidence":
-            fused.sort(key=lambda f: -relevance_of[f.doc_id])  # stable: equal scores keep the RRF order
-        timings["fusion"] = _ms(t3)
-        stages.append(Stage("fusion", "ran", s.fusion, timings["fusion"], {"candidates": len(fused)}))
+            score = {doc_id: relevance(ev) for doc_id, ev in evidence.items()}
+            fused.sort(key=lambda f: -score[f.doc_id])  # stable: equal scores keep the RRF order
+        return fused, evidence
 
-        # Stage 4 and 5: rerank and blend (both scores absolute, so the blend is too)
-        rerank_scores: dict[int, float] = {}
-        blended_scores: dict[int, tuple[float, float]] = {}
+    def _rerank_stage(self, parsed: ParsedQuery, fused: list[Fused], lists: _Lists, relevance_of: dict[int, float],
+                      mode: str, stages: StageLog) -> _Reranked:
+        """The head of the fused list scored by the reranker and blended with its relevance (both
+        absolute, so the blend is too); then every list ordered by its final scores."""
+        s = self.settings
         head = fused[: s.rerank_top]
-        scorer, how = self._reranker(rerank_mode) if head and rerank_mode != "off" else (None, "reranking is off")
-        final_of = dict(relevance_of)
-        ranked = list(fused)
-        if scorer is not None:
-            t4 = time.perf_counter()
-            texts = self._rerank_texts([f.doc_id for f in head], lists.spans, lists.terms)
-            flat = [(doc, text) for doc in texts for text in texts[doc]]
-            values = scorer(parsed.text, [t for _, t in flat]) if flat else []
-            for (doc, _), value in zip(flat, values):
-                rerank_scores[doc] = max(rerank_scores.get(doc, 0.0), float(value))
-            timings["rerank"] = _ms(t4)
-            stages.append(Stage("rerank", "ran", how, timings["rerank"], {"candidates": len(head), "passages": len(flat)}))
-            t5 = time.perf_counter()
-            blended = blend([relevance_of[f.doc_id] for f in head], [rerank_scores.get(f.doc_id, 0.0) for f in head])
-            for b in blended:
-                blended_scores[head[b.index].doc_id] = (b.score, b.fusion_weight)
-                final_of[head[b.index].doc_id] = b.score
-            ranked = [head[b.index] for b in blended] + fused[s.rerank_top:]
-            timings["blend"] = _ms(t5)
-            stages.append(Stage("blend", "ran", "", timings["blend"]))
+        scorer, how = self._reranker(mode) if head and mode != "off" else (None, "reranking is off")
+        out = _Reranked(list(fused), dict(relevance_of))
+        if scorer is None:
+            stages.skipped("rerank", how)
+            stages.skipped("blend", "no rerank scores")
         else:
-            stages.append(Stage("rerank", "skipped", how))
-            stages.append(Stage("blend", "skipped", "no rerank scores"))
+            out.scored = True
+            with stages.timed("rerank") as stage:
+                texts = self._rerank_texts([f.doc_id for f in head], lists.spans, lists.terms)
+                flat = [(doc, text) for doc in texts for text in texts[doc]]
+                values = scorer(parsed.text, [t for _, t in flat]) if flat else []
+                for (doc, _), value in zip(flat, values):
+                    out.rerank[doc] = max(out.rerank.get(doc, 0.0), float(value))
+                stage.reason, stage.detail = how, {"candidates": len(head), "passages": len(flat)}
+            with stages.timed("blend"):
+                blended = blend([relevance_of[f.doc_id] for f in head], [out.rerank.get(f.doc_id, 0.0) for f in head])
+                for b in blended:
+                    out.blended[head[b.index].doc_id] = (b.score, b.fusion_weight)
+                    out.final[head[b.index].doc_id] = b.score
+                out.ranked = [head[b.index] for b in blended] + fused[s.rerank_top:]
         if s.fusion == "evidence":
-            ranked = self._newer_first_among_equals(ranked, final_of)
+            out.ranked = self._newer_first(out.ranked, out.final)
+        return out
 
-        results: list[ResultExplain] = []
-        entries = []
+    def _explained(self, reranked: _Reranked, fused: list[Fused], lists: _Lists, evidence: dict[int, Evidence],
+                   relevance_of: dict[int, float], min_score: float, limit: int) -> list[ResultExplain]:
+        """The first `limit` results at or above `min_score`, each with every score it was given."""
         fused_rank = {f.doc_id: i + 1 for i, f in enumerate(fused)}
-        for f in ranked:
-            final = final_of[f.doc_id]
+        results: list[ResultExplain] = []
+        for f in reranked.ranked:
+            final = reranked.final[f.doc_id]
             if final < min_score:
                 continue
             span = lists.spans.get(f.doc_id)
-            entries.append(RankedEntry(f.doc_id, f.score, final, span))
-            blended_info = blended_scores.get(f.doc_id)
+            blended = reranked.blended.get(f.doc_id)
             results.append(ResultExplain(
                 doc_id=f.doc_id,
                 lists=tuple(
@@ -389,44 +389,62 @@ class Pipeline:
                     for c in f.contributions
                 ),
                 rrf=f.rrf, bonus=f.bonus, fused=f.score, fused_rank=fused_rank[f.doc_id],
-                rerank=rerank_scores.get(f.doc_id) if scorer is not None else None,
-                fusion_weight=blended_info[1] if blended_info else None,
-                blended=blended_info[0] if blended_info else None,
+                rerank=reranked.rerank.get(f.doc_id) if reranked.scored else None,
+                fusion_weight=blended[1] if blended else None,
+                blended=blended[0] if blended else None,
                 final=final,
                 chunk_start=span[0] if span else None, chunk_end=span[1] if span else None,
                 evidence=evidence[f.doc_id], relevance=relevance_of[f.doc_id],
             ))
-            if len(entries) >= limit:
+            if len(results) >= limit:
                 break
-        timings["total"] = _ms(started)
-        explain = QueryExplain(
-            query=query,
-            mode="+".join(lanes) + ("+expand" if expansion else "") + ("+rerank" if scorer else ""),
-            stages=tuple(stages),
-            expansion=None if expansion is None else ExpansionExplain(
-                lexical=tuple(expansion.lexical), semantic=tuple(expansion.semantic), hyde=expansion.hyde,
-                cached=cached, raw=expansion.raw,
-            ),
-            candidates=len(fused),
-            results=tuple(results),
-            timings_ms={k: round(v, 2) for k, v in timings.items()},
-        )
-        return PipelineResult(tuple(entries), explain, lists.terms, tuple(notes))
-
-    def _newer_first_among_equals(self, ranked: list[Any], score_of: dict[int, float]) -> list[Any]:
-        """Ordered by score, where a newer file gets a nudge too small to pass a clearly
-        better one (relevance.with_recency)."""
-        s = self.search_settings
-        if s.recency_weight <= 0 or len(ranked) < 2:
-            return sorted(ranked, key=lambda f: -score_of[f.doc_id])  # no dates to read
-        mtimes = modified_times(self._cursor(), [f.doc_id for f in ranked])
-        return newer_first_among_equals(ranked, lambda f: score_of[f.doc_id], lambda f: mtimes.get(f.doc_id),
-                                        s.recency_weight, s.recency_half_life_days, time.time())
+        return results
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000.0
+@dataclass
+class _Reranked:
+    ranked: list[Fused]
+    final: dict[int, float]  # each candidate's final score: blended when reranked, else its relevance
+    scored: bool = False  # a reranker ran
+    rerank: dict[int, float] = field(default_factory=dict)
+    blended: dict[int, tuple[float, float]] = field(default_factory=dict)  # doc -> (blended, fusion weight)
+
+
+@dataclass
+class _OpenStage:
+    status: Literal["ran", "skipped"] = "ran"
+    reason: str = ""
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class StageLog:
+    """The explain record's stages, each timed as it runs: `with stages.timed("fusion") as stage:`."""
+
+    def __init__(self) -> None:
+        self._stages: list[Stage] = []
+        self._started = time.perf_counter()
+
+    @contextmanager
+    def timed(self, name: StageName) -> Iterator[_OpenStage]:
+        stage = _OpenStage()
+        started = time.perf_counter()
+        yield stage
+        ms = (time.perf_counter() - started) * 1000.0
+        self._stages.append(Stage(name, stage.status, stage.reason, ms, stage.detail))
+
+    def skipped(self, name: StageName, reason: str) -> None:
+        self._stages.append(Stage(name, "skipped", reason))
+
+    @property
+    def stages(self) -> tuple[Stage, ...]:
+        return tuple(self._stages)
+
+    def timings(self) -> dict[str, float]:
+        """Milliseconds by stage (those that were timed) and in all."""
+        out: dict[str, float] = {s.name: round(s.ms, 2) for s in self._stages if s.ms}
+        out["total"] = round((time.perf_counter() - self._started) * 1000.0, 2)
+        return out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from findling.records import Highlight, QueryExplain, ResultExplain
+from findling.records import Highlight, IndexReport, QueryExplain, ResultExplain
 from findling.text.analyzer import is_stopword
 
 # The score is a calibrated chance of relevance (`findling eval --calibration`): 0.2 on a
@@ -149,3 +149,83 @@ def list_label(list_name: str) -> str:
         return f"{kind}: an imagined answer"
     number = which.split(" ")[-1]
     return f"{kind}: variant {number}" if number.isdigit() else f"{kind}: {which}"
+
+
+def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, str]]:
+    """(what, rank, raw, normalized, weight, contribution) rows for one result."""
+    rows = []
+    for x in result.lists:
+        rows.append((list_label(x.list_name), str(x.rank), f"{x.raw:.4f}", f"{x.normalized:.3f}", f"{x.weight:.2f}",
+                     f"{x.rrf:.4f}"))
+    rows.append(("bonus for a top rank", "", "", "", "", f"{result.bonus:.4f}"))
+    rows.append(("lists combined (rank fusion)", "", "", "", "", f"{result.fused:.4f}"))
+    ev = result.evidence
+    for name, value in (("words matched (idf share)", ev.coverage), ("keyword strength", ev.saturation),
+                        ("closeness in meaning", ev.cosine)):
+        if value is not None:
+            rows.append((name, "", f"{value:.4f}", "", "", ""))
+    rows.append(("relevance from evidence", str(result.fused_rank), "", "", "", f"{result.relevance:.3f}"))
+    if result.rerank is not None:
+        rows.append(("reranker", "", f"{result.rerank:.4f}", "", f"{1 - (result.fusion_weight or 0):.2f}", ""))
+        rows.append(("blended", "", "", "", f"{result.fusion_weight or 0:.2f} fusion", f"{result.blended or 0:.4f}"))
+    rows.append(("final score", "", "", "", "", f"{result.final:.3f}"))
+    return rows
+
+
+def query_summary(explain: QueryExplain) -> str:
+    """The query in a line or two: how many candidates, how long, and what expansion added."""
+    lines = [f"{explain.candidates} candidate" + ("" if explain.candidates == 1 else "s")
+             + f" in {explain.timings_ms.get('total', 0):.0f} ms"]
+    if explain.expansion:
+        also = [*explain.expansion.lexical, *explain.expansion.semantic]
+        if also:
+            lines.append("also searched for: " + "; ".join(also))
+    return "\n".join(lines)
+
+
+def keyword_summary(count: int, took_ms: float) -> str:
+    """The explain panel for a keyword search, which ranks by one list: nothing to tell stage by stage."""
+    found = f"{count} result" + ("" if count == 1 else "s")
+    return (f"{found} in {took_ms:.0f} ms by keywords alone (BM25); the stage by stage story comes with the "
+            "Hybrid and Semantic modes.")
+
+
+def explain_columns() -> str:
+    """The header of the terminal's explain table: one line per result (explain_row)."""
+    return (f"{'#':>2} {'cover':>5} {'sat':>5} {'cos':>5} {'relev':>5} {'rerank':>6} {'w':>4} {'final':>5}  "
+            "lists (rank raw rrf)  title")
+
+
+def explain_row(rank: int, r: ResultExplain, title: str) -> str:
+    """One result's evidence and scores on a line, under explain_columns()."""
+
+    def num(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    ev = r.evidence
+    lists = "; ".join(f"{x.list_name} #{x.rank} {x.raw:.3f} {x.rrf:.4f}" for x in r.lists)
+    rerank = f"{r.rerank:.3f}" if r.rerank is not None else "-"
+    weight = f"{r.fusion_weight:.2f}" if r.fusion_weight is not None else "-"
+    return (f"{rank:>2} {num(ev.coverage):>5} {num(ev.saturation):>5} {num(ev.cosine):>5} {r.relevance:5.2f} "
+            f"{rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  {title[:40]}")
+
+
+def report_counts(report: IndexReport, every: bool = False) -> str:
+    """What an indexing run did: "3 added, 1 updated, 0 removed, 0 failed"; `every` adds moved,
+    unchanged and skipped (the terminal's full account)."""
+    counts = [("added", report.added), ("updated", report.updated)]
+    if every:
+        counts.append(("moved", report.moved))
+    counts.append(("removed", report.removed))
+    if every:
+        counts.append(("unchanged", report.unchanged))
+    counts.append(("failed", report.failed))
+    if every:
+        counts.append(("skipped", report.skipped))
+    return ", ".join(f"{n} {what}" for what, n in counts) + (" (paused)" if report.cancelled and not every else "")
+
+
+def why_not_first() -> str:
+    """Why-not asked with no list on screen."""
+    return ("Search first, then drop the file you expected on this tab (or right-click its folder in the Folders "
+            "panel) to ask why it is not among the results.")

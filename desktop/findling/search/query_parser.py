@@ -4,15 +4,11 @@ query is an error except a filter with an unreadable date."""
 
 from __future__ import annotations
 
-import os
 import re
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
 from typing import Any
 
-from findling.errors import QuerySyntaxError
+from findling.dates import parse_date
 from findling.records import Filters
 
 _ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
@@ -29,7 +25,6 @@ SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
 )
 
 _FILTER_KEYS = {"ext", "type", "path", "folder", "in", "after", "since", "before", "until"}
-_RELATIVE = re.compile(r"^(\d+)([dwmy])$")
 MAX_QUERY_CHARS = 4000
 
 
@@ -53,57 +48,6 @@ class ParsedQuery:
 
     def with_filters(self, extra: Filters) -> ParsedQuery:
         return replace(self, filters=self.filters.merged(extra))
-
-
-def parse_date(value: str, today: date | None = None) -> float:
-    """ISO dates (2024, 2024-03, 2024-03-15), today, yesterday, or 7d / 2w / 3m / 1y ago."""
-    today = today or date.today()
-    value = value.strip().lower()
-    if value == "today":
-        day = today
-    elif value == "yesterday":
-        day = today - timedelta(days=1)
-    elif match := _RELATIVE.match(value):
-        n, unit = int(match.group(1)), match.group(2)
-        days = {"d": 1, "w": 7, "m": 30, "y": 365}[unit] * n
-        try:
-            day = today - timedelta(days=days)
-        except OverflowError:
-            raise QuerySyntaxError(f"the date '{value}' reaches before the year 1") from None
-    else:
-        for fmt in ("%Y-%m-%d", "%Y-%m", "%Y"):
-            try:
-                day = datetime.strptime(value, fmt).date()
-                break
-            except ValueError:
-                continue
-        else:
-            raise QuerySyntaxError(
-                f"cannot read the date '{value}': use YYYY-MM-DD, YYYY-MM, YYYY, today, yesterday or 7d/2w/3m/1y"
-            )
-    try:
-        return time.mktime(day.timetuple())
-    except (OverflowError, ValueError):
-        raise QuerySyntaxError(f"the date '{value}' is out of range") from None
-
-
-def filters_from_options(ext: Sequence[str] | str | None = None, folder: Sequence[str] | str | None = None,
-                         after: str | None = None, before: str | None = None,
-                         path: Sequence[str] | str | None = None) -> Filters:
-    """Filters from a face's options (CLI flags, MCP and HTTP fields): extensions without their dot,
-    folders made absolute (`~` expanded), dates parsed (a QuerySyntaxError names a bad one). A single
-    string is one value, never a list of its letters."""
-
-    def values(given: Sequence[str] | str | None) -> tuple[str, ...]:
-        return (given,) if isinstance(given, str) else tuple(given or ())
-
-    return Filters(
-        extensions=tuple(e.lower().lstrip(".") for e in values(ext)),
-        path_contains=tuple(p.lower() for p in values(path)),
-        folders=tuple(os.path.abspath(os.path.expanduser(f)) for f in values(folder)),
-        after=parse_date(after) if after else None,
-        before=parse_date(before) if before else None,
-    )
 
 
 def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:

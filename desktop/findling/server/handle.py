@@ -4,29 +4,21 @@ so every face (CLI, MCP, HTTP, the window) works while the others run."""
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from findling.docids import docid_prefix, split_reference
 from findling.errors import FindlingError, StoreLockedError
+from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.paths import data_home
-from findling.records import (
-    DocumentSlice,
-    Filters,
-    IndexProgress,
-    IndexReport,
-    MultiGetResult,
-    SearchResult,
-    Source,
-    StoreStatus,
-    WhyNotAnswer,
-)
+from findling.records import IndexProgress, IndexReport
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, connect
 from findling.settings import Settings
 
@@ -37,12 +29,6 @@ log = logging.getLogger(__name__)
 
 Kind = Literal["app", "headless"]
 
-# What a client may ask of the owner. Writes change the index; everything else only reads.
-READ_VERBS = frozenset({"sources", "search", "query", "vsearch", "status", "get", "multi_get", "similar",
-                        "models_state", "why_not", "files_named"})
-WRITE_VERBS = frozenset({"add_source", "remove_source", "index"})
-VERBS = READ_VERBS | WRITE_VERBS
-
 _OWNER_GONE = ("the Findling process that had the index stopped while answering; run the command again "
                "(the index keeps everything committed)")
 
@@ -51,9 +37,60 @@ class OwnerBusyError(FindlingError):
     """The owner did not let go of the index in time (a long `findling index` in another process)."""
 
 
-class IndexHandle:
-    """Open with `IndexHandle(home)`: owns the index when nobody does (and then serves others
-    through the endpoint), else becomes a client of the owner."""
+def _path(given: str) -> str:
+    return os.path.abspath(os.path.expanduser(given))
+
+
+# Arguments made absolute in the caller's process: the owner runs in another folder.
+_HERE: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "add_source": lambda a: dict(a, path=_path(a["path"]), include=tuple(a.get("include", ())),
+                                 exclude=tuple(a.get("exclude", ()))),
+    "remove_source": lambda a: dict(a, path=_path(a["path"])),
+    "why_not": lambda a: dict(a, path=_path(a["path"])),
+    "get": lambda a: dict(a, ref=_absolute(a["ref"])),
+    "multi_get": lambda a: dict(a, refs=list(a["refs"])),
+}
+
+
+def _forwarder(verb: str) -> Callable[..., Any]:
+    """The IndexAPI method `verb`, run on this process's engine or sent to the owner's."""
+    signature = inspect.signature(getattr(IndexAPI, verb))
+    prepare = _HERE.get(verb)
+
+    def forward(self: IndexHandle, *args: Any, **kwargs: Any) -> Any:
+        arguments = signature.bind(self, *args, **kwargs).arguments
+        del arguments["self"]
+        return self._call(verb, (), prepare(arguments) if prepare else arguments)
+
+    forward.__name__ = forward.__qualname__ = verb
+    forward.__doc__ = getattr(IndexAPI, verb).__doc__
+    forward.__signature__ = signature  # type: ignore[attr-defined]
+    return forward
+
+
+if TYPE_CHECKING:
+    _Verbs = IndexAPI  # the methods below are exactly the API's (made from it at run time)
+else:
+    _Verbs = type("_Verbs", (), {verb: _forwarder(verb) for verb in VERBS})
+
+
+class IndexHandle(_Verbs):
+    """Open with `IndexHandle.open(home)`: owns the index when nobody does (and then serves others
+    through the endpoint), else becomes a client of the owner. Every IndexAPI method works the
+    same either way."""
+
+    @classmethod
+    def open(
+        cls,
+        home: str | os.PathLike[str] | None = None,
+        settings: Settings | None = None,
+        kind: Kind = "headless",
+        serve: bool = True,
+        wait_s: float = 10.0,
+        on_activate: Callable[[], None] | None = None,
+        on_change: Callable[[str], None] | None = None,
+    ) -> IndexHandle:
+        return cls(home, settings, kind, serve, wait_s, on_activate, on_change)
 
     def __init__(
         self,
@@ -327,58 +364,6 @@ class IndexHandle:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # -- the engine's API, wherever the engine is --------------------------------------------------
-
-    def sources(self) -> list[Source]:
-        return self._call("sources", (), {})
-
-    def add_source(self, path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Source:
-        return self._call("add_source", (os.path.abspath(path),), {"include": tuple(include),
-                                                                     "exclude": tuple(exclude)})
-
-    def remove_source(self, path: str) -> int:
-        return self._call("remove_source", (os.path.abspath(path),), {})
-
-    def index(self, progress: Callable[[IndexProgress], None] | None = None,
-              cancel: threading.Event | None = None) -> IndexReport:
-        return self._call("index", (), {"progress": progress, "cancel": cancel})
-
-    def search(self, query: str, limit: int | None = None, filters: Filters | None = None,
-               match: str | None = None) -> SearchResult:
-        return self._call("search", (query,), {"limit": limit, "filters": filters, "match": match})
-
-    def query(self, query: str, limit: int | None = None, filters: Filters | None = None, expand: bool | None = None,
-              rerank: str | None = None, min_score: float = 0.0) -> SearchResult:
-        return self._call("query", (query,), {"limit": limit, "filters": filters, "expand": expand,
-                                              "rerank": rerank, "min_score": min_score})
-
-    def vsearch(self, query: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
-        return self._call("vsearch", (query,), {"limit": limit, "filters": filters})
-
-    def similar(self, ref: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult:
-        return self._call("similar", (ref,), {"limit": limit, "filters": filters})
-
-    def files_named(self, text: str, limit: int = 5) -> list[str]:
-        return self._call("files_named", (text,), {"limit": limit})
-
-    def why_not(self, query: str, path: str, mode: str = "hybrid", limit: int | None = None,
-                min_score: float = 0.0, filters: Filters | None = None) -> WhyNotAnswer:
-        return self._call("why_not", (query, os.path.abspath(os.path.expanduser(path))),
-                          {"mode": mode, "limit": limit, "min_score": min_score, "filters": filters})
-
-    def get(self, ref: str, first_line: int | None = None, count: int | None = None) -> DocumentSlice:
-        return self._call("get", (_absolute(ref),), {"first_line": first_line, "count": count})
-
-    def multi_get(self, refs: Sequence[str], max_bytes: int = 60_000, max_lines: int | None = None) -> MultiGetResult:
-        return self._call("multi_get", (list(refs),), {"max_bytes": max_bytes, "max_lines": max_lines})
-
-    def status(self) -> StoreStatus:
-        return self._call("status", (), {})
-
-    def models_state(self) -> dict[str, str]:
-        return self._call("models_state", (), {})
-
 
 class ActivatedElsewhere(FindlingError):
     """Another window already shows this index; it was asked to come forward."""

@@ -10,7 +10,6 @@ import hmac
 import os
 import secrets
 from pathlib import Path
-from typing import Literal
 
 import anyio.to_thread
 from mcp.server.transport_security import TransportSecuritySettings
@@ -23,8 +22,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from findling import __version__
 from findling.errors import FindlingError
 from findling.paths import config_dir
-from findling.records import SearchResult
-from findling.search.query_parser import filters_from_options
+from findling.records import Filters, SearchMode, SearchRequest, SearchResult
 from findling.server.handle import IndexHandle
 from findling.server.mcp_server import build_server
 from findling.server.payloads import result_json
@@ -118,7 +116,7 @@ class QueryBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     query: str = Field(min_length=1, max_length=2000)
-    mode: Literal["hybrid", "keyword", "semantic"] = "hybrid"
+    mode: SearchMode = SearchMode.HYBRID
     limit: int | None = Field(default=None, ge=1, le=200)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
     ext: list[str] | str | None = None
@@ -194,12 +192,8 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
                                           "before"}, 400)
 
         def run() -> SearchResult:
-            filters = filters_from_options(body.ext, body.folder, body.after, body.before)
-            if body.mode == "keyword":
-                return handle.search(body.query, limit=body.limit, filters=filters)
-            if body.mode == "semantic":
-                return handle.vsearch(body.query, limit=body.limit, filters=filters)
-            return handle.query(body.query, limit=body.limit, filters=filters, min_score=body.min_score)
+            filters = Filters.from_options(body.ext, body.folder, body.after, body.before)
+            return handle.find(SearchRequest(body.query, body.mode, body.limit, filters, body.min_score))
 
         try:
             result = await anyio.to_thread.run_sync(run)

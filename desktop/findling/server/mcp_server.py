@@ -17,7 +17,8 @@ from pydantic import Field
 
 from findling import __version__
 from findling.errors import FindlingError
-from findling.search.query_parser import SYNTAX_EXAMPLES, filters_from_options
+from findling.records import Filters, SearchMode, SearchRequest
+from findling.search.query_parser import SYNTAX_EXAMPLES
 from findling.server.handle import IndexHandle
 from findling.server.payloads import multi_get_json, result_json, slice_json
 
@@ -77,8 +78,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
     async def query(query: str, limit: Limit = 10, min_score: Annotated[float, Field(ge=0, le=1)] = 0.0,
                     ext: Extensions = None, folder: Folders = None, after: After = None, before: Before = None,
                     explain: bool = False) -> dict[str, Any]:
-        result = await _run(lambda: handle.query(query, limit=limit, min_score=min_score,
-                                                 filters=filters_from_options(ext, folder, after, before)))
+        result = await _run(lambda: handle.find(SearchRequest(
+            query, SearchMode.HYBRID, limit, Filters.from_options(ext, folder, after, before), min_score)))
         extra = {"explain": result.explain.to_dict()} if explain and result.explain else None
         return _results(result_json(result, extra))
 
@@ -87,8 +88,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
         "and exact: use it for names, identifiers, error messages. match='any' relaxes to any word. " + SYNTAX))
     async def search(query: str, limit: Limit = 10, match: Literal["all", "any"] = "all", ext: Extensions = None,
                      folder: Folders = None, after: After = None, before: Before = None) -> dict[str, Any]:
-        result = await _run(lambda: handle.search(query, limit=limit, match=match,
-                                                  filters=filters_from_options(ext, folder, after, before)))
+        result = await _run(lambda: handle.find(SearchRequest(
+            query, SearchMode.KEYWORD, limit, Filters.from_options(ext, folder, after, before), match=match)))
         return _results(result_json(result))
 
     @server.tool(annotations=_READ, description=(
@@ -96,8 +97,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
         "no words with the query. Needs the embedding model (see `status`). " + SYNTAX))
     async def vsearch(query: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None,
                       after: After = None, before: Before = None) -> dict[str, Any]:
-        result = await _run(lambda: handle.vsearch(query, limit=limit,
-                                                   filters=filters_from_options(ext, folder, after, before)))
+        result = await _run(lambda: handle.find(SearchRequest(
+            query, SearchMode.SEMANTIC, limit, Filters.from_options(ext, folder, after, before))))
         return _results(result_json(result))
 
     @server.tool(annotations=_READ, description=(
@@ -122,18 +123,21 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
         "Documents like a given one (docid or absolute path), by meaning: the mean of its passages' vectors. "
         "Needs the embedding model."))
     async def similar(ref: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None) -> dict[str, Any]:
-        result = await _run(lambda: handle.similar(ref, limit=limit, filters=filters_from_options(ext, folder)))
+        result = await _run(lambda: handle.similar(ref, limit=limit, filters=Filters.from_options(ext, folder)))
         return _results(result_json(result))
 
     @server.tool(annotations=_READ, description=(
         "Why a file you expected is not among a query's results (or where it is): not under an added folder, "
         "excluded by which .gitignore or exclude pattern, not indexed yet, failed or skipped and why, removed by "
         "a filter, the query words it lacks and its keyword rank, its semantic rank and closest passage, or cut "
-        "by the result limit or score floor. mode: hybrid (query), keyword (search) or semantic (vsearch)."))
+        "by the result limit or score floor. mode: hybrid (query), keyword (search) or semantic (vsearch); give "
+        "the same limit, filters and min_score as that search."))
     async def why_not(query: Annotated[str, Field(min_length=1, max_length=2000)], path: str,
-                      mode: Literal["hybrid", "keyword", "semantic"] = "hybrid", limit: Limit = 10,
-                      min_score: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0) -> dict[str, Any]:
-        answer = await _run(lambda: handle.why_not(query, path, mode=mode, limit=limit, min_score=min_score))
+                      mode: SearchMode = SearchMode.HYBRID, limit: Limit = 10,
+                      min_score: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0, ext: Extensions = None,
+                      folder: Folders = None, after: After = None, before: Before = None) -> dict[str, Any]:
+        answer = await _run(lambda: handle.why_not(
+            SearchRequest(query, mode, limit, Filters.from_options(ext, folder, after, before), min_score), path))
         return asdict(answer)
 
     @server.tool(annotations=_READ, description=(

@@ -66,7 +66,7 @@ def _keyboard(app: QApplication, window, target: Path) -> None:
     query = "water OR rust OR bread OR database"
     for char in query:
         _key(app, window.search_field, Qt.Key(ord(char.upper())), char)
-    _wait(app, lambda: window._last_result is not None and window._last_result.query == query
+    _wait(app, lambda: window.searches.result is not None and window.searches.result.query == query
           and window.results.rowCount() > 2)
     _key(app, window.search_field, Qt.Key.Key_Down)
     _key(app, window.search_field, Qt.Key.Key_Down)
@@ -128,7 +128,7 @@ def main(out: str, model_folder: Path | None = None) -> int:
         _shot(app, window, target / "03-explain.png")
         window.search_field.setText("xylophone quantum")  # nothing answers it: weak results and a note
         window.run_search(full=False)
-        _wait(app, lambda: window._last_result is not None and window._last_result.query == "xylophone quantum")
+        _wait(app, lambda: window.searches.result is not None and window.searches.result.query == "xylophone quantum")
         _shot(app, window, target / "04-no-good-matches.png")
         window.tabs.setCurrentIndex(0)
         window.search_field.setText("database server")
@@ -148,8 +148,8 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window.resize(1024, 640)
         window.search_field.setText("why did the nightly import fail")
         window.run_search(full=True)
-        _wait(app, lambda: window._last_result is not None and window._last_result.explain is not None
-              and window._last_result.query == "why did the nightly import fail" and window.results.rowCount() > 0)
+        _wait(app, lambda: window.searches.result is not None and window.searches.result.explain is not None
+              and window.searches.result.query == "why did the nightly import fail" and window.results.rowCount() > 0)
         window.tabs.setCurrentIndex(1)
         _shot(app, window, target / "10-explain-1024x640.png")
         window.details_button.click()
@@ -158,7 +158,7 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window.mode_box.setCurrentText("Keyword")
         window.search_field.setText("nightly import failed")
         window.run_search(full=False)
-        _wait(app, lambda: window._last_result is not None and window._last_result.query == "nightly import failed")
+        _wait(app, lambda: window.searches.result is not None and window.searches.result.query == "nightly import failed")
         window.why_not(str(demo_folder() / "bread.html"))
         _wait(app, lambda: window.why_not_answer.text().startswith("Why not"))
         _shot(app, window, target / "12-why-not-1024x640.png")
@@ -169,7 +169,7 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window._show_saved()
         window.search_field.setText("rust")
         window.run_search(full=True)
-        _wait(app, lambda: window._last_result is not None and window._last_result.query == "rust"
+        _wait(app, lambda: window.searches.result is not None and window.searches.result.query == "rust"
               and window.names.isVisible())
         _shot(app, window, target / "13-names-facets-saved.png")
         # a viewer that takes a page, as settings.toml would name it (none is installed here)

@@ -1,237 +1,26 @@
-"""Small widgets: the snippet delegate, the score-composition bars and the preview pane."""
+"""The preview: the document's text with its matches and line (or page) numbers, its formatted view, and the panel that holds them."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QStackedWidget,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from findling.gui.formatted import FormattedView, InertDocument
+from findling.gui.formatted import FormattedView
 from findling.gui.hits import hit_selections, span_cursor, utf16_positions
-from findling.gui.item_models import SnippetHtmlRole
-from findling.records import Highlight, ResultExplain
+from findling.records import Highlight
 from findling.search.results import page_at
-
-
-class SnippetDelegate(QStyledItemDelegate):
-    """Draws the snippet column as rich text, matches highlighted. Laid-out documents are
-    kept per (snippet, width): laying out rich text on every repaint cost the UI thread
-    tens of milliseconds a screenful."""
-
-    _CACHE_LIMIT = 256
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self._docs: dict[tuple[str, int], QTextDocument] = {}
-
-    def _document(self, html: str, width: int, font) -> QTextDocument:
-        key = (html, width)
-        doc = self._docs.get(key)
-        if doc is None:
-            if len(self._docs) >= self._CACHE_LIMIT:
-                self._docs.clear()
-            doc = InertDocument()  # the snippet is escaped; and even so nothing it names is opened
-            doc.setDefaultFont(font)
-            doc.setHtml(html)
-            doc.setTextWidth(width)
-            self._docs[key] = doc
-        return doc
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
-        self.initStyleOption(option, index)
-        option.text = ""
-        style = option.widget.style() if option.widget else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
-        doc = self._document(index.data(SnippetHtmlRole) or "", option.rect.width() - 8, option.font)
-        painter.save()
-        painter.translate(option.rect.left() + 4, option.rect.top() + 2)
-        painter.setClipRect(QRectF(0, 0, option.rect.width() - 8, option.rect.height() - 4))
-        doc.drawContents(painter)
-        painter.restore()
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        return QSize(400, option.fontMetrics.height() * 3 + 8)
-
-
-class ScoreBars(QWidget):
-    """A bar per piece of evidence behind one result's score, all on the same 0–1 scale:
-    the share of the query's words matched, the keyword strength, the closeness in
-    meaning, the relevance they add up to, and — when reranked — the reranker's judgement
-    and the final score. (Rank-fusion shares are in the table: they order nothing now.)"""
-
-    COLORS = {"bm25": QColor("#4e79a7"), "vector": QColor("#59a14f"), "bonus": QColor("#f28e2b"),
-              "rerank": QColor("#b07aa1"), "final": QColor("#76b7b2")}
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._bars: list[tuple[str, float, QColor]] = []
-        self.setMinimumHeight(120)
-
-    def bars(self) -> list[tuple[str, float, QColor]]:
-        return list(self._bars)
-
-    def set_result(self, result: ResultExplain | None) -> None:
-        bars: list[tuple[str, float, QColor]] = []
-        if result is not None:
-            ev = result.evidence
-            for name, value, lane in (("words matched", ev.coverage, "bm25"), ("keyword strength", ev.saturation, "bm25"),
-                                      ("closeness in meaning", ev.cosine, "vector")):
-                if value is not None:
-                    bars.append((name, max(0.0, value), self.COLORS[lane]))
-            bars.append(("relevance", result.relevance, self.COLORS["final"]))
-            if result.rerank is not None:
-                bars.append(("reranker", result.rerank, self.COLORS["rerank"]))
-                bars.append(("final score", result.final, self.COLORS["final"]))
-        self._bars = bars
-        self.update()
-
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        if not self._bars:
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no score breakdown for this result")
-            return
-        metrics = painter.fontMetrics()
-        label_w = max(metrics.horizontalAdvance(name) for name, _, _ in self._bars) + 12
-        row_h = min(28, max(14, (self.height() - 8) // len(self._bars)))
-        top = 1.0  # every bar is a share or a probability: one scale, so bars compare
-        width = self.width() - label_w - 70
-        for i, (name, value, color) in enumerate(self._bars):
-            y = 4 + i * row_h
-            painter.setPen(self.palette().text().color())
-            painter.drawText(4, y, label_w, row_h, int(Qt.AlignmentFlag.AlignVCenter), name)
-            painter.fillRect(QRectF(label_w, y + 2, max(1.0, width * value / top), row_h - 4), color)
-            painter.drawText(int(label_w + width * value / top) + 6, y, 64, row_h,
-                             int(Qt.AlignmentFlag.AlignVCenter), f"{value:.2f}")
-
-
-class _ButtonStrip(QWidget):
-    """A row of flat buttons under grey titles, rebuilt whole each time it is filled."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self.buttons: list[QToolButton] = []
-        self.setVisible(False)
-
-    def _fill(self, groups: list[tuple[str, list[tuple[str, str, bool, Callable[..., None]]]]]) -> None:
-        """groups: (title, [(text, tooltip, enabled, on_click)]); empty groups are left out."""
-        while self._layout.count():
-            item = self._layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self.buttons = []
-        for title, entries in groups:
-            if not entries:
-                continue
-            label = QLabel(title)
-            label.setEnabled(False)
-            self._layout.addWidget(label)
-            for text, tooltip, enabled, on_click in entries:
-                button = QToolButton()
-                button.setText(text)
-                button.setToolTip(tooltip)
-                button.setAutoRaise(True)
-                button.setEnabled(enabled)
-                button.clicked.connect(on_click)
-                self._layout.addWidget(button)
-                self.buttons.append(button)
-        self._layout.addStretch(1)
-        self.setVisible(bool(self.buttons))
-
-
-class FacetBar(_ButtonStrip):
-    """The results counted by type, date and folder; a click filters by that value (the
-    filter boxes show it, and the search runs again). A value no filter can express
-    ("Other", "Older") is shown but not clickable."""
-
-    chosen = Signal(str, str)  # facet ("type", "modified", "folder"), value
-    TITLES = {"type": "Type", "modified": "Modified", "folder": "In"}
-    UNFILTERABLE = {"Other", "Older"}
-
-    def set_facets(self, facets: dict[str, list[tuple[str, int]]]) -> None:
-        def label(facet: str, value: str) -> str:
-            return os.path.basename(value.rstrip(os.sep)) or value if facet == "folder" else value
-
-        self._fill([
-            (f"{self.TITLES[facet]}:", [
-                (f"{label(facet, value)} {count}", value, value not in self.UNFILTERABLE,
-                 lambda _c=False, f=facet, v=value: self.chosen.emit(f, v))
-                for value, count in values
-            ])
-            for facet, values in facets.items()
-        ])
-
-
-class NameRow(_ButtonStrip):
-    """Files whose name holds the query, above the results, as Everything shows them: a
-    click opens the file."""
-
-    chosen = Signal(str)
-
-    def set_paths(self, paths: list[str]) -> None:
-        self._fill([("Names:", [(os.path.basename(path), f"Open {path}", True,
-                                 lambda _c=False, p=path: self.chosen.emit(p)) for path in paths])])
-
-
-class StageTimeline(QWidget):
-    """The query's stages in order, each a bar as long as its share of the time, with its
-    milliseconds; a skipped stage says why, in grey."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._stages: list[tuple[str, float, str]] = []
-        self.setMinimumHeight(96)
-
-    def stages(self) -> list[tuple[str, float, str]]:
-        return list(self._stages)
-
-    def set_stages(self, stages: list[tuple[str, float, str]]) -> None:
-        self._stages = stages
-        self.setToolTip("\n".join(f"{name}: {f'{ms:.0f} ms' if not why else 'skipped, ' + why}"
-                                  for name, ms, why in stages))
-        self.update()
-
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        painter = QPainter(self)
-        if not self._stages:
-            return  # the summary above says why there are none
-        metrics = painter.fontMetrics()
-        label_w = max(metrics.horizontalAdvance(name) for name, _, _ in self._stages) + 12
-        row_h = min(22, max(14, (self.height() - 4) // len(self._stages)))
-        longest = max((ms for _, ms, why in self._stages if not why), default=0.0) or 1.0
-        width = max(20, self.width() - label_w - 70)
-        text_color = self.palette().text().color()
-        muted = self.palette().placeholderText().color()
-        for i, (name, ms, why) in enumerate(self._stages):
-            y = 2 + i * row_h
-            painter.setPen(text_color if not why else muted)
-            painter.drawText(4, y, label_w, row_h, int(Qt.AlignmentFlag.AlignVCenter), name)
-            if why:
-                note = metrics.elidedText(f"skipped: {why}", Qt.TextElideMode.ElideRight, self.width() - label_w - 8)
-                painter.drawText(label_w, y, self.width() - label_w, row_h, int(Qt.AlignmentFlag.AlignVCenter), note)
-                continue
-            bar = max(2.0, width * ms / longest)
-            painter.fillRect(QRectF(label_w, y + 3, bar, row_h - 6), QColor("#4e79a7"))
-            painter.drawText(int(label_w + bar) + 6, y, 64, row_h, int(Qt.AlignmentFlag.AlignVCenter), f"{ms:.0f} ms")
 
 
 class PreviewPane(QPlainTextEdit):

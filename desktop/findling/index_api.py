@@ -1,0 +1,75 @@
+"""The index's API, defined once: what every face may ask of an index, whether it holds the
+index itself (`Engine`) or reaches the process that does (`server.handle.IndexHandle`, whose
+methods are made from this table). mypy checks both against it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from findling.records import (
+    DocumentSlice,
+    Filters,
+    IndexProgress,
+    IndexReport,
+    MultiGetResult,
+    SearchRequest,
+    SearchResult,
+    Source,
+    StoreStatus,
+    WhyNotAnswer,
+)
+
+
+class IndexAPI(Protocol):
+    # -- writes: they change the index -------------------------------------------------------
+
+    def add_source(self, path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Source:
+        """Add a folder (or a single file) to index."""
+        ...
+
+    def remove_source(self, path: str) -> int:
+        """Forget a folder and everything indexed from it; the documents removed."""
+        ...
+
+    def index(self, progress: Callable[[IndexProgress], None] | None = None,
+              cancel: threading.Event | None = None) -> IndexReport:
+        """Bring the index up to date with the folders, then embed what is new."""
+        ...
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def sources(self) -> list[Source]: ...
+
+    def find(self, request: SearchRequest) -> SearchResult:
+        """Answer one search, in the mode it asks for."""
+        ...
+
+    def why_not(self, request: SearchRequest, path: str) -> WhyNotAnswer:
+        """Why this file is, or is not, among this search's results."""
+        ...
+
+    def similar(self, ref: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult: ...
+
+    def files_named(self, text: str, limit: int = 5) -> list[str]: ...
+
+    def get(self, ref: str, first_line: int | None = None, count: int | None = None) -> DocumentSlice: ...
+
+    def multi_get(self, refs: Sequence[str], max_bytes: int = 60_000,
+                  max_lines: int | None = None) -> MultiGetResult: ...
+
+    def status(self) -> StoreStatus: ...
+
+    def semantic_off(self) -> str | None:
+        """Why semantic search cannot run now (no embedder, or nothing embedded yet), or None."""
+        ...
+
+    def models_state(self) -> dict[str, str]:
+        """Each model role's state in words: "ready", or why it is not."""
+        ...
+
+
+WRITE_VERBS = frozenset({"add_source", "remove_source", "index"})
+VERBS: tuple[str, ...] = tuple(name for name in vars(IndexAPI) if not name.startswith("_"))
+READ_VERBS = frozenset(VERBS) - WRITE_VERBS
