@@ -46,8 +46,7 @@ def _tree_rss(root_pid: int) -> int:
 
 def run_measured(args: list[str], env: dict[str, str]) -> tuple[float, int, subprocess.CompletedProcess]:
     started = time.perf_counter()
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            errors="replace")
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
     peak = 0
     done = threading.Event()
 
@@ -67,8 +66,11 @@ def run_measured(args: list[str], env: dict[str, str]) -> tuple[float, int, subp
 
 def _outcome(home: Path, case_dir: Path, bad: str) -> str:
     env = {**os.environ, "FINDLING_HOME": str(home)}
-    status = json.loads(subprocess.run([sys.executable, "-m", "findling", "status", "--json"], env=env,
-                                       capture_output=True, text=True, check=True).stdout)
+    status = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "findling", "status", "--json"], env=env, capture_output=True, text=True, check=True
+        ).stdout
+    )
     for problem in status["problems"]:
         if problem["path"].startswith(str(case_dir)) and not problem["path"].endswith("control.txt"):
             label = "indexed, partly" if problem["status"] == "ok" else problem["status"]
@@ -90,25 +92,37 @@ def main(argv: list[str] | None = None) -> int:
     for case in cases:
         home = base / "homes" / case.name
         env = {**os.environ, "FINDLING_HOME": str(home), "NO_COLOR": "1"}
-        seconds, peak, proc = run_measured([sys.executable, "-m", "findling", "add", str(base / "folder" / case.name)],
-                                           env)
-        outcome = _outcome(home, base / "folder" / case.name, case.bad) if proc.returncode == 0 else \
-            f"exit {proc.returncode}: {proc.stderr.strip()[-120:]}"
-        rows.append({"case": case.name, "seconds": round(seconds, 2), "peak_rss_mb": round(peak / 2**20),
-                     "outcome": outcome})
+        seconds, peak, proc = run_measured(
+            [sys.executable, "-m", "findling", "add", str(base / "folder" / case.name)], env
+        )
+        outcome = (
+            _outcome(home, base / "folder" / case.name, case.bad)
+            if proc.returncode == 0
+            else f"exit {proc.returncode}: {proc.stderr.strip()[-120:]}"
+        )
+        rows.append(
+            {"case": case.name, "seconds": round(seconds, 2), "peak_rss_mb": round(peak / 2**20), "outcome": outcome}
+        )
         print(f"{case.name:<24} {seconds:6.1f} s {peak / 2**20:7.0f} MB  {outcome}", file=sys.stderr)
     home = base / "homes" / "_all"
-    seconds, peak, proc = run_measured([sys.executable, "-m", "findling", "add", str(base / "folder")],
-                                       {**os.environ, "FINDLING_HOME": str(home)})
-    whole = {"seconds": round(seconds, 2), "peak_rss_mb": round(peak / 2**20), "exit": proc.returncode,
-             "summary": proc.stdout.strip().splitlines()[1:2]}
+    seconds, peak, proc = run_measured(
+        [sys.executable, "-m", "findling", "add", str(base / "folder")], {**os.environ, "FINDLING_HOME": str(home)}
+    )
+    whole = {
+        "seconds": round(seconds, 2),
+        "peak_rss_mb": round(peak / 2**20),
+        "exit": proc.returncode,
+        "summary": proc.stdout.strip().splitlines()[1:2],
+    }
     if args.json:
         print(json.dumps({"cases": rows, "whole_run": whole}, indent=2))
     else:
         print(f"{'case':<24} {'seconds':>8} {'peak RSS':>9}  outcome")
         for row in rows:
             print(f"{row['case']:<24} {row['seconds']:8.1f} {row['peak_rss_mb']:6d} MB  {row['outcome']}")
-        print(f"{'whole folder, one run':<24} {whole['seconds']:8.1f} {whole['peak_rss_mb']:6d} MB  exit {whole['exit']}")
+        print(
+            f"{'whole folder, one run':<24} {whole['seconds']:8.1f} {whole['peak_rss_mb']:6d} MB  exit {whole['exit']}"
+        )
     return 0
 
 

@@ -58,6 +58,7 @@ needs_models = pytest.mark.skipif(not MINILM.exists(), reason="../shared/models 
 def write_test_manifest(path: Path) -> Path:
     """A manifest naming the real model files from ../shared/models, pinned by sha256,
     under repo ids that the test hub mirror serves."""
+
     def files(folder: str, entries: list[tuple[str, str]]) -> str:
         rows = []
         for rel, kind in entries:
@@ -73,16 +74,27 @@ def write_test_manifest(path: Path) -> Path:
         'generator = { default = "smollm-test" }\n\n'
         '[models.minilm-test]\nrole = "embedder"\nrepo = "findling-test/all-MiniLM-L6-v2-int8"\n'
         'revision = "main"\npooling = "mean"\nmax_length = 256\ndimension = 384\n'
-        + files("all-MiniLM-L6-v2-int8", [("model.onnx", "model"), ("tokenizer.json", "tokenizer"),
-                                          ("config.json", "config")])
+        + files(
+            "all-MiniLM-L6-v2-int8",
+            [("model.onnx", "model"), ("tokenizer.json", "tokenizer"), ("config.json", "config")],
+        )
         + '\n[models.ce-test]\nrole = "reranker"\nrepo = "findling-test/test-crossencoder-untrained-int8"\n'
         'revision = "main"\nmax_length = 512\n'
-        + files("test-crossencoder-untrained-int8", [("model.onnx", "model"), ("tokenizer.json", "tokenizer"),
-                                                     ("config.json", "config")])
+        + files(
+            "test-crossencoder-untrained-int8",
+            [("model.onnx", "model"), ("tokenizer.json", "tokenizer"), ("config.json", "config")],
+        )
         + '\n[models.smollm-test]\nrole = "generator"\nrepo = "findling-test/SmolLM2-135M-Instruct-q4"\n'
         'revision = "main"\nmax_length = 8192\n'
-        + files("SmolLM2-135M-Instruct-q4", [("model.onnx", "model"), ("tokenizer.json", "tokenizer"),
-                                             ("config.json", "config"), ("generation_config.json", "config")])
+        + files(
+            "SmolLM2-135M-Instruct-q4",
+            [
+                ("model.onnx", "model"),
+                ("tokenizer.json", "tokenizer"),
+                ("config.json", "config"),
+                ("generation_config.json", "config"),
+            ],
+        )
     )
     path.write_text(text, encoding="utf-8")
     return path

@@ -55,7 +55,9 @@ def make_pdf(path: Path, pages: list[str], title: str | None = None) -> Path:
     return path
 
 
-def make_docx(path: Path, title: str, heading: str, paragraphs: list[str], table: list[list[str]] | None = None) -> Path:
+def make_docx(
+    path: Path, title: str, heading: str, paragraphs: list[str], table: list[list[str]] | None = None
+) -> Path:
     import docx
 
     document = docx.Document()
@@ -123,3 +125,17 @@ def index_files(engine, folder: Path, files: dict[str, str]) -> Path:
     engine.add_source(folder)
     engine.index()
     return folder
+
+
+def wait_until(condition, timeout: float, what: str, interval: float = 0.02) -> None:
+    """Poll `condition` until it holds; fail naming `what` when `timeout` seconds pass first.
+    Tests wait on the condition they need, never for a fixed time."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            import pytest
+
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)

@@ -31,8 +31,10 @@ class Case:
 
 def _docx(path: Path, body_xml: str | bytes, compress: int = zipfile.ZIP_DEFLATED) -> None:
     with zipfile.ZipFile(path, "w", compress) as z:
-        z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns='
-                   '"http://schemas.openxmlformats.org/package/2006/content-types"/>')
+        z.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+        )
         z.writestr("word/document.xml", body_xml)
 
 
@@ -54,11 +56,14 @@ def pdf_with_content(path: Path, ops_mb: int) -> None:
     inflater = zlib.compressobj(9)
     block = ops * (1024 * 1024 // len(ops))
     comp = b"".join(inflater.compress(block) for _ in range(ops_mb)) + inflater.flush()
-    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
-            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
-            b"/Contents 5 0 R >>",
-            b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(comp) + comp + b"\nendstream"]
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+        b"/Contents 5 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(comp) + comp + b"\nendstream",
+    ]
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for i, body in enumerate(objs, 1):
@@ -116,58 +121,128 @@ def build(root: Path, outside: Path, full: bool = False) -> list[Case]:
         make(folder)
         cases.append(Case(name, bad, expect, control, find))
 
-    case("latin1-name", "m\udce9moire.txt", "ok",
-         lambda f: (f / os.fsdecode(b"m\xe9moire.txt")).write_text("souvenirword of an old archive"),
-         find="souvenirword")
-    case("md-heading-spaces", "heading.md", "ok",
-         lambda f: write(f / "heading.md", "# a" + " " * (4000 if not full else 100_000) + "b\n\nheadingbody text\n"),
-         find="headingbody")
-    case("md-heading-blank", "blank.md", "ok",
-         lambda f: write(f / "blank.md", "# " + " " * 50_000 + "\nblankbody text\n"), find="blankbody")
+    case(
+        "latin1-name",
+        "m\udce9moire.txt",
+        "ok",
+        lambda f: (f / os.fsdecode(b"m\xe9moire.txt")).write_text("souvenirword of an old archive"),
+        find="souvenirword",
+    )
+    case(
+        "md-heading-spaces",
+        "heading.md",
+        "ok",
+        lambda f: write(f / "heading.md", "# a" + " " * (4000 if not full else 100_000) + "b\n\nheadingbody text\n"),
+        find="headingbody",
+    )
+    case(
+        "md-heading-blank",
+        "blank.md",
+        "ok",
+        lambda f: write(f / "blank.md", "# " + " " * 50_000 + "\nblankbody text\n"),
+        find="blankbody",
+    )
 
     def gitignore(f: Path) -> None:
         write(f / ".gitignore", "*a*a*a*a*a*a*a*a*a*a*a*a*b\n")
         write(f / ("a" * 40 + ".txt"), "gitignorebody is not ignored")
+
     case("gitignore-backtracking", "a" * 40 + ".txt", "ok", gitignore, find="gitignorebody")
 
     paragraphs = 3_000_000 if full else 300_000
-    case("docx-many-paragraphs", "paragraphs.docx", "ok",
-         lambda f: _docx_streamed(f / "paragraphs.docx", f'<w:document xmlns:w="{_W}"><w:body>',
-                                  b"<w:p><w:r><w:t>x</w:t></w:r></w:p>", paragraphs,
-                                  "<w:p><w:r><w:t>paragraphend</w:t></w:r></w:p></w:body></w:document>"),
-         find="paragraphend")
+    case(
+        "docx-many-paragraphs",
+        "paragraphs.docx",
+        "ok",
+        lambda f: _docx_streamed(
+            f / "paragraphs.docx",
+            f'<w:document xmlns:w="{_W}"><w:body>',
+            b"<w:p><w:r><w:t>x</w:t></w:r></w:p>",
+            paragraphs,
+            "<w:p><w:r><w:t>paragraphend</w:t></w:r></w:p></w:body></w:document>",
+        ),
+        find="paragraphend",
+    )
     bomb_mb = 1024 if full else 300
-    case("docx-bomb", "bomb.docx", "listed",
-         lambda f: _docx_streamed(f / "bomb.docx", f'<w:document xmlns:w="{_W}"><w:body><w:p><w:r><w:t>',
-                                  b"y", bomb_mb * 1024 * 1024, "</w:t></w:r></w:p></w:body></w:document>"))
-    case("epub-spaces-bomb", "spaces.epub", "listed",
-         lambda f: _epub_with_chapter(f / "spaces.epub", b"<html><body><p>" + b" " * (bomb_mb << 20)
-                                      + b"</p></body></html>"))
-    case("epub-whitespace-run", "run.epub", "ok",
-         lambda f: _epub_with_chapter(f / "run.epub", b"<html><body><p>before</p><p>" + b" " * (12 << 20)
-                                      + b"</p><p>afterspaces words</p></body></html>"),
-         find="afterspaces")
+    case(
+        "docx-bomb",
+        "bomb.docx",
+        "listed",
+        lambda f: _docx_streamed(
+            f / "bomb.docx",
+            f'<w:document xmlns:w="{_W}"><w:body><w:p><w:r><w:t>',
+            b"y",
+            bomb_mb * 1024 * 1024,
+            "</w:t></w:r></w:p></w:body></w:document>",
+        ),
+    )
+    case(
+        "epub-spaces-bomb",
+        "spaces.epub",
+        "listed",
+        lambda f: _epub_with_chapter(
+            f / "spaces.epub", b"<html><body><p>" + b" " * (bomb_mb << 20) + b"</p></body></html>"
+        ),
+    )
+    case(
+        "epub-whitespace-run",
+        "run.epub",
+        "ok",
+        lambda f: _epub_with_chapter(
+            f / "run.epub",
+            b"<html><body><p>before</p><p>" + b" " * (12 << 20) + b"</p><p>afterspaces words</p></body></html>",
+        ),
+        find="afterspaces",
+    )
     case("pdf-content-bomb", "bomb.pdf", "listed", lambda f: pdf_with_content(f / "bomb.pdf", 1024 if full else 300))
-    case("html-deep-font", "font.html", "ok",
-         lambda f: write(f / "font.html", "<html><body><p>top</p>" + "<font size=2>" * (20_000 if full else 3000)
-                         + "deepfontword</body></html>"), find="deepfontword")
-    case("html-deep-div", "div.html", "ok",
-         lambda f: write(f / "div.html", "<html><body><p>top</p>" + "<div>" * 3000 + "deepdivword" + "</div>" * 3000
-                         + "</body></html>"), find="deepdivword")
+    case(
+        "html-deep-font",
+        "font.html",
+        "ok",
+        lambda f: write(
+            f / "font.html",
+            "<html><body><p>top</p>" + "<font size=2>" * (20_000 if full else 3000) + "deepfontword</body></html>",
+        ),
+        find="deepfontword",
+    )
+    case(
+        "html-deep-div",
+        "div.html",
+        "ok",
+        lambda f: write(
+            f / "div.html",
+            "<html><body><p>top</p>" + "<div>" * 3000 + "deepdivword" + "</div>" * 3000 + "</body></html>",
+        ),
+        find="deepdivword",
+    )
     text_mb = 40 if full else 3
-    case("text-over-cap", "huge.txt", "ok",
-         lambda f: write(f / "huge.txt", "capstart " + "filler words here " * (text_mb * 1024 * 1024 // 18)),
-         find="capstart")
+    case(
+        "text-over-cap",
+        "huge.txt",
+        "ok",
+        lambda f: write(f / "huge.txt", "capstart " + "filler words here " * (text_mb * 1024 * 1024 // 18)),
+        find="capstart",
+    )
     case("fifo", "pipe.txt", "listed", lambda f: os.mkfifo(f / "pipe.txt"))
     case("link-dev-zero", "zero.txt", "listed", lambda f: os.symlink("/dev/zero", f / "zero.txt"))
     case("link-outside-file", "notes.txt", "listed", lambda f: os.symlink(outside / "secret.txt", f / "notes.txt"))
     case("link-outside-folder", "", "absent", lambda f: os.symlink(outside, f / "elsewhere"))
     case("link-etc", "", "absent", lambda f: os.symlink("/etc", f / "etc-link"))
     case("path-too-long", "", "listed", _long_path)  # listed: the first path over the limit
-    case("escape-title", "title.md", "ok",
-         lambda f: write(f / "title.md", f"# Evil {ESCAPES} title\n\nescapebody {ESCAPES} text\n"), find="escapebody")
-    case("escape-name", "n\x1b[31mame.txt", "ok", lambda f: write(f / "n\x1b[31mame.txt", "escapename body"),
-         find="escapename")
+    case(
+        "escape-title",
+        "title.md",
+        "ok",
+        lambda f: write(f / "title.md", f"# Evil {ESCAPES} title\n\nescapebody {ESCAPES} text\n"),
+        find="escapebody",
+    )
+    case(
+        "escape-name",
+        "n\x1b[31mame.txt",
+        "ok",
+        lambda f: write(f / "n\x1b[31mame.txt", "escapename body"),
+        find="escapename",
+    )
     case("html-name", "<b>x<i>.txt", "ok", lambda f: write(f / "<b>x<i>.txt", "htmlname body"), find="htmlname")
     case("binary-as-text", "random.md", "listed", lambda f: (f / "random.md").write_bytes(os.urandom(8192)))
     case("empty", "empty.txt", "ok", lambda f: write(f / "empty.txt", ""))
@@ -176,8 +251,13 @@ def build(root: Path, outside: Path, full: bool = False) -> list[Case]:
 
 def docx_slow(path: Path, paragraphs: int = 190_000) -> Path:
     """A DOCX streamed paragraph by paragraph (~10 µs each): seconds, for timeout tests."""
-    _docx_streamed(path, f'<w:document xmlns:w="{_W}"><w:body>', b"<w:p><w:r><w:t>x</w:t></w:r></w:p>",
-                   paragraphs, "</w:body></w:document>")
+    _docx_streamed(
+        path,
+        f'<w:document xmlns:w="{_W}"><w:body>',
+        b"<w:p><w:r><w:t>x</w:t></w:r></w:p>",
+        paragraphs,
+        "</w:body></w:document>",
+    )
     return path
 
 

@@ -1,5 +1,5 @@
 """The static checks run with the tests, so the README's one test command covers them:
-ruff over the code and tests, mypy over the package (strict for store/, search/, text/
+ruff (lint and format) over the code and tests, mypy over the package (strict for store/, search/, text/
 and models/, as configured in pyproject.toml)."""
 
 from __future__ import annotations
@@ -23,6 +23,14 @@ def _tool(name: str) -> str:
 
 def test_ruff():
     proc = subprocess.run([_tool("ruff"), "check", "desktop", "tests"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ruff_format():
+    """One layout for all the code, the formatter's: a change is formatted before it lands."""
+    proc = subprocess.run(
+        [_tool("ruff"), "format", "--check", "desktop", "tests"], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

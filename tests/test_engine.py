@@ -43,7 +43,12 @@ def test_incremental_only_changed_files_processed(engine, docs):
     report = engine.index()
     assert (report.updated, report.unchanged) == (1, 4)
     assert _names(engine.find(SearchRequest("kiwi", mode=SearchMode.KEYWORD))) == ["f1.txt"]
-    assert _names(engine.find(SearchRequest("original", mode=SearchMode.KEYWORD))) == ["f0.txt", "f2.txt", "f3.txt", "f4.txt"]
+    assert _names(engine.find(SearchRequest("original", mode=SearchMode.KEYWORD))) == [
+        "f0.txt",
+        "f2.txt",
+        "f3.txt",
+        "f4.txt",
+    ]
     assert assert_index_consistent(engine) == 5
 
 
@@ -153,7 +158,7 @@ def test_sources_nested_and_removed(engine, docs, tmp_path):
     write(docs / "b.txt", "cherry pie")
     inner = engine.add_source(docs / "sub")
     engine.index()
-    assert engine.add_source(docs / "sub" ) == inner
+    assert engine.add_source(docs / "sub") == inner
     outer = engine.add_source(docs)
     assert [s.path for s in engine.sources()] == [outer.path]
     report = engine.index()
@@ -234,13 +239,35 @@ def test_parallel_workers_index_same_as_inline(engine, docs, settings):
     assert len(engine.find(SearchRequest("number42", mode=SearchMode.KEYWORD)).hits) == 1
 
 
-def test_search_timings_recorded(engine, docs):
+def test_search_timings_recorded(engine, docs, monkeypatch):
+    """The timings measure the work: a keyword lane made 50 ms slower shows in the stage that ran
+    it and in the total, the total is the time the call took, and no part counts more than it."""
+    import time
+
+    from findling.search.bm25 import Bm25Lane
+
     write(docs / "a.txt", "timing test")
     engine.add_source(docs)
     engine.index()
-    result = engine.find(SearchRequest("timing", mode=SearchMode.KEYWORD))
-    assert set(result.timings_ms) == {"bm25", "snippets", "total"}
-    assert result.timings_ms["total"] >= result.timings_ms["bm25"] > 0
+    search = Bm25Lane.search
+
+    def slow_search(self, *args, **kwargs):
+        time.sleep(0.05)
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(Bm25Lane, "search", slow_search)
+    for mode in (SearchMode.KEYWORD, SearchMode.HYBRID):
+        started = time.perf_counter()
+        result = engine.find(SearchRequest("timing", mode, rerank="off"))
+        wall_ms = (time.perf_counter() - started) * 1000
+        timings = result.timings_ms
+        assert result.hits, mode
+        assert 0.9 * wall_ms <= timings["total"] <= wall_ms + 0.01, (mode, timings, wall_ms)
+        assert 50 <= timings["total"] and 0 < timings.get("bm25", timings.get("lanes", 0)), timings
+        parts = sum(ms for name, ms in timings.items() if name != "total")
+        assert parts <= timings["total"] + 0.05, timings
+    stages = {s.name: s.ms for s in result.explain.stages if s.status == "ran"}
+    assert 50 <= stages["lanes"] == pytest.approx(timings["lanes"], abs=0.01)
 
 
 def test_preview_highlights_what_search_matched(engine, docs):
@@ -250,5 +277,5 @@ def test_preview_highlights_what_search_matched(engine, docs):
     engine.index()
     result = engine.find(SearchRequest("restart", mode=SearchMode.KEYWORD))
     doc = engine.document_text(result.hits[0].doc_id, result.terms)
-    marked = [doc.text[h.start:h.end] for h in doc.highlights]
+    marked = [doc.text[h.start : h.end] for h in doc.highlights]
     assert marked == ["restarted", "Restarting"]

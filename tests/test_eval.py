@@ -17,10 +17,13 @@ from tests.helpers import write
 
 
 def test_known_items_file_format(tmp_path):
-    questions = write(tmp_path / "q.tsv", "# query\ttargets\tkind\n"
-                      'FATAL: "too many clients"\truntime-config-connection, max-conn\tidentifier\n'
-                      "\n"
-                      "restore one table\tapp-pgrestore\n")
+    questions = write(
+        tmp_path / "q.tsv",
+        "# query\ttargets\tkind\n"
+        'FATAL: "too many clients"\truntime-config-connection, max-conn\tidentifier\n'
+        "\n"
+        "restore one table\tapp-pgrestore\n",
+    )
     items = load_known_items(questions)
     assert [i.query for i in items] == ['FATAL: "too many clients"', "restore one table"]
     assert items[0].targets == {"runtime-config-connection", "max-conn"} and items[0].kind == "identifier"
@@ -43,16 +46,39 @@ def test_calibration_buckets_count_top_results():
 
 def test_eval_known_items_json(tmp_path, capsys):
     folder = tmp_path / "manual"
-    write(folder / "sql-createindex.html", "<html><title>CREATE INDEX</title><body>CREATE INDEX builds an index "
-          "on a table column to speed up lookups.</body></html>")
-    write(folder / "app-pgrestore.html", "<html><title>pg_restore</title><body>pg_restore restores a database "
-          "from an archive made by pg_dump, or a single table of it.</body></html>")
+    write(
+        folder / "sql-createindex.html",
+        "<html><title>CREATE INDEX</title><body>CREATE INDEX builds an index "
+        "on a table column to speed up lookups.</body></html>",
+    )
+    write(
+        folder / "app-pgrestore.html",
+        "<html><title>pg_restore</title><body>pg_restore restores a database "
+        "from an archive made by pg_dump, or a single table of it.</body></html>",
+    )
     write(folder / "tutorial.html", "<html><title>Tutorial</title><body>Getting started with tables.</body></html>")
-    questions = write(tmp_path / "q.tsv", "how do I make lookups on a column faster\tsql-createindex\tquestion\n"
-                      "restore a single table from a dump\tapp-pgrestore,nothing-else\tkeywords\n"
-                      "xylophone\ttutorial\tkeywords\n")
-    code = main(["--home", str(tmp_path / "unused"), "eval", "--known-items", str(questions), str(folder),
-                 "--modes", "bm25", "--workdir", str(tmp_path / "work"), "--calibration", "--json"])
+    questions = write(
+        tmp_path / "q.tsv",
+        "how do I make lookups on a column faster\tsql-createindex\tquestion\n"
+        "restore a single table from a dump\tapp-pgrestore,nothing-else\tkeywords\n"
+        "xylophone\ttutorial\tkeywords\n",
+    )
+    code = main(
+        [
+            "--home",
+            str(tmp_path / "unused"),
+            "eval",
+            "--known-items",
+            str(questions),
+            str(folder),
+            "--modes",
+            "bm25",
+            "--workdir",
+            str(tmp_path / "work"),
+            "--calibration",
+            "--json",
+        ]
+    )
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     bm25 = result["modes"]["bm25"]

@@ -45,8 +45,9 @@ def test_install_cli_links_the_command_and_says_whether_it_is_on_path(tmp_path, 
 
 def test_bench_and_eval_say_where_they_run_when_left_out(monkeypatch, capsys):
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "findling.devtools" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "findling.devtools" else real(name, *a)
+    )
     assert main(["bench"]) == 2
     assert main(["eval", "somewhere"]) == 2
     assert capsys.readouterr().err.count("run from a source checkout") == 2

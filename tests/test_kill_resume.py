@@ -13,8 +13,9 @@ import pytest
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
+from findling.server.handle import IndexHandle
 from findling.settings import Settings
-from tests.helpers import assert_index_consistent, write
+from tests.helpers import assert_index_consistent, wait_until, write
 
 N_FILES = 1500
 N_EMBED = 600
@@ -29,10 +30,14 @@ def _corpus(folder):
 def _check_consistent(home) -> int:
     with Engine(home, settings=Settings()) as engine:
         total = assert_index_consistent(engine)
-        chunkless = engine._db.cursor().execute(
-            "SELECT count(*) FROM documents d WHERE status = 'ok' AND NOT EXISTS "
-            "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)"
-        ).fetchone()[0]
+        chunkless = (
+            engine.database.cursor()
+            .execute(
+                "SELECT count(*) FROM documents d WHERE status = 'ok' AND NOT EXISTS "
+                "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)"
+            )
+            .fetchone()[0]
+        )
         assert chunkless == 0, "a document visible without its chunks"
         return total
 
@@ -45,8 +50,10 @@ def _wait_for_first_commit(home, proc, timeout=60.0):
         if wal.exists() and wal.stat().st_size > 0:
             return
         time.sleep(0.01)
-    pytest.fail(f"no batch was committed before the run {'ended' if proc.poll() is not None else 'timed out'}: "
-                "the kill could not land mid-run")
+    pytest.fail(
+        f"no batch was committed before the run {'ended' if proc.poll() is not None else 'timed out'}: "
+        "the kill could not land mid-run"
+    )
 
 
 def _start_index(home, docs, settings_toml: str) -> tuple[dict, subprocess.Popen]:
@@ -55,13 +62,20 @@ def _start_index(home, docs, settings_toml: str) -> tuple[dict, subprocess.Popen
     home.mkdir()
     (home / "settings.toml").write_text(settings_toml)
     env = {**os.environ, "FINDLING_HOME": str(home)}
-    subprocess.run([sys.executable, "-m", "findling", "add", "--no-index", str(docs)], env=env, check=True,
-                   capture_output=True)
-    proc = subprocess.Popen([sys.executable, "-m", "findling", "index"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    subprocess.run(
+        [sys.executable, "-m", "findling", "add", "--no-index", str(docs)], env=env, check=True, capture_output=True
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "findling", "index"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     return env, proc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.0, 0.3, 0.9])
 def test_kill_during_index_then_resume(tmp_path, delay):
     docs = tmp_path / "docs"
@@ -73,7 +87,7 @@ def test_kill_during_index_then_resume(tmp_path, delay):
     os.killpg(proc.pid, signal.SIGKILL)  # the worker processes die with it
     proc.wait()
     partial = _check_consistent(home)
-    print(f'killed after {delay}s with {partial} of {N_FILES} indexed')
+    print(f"killed after {delay}s with {partial} of {N_FILES} indexed")
     assert partial < N_FILES, "the kill landed after the run: nothing to resume"
     subprocess.run([sys.executable, "-m", "findling", "index"], env=env, check=True, capture_output=True)
     assert _check_consistent(home) == N_FILES
@@ -84,13 +98,22 @@ def test_kill_during_index_then_resume(tmp_path, delay):
         )
 
 
+@pytest.mark.slow
 def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
     docs = tmp_path / "docs"
     for i in range(N_EMBED):
         write(docs / f"e{i}.txt", f"Note {i}: " + " ".join(f"topic{(i * j) % 89}" for j in range(60)))
     home = tmp_path / "home"
     env, proc = _start_index(home, docs, "[models]\nthreads = 1\n")
-    time.sleep(5.0)  # text indexing takes ~2 s, embedding all of them ~15 s at one thread
+    _wait_for_first_commit(home, proc)  # from here the run owns the index and answers others
+
+    def embedding_begun() -> bool:
+        if proc.poll() is not None:
+            return True
+        with IndexHandle.open(home, serve=False) as running:  # a client of the run, asking how far it got
+            return running.status().embedded > 0
+
+    wait_until(embedding_begun, 120, "the first documents to be embedded")
     assert proc.poll() is None, "the run ended before the kill"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -98,7 +121,7 @@ def test_kill_during_embedding_then_resume(tmp_path, embedder_installed):
     def embedded() -> tuple[int, int]:
         with Engine(home) as engine:
             assert_index_consistent(engine)
-            cur = engine._db.cursor()
+            cur = engine.database.cursor()
             table = cur.execute("SELECT table_name FROM vector_models").fetchall()
             table = table[0] if table else None
             if table is None:

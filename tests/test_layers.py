@@ -13,8 +13,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "desktop" / "findling"
 # layers below, and nothing else: an allow-list, so a new module or package has no place (and
 # fails here) until it is given one.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("foundation", frozenset({"findling", "errors", "paths", "pathnames", "scratch", "dates", "docids",
-                              "executables"})),
+    (
+        "foundation",
+        frozenset({"findling", "errors", "paths", "pathnames", "scratch", "dates", "docids", "executables"}),
+    ),
     ("records", frozenset({"records", "settings", "text"})),  # the vocabulary, and text analysis on it
     ("storage and models", frozenset({"store", "models"})),
     ("ingest and search", frozenset({"ingest", "search"})),
@@ -26,8 +28,14 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 # Within a layer, parts that must not see each other: the store holds no model code and the
 # models no SQL; ingest and search share only the layers below them.
-APART = {("store", "models"), ("models", "store"), ("ingest", "search"), ("search", "ingest"),
-         ("text", "records"), ("text", "settings")}
+APART = {
+    ("store", "models"),
+    ("models", "store"),
+    ("ingest", "search"),
+    ("search", "ingest"),
+    ("text", "records"),
+    ("text", "settings"),
+}
 QT_ALLOWED = ("gui", "devtools/gui")
 
 
@@ -93,9 +101,12 @@ def test_the_rule_catches_a_breach(tmp_path):
     models = PACKAGE / "models" / "breach.py"
     stray = PACKAGE / "plugins" / "breach.py"
     search = PACKAGE / "search" / "breach.py"
-    sources = {store: "from findling.search.bm25 import Bm25Lane\nimport PySide6.QtCore\n",
-               models: "from findling.store.db import Database\n", stray: "import os\n",
-               search: "from findling.engine import Engine\nfrom findling.ingest.scan import scan\n"}
+    sources = {
+        store: "from findling.search.bm25 import Bm25Lane\nimport PySide6.QtCore\n",
+        models: "from findling.store.db import Database\n",
+        stray: "import os\n",
+        search: "from findling.engine import Engine\nfrom findling.ingest.scan import scan\n",
+    }
     try:
         stray.parent.mkdir()
         for path, text in sources.items():
@@ -103,8 +114,10 @@ def test_the_rule_catches_a_breach(tmp_path):
         assert _breaches(store) == ["store/breach.py imports findling.search.bm25"]
         assert _breaches(models) == ["models/breach.py imports findling.store.db"]
         assert "plugins/breach.py is in no layer" in _breaches(stray)[0]
-        assert _breaches(search) == ["search/breach.py imports findling.engine",
-                                     "search/breach.py imports findling.ingest.scan"]
+        assert _breaches(search) == [
+            "search/breach.py imports findling.engine",
+            "search/breach.py imports findling.ingest.scan",
+        ]
         assert any(n.split(".")[0] == "PySide6" for n in _imports(store))
     finally:
         for path in sources:

@@ -42,10 +42,20 @@ def test_random_bytes_never_escape_an_extractor(name, data):
 
 
 @_FAST
-@given(name=st.sampled_from(["a.docx", "a.epub"]),
-       member=st.sampled_from(["word/document.xml", "word/styles.xml", "docProps/core.xml", "META-INF/container.xml",
-                               "OEBPS/content.opf", "mimetype"]),
-       data=st.binary(max_size=2048) | st.text(max_size=2048).map(str.encode))
+@given(
+    name=st.sampled_from(["a.docx", "a.epub"]),
+    member=st.sampled_from(
+        [
+            "word/document.xml",
+            "word/styles.xml",
+            "docProps/core.xml",
+            "META-INF/container.xml",
+            "OEBPS/content.opf",
+            "mimetype",
+        ]
+    ),
+    data=st.binary(max_size=2048) | st.text(max_size=2048).map(str.encode),
+)
 def test_random_zip_parts_never_escape(name, member, data):
     try:
         extract(name, _zip_with(member, data))
@@ -64,9 +74,12 @@ def test_random_markup_never_escapes_html_or_markdown(text):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.binary(min_size=1, max_size=40).filter(lambda b: b"/" not in b and b"\x00" not in b
-                                                      and b not in (b".", b"..")),
-       data=st.binary(max_size=2048))
+@given(
+    name=st.binary(min_size=1, max_size=40).filter(
+        lambda b: b"/" not in b and b"\x00" not in b and b not in (b".", b"..")
+    ),
+    data=st.binary(max_size=2048),
+)
 def test_random_names_and_bytes_through_prepare(tmp_path, name, data):
     path = os.path.join(os.fsdecode(bytes(tmp_path)), os.fsdecode(name))
     with open(path, "wb") as handle:

@@ -24,43 +24,65 @@ def _encrypted_pdf(path):
     """A PDF whose trailer names the standard security handler with a user password."""
     make_pdf(path, ["secret text"])
     data = path.read_bytes()
-    encrypt = (b"<< /Filter /Standard /V 1 /R 2 /O <" + b"11" * 32 + b"> /U <" + b"22" * 32 + b"> /P -4 >>")
-    path.write_bytes(data.replace(b"/Root 1 0 R", b"/Root 1 0 R /Encrypt " + encrypt
-                                  + b" /ID [<" + b"33" * 16 + b"> <" + b"33" * 16 + b">]"))
+    encrypt = b"<< /Filter /Standard /V 1 /R 2 /O <" + b"11" * 32 + b"> /U <" + b"22" * 32 + b"> /P -4 >>"
+    path.write_bytes(
+        data.replace(
+            b"/Root 1 0 R", b"/Root 1 0 R /Encrypt " + encrypt + b" /ID [<" + b"33" * 16 + b"> <" + b"33" * 16 + b">]"
+        )
+    )
 
 
-def build_bad_corpus(root):
+def build_bad_corpus(root):  # noqa: PLR0915 - the bad-input corpus, one case a line
     """Returns {file name: expected outcome} for every case made."""
     expected = {}
 
     def case(name, outcome):
         expected[name] = outcome
 
-    make_pdf(root / "good.pdf", ["a good pdf about zebras"]); case("good.pdf", "ok")
+    make_pdf(root / "good.pdf", ["a good pdf about zebras"])
+    case("good.pdf", "ok")
     full = make_pdf(root / "truncated.pdf", ["this pdf is cut in half"] * 20).read_bytes()
-    (root / "truncated.pdf").write_bytes(full[: len(full) // 2]); case("truncated.pdf", "failed")
-    write(root / "corrupt.pdf", "%PDF-1.7\n%%garbage\n1 0 obj << /Type /Catalog"); case("corrupt.pdf", "failed")
-    _encrypted_pdf(root / "encrypted.pdf"); case("encrypted.pdf", "failed")
+    (root / "truncated.pdf").write_bytes(full[: len(full) // 2])
+    case("truncated.pdf", "failed")
+    write(root / "corrupt.pdf", "%PDF-1.7\n%%garbage\n1 0 obj << /Type /Catalog")
+    case("corrupt.pdf", "failed")
+    _encrypted_pdf(root / "encrypted.pdf")
+    case("encrypted.pdf", "failed")
     docx = make_docx(root / "truncated.docx", "T", "H", ["words"] * 50).read_bytes()
-    (root / "truncated.docx").write_bytes(docx[: len(docx) // 3]); case("truncated.docx", "failed")
-    write(root / "notzip.docx", "plain text pretending"); case("notzip.docx", "failed")
+    (root / "truncated.docx").write_bytes(docx[: len(docx) // 3])
+    case("truncated.docx", "failed")
+    write(root / "notzip.docx", "plain text pretending")
+    case("notzip.docx", "failed")
     epub = make_epub(root / "truncated.epub", "B", [("C", "text " * 200)]).read_bytes()
-    (root / "truncated.epub").write_bytes(epub[: len(epub) // 2]); case("truncated.epub", "failed")
-    make_epub(root / "good.epub", "Good Book", [("One", "zebras in a book")]); case("good.epub", "ok")
-    write(root / "empty.txt", ""); case("empty.txt", "ok")
+    (root / "truncated.epub").write_bytes(epub[: len(epub) // 2])
+    case("truncated.epub", "failed")
+    make_epub(root / "good.epub", "Good Book", [("One", "zebras in a book")])
+    case("good.epub", "ok")
+    write(root / "empty.txt", "")
+    case("empty.txt", "ok")
     with open(root / "huge.txt", "wb") as handle:  # 200 MB, sparse: over the size limit
         handle.truncate(200 * 1024 * 1024)
     case("huge.txt", "skipped")
-    (root / "binary.txt").write_bytes(os.urandom(4096)); case("binary.txt", "failed")
-    (root / "binary.md").write_bytes(b"\x00\x01\x02\x03" * 1000); case("binary.md", "failed")
-    write(root / "latin1.txt", "Crème brûlée à la façon de ma grand-mère. " * 20, "latin-1"); case("latin1.txt", "ok")
-    write(root / "utf16.txt", "\ufeffUTF sixteen zebras here. " * 20, "utf-16-le"); case("utf16.txt", "ok")
-    write(root / "sjis.txt", "日本語のテキストです。検索できます。" * 20, "shift_jis"); case("sjis.txt", "ok")
-    write(root / "longline.txt", "zebra " + "x" * 3_000_000 + " tail"); case("longline.txt", "ok")
-    write(root / "naïve café 🎉.md", "unicode name zebras"); case("naïve café 🎉.md", "ok")
-    write(root / "שלום-עולם.txt", "right to left name"); case("שלום-עולם.txt", "ok")
-    write(root / "e\u0301t\u0301e\u0301.txt", "combining accents name"); case("e\u0301t\u0301e\u0301.txt", "ok")
-    write(root / "line\nbreak.txt", "a newline in the file name"); case("line\nbreak.txt", "ok")
+    (root / "binary.txt").write_bytes(os.urandom(4096))
+    case("binary.txt", "failed")
+    (root / "binary.md").write_bytes(b"\x00\x01\x02\x03" * 1000)
+    case("binary.md", "failed")
+    write(root / "latin1.txt", "Crème brûlée à la façon de ma grand-mère. " * 20, "latin-1")
+    case("latin1.txt", "ok")
+    write(root / "utf16.txt", "\ufeffUTF sixteen zebras here. " * 20, "utf-16-le")
+    case("utf16.txt", "ok")
+    write(root / "sjis.txt", "日本語のテキストです。検索できます。" * 20, "shift_jis")
+    case("sjis.txt", "ok")
+    write(root / "longline.txt", "zebra " + "x" * 3_000_000 + " tail")
+    case("longline.txt", "ok")
+    write(root / "naïve café 🎉.md", "unicode name zebras")
+    case("naïve café 🎉.md", "ok")
+    write(root / "שלום-עולם.txt", "right to left name")
+    case("שלום-עולם.txt", "ok")
+    write(root / "e\u0301t\u0301e\u0301.txt", "combining accents name")
+    case("e\u0301t\u0301e\u0301.txt", "ok")
+    write(root / "line\nbreak.txt", "a newline in the file name")
+    case("line\nbreak.txt", "ok")
     (root / "loop").mkdir()
     os.symlink(root, root / "loop" / "back")
     os.symlink(root / "nowhere", root / "dangling.txt")
@@ -74,7 +96,9 @@ def test_bad_input_corpus(engine, docs):
     assert not report.cancelled
     rows = {
         os.path.basename(path): (status, error)
-        for path, status, error in engine._db.cursor().execute("SELECT path, status, error FROM documents").fetchall()
+        for path, status, error in engine.database.cursor()
+        .execute("SELECT path, status, error FROM documents")
+        .fetchall()
     }
     for name, outcome in expected.items():
         assert name in rows, f"{name!r} neither indexed nor recorded"
@@ -84,9 +108,14 @@ def test_bad_input_corpus(engine, docs):
             assert error, f"{name!r} has no reason"
     assert "encrypted PDF" in rows["encrypted.pdf"][1]
     assert "larger than" in rows["huge.txt"][1]
-    names = {os.path.basename(h.path) for h in engine.find(SearchRequest("zebras", mode=SearchMode.KEYWORD, limit=50)).hits}
+    names = {
+        os.path.basename(h.path) for h in engine.find(SearchRequest("zebras", mode=SearchMode.KEYWORD, limit=50)).hits
+    }
     assert {"good.pdf", "good.epub", "naïve café 🎉.md", "utf16.txt", "longline.txt"} <= names
-    assert engine.find(SearchRequest("façon", mode=SearchMode.KEYWORD)).hits and engine.find(SearchRequest("検索", mode=SearchMode.KEYWORD)).hits
+    assert (
+        engine.find(SearchRequest("façon", mode=SearchMode.KEYWORD)).hits
+        and engine.find(SearchRequest("検索", mode=SearchMode.KEYWORD)).hits
+    )
     assert_index_consistent(engine)
     assert engine.index().failed == 0  # a second run retries nothing unchanged
 
@@ -134,7 +163,10 @@ def test_folder_removed_mid_run(engine, docs, monkeypatch):
     engine.add_source(docs)
     report = engine.index()
     assert report.added == 5 and not report.cancelled
-    assert len(engine.find(SearchRequest("kept", mode=SearchMode.KEYWORD)).hits) == 5 and engine.find(SearchRequest("doomed", mode=SearchMode.KEYWORD)).hits == ()
+    assert (
+        len(engine.find(SearchRequest("kept", mode=SearchMode.KEYWORD)).hits) == 5
+        and engine.find(SearchRequest("doomed", mode=SearchMode.KEYWORD)).hits == ()
+    )
 
 
 def test_disk_full_is_clear_and_loses_nothing(engine, docs, settings, monkeypatch):
@@ -157,7 +189,9 @@ def test_disk_full_is_clear_and_loses_nothing(engine, docs, settings, monkeypatc
     with pytest.raises(StoreWriteError, match="disk full"):
         engine.index()
     assert_index_consistent(engine)
-    assert engine.find(SearchRequest("walnut", mode=SearchMode.KEYWORD, limit=100)).total_matched == 20  # two batches committed, the third undone
+    assert (
+        engine.find(SearchRequest("walnut", mode=SearchMode.KEYWORD, limit=100)).total_matched == 20
+    )  # two batches committed, the third undone
     monkeypatch.setattr(indexer, "write_documents", real)
     engine.index()
     assert engine.find(SearchRequest("walnut", mode=SearchMode.KEYWORD, limit=100)).total_matched == 40
@@ -196,10 +230,24 @@ def test_queries_while_indexing_stay_consistent(tmp_path, settings, docs):
     engine.close()
 
 
-@pytest.mark.parametrize("query", [
-    "'; DROP TABLE documents; --", 'path:"\'; DELETE FROM documents; --"', "ext:md'); DROP TABLE terms; --",
-    "\\x00\\x01", "%_%", "*", "a" * 10000, "((((", ")))", '"""', "-", "OR OR OR", "\u202e\u200b",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "'; DROP TABLE documents; --",
+        'path:"\'; DELETE FROM documents; --"',
+        "ext:md'); DROP TABLE terms; --",
+        "\\x00\\x01",
+        "%_%",
+        "*",
+        "a" * 10000,
+        "((((",
+        ")))",
+        '"""',
+        "-",
+        "OR OR OR",
+        "\u202e\u200b",
+    ],
+)
 def test_hostile_queries(engine, docs, query):
     write(docs / "a.txt", "safe content")
     engine.add_source(docs)
@@ -211,6 +259,7 @@ def test_hostile_queries(engine, docs, query):
 
 
 @needs_models
+@pytest.mark.slow
 def test_kill_during_model_download_resumes(tmp_path, monkeypatch):
     from findling.models.download import ModelStore
     from findling.models.manifest import load_manifest
@@ -223,8 +272,12 @@ def test_kill_during_model_download_resumes(tmp_path, monkeypatch):
     with HubMirror(state) as hub:
         (home / "settings.toml").write_text(f'[models]\nhub_endpoint = "{hub.endpoint}"\n')
         env = {**os.environ, "FINDLING_HOME": str(home), "FINDLING_MODELS_MANIFEST": str(manifest_file)}
-        proc = subprocess.Popen([sys.executable, "-m", "findling", "models", "pull", "minilm-test"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "findling", "models", "pull", "minilm-test"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         part = tmp_path / "cache" / "models" / "minilm-test" / "model.onnx.part"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (part.exists() and part.stat().st_size > 3_000_000):
@@ -241,7 +294,9 @@ def test_kill_during_model_download_resumes(tmp_path, monkeypatch):
         assert store.pull(spec).state == "installed"
         ranges = [r for m, p, r in state.requests if m == "GET" and p.endswith("model.onnx")]
         assert ranges == [f"bytes={have}-"]
-        assert store.verified_path(spec, spec.file_of_kind("model")).read_bytes() == (MINILM / "model.onnx").read_bytes()
+        assert (
+            store.verified_path(spec, spec.file_of_kind("model")).read_bytes() == (MINILM / "model.onnx").read_bytes()
+        )
 
 
 @pytest.fixture
@@ -249,8 +304,7 @@ def small_disk(tmp_path):
     """A real 6 MB file system (tmpfs), where the machine lets the tests mount one."""
     mount_point = tmp_path / "small-disk"
     mount_point.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mount_point)],
-                          capture_output=True)
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mount_point)], capture_output=True)
     if made.returncode != 0:
         pytest.skip("cannot mount a small file system here (needs root)")
     try:
@@ -259,6 +313,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_real_disk_full(small_disk, tmp_path, settings, docs):
     settings.index.batch_files = 20
     settings.index.memory_limit_mb = 64
@@ -285,6 +340,10 @@ def test_read_only_data_folder(small_disk, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "findling", "status"], env=env, capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "read-only" in proc.stderr or "cannot write" in proc.stderr, proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "findling", "--home", str(small_disk / "new"), "status"],
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "findling", "--home", str(small_disk / "new"), "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr

@@ -9,22 +9,25 @@ from findling.records import SearchMode, SearchRequest
 from findling.settings import Settings, load_settings, save_settings, settings_path
 
 
-@pytest.mark.parametrize("section, key, value, says", [
-    ("index", "max_file_mb", -1, "between"),
-    ("index", "max_file_mb", "nan", "got nan"),
-    ("index", "exclude", [1, 2], "list of strings"),
-    ("index", "chunk_overlap", 5.0, "between 0 and 0.9"),
-    ("index", "memory_limit_mb", 0, "between 64"),
-    ("index", "file_timeout_s", 0, "between"),
-    ("index", "follow_outside_links", 1, "true or false"),
-    ("search", "limit", -5, "between 1"),
-    ("search", "match", "some", "one of all, any"),
-    ("models", "threads", -2, "between 0"),
-    ("models", "threads", True, "whole number"),
-    ("models", "provider", "banana", "one of auto, cpu, cuda, directml, coreml"),
-    ("pipeline", "rrf_k", 0, "between"),
-    ("pipeline", "reranker", "magic", "one of auto"),
-])
+@pytest.mark.parametrize(
+    "section, key, value, says",
+    [
+        ("index", "max_file_mb", -1, "between"),
+        ("index", "max_file_mb", "nan", "got nan"),
+        ("index", "exclude", [1, 2], "list of strings"),
+        ("index", "chunk_overlap", 5.0, "between 0 and 0.9"),
+        ("index", "memory_limit_mb", 0, "between 64"),
+        ("index", "file_timeout_s", 0, "between"),
+        ("index", "follow_outside_links", 1, "true or false"),
+        ("search", "limit", -5, "between 1"),
+        ("search", "match", "some", "one of all, any"),
+        ("models", "threads", -2, "between 0"),
+        ("models", "threads", True, "whole number"),
+        ("models", "provider", "banana", "one of auto, cpu, cuda, directml, coreml"),
+        ("pipeline", "rrf_k", 0, "between"),
+        ("pipeline", "reranker", "magic", "one of auto"),
+    ],
+)
 def test_bad_values_are_named(tmp_path, section, key, value, says):
     text = f"[{section}]\n{key} = {value!r}\n".replace("'", '"')
     if value == "nan":
@@ -42,7 +45,7 @@ def test_bad_values_are_named(tmp_path, section, key, value, says):
 def test_good_values_load_and_ints_widen_to_floats(tmp_path):
     path = settings_path(tmp_path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("[index]\nmax_file_mb = 5\nexclude = [\"build/\"]\n[models]\nprovider = \"cpu\"\n")
+    path.write_text('[index]\nmax_file_mb = 5\nexclude = ["build/"]\n[models]\nprovider = "cpu"\n')
     settings = load_settings(tmp_path)
     assert settings.index.max_file_mb == 5.0 and settings.index.exclude == ["build/"]
 

@@ -12,8 +12,12 @@ from findling.search.presentation import dropped_words, match_word, time_left, w
 
 
 def test_scores_read_as_words():
-    assert [match_word(s) for s in (0.9, 0.5, 0.2, 0.06)] == ["strong match", "strong match", "good match",
-                                                               "fair match"]
+    assert [match_word(s) for s in (0.9, 0.5, 0.2, 0.06)] == [
+        "strong match",
+        "strong match",
+        "good match",
+        "fair match",
+    ]
     assert match_word(0.9, weak=True) == "weak match"
 
 
@@ -42,8 +46,13 @@ def test_folders_are_named_by_as_much_of_their_path_as_tells_them_apart():
 
 
 def _cli(*args: str, home) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "findling", *args], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, FINDLING_HOME=str(home), NO_COLOR="1"))
+    return subprocess.run(
+        [sys.executable, "-m", "findling", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, FINDLING_HOME=str(home), NO_COLOR="1"),
+    )
 
 
 def test_a_mistyped_command_or_docid_is_named_as_such(tmp_path):

@@ -138,7 +138,11 @@ def print_results(result: SearchResult) -> None:
     for i, hit in enumerate(result.hits, 1):
         title = f"{_BOLD}{printable(hit.title)}{_RESET}" if color else printable(hit.title)
         print(f"{i:>2}. {title}  [{hit.score:.2f}{' weak' if hit.weak else ''}]  #{hit.docid}")
-        print(f"    {printable(hit.path)}" + (f":{hit.line}" if hit.line else "") + (f"  (page {hit.page})" if hit.page else ""))
+        print(
+            f"    {printable(hit.path)}"
+            + (f":{hit.line}" if hit.line else "")
+            + (f"  (page {hit.page})" if hit.page else "")
+        )
         if hit.snippet:
             print(f"    {_highlight(hit, color)}")
     shown = len(result.hits)
@@ -272,8 +276,10 @@ def cmd_get(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(piece.text if piece.text.endswith("\n") or not piece.text else piece.text + "\n")
     if sys.stderr.isatty():
-        print(f"#{piece.docid} {printable(piece.path)} lines {piece.first_line}–{piece.last_line} of "
-              f"{piece.total_lines}", file=sys.stderr)
+        print(
+            f"#{piece.docid} {printable(piece.path)} lines {piece.first_line}–{piece.last_line} of {piece.total_lines}",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -324,8 +330,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     with IndexHandle.open(args.home, settings=_settings(args)) as handle:
         load_token(args.home)
-        print(f"Findling serves MCP at http://127.0.0.1:{args.port}/mcp, POST /query and GET /health; send "
-              f"Authorization: Bearer <the token in {token_path(args.home)}>", file=sys.stderr)
+        print(
+            f"Findling serves MCP at http://127.0.0.1:{args.port}/mcp, POST /query and GET /health; send "
+            f"Authorization: Bearer <the token in {token_path(args.home)}>",
+            file=sys.stderr,
+        )
         serve(handle, port=args.port, allow_write=args.allow_write, home=args.home)
     return 0
 
@@ -371,10 +380,14 @@ def cmd_models(args: argparse.Namespace) -> int:
         spec = manifest.get(args.name) if args.dir else identify(Path(folder), manifest, sha256_file)
         status = service.store.import_dir(spec, Path(folder))
         print(f"{spec.name} ({spec.role}): {status.state} from {folder}")
-        if spec.name not in (manifest.defaults.get(spec.role), *manifest.alternatives.get(spec.role, ())) \
-                or spec.repo.startswith("local:"):
-            print(f"to use it: set {spec.role} = \"{spec.name}\" under [models] in settings.toml, "
-                  "or choose it in the window's Models dialog")
+        if spec.name not in (
+            manifest.defaults.get(spec.role),
+            *manifest.alternatives.get(spec.role, ()),
+        ) or spec.repo.startswith("local:"):
+            print(
+                f'to use it: set {spec.role} = "{spec.name}" under [models] in settings.toml, '
+                "or choose it in the window's Models dialog"
+            )
         return 0
     if not args.name:
         print("findling: name a model (see findling models list)", file=sys.stderr)
@@ -409,8 +422,10 @@ def _without_measurement_tools() -> bool:
 
     if importlib.util.find_spec("findling.devtools") is not None:
         return False
-    print("findling: benchmarks and evaluation run from a source checkout (pip install -e .), "
-          "not from the installed app", file=sys.stderr)
+    print(
+        "findling: benchmarks and evaluation run from a source checkout (pip install -e .), not from the installed app",
+        file=sys.stderr,
+    )
     return True
 
 
@@ -431,14 +446,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         settings.pipeline.reranker = args.reranker
     workdir = Path(args.workdir) if args.workdir else None
     if args.known_items:
-        result = evaluate_known_items(Path(args.known_items), Path(args.dataset), modes, workdir, args.max_queries,
-                                      settings, args.calibration)
+        result = evaluate_known_items(
+            Path(args.known_items), Path(args.dataset), modes, workdir, args.max_queries, settings, args.calibration
+        )
     else:
         if not Path(args.dataset).is_dir():
-            raise FindlingError(f"no dataset folder at {args.dataset}: give a BEIR folder (corpus.jsonl, "
-                                "queries.jsonl, qrels/)")
-        result = evaluate(Path(args.dataset), modes, workdir, args.split, args.max_queries, settings,
-                          args.calibration)
+            raise FindlingError(
+                f"no dataset folder at {args.dataset}: give a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)"
+            )
+        result = evaluate(Path(args.dataset), modes, workdir, args.split, args.max_queries, settings, args.calibration)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -462,8 +478,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(dump_json(status_json(st)))
         return 0
     print(f"index: {printable(st.database)} ({st.size_bytes / 1e6:.1f} MB)")
-    print(f"documents: {st.indexed} indexed, {st.failed} failed, {st.skipped} skipped; "
-          f"{st.chunks} chunks, {st.terms} terms")
+    print(
+        f"documents: {st.indexed} indexed, {st.failed} failed, {st.skipped} skipped; "
+        f"{st.chunks} chunks, {st.terms} terms"
+    )
     for s in st.sources:
         print(f"  {printable(s.source.path)}: {s.indexed} indexed, {s.failed} failed, {s.skipped} skipped")
     print(st.semantic_line)
@@ -493,9 +511,11 @@ def cmd_install_cli(args: argparse.Namespace) -> int:
     link, on_path = install_command(Path(args.dir) if args.dir else None)
     print(f"{link} -> {link.resolve()}")
     if not on_path:
-        print(f"{link.parent} is not on PATH: add it in your shell profile, e.g.\n"
-              f"  echo 'export PATH=\"{link.parent}:$PATH\"' >> ~/.zprofile   # macOS (zsh)\n"
-              f"  echo 'export PATH=\"{link.parent}:$PATH\"' >> ~/.profile    # Linux")
+        print(
+            f"{link.parent} is not on PATH: add it in your shell profile, e.g.\n"
+            f"  echo 'export PATH=\"{link.parent}:$PATH\"' >> ~/.zprofile   # macOS (zsh)\n"
+            f"  echo 'export PATH=\"{link.parent}:$PATH\"' >> ~/.profile    # Linux"
+        )
     return 0
 
 
@@ -517,21 +537,33 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.time_to_searchable:
         from findling.devtools.bench_searchable import bench_time_to_searchable
 
-        print(json.dumps(bench_time_to_searchable(Path(args.time_to_searchable),
-                                                  Path(args.workdir) if args.workdir else None,
-                                                  _settings(args)), indent=2))
+        print(
+            json.dumps(
+                bench_time_to_searchable(
+                    Path(args.time_to_searchable), Path(args.workdir) if args.workdir else None, _settings(args)
+                ),
+                indent=2,
+            )
+        )
         return 0
     if args.mcp:
         from findling.devtools.bench_mcp import bench_mcp
 
-        print(json.dumps(bench_mcp(Path(args.mcp), Path(args.workdir) if args.workdir else None, _settings(args),
-                                   args.queries), indent=2))
+        print(
+            json.dumps(
+                bench_mcp(Path(args.mcp), Path(args.workdir) if args.workdir else None, _settings(args), args.queries),
+                indent=2,
+            )
+        )
         return 0
     if args.rerank:
         from findling.devtools.bench_rerank import bench_rerank
 
-        print(json.dumps(bench_rerank(Path(args.rerank), Path(args.workdir) if args.workdir else None,
-                                      _settings(args)), indent=2))
+        print(
+            json.dumps(
+                bench_rerank(Path(args.rerank), Path(args.workdir) if args.workdir else None, _settings(args)), indent=2
+            )
+        )
         return 0
     if args.vectors:
         from findling.devtools.bench_vectors import bench_embedder, bench_vector_search, sample_texts
@@ -545,14 +577,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     from findling.devtools.bench import run_bench
 
-    report = run_bench(docs=args.docs, corpus=args.corpus, workdir=args.workdir, queries=args.queries,
-                       reuse_index=args.reuse_index)
+    report = run_bench(
+        docs=args.docs, corpus=args.corpus, workdir=args.workdir, queries=args.queries, reuse_index=args.reuse_index
+    )
     if args.json:
         print(json.dumps(report, indent=2))
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command and its options, declared in one readable table
     parser = argparse.ArgumentParser(prog="findling", description="Local-first desktop search.")
     parser.add_argument("--version", action="version", version=f"findling {__version__}")
     parser.add_argument("--selftest", action="store_true", help="check this installation end to end and exit")
@@ -618,8 +651,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("why-not", help="why a file is (or is not) among a query's results")
     p.add_argument("query")
     p.add_argument("path", help="the file you expected to find")
-    p.add_argument("--mode", choices=list(SearchMode), default=SearchMode.HYBRID.value,
-                   help="which search to explain: query (hybrid), search (keyword) or vsearch (semantic)")
+    p.add_argument(
+        "--mode",
+        choices=list(SearchMode),
+        default=SearchMode.HYBRID.value,
+        help="which search to explain: query (hybrid), search (keyword) or vsearch (semantic)",
+    )
     _search_options(p)
     p.add_argument("--match", choices=["all", "any"], help="keyword mode: as search --match")
     p.add_argument("--min-score", type=float, default=0.0, help="the score floor the search used")
@@ -627,10 +664,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("mcp", help="serve the index to AI agents over MCP (stdio)")
     p.add_argument("--allow-write", action="store_true", help="also offer add_folder, remove_folder and index")
-    p.add_argument("--print-config", metavar="CLIENT", choices=["claude-desktop", "claude-code", "cursor", "vscode",
-                                                                 "codex"],
-                   help="print the snippet that registers this server with CLIENT: claude-desktop, claude-code, "
-                        "cursor, vscode or codex")
+    p.add_argument(
+        "--print-config",
+        metavar="CLIENT",
+        choices=["claude-desktop", "claude-code", "cursor", "vscode", "codex"],
+        help="print the snippet that registers this server with CLIENT: claude-desktop, claude-code, "
+        "cursor, vscode or codex",
+    )
     p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("serve", help="serve MCP over HTTP plus POST /query and GET /health on 127.0.0.1")
@@ -642,24 +682,40 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("models", help="list, download, import or remove models")
     p.add_argument("action", choices=["list", "pull", "import", "remove"])
     p.add_argument("name", nargs="?")
-    p.add_argument("dir", nargs="?", help="for import: the folder holding the model files "
-                                          "(`findling models import DIR` recognises the model)")
+    p.add_argument(
+        "dir",
+        nargs="?",
+        help="for import: the folder holding the model files (`findling models import DIR` recognises the model)",
+    )
     p.set_defaults(func=cmd_models)
 
-    p = sub.add_parser("eval", help="retrieval quality on a BEIR dataset (nDCG@10, Recall@100, MRR@10) or on "
-                                    "known-item questions over a folder (hit@1, hit@3, MRR@10)")
-    p.add_argument("dataset", help="folder with corpus.jsonl, queries.jsonl and qrels/; with --known-items, the "
-                                   "folder the questions are about")
-    p.add_argument("--known-items", metavar="QUESTIONS.tsv",
-                   help="lines `query<TAB>targets[<TAB>kind]`, targets comma-separated file names without extension")
-    p.add_argument("--calibration", action="store_true",
-                   help="also print how often results in each score bucket are relevant")
+    p = sub.add_parser(
+        "eval",
+        help="retrieval quality on a BEIR dataset (nDCG@10, Recall@100, MRR@10) or on "
+        "known-item questions over a folder (hit@1, hit@3, MRR@10)",
+    )
+    p.add_argument(
+        "dataset",
+        help="folder with corpus.jsonl, queries.jsonl and qrels/; with --known-items, the "
+        "folder the questions are about",
+    )
+    p.add_argument(
+        "--known-items",
+        metavar="QUESTIONS.tsv",
+        help="lines `query<TAB>targets[<TAB>kind]`, targets comma-separated file names without extension",
+    )
+    p.add_argument(
+        "--calibration", action="store_true", help="also print how often results in each score bucket are relevant"
+    )
     p.add_argument("--modes", help="comma-separated subset of: bm25, vector, hybrid, hybrid+rerank, full")
     p.add_argument("--split", default="test", help="the qrels file to judge by: test, or train/dev for tuning")
     p.add_argument("--workdir", help="keep the throwaway index here, to reuse it (and its embeddings)")
     p.add_argument("--max-queries", type=int, default=0, help="only the first N queries (quick runs)")
-    p.add_argument("--reranker", choices=["auto", "cross-encoder", "llm", "off"],
-                   help="the reranker for the hybrid+rerank and full modes")
+    p.add_argument(
+        "--reranker",
+        choices=["auto", "cross-encoder", "llm", "off"],
+        help="the reranker for the hybrid+rerank and full modes",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
 
@@ -674,8 +730,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="check the installation")
     p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("install-cli", help="link `findling` into ~/.local/bin (macOS .app, Linux folder) "
-                                           "so terminals and agents can run it")
+    p = sub.add_parser(
+        "install-cli",
+        help="link `findling` into ~/.local/bin (macOS .app, Linux folder) so terminals and agents can run it",
+    )
     p.add_argument("--dir", help="folder for the link (default: ~/.local/bin)")
     p.set_defaults(func=cmd_install_cli)
 
@@ -684,18 +742,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help="folder of real text to cut documents from (e.g. an unpacked linux-doc)")
     p.add_argument("--workdir", help="where to build the corpus and indexes (default: a temp dir)")
     p.add_argument("--queries", type=int, default=200)
-    p.add_argument("--reuse-index", action="store_true",
-                   help="time searching on the index an earlier run left in --workdir (no re-indexing)")
+    p.add_argument(
+        "--reuse-index",
+        action="store_true",
+        help="time searching on the index an earlier run left in --workdir (no re-indexing)",
+    )
     p.add_argument("--gui", metavar="FOLDER", help="instead: the app's event-loop lateness while it indexes FOLDER")
-    p.add_argument("--gui-start", metavar="HOME",
-                   help="instead: seconds from launching the app on the index in HOME to a window ready for typing")
-    p.add_argument("--time-to-searchable", metavar="FOLDER",
-                   help="instead: seconds from adding FOLDER to an empty index until keyword-searchable and fully embedded")
+    p.add_argument(
+        "--gui-start",
+        metavar="HOME",
+        help="instead: seconds from launching the app on the index in HOME to a window ready for typing",
+    )
+    p.add_argument(
+        "--time-to-searchable",
+        metavar="FOLDER",
+        help="instead: seconds from adding FOLDER to an empty index until keyword-searchable and fully embedded",
+    )
     p.add_argument("--rerank", metavar="FOLDER", help="instead: reranking latency of the top candidates over FOLDER")
-    p.add_argument("--mcp", metavar="FOLDER",
-                   help="instead: MCP `query` round trips (stdio, and through the owner's endpoint) beside in-process")
-    p.add_argument("--vectors", type=int, default=0,
-                   help="instead: vector search on this many chunk vectors, and embedder throughput")
+    p.add_argument(
+        "--mcp",
+        metavar="FOLDER",
+        help="instead: MCP `query` round trips (stdio, and through the owner's endpoint) beside in-process",
+    )
+    p.add_argument(
+        "--vectors",
+        type=int,
+        default=0,
+        help="instead: vector search on this many chunk vectors, and embedder throughput",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
     parser.set_defaults(commands=tuple(sub.choices))  # for "did you mean"

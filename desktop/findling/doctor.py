@@ -18,7 +18,7 @@ from findling.store.extensions import EXTENSIONS, extension_file, load_extension
 EXPECTED_DUCKDB = "1.5.5"
 
 
-def _extension_check(name: str) -> Check:
+def extension_check(name: str) -> Check:
     """The fts and vss extensions load offline from their PyPI packages; Findling's index does
     not need them (it keeps its own postings and vector index), so the installed app leaves
     them out and their absence is no failure."""
@@ -59,7 +59,8 @@ def _store_check(home: str | None) -> Check:
             st = handle.status()
             through = "" if handle.role == "owner" else " (asked of the running Findling that holds it)"
         return Check(
-            "index", True,
+            "index",
+            True,
             f"{db}: {st.indexed} documents indexed, {st.failed} failed, {st.skipped} skipped, "
             f"{st.size_bytes / 1e6:.1f} MB{through}",
         )
@@ -86,9 +87,15 @@ def _model_checks(home: str | None) -> list[Check]:
             status = service.store.status(spec)
             reason = service.unavailable_reason(role)
             if status.state == "missing":  # optional: Findling searches by keywords without it
-                checks.append(Check(f"model {role}", True, f"{spec.name}: not installed (optional: "
-                                    f"{_WITHOUT[role]}; File → Models, or findling models pull {spec.name})",
-                                    optional=True))
+                checks.append(
+                    Check(
+                        f"model {role}",
+                        True,
+                        f"{spec.name}: not installed (optional: "
+                        f"{_WITHOUT[role]}; File → Models, or findling models pull {spec.name})",
+                        optional=True,
+                    )
+                )
                 continue
             detail = f"{spec.name}: {status.state}" + (f" ({status.detail})" if status.detail else "")
             if reason:
@@ -110,12 +117,13 @@ def run_checks(home: str | None = None) -> list[Check]:
     checks = [
         Check("python", sys.version_info >= (3, 11), f"{platform.python_version()} on {platform.platform()}"),
         Check(
-            "duckdb", duckdb.__version__ == EXPECTED_DUCKDB,
-            f"{duckdb.__version__}" + ("" if duckdb.__version__ == EXPECTED_DUCKDB else
-                                      f" (Findling is tested with {EXPECTED_DUCKDB})"),
+            "duckdb",
+            duckdb.__version__ == EXPECTED_DUCKDB,
+            f"{duckdb.__version__}"
+            + ("" if duckdb.__version__ == EXPECTED_DUCKDB else f" (Findling is tested with {EXPECTED_DUCKDB})"),
         ),
     ]
-    checks.extend(_extension_check(name) for name in EXTENSIONS)
+    checks.extend(extension_check(name) for name in EXTENSIONS)
     checks.append(_store_check(home))
     checks.extend(_model_checks(home))
     checks.append(_optional_module("qt (PySide6)", "PySide6", "the desktop app is unavailable"))

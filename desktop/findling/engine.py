@@ -121,18 +121,30 @@ class Engine:
         self._db = Database(
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
         )
-        self._bm25 = Bm25Lane(self._db.cursor, self.settings.search.k1, self.settings.search.b,
-                              self.settings.search.max_query_terms)
+        self._bm25 = Bm25Lane(
+            self._db.cursor, self.settings.search.k1, self.settings.search.b, self.settings.search.max_query_terms
+        )
         self._vectors = VectorLane(self._db.cursor, self.home)
         self._documents = DocumentCache(self._db.cursor, self.home)
         self.models = ModelService(self.settings.models)
         self._pipeline = Pipeline(
-            self._db, self._bm25, self._vectors, self.models, self.settings.pipeline, self._documents,
-            newer_first=lambda ranked, score_of: self._newer_first(ranked, lambda f: score_of[f.doc_id],
-                                                                   lambda f: f.doc_id),
+            self._db,
+            self._bm25,
+            self._vectors,
+            self.models,
+            self.settings.pipeline,
+            self._documents,
+            newer_first=lambda ranked, score_of: self._newer_first(
+                ranked, lambda f: score_of[f.doc_id], lambda f: f.doc_id
+            ),
         )
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()
+
+    @property
+    def database(self) -> Database:
+        """The store this engine reads and writes: for measurement tools and consistency checks."""
+        return self._db
 
     def close(self) -> None:
         self._pipeline.close()
@@ -195,9 +207,7 @@ class Engine:
 
     # -- indexing -----------------------------------------------------------------------
 
-    def index(
-        self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
-    ) -> IndexReport:
+    def index(self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IndexReport:
         """Bring the text index up to date, then embed what is new (when an embedder is
         installed). The text is searchable before embedding starts."""
         from findling.ingest.indexer import Indexer  # the extractors' libraries load when first needed
@@ -211,9 +221,7 @@ class Engine:
                 report.embedding = self._embed_locked(progress, cancel)
             return report
 
-    def embed(
-        self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
-    ) -> EmbedReport:
+    def embed(self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> EmbedReport:
         with self._index_lock:
             return self._embed_locked(progress, cancel)
 
@@ -240,8 +248,12 @@ class Engine:
         except FindlingError:
             return  # said again, with its reason, by the first semantic search
 
-    def update_paths(self, paths: Iterable[str | os.PathLike[str]], progress: ProgressCallback | None = None,
-                     cancel: threading.Event | None = None) -> IndexReport:
+    def update_paths(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IndexReport:
         """Read these changed paths again, then embed what is not embedded yet, with progress:
         after a model import that can be the whole index, and the window shows it."""
         from findling.ingest.indexer import Indexer
@@ -287,13 +299,20 @@ class Engine:
         """Keyword mode: the BM25 lane alone, every word required unless no document has them all."""
         lane = self._bm25.search(parsed, limit, request.match or self.settings.search.match)
         evidence = relative([Evidence(coverage=h.coverage, saturation=h.saturation) for h in lane.hits])
-        entries = [RankedEntry(h.doc_id, h.score, score) for h, e in zip(lane.hits, evidence)
-                   if (score := relevance(e)) >= request.min_score]
+        entries = [
+            RankedEntry(h.doc_id, h.score, score)
+            for h, e in zip(lane.hits, evidence)
+            if (score := relevance(e)) >= request.min_score
+        ]
         presenting = time.perf_counter()
         hits = self._present(self._newer_first(entries, lambda e: e.score, lambda e: e.doc_id), lane.terms)
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         return SearchResult(
-            query=request.text, hits=tuple(hits), total_matched=lane.total, relaxed=lane.relaxed, notes=notes,
+            query=request.text,
+            hits=tuple(hits),
+            total_matched=lane.total,
+            relaxed=lane.relaxed,
+            notes=notes,
             timings_ms={"bm25": round(lane.ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)},
             terms=tuple(lane.terms),
         )
@@ -302,17 +321,31 @@ class Engine:
         """Hybrid and semantic modes: the pipeline over the mode's lanes, with its explain record."""
         if not parsed.has_terms:
             return SearchResult(request.text, (), 0, notes=("the query has no words to search for",))
-        result = self._run_pipeline(request.text, parsed, limit, request.mode.lanes, request.expand, request.rerank,
-                                    request.min_score)
+        result = self._run_pipeline(
+            request.text, parsed, limit, request.mode.lanes, request.expand, request.rerank, request.min_score
+        )
         hits, notes = self._keep_good(self._present(result.entries, result.terms), keep_weak)
         explain = result.explain
         return SearchResult(
-            query=request.text, hits=tuple(hits), total_matched=explain.candidates, notes=result.notes + notes,
-            timings_ms=dict(explain.timings_ms), explain=explain, terms=tuple(result.terms),
+            query=request.text,
+            hits=tuple(hits),
+            total_matched=explain.candidates,
+            notes=result.notes + notes,
+            timings_ms=dict(explain.timings_ms),
+            explain=explain,
+            terms=tuple(result.terms),
         )
 
-    def _run_pipeline(self, query: str, parsed: ParsedQuery, limit: int, lanes: tuple[Lane, ...],
-                      expand: bool | None, rerank: RerankerMode | None, min_score: float = 0.0) -> PipelineResult:
+    def _run_pipeline(
+        self,
+        query: str,
+        parsed: ParsedQuery,
+        limit: int,
+        lanes: tuple[Lane, ...],
+        expand: bool | None,
+        rerank: RerankerMode | None,
+        min_score: float = 0.0,
+    ) -> PipelineResult:
         """The pipeline over the lanes that can run: a lane asked for but unavailable is named in a note."""
         notes: list[str] = []
         if "vector" in lanes:
@@ -323,8 +356,9 @@ class Engine:
             elif partial := self._vectors.coverage_note(self.models.spec("embedder").vector_key):
                 notes.append(partial)
         if not lanes:
-            explain = QueryExplain(query=query, mode="", stages=(), expansion=None, candidates=0, results=(),
-                                   timings_ms={})
+            explain = QueryExplain(
+                query=query, mode="", stages=(), expansion=None, candidates=0, results=(), timings_ms={}
+            )
             return PipelineResult((), explain, (), tuple(notes))
         result = self._pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
         return replace(result, notes=tuple(notes) + result.notes)
@@ -335,7 +369,9 @@ class Engine:
         if reason is not None:
             return reason
         try:
-            embedder = self.models.embedder()  # loaded (and its file verified) here: a damaged model means keywords only
+            embedder = (
+                self.models.embedder()
+            )  # loaded (and its file verified) here: a damaged model means keywords only
         except FindlingError as exc:
             return f"the embedder cannot be loaded ({exc})"
         if self._vectors.index_for(embedder.spec.vector_key) is None:
@@ -368,8 +404,9 @@ class Engine:
         source = owner_of(sources, target)
         if source is None:  # asked first: outside the folders, whether a path exists is not ours to tell
             added = ", ".join(s.path for s in sources) or "none yet"
-            return answer("outside", f"It is not under any added folder (added: {added}); add its folder with "
-                          "findling add.")
+            return answer(
+                "outside", f"It is not under any added folder (added: {added}); add its folder with findling add."
+            )
         if not os.path.lexists(target):
             return answer("missing", f"There is no file at {target}.")
         left_out = why_left_out(source.path, target, source.include, (*self.settings.index.exclude, *source.exclude))
@@ -381,8 +418,10 @@ class Engine:
         cur = self._db.cursor()
         state = document_state(cur, display_path(target))
         if state is None:
-            return answer("not_indexed", "It is not indexed yet: run findling index (or wait for the run in "
-                          "progress to reach it).")
+            return answer(
+                "not_indexed",
+                "It is not indexed yet: run findling index (or wait for the run in progress to reach it).",
+            )
         doc_id, status, error = state
         if status in ("failed", "skipped"):
             what = "Reading it failed" if status == "failed" else "It was skipped"
@@ -390,7 +429,10 @@ class Engine:
         facts = self._search_facts(request, parsed, doc_id, limit)
         reason, summary, details = judge(facts)
         return answer(
-            reason, summary, details, rank=facts.shown_rank or facts.wider_rank,
+            reason,
+            summary,
+            details,
+            rank=facts.shown_rank or facts.wider_rank,
             keyword_rank=facts.keyword.rank if facts.keyword else None,
             semantic_rank=facts.semantic.rank if facts.semantic else None,
         )
@@ -412,19 +454,30 @@ class Engine:
         weak_cut = bool(shown.hits) and all(h.weak for h in shown.hits) and len(shown.hits) < limit
         too_weak = not weak_cut and wider_rank is not None and wider.hits[wider_rank - 1].weak
         cur = self._db.cursor()
-        keyword = (keyword_standing(self._bm25, cur, parsed, doc_id, request.match or self.settings.search.match)
-                   if mode is not SearchMode.SEMANTIC else None)
+        keyword = (
+            keyword_standing(self._bm25, cur, parsed, doc_id, request.match or self.settings.search.match)
+            if mode is not SearchMode.SEMANTIC
+            else None
+        )
         semantic, semantic_off = None, None
         if mode is not SearchMode.KEYWORD:
             semantic_off = self.semantic_off()
             if semantic_off is None:
                 semantic = semantic_standing(self._vectors, self.models.embedder(), parsed, doc_id, self._passage)
         return SearchFacts(
-            mode=mode, limit=limit, min_score=min_score, shown_rank=shown_rank, wider_rank=wider_rank,
-            wider_score=wider_score, weak_cut=weak_cut and wider_rank is not None, too_weak=too_weak,
+            mode=mode,
+            limit=limit,
+            min_score=min_score,
+            shown_rank=shown_rank,
+            wider_rank=wider_rank,
+            wider_score=wider_score,
+            weak_cut=weak_cut and wider_rank is not None,
+            too_weak=too_weak,
             weak_floor=self.settings.search.weak_score,
             filter_reason=filter_reason(cur, doc_id, parsed.filters) if not parsed.filters.empty else None,
-            keyword=keyword, semantic=semantic, semantic_off=semantic_off,
+            keyword=keyword,
+            semantic=semantic,
+            semantic_off=semantic_off,
         )
 
     def _passage(self, doc_id: int, start: int, end: int) -> str:
@@ -432,7 +485,11 @@ class Engine:
         return text.text[start:end] if text is not None else ""
 
     def rank(
-        self, query: str, limit: int = 100, lanes: tuple[Lane, ...] = ("bm25", "vector"), expand: bool | None = None,
+        self,
+        query: str,
+        limit: int = 100,
+        lanes: tuple[Lane, ...] = ("bm25", "vector"),
+        expand: bool | None = None,
         rerank: RerankerMode | None = None,
     ) -> PipelineResult:
         """The pipeline's ranking over any lanes, without snippets: for evaluation, where
@@ -453,8 +510,9 @@ class Engine:
         if s.recency_weight <= 0 or len(items) < 2:
             return sorted(items, key=lambda item: -score(item))
         mtimes = modified_times(self._db.cursor(), [doc_id(item) for item in items])
-        return newer_first_among_equals(items, score, lambda item: mtimes.get(doc_id(item)), s.recency_weight,
-                                        s.recency_half_life_days, time.time())
+        return newer_first_among_equals(
+            items, score, lambda item: mtimes.get(doc_id(item)), s.recency_weight, s.recency_half_life_days, time.time()
+        )
 
     def _keep_good(self, hits: list[Hit], keep_weak: bool = False) -> tuple[list[Hit], tuple[str, ...]]:
         """Semantic and hybrid results are ranked, not matched: every document is somewhat
@@ -468,8 +526,9 @@ class Engine:
             return [h if h.score >= floor else replace(h, weak=True) for h in hits], ()
         if good:
             return good, ()
-        return [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]], \
-            ("no good matches; the closest documents are shown, marked weak",)
+        return [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]], (
+            "no good matches; the closest documents are shown, marked weak",
+        )
 
     def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str]) -> list[Hit]:
         return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars)
@@ -483,9 +542,15 @@ class Engine:
         meta = cached.meta
         text = document_text(cached.chunks)
         language = meta.language or "en"
-        return DocumentText(doc_id, meta.path, meta.title, text, language,
-                            tuple(highlight_spans(text, terms, language)),
-                            tuple(rebuilt_offsets(cached.chunks, meta.pages)))
+        return DocumentText(
+            doc_id,
+            meta.path,
+            meta.title,
+            text,
+            language,
+            tuple(highlight_spans(text, terms, language)),
+            tuple(rebuilt_offsets(cached.chunks, meta.pages)),
+        )
 
     # -- documents by reference (docid or path) ---------------------------------------------
 
@@ -512,12 +577,18 @@ class Engine:
         lane = self._vectors.similar(model, doc_id, limit, filters)
         if lane is None:
             return SearchResult(ref, (), 0, notes=("that document has no vectors yet: run findling index",))
-        entries = [RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
-                   for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))]
+        entries = [
+            RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
+            for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))
+        ]
         hits = self._present(self._newer_first(entries, lambda e: e.score, lambda e: e.doc_id), ())
         total_ms = (time.perf_counter() - started) * 1000
-        return SearchResult(query=ref, hits=tuple(hits), total_matched=len(hits),
-                            timings_ms={"vector": round(lane.ms, 2), "total": round(total_ms, 2)})
+        return SearchResult(
+            query=ref,
+            hits=tuple(hits),
+            total_matched=len(hits),
+            timings_ms={"vector": round(lane.ms, 2), "total": round(total_ms, 2)},
+        )
 
     def models_state(self) -> dict[str, str]:
         """Each model role's state in words: "ready", or why it is not."""
@@ -536,9 +607,7 @@ class Engine:
     def status(self, problem_limit: int = 200) -> StoreStatus:
         cur = self._db.cursor()
         per_source = counts_by_source(cur)
-        sources = tuple(
-            SourceStatus(s, *astuple(per_source.get(s.id, SourceCounts()))) for s in self.sources()
-        )
+        sources = tuple(SourceStatus(s, *astuple(per_source.get(s.id, SourceCounts()))) for s in self.sources())
         found = tuple(problems(cur, problem_limit))
         total = totals(cur)
         size = sum(p.stat().st_size for p in self.home.glob(DB_FILENAME + "*") if p.is_file())
@@ -571,5 +640,6 @@ class Engine:
 
 
 if TYPE_CHECKING:
+
     def _an_engine_is_an_index(engine: Engine) -> IndexAPI:
         return engine  # mypy holds the Engine to the one API every face calls

@@ -33,8 +33,9 @@ class IndexAPI(Protocol):
         """Forget a folder and everything indexed from it; the documents removed."""
         ...
 
-    def index(self, progress: Callable[[IndexProgress], None] | None = None,
-              cancel: threading.Event | None = None) -> IndexReport:
+    def index(
+        self, progress: Callable[[IndexProgress], None] | None = None, cancel: threading.Event | None = None
+    ) -> IndexReport:
         """Bring the index up to date with the folders, then embed what is new."""
         ...
 
@@ -56,8 +57,9 @@ class IndexAPI(Protocol):
 
     def get(self, ref: str, first_line: int | None = None, count: int | None = None) -> DocumentSlice: ...
 
-    def multi_get(self, refs: Sequence[str], max_bytes: int = 60_000,
-                  max_lines: int | None = None) -> MultiGetResult: ...
+    def multi_get(
+        self, refs: Sequence[str], max_bytes: int = 60_000, max_lines: int | None = None
+    ) -> MultiGetResult: ...
 
     def status(self) -> StoreStatus: ...
 

@@ -43,7 +43,7 @@ def stored_path(display: str, raw: bytes | None) -> str:
 def _western(exc: UnicodeError) -> tuple[str, int]:
     if not isinstance(exc, UnicodeDecodeError):
         raise exc
-    bad = exc.object[exc.start:exc.end]
+    bad = exc.object[exc.start : exc.end]
     return bad.decode("cp1252", errors="replace"), exc.end
 
 

@@ -46,9 +46,14 @@ class Filters:
         return self == Filters()
 
     @classmethod
-    def from_options(cls, ext: Sequence[str] | str | None = None, folder: Sequence[str] | str | None = None,
-                     after: str | None = None, before: str | None = None,
-                     path: Sequence[str] | str | None = None) -> Filters:
+    def from_options(
+        cls,
+        ext: Sequence[str] | str | None = None,
+        folder: Sequence[str] | str | None = None,
+        after: str | None = None,
+        before: str | None = None,
+        path: Sequence[str] | str | None = None,
+    ) -> Filters:
         """Filters from a face's options (CLI flags, MCP and HTTP fields): extensions without their
         dot, folders made absolute (`~` expanded), dates parsed (a QuerySyntaxError names a bad one).
         A single string is one value, never a list of its letters."""
@@ -371,8 +376,21 @@ class StoreStatus:
 
 
 WHY_NOT_REASONS = (
-    "shown", "missing", "outside", "excluded", "unsupported", "not_indexed", "failed", "skipped", "filtered",
-    "no_match", "ranked_low", "cut_by_limit", "below_floor", "weak_cut", "too_weak",
+    "shown",
+    "missing",
+    "outside",
+    "excluded",
+    "unsupported",
+    "not_indexed",
+    "failed",
+    "skipped",
+    "filtered",
+    "no_match",
+    "ranked_low",
+    "cut_by_limit",
+    "below_floor",
+    "weak_cut",
+    "too_weak",
 )
 
 

@@ -34,8 +34,9 @@ def mcp_check(home: Path) -> str:
     from mcp.client.stdio import StdioServerParameters
 
     command = command_line()
-    params = StdioServerParameters(command=command[0], args=[*command[1:], "--home", str(home), "mcp"],
-                                   env=dict(os.environ))
+    params = StdioServerParameters(
+        command=command[0], args=[*command[1:], "--home", str(home), "mcp"], env=dict(os.environ)
+    )
 
     async def call() -> str:
         with anyio.fail_after(120):
@@ -49,7 +50,7 @@ def mcp_check(home: Path) -> str:
     return anyio.run(call)
 
 
-def run_selftest(stream=sys.stdout) -> int:
+def run_selftest(stream=sys.stdout) -> int:  # noqa: C901 - each check of the installation in turn, each reported on its own
     report: list[tuple[str, bool, str]] = []
     with tempfile.TemporaryDirectory(prefix="findling-selftest-") as tmp:
         root = Path(tmp)
@@ -106,8 +107,13 @@ def run_selftest(stream=sys.stdout) -> int:
         def mcp() -> str:
             return mcp_check(root / "home")  # the index the search check built
 
-        for name, fn in (("onnxruntime", onnx), ("index and search", index_and_search),
-                         ("qt app", qt), ("command line", executables), ("mcp over stdio", mcp)):
+        for name, fn in (
+            ("onnxruntime", onnx),
+            ("index and search", index_and_search),
+            ("qt app", qt),
+            ("command line", executables),
+            ("mcp over stdio", mcp),
+        ):
             _check(name, fn, report)
     passed = all(ok for _, ok, _ in report)
     lines = [f"{'ok ' if ok else 'FAIL'} {name:<18} {detail}" for name, ok, detail in report]

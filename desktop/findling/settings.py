@@ -47,6 +47,9 @@ class IndexSettings:
     # Follow symbolic links whose target lies outside the added folders (off: a link to
     # ~/.ssh or /etc must not make those files searchable).
     follow_outside_links: bool = False
+    # How long a command waits for an index that another Findling holds without answering (an
+    # older version, or a stuck one) before it says so.
+    busy_wait_s: float = 10.0
 
 
 @dataclass
@@ -146,19 +149,42 @@ class Settings:
 # Allowed values beyond the type: (low, high) inclusive for numbers, a tuple of choices
 # for strings. Every number has a range: a negative size or a NaN weight is never meant.
 _RANGES: dict[str, tuple[float, float]] = {
-    "index.max_file_mb": (0.001, 4096), "index.chunk_tokens": (32, 8192), "index.chunk_overlap": (0.0, 0.9),
-    "index.title_weight": (0.0, 100), "index.batch_files": (1, 100_000), "index.workers": (0, 256),
-    "index.memory_limit_mb": (64, 1_048_576), "index.file_timeout_s": (1, 86_400),
-    "index.worker_memory_mb": (0, 1_048_576), "index.max_text_mb": (0.001, 4096),
-    "search.limit": (1, 10_000), "search.k1": (0.0, 10), "search.max_query_terms": (1, 62),
-    "search.b": (0.0, 1), "search.snippet_chars": (20, 100_000),
-    "search.recency_weight": (0.0, 1), "search.recency_half_life_days": (0.01, 100_000), "search.weak_score": (0.0, 1),
-    "pipeline.strong_top": (0.0, 1), "pipeline.strong_gap": (0.0, 1), "pipeline.strong_k": (1, 1000),
-    "pipeline.lexical_variants": (0, 10), "pipeline.semantic_variants": (0, 10), "pipeline.expansion_tokens": (1, 4096),
-    "pipeline.rrf_k": (0.001, 100_000), "pipeline.weight_original": (0.0, 100), "pipeline.weight_variant": (0.0, 100),
-    "pipeline.weight_hyde": (0.0, 100), "pipeline.bonus_first": (0.0, 1), "pipeline.bonus_top3": (0.0, 1),
-    "pipeline.rerank_top": (1, 1000), "pipeline.rerank_chunks": (1, 100), "pipeline.rerank_chars": (50, 100_000),
-    "pipeline.rerank_max_tokens": (16, 8192), "models.threads": (0, 1024),
+    "index.max_file_mb": (0.001, 4096),
+    "index.chunk_tokens": (32, 8192),
+    "index.chunk_overlap": (0.0, 0.9),
+    "index.title_weight": (0.0, 100),
+    "index.batch_files": (1, 100_000),
+    "index.workers": (0, 256),
+    "index.memory_limit_mb": (64, 1_048_576),
+    "index.file_timeout_s": (1, 86_400),
+    "index.worker_memory_mb": (0, 1_048_576),
+    "index.max_text_mb": (0.001, 4096),
+    "index.busy_wait_s": (0.0, 3600),
+    "search.limit": (1, 10_000),
+    "search.k1": (0.0, 10),
+    "search.max_query_terms": (1, 62),
+    "search.b": (0.0, 1),
+    "search.snippet_chars": (20, 100_000),
+    "search.recency_weight": (0.0, 1),
+    "search.recency_half_life_days": (0.01, 100_000),
+    "search.weak_score": (0.0, 1),
+    "pipeline.strong_top": (0.0, 1),
+    "pipeline.strong_gap": (0.0, 1),
+    "pipeline.strong_k": (1, 1000),
+    "pipeline.lexical_variants": (0, 10),
+    "pipeline.semantic_variants": (0, 10),
+    "pipeline.expansion_tokens": (1, 4096),
+    "pipeline.rrf_k": (0.001, 100_000),
+    "pipeline.weight_original": (0.0, 100),
+    "pipeline.weight_variant": (0.0, 100),
+    "pipeline.weight_hyde": (0.0, 100),
+    "pipeline.bonus_first": (0.0, 1),
+    "pipeline.bonus_top3": (0.0, 1),
+    "pipeline.rerank_top": (1, 1000),
+    "pipeline.rerank_chunks": (1, 100),
+    "pipeline.rerank_chars": (50, 100_000),
+    "pipeline.rerank_max_tokens": (16, 8192),
+    "models.threads": (0, 1024),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "search.match": ("all", "any"),

@@ -18,8 +18,22 @@ smiles.</p><img src="http://evil/pixel.gif" alt="a quokka"><iframe src="http://e
 
 def test_sanitized_html_keeps_the_text_and_nothing_active():
     clean = sanitize_html(HOSTILE)
-    for gone in ("<script", "alert", "onload", "onclick", "href", "src=", "style", "<iframe", "<form", "<input",
-                 "<svg", "http://", "<link", "<meta"):
+    for gone in (
+        "<script",
+        "alert",
+        "onload",
+        "onclick",
+        "href",
+        "src=",
+        "style",
+        "<iframe",
+        "<form",
+        "<input",
+        "<svg",
+        "http://",
+        "<link",
+        "<meta",
+    ):
         assert gone not in clean, gone
     assert "Quokka facts" in clean and "quokka" in clean and "[a quokka]" in clean
 
@@ -46,8 +60,15 @@ def _keyword_search(window, tmp_path, files, query):
 
 
 def test_markdown_shows_formatted_with_matches_walked(qtbot, window, tmp_path):
-    _keyword_search(window, tmp_path, {"q.md": "# Quokka notes\n\nThe **quokka** smiles. "
-                                               "![photo](http://example.com/q.png)\n\n- a quokka list item\n"}, "quokka")
+    _keyword_search(
+        window,
+        tmp_path,
+        {
+            "q.md": "# Quokka notes\n\nThe **quokka** smiles. "
+            "![photo](http://example.com/q.png)\n\n- a quokka list item\n"
+        },
+        "quokka",
+    )
     panel = window.preview_panel
     qtbot.waitUntil(lambda: panel.view() is panel.formatted and panel.formatted.hit_count == 3, timeout=5000)
     rendered = panel.formatted.document().toPlainText()
@@ -55,8 +76,9 @@ def test_markdown_shows_formatted_with_matches_walked(qtbot, window, tmp_path):
     assert panel.position.text() == "hit 1 of 3"
     qtbot.keyClick(window.search_field, Qt.Key.Key_F3)
     assert panel.position.text() == "hit 2 of 3"
-    blank = panel.formatted.loadResource(int(QTextDocument.ResourceType.ImageResource),
-                                         QUrl("http://example.com/q.png"))
+    blank = panel.formatted.loadResource(
+        int(QTextDocument.ResourceType.ImageResource), QUrl("http://example.com/q.png")
+    )
     assert isinstance(blank, QImage) and blank.width() == 1  # made here, nothing fetched
     assert not panel.formatted.openLinks() and not panel.formatted.openExternalLinks()
     panel.format_button.setChecked(False)  # the indexed text, with the engine's own highlights
@@ -76,16 +98,20 @@ def test_plain_text_files_have_no_formatted_view(qtbot, window, tmp_path):
 
 
 def test_formatted_html_shows_the_pages_own_content_as_indexed():
-    page = ("<html><body><nav><a href='/'>Table of contents</a> coroutine index</nav><div role='main'>"
-            "<h1>Coroutines</h1><p>" + "A coroutine runs until it awaits. " * 20 + "</p></div>"
-            "<footer>coroutine footer</footer></body></html>")
+    page = (
+        "<html><body><nav><a href='/'>Table of contents</a> coroutine index</nav><div role='main'>"
+        "<h1>Coroutines</h1><p>" + "A coroutine runs until it awaits. " * 20 + "</p></div>"
+        "<footer>coroutine footer</footer></body></html>"
+    )
     clean = sanitize_html(page)
     assert "Coroutines" in clean and "Table of contents" not in clean and "footer" not in clean
 
 
 def test_sphinx_permalinks_are_not_shown():
-    page = ("<html><body><div role='main'><h1>Coroutines<a class='headerlink' href='#c' title='Link'>¶</a></h1>"
-            "<p>Text after.</p></div></body></html>")
+    page = (
+        "<html><body><div role='main'><h1>Coroutines<a class='headerlink' href='#c' title='Link'>¶</a></h1>"
+        "<p>Text after.</p></div></body></html>"
+    )
     clean = sanitize_html(page)
     assert "¶" not in clean and "Coroutines" in clean and "Text after." in clean
 
@@ -104,9 +130,16 @@ def test_passage_pattern_finds_the_snippet_across_markup():
 
 
 def test_formatted_view_starts_at_the_best_passage_not_the_first_match(qtbot, window, tmp_path):
-    _keyword_search(window, tmp_path, {"zoo.md": "# Zoo\n\nA quokka sign at the gate.\n\n" + "Other animals live here. " * 60
-                                       + "\n\n## Feeding\n\nFeed the quokka *leaves* at noon; a quokka feeding draws crowds.\n"},
-                    "quokka feeding")
+    _keyword_search(
+        window,
+        tmp_path,
+        {
+            "zoo.md": "# Zoo\n\nA quokka sign at the gate.\n\n"
+            + "Other animals live here. " * 60
+            + "\n\n## Feeding\n\nFeed the quokka *leaves* at noon; a quokka feeding draws crowds.\n"
+        },
+        "quokka feeding",
+    )
     panel = window.preview_panel
     qtbot.waitUntil(lambda: panel.view() is panel.formatted and panel.formatted.hit_count >= 4, timeout=5000)
     rendered = panel.formatted.document().toPlainText()

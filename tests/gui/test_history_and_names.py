@@ -11,11 +11,15 @@ from tests.helpers import index_files
 
 
 def _index(window, tmp_path):
-    return index_files(window.engine, tmp_path / "docs", {
-        "budget-2024.md": "# Budget\n\nForty thousand euros for marketing.",
-        "notes.md": "# Notes\n\nThe budget meeting moved to Friday.",
-        "zebra.txt": "zebra stripes",
-    })
+    return index_files(
+        window.engine,
+        tmp_path / "docs",
+        {
+            "budget-2024.md": "# Budget\n\nForty thousand euros for marketing.",
+            "notes.md": "# Notes\n\nThe budget meeting moved to Friday.",
+            "zebra.txt": "zebra stripes",
+        },
+    )
 
 
 def test_recent_searches_on_down_in_the_empty_field(qtbot, window, tmp_path):
@@ -48,9 +52,12 @@ def test_saved_searches_restore_query_mode_and_filters(qtbot, window, tmp_path, 
     window.search_field.setText("zebra")
     window.run_saved("Money")
     assert (window.search_field.text(), window.mode_box.currentText(), window.type_box.currentText()) == (
-        "budget", "Keyword", "Markdown")
+        "budget",
+        "Keyword",
+        "Markdown",
+    )
     qtbot.waitUntil(lambda: window.results.rowCount() == 2, timeout=5000)
-    window._remove_saved("Money")
+    window.remove_saved("Money")
     assert window.saved_view.count() == 0
 
 

@@ -82,8 +82,16 @@ def test_tab_goes_to_the_results_and_the_filters_change_only_on_purpose(qtbot, w
     assert window.mode_box.currentText() == mode and window.mode_box.view().isVisible()
     window.mode_box.hidePopup()
     center = QPointF(window.type_box.rect().center())
-    wheel = QWheelEvent(center, QPointF(window.type_box.mapToGlobal(QPoint(5, 5))), QPoint(0, -120), QPoint(0, -120),
-                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    wheel = QWheelEvent(
+        center,
+        QPointF(window.type_box.mapToGlobal(QPoint(5, 5))),
+        QPoint(0, -120),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     kind = window.type_box.currentText()
     QApplication.sendEvent(window.type_box, wheel)
     assert window.type_box.currentText() == kind

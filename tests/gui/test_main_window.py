@@ -15,13 +15,14 @@ from tests.helpers import write
 def _drop(window, paths):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                       Qt.KeyboardModifier.NoModifier)
+    event = QDropEvent(
+        QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
     window.dropEvent(event)
 
 
 def _wait_idle(qtbot, window, timeout=20000):
-    qtbot.waitUntil(lambda: window.sources_model.rowCount() > 0 and not window._indexing, timeout=timeout)
+    qtbot.waitUntil(lambda: window.sources_model.rowCount() > 0 and not window.indexing.running, timeout=timeout)
 
 
 def _type(qtbot, window, text):
@@ -34,8 +35,13 @@ def test_drop_folder_indexes_and_results_appear(qtbot, window, docs):
     write(docs / "bread.txt", "Feed the sourdough starter before baking.")
     _drop(window, [docs])
     _wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: window.sources_model.rowCount() == 1 and "2 indexed" in (
-        window.sources_model.data(window.sources_model.index(0)) or ""), timeout=5000)
+    qtbot.waitUntil(
+        lambda: (
+            window.sources_model.rowCount() == 1
+            and "2 indexed" in (window.sources_model.data(window.sources_model.index(0)) or "")
+        ),
+        timeout=5000,
+    )
     # the panel keeps a short dated line; whether semantic search is on goes to the status bar only
     assert window.progress_label.text().startswith("Last indexed at ") and "emantic" not in window.progress_label.text()
     _type(qtbot, window, "borrow checker")
@@ -89,13 +95,15 @@ def test_file_change_is_picked_up(qtbot, window, docs):
     write(docs / "live.txt", "original words")
     window.add_paths([str(docs)])
     _wait_idle(qtbot, window)
-    qtbot.wait(300)  # the watcher is scheduled
+    qtbot.waitUntil(lambda: str(docs) in window.watcher.folders, timeout=5000)
     write(docs / "fresh.txt", "a pangolin appeared")
     qtbot.waitUntil(lambda: "Live update" in window.statusBar().currentMessage(), timeout=15000)
     _type(qtbot, window, "pangolin")
     qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
     os.unlink(docs / "fresh.txt")
-    qtbot.waitUntil(lambda: window.engine.find(SearchRequest("pangolin", mode=SearchMode.KEYWORD)).hits == (), timeout=15000)
+    qtbot.waitUntil(
+        lambda: window.engine.find(SearchRequest("pangolin", mode=SearchMode.KEYWORD)).hits == (), timeout=15000
+    )
 
 
 def test_errors_are_shown_not_raised(qtbot, window, tmp_path):
@@ -164,7 +172,7 @@ def test_models_dialog_downloads_with_progress(qtbot, window, tmp_path, monkeypa
     manifest = load_manifest(write_test_manifest(tmp_path / "m.toml"))
     state = MirrorState(repos={"findling-test/all-MiniLM-L6-v2-int8": MirrorRepo(MINILM)})
     with HubMirror(state) as hub:
-        window.engine.models._manifest = manifest
+        window.engine.models.use_manifest(manifest)
         window.engine.models.store = ModelStore(tmp_path / "models", endpoint=hub.endpoint)
         dialog = ModelsDialog(window.engine, window)
         qtbot.addWidget(dialog)
@@ -187,7 +195,7 @@ def test_models_dialog_offers_the_multilingual_embedder_for_foreign_folders(wind
     for i in range(3):
         write(folder / f"zh{i}.txt", "我在北京大学学习。北京的大学很多，图书馆也很大。")
     write(folder / "en.txt", "The library opens at nine and closes at six on weekdays.")
-    window.engine.models._manifest = load_manifest(resources_dir() / "models.toml")
+    window.engine.models.use_manifest(load_manifest(resources_dir() / "models.toml"))
     _index(window, folder)
     dialog = ModelsDialog(window.engine, window)
     qtbot.addWidget(dialog)
@@ -204,11 +212,14 @@ def test_models_dialog_offers_the_multilingual_embedder_for_foreign_folders(wind
 def test_reranked_list_replaces_the_fused_one_without_moving_the_selection(window, qtbot):
     import threading
 
+    from PySide6.QtWidgets import QApplication
+
     from findling.records import Hit, SearchResult
 
     def hits(order):
-        return tuple(Hit(doc_id=d, path=f"/docs/{d}.md", title=f"doc {d}", score=0.9 - 0.1 * i)
-                     for i, d in enumerate(order))
+        return tuple(
+            Hit(doc_id=d, path=f"/docs/{d}.md", title=f"doc {d}", score=0.9 - 0.1 * i) for i, d in enumerate(order)
+        )
 
     class Answers:
         """Answers the quick request and the complete one each when told to, in any order."""
@@ -246,11 +257,10 @@ def test_reranked_list_replaces_the_fused_one_without_moving_the_selection(windo
     window.search_field.setText("q2")
     window.run_search(full=True)
     answers.release["complete"].set()
-    qtbot.waitUntil(lambda: window.searches.result is not None and window.searches.result.query == "q2",
-                    timeout=5000)
+    qtbot.waitUntil(lambda: window.searches.result is not None and window.searches.result.query == "q2", timeout=5000)
     answers.release["quick"].set()
-    assert wait_for_tasks(10)
-    qtbot.wait(50)  # the quick list's answer is delivered through the event loop, if at all
+    assert wait_for_tasks(10)  # the quick answer is posted to the event loop before its task ends...
+    QApplication.processEvents()  # ... and delivered here, if it is delivered at all
     assert [window.results.hit(r).doc_id for r in range(4)] == [3, 1, 4, 2]
     assert window.searches.shown.rerank is None  # the list on screen is the complete request's
 
@@ -311,8 +321,13 @@ def test_the_cli_searches_while_the_window_holds_the_index(qtbot, tmp_path, monk
         window.add_paths([str(docs)])
         _wait_idle(qtbot, window)
         env = dict(os.environ, FINDLING_HOME=str(home))
-        found = subprocess.run([sys.executable, "-m", "findling", "search", "migration", "--json"], env=env,
-                               capture_output=True, text=True, timeout=60)
+        found = subprocess.run(
+            [sys.executable, "-m", "findling", "search", "migration", "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert found.returncode == 0, found.stderr
         assert '"total": 1' in found.stdout and "plan.md" in found.stdout
     finally:
@@ -343,7 +358,7 @@ def test_models_dialog_imports_a_shipped_folder_and_sizes_show_before(qtbot, win
     assert dialog.table.item(0, 2).text() == "missing"
     assert dialog.table.item(0, 3).text() != "0.0 MB"
     assert "searches by keywords" in dialog.status.text()
-    dialog.import_folder(MINILM, dialog._specs[2])  # the generator row is selected: the folder decides
+    dialog.import_folder(MINILM, dialog.specs[2])  # the generator row is selected: the folder decides
     qtbot.waitUntil(lambda: dialog.table.item(0, 2).text() == "installed", timeout=20000)
     assert dialog.status.text() == "all-minilm-l6-v2: installed"
     assert dialog.table.item(0, 3).text() == "23.4 MB"
@@ -384,10 +399,19 @@ def test_the_search_field_keeps_its_room_on_a_small_screen(qtbot, window):
     on a wide window they sit beside it."""
     window.resize(1024, 640)
     qtbot.waitUntil(lambda: window.search_field.width() >= window.SEARCH_FIELD_MIN, timeout=3000)
-    assert window.mode_box.mapTo(window, window.mode_box.rect().topLeft()).y() > \
-        window.search_field.mapTo(window, window.search_field.rect().bottomLeft()).y()
+    assert (
+        window.mode_box.mapTo(window, window.mode_box.rect().topLeft()).y()
+        > window.search_field.mapTo(window, window.search_field.rect().bottomLeft()).y()
+    )
     window.resize(1600, 900)
-    qtbot.waitUntil(lambda: abs(window.mode_box.mapTo(window, window.mode_box.rect().center()).y()
-                                - window.search_field.mapTo(window, window.search_field.rect().center()).y()) < 8,
-                    timeout=3000)
+    qtbot.waitUntil(
+        lambda: (
+            abs(
+                window.mode_box.mapTo(window, window.mode_box.rect().center()).y()
+                - window.search_field.mapTo(window, window.search_field.rect().center()).y()
+            )
+            < 8
+        ),
+        timeout=3000,
+    )
     assert window.search_field.width() >= window.SEARCH_FIELD_MIN

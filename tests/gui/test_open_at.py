@@ -28,7 +28,9 @@ def test_the_window_starts_the_editor_at_the_line(qtbot, window, tmp_path):
     seen = tmp_path / "seen.txt"
     script = tmp_path / "editor.py"
     script.write_text(f"import sys\nopen({str(seen)!r}, 'w').write(' '.join(sys.argv[1:]))\n")
-    window.engine.settings.search.open_at_line = f"{shutil.which(sys.executable) or sys.executable} {script} {{path}} {{line}}"
+    window.engine.settings.search.open_at_line = (
+        f"{shutil.which(sys.executable) or sys.executable} {script} {{path}} {{line}}"
+    )
     command = editor_command(window.engine.settings.search.open_at_line, str(tmp_path / "doc.md"), 42)
     window.open_at(command, "open_at_line")
     qtbot.waitUntil(seen.exists, timeout=10000)
@@ -64,14 +66,18 @@ def test_a_pdf_preview_names_the_page_and_opens_the_viewer_there(qtbot, window, 
     docs = tmp_path / "docs"
     docs.mkdir()
     filler = "Plain words about nothing in particular fill this page. " * 20
-    make_pdf(docs / "report.pdf", ["Annual report. " + filler, filler, filler + "\nThe quokka census.", filler,
-                                   "Appendix: one more quokka."])
+    make_pdf(
+        docs / "report.pdf",
+        ["Annual report. " + filler, filler, filler + "\nThe quokka census.", filler, "Appendix: one more quokka."],
+    )
     window.engine.add_source(docs)
     window.engine.index()
     seen = tmp_path / "seen.txt"
     script = tmp_path / "viewer.py"
     script.write_text(f"import sys\nopen({str(seen)!r}, 'w').write(' '.join(sys.argv[1:]))\n")
-    window.engine.settings.search.open_at_page = f"{shutil.which(sys.executable) or sys.executable} {script} {{page}} {{path}}"
+    window.engine.settings.search.open_at_page = (
+        f"{shutil.which(sys.executable) or sys.executable} {script} {{page}} {{path}}"
+    )
     qtbot.keyClicks(window.search_field, "quokka")
     qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
     assert window.results.hit(0).page == 3
@@ -105,6 +111,10 @@ def test_no_page_button_without_a_viewer_or_outside_pdfs(qtbot, window, tmp_path
     for row in range(2):
         window.results_view.selectRow(row)
         pdf = window.results.hit(row).ext == "pdf"
-        qtbot.waitUntil(lambda pdf=pdf: panel.position.text().endswith("page 2") == pdf
-                        and ("census" in window.preview.toPlainText()) == pdf, timeout=5000)
+        qtbot.waitUntil(
+            lambda pdf=pdf: (
+                panel.position.text().endswith("page 2") == pdf and ("census" in window.preview.toPlainText()) == pdf
+            ),
+            timeout=5000,
+        )
         assert panel.page_button.isHidden()

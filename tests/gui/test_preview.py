@@ -34,7 +34,7 @@ def test_next_and_previous_match_with_position(qtbot, window, tmp_path):
         panel.next.click()  # around the end and back to the start
     assert window.preview.current == first
     cursor = window.preview.textCursor().position()
-    assert window.preview.toPlainText()[cursor:cursor + 6].lower() == "quokka"
+    assert window.preview.toPlainText()[cursor : cursor + 6].lower() == "quokka"
 
 
 def test_no_matches_says_so(qtbot, window, tmp_path):
@@ -44,11 +44,15 @@ def test_no_matches_says_so(qtbot, window, tmp_path):
 
 
 def test_more_like_this(qtbot, embedder_installed, window, tmp_path):
-    index_files(window.engine, tmp_path / "docs", {
-        "tomato.md": "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.",
-        "beans.md": "# Beans\n\nRunner beans climb poles; water the vegetable garden at dawn.",
-        "rust.md": "# Ownership\n\nThe borrow checker rejects two mutable references.",
-    })
+    index_files(
+        window.engine,
+        tmp_path / "docs",
+        {
+            "tomato.md": "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.",
+            "beans.md": "# Beans\n\nRunner beans climb poles; water the vegetable garden at dawn.",
+            "rust.md": "# Ownership\n\nThe borrow checker rejects two mutable references.",
+        },
+    )
     window.mode_box.setCurrentText("Keyword")
     _search(qtbot, window, "tomato", 1)
     window.preview_panel.similar.click()
@@ -59,8 +63,10 @@ def test_more_like_this(qtbot, embedder_installed, window, tmp_path):
 
 def test_code_shows_with_line_numbers_and_text_without(qtbot, window, tmp_path):
     docs = tmp_path / "docs"
-    write(docs / "tool.py", "\n".join(f"value_{i} = {i}  # quokka" if i == 30 else f"value_{i} = {i}"
-                                      for i in range(1, 60)) + "\n")
+    write(
+        docs / "tool.py",
+        "\n".join(f"value_{i} = {i}  # quokka" if i == 30 else f"value_{i} = {i}" for i in range(1, 60)) + "\n",
+    )
     write(docs / "note.md", "# Note\n\nA quokka in prose.")
     window.engine.add_source(docs)
     window.engine.index()

@@ -57,7 +57,7 @@ class _OpenWatch:
         at = 0
         while at < len(data):
             _, _, _, size = struct.unpack_from("iIII", data, at)
-            names.add(data[at + 16:at + 16 + size].rstrip(b"\0").decode())
+            names.add(data[at + 16 : at + 16 + size].rstrip(b"\0").decode())
             at += 16 + size
         return names
 
@@ -95,9 +95,11 @@ def _show(qtbot, window, tmp_path, name: str, text: str) -> None:
 
 def test_markdown_images_of_every_form_are_never_opened(qtbot, window, tmp_path, sentinels):
     folder, watch = sentinels
-    page = (f"# Quokka\n\nThe quokka smiles.\n\n![a]({folder}/secret.png) ![b]({folder}/pipe.png) ![c](/dev/zero)\n\n"
-            f"![d](file://localhost{folder}/secret.png) ![e][ref] <img src=\"{folder}/secret.png\">\n\n"
-            f"[ref]: {folder}/secret.png\n")
+    page = (
+        f"# Quokka\n\nThe quokka smiles.\n\n![a]({folder}/secret.png) ![b]({folder}/pipe.png) ![c](/dev/zero)\n\n"
+        f'![d](file://localhost{folder}/secret.png) ![e][ref] <img src="{folder}/secret.png">\n\n'
+        f"[ref]: {folder}/secret.png\n"
+    )
     _show(qtbot, window, tmp_path, "q.md", page)
     assert "The quokka smiles." in window.preview_panel.formatted.document().toPlainText()
     assert watch.opened() == set()
@@ -108,9 +110,11 @@ def test_markdown_images_of_every_form_are_never_opened(qtbot, window, tmp_path,
 def test_an_html_element_marked_as_main_content_loads_no_style_sheet(qtbot, window, tmp_path, sentinels, element):
     folder, watch = sentinels
     body = "The quokka smiles at the camera. " * 20
-    page = (f"<?xml version='1.0' encoding='utf-8'?><html><head><link rel=stylesheet href='{folder}/secret.css'>"
-            f"</head><body><{element} role=main>@import url({folder}/secret.css); @import url({folder}/pipe.png);"
-            f"<img src='{folder}/secret.png'></{element}><p>{body}</p><img src='/dev/zero'></body></html>")
+    page = (
+        f"<?xml version='1.0' encoding='utf-8'?><html><head><link rel=stylesheet href='{folder}/secret.css'>"
+        f"</head><body><{element} role=main>@import url({folder}/secret.css); @import url({folder}/pipe.png);"
+        f"<img src='{folder}/secret.png'></{element}><p>{body}</p><img src='/dev/zero'></body></html>"
+    )
     _show(qtbot, window, tmp_path, "q.html", page)
     shown = window.preview_panel.formatted.document().toPlainText()
     assert "The quokka smiles" in shown and "@import" not in shown

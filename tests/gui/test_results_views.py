@@ -18,7 +18,7 @@ def _search(qtbot, window, tmp_path):
     window.engine.add_source(docs)
     window.engine.index()
     window.refresh_sources()
-    qtbot.waitUntil(lambda: window._folders == [str(docs)], timeout=5000)
+    qtbot.waitUntil(lambda: window.indexed_folders == [str(docs)], timeout=5000)
     window.mode_box.setCurrentText("Keyword")
     window.search_field.setText("zebra")
     window.run_search(full=False)

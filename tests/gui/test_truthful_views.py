@@ -11,12 +11,14 @@ from findling.records import SearchMode, SearchRequest
 from findling.search.facets import facet_counts
 from tests.helpers import index_files
 
-XHTML = ("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-         "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Transitional//EN\" "
-         "\"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd\">"
-         "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>Routine vacuuming</title></head><body>"
-         "<div class=\"sect1\"><h2>Routine Vacuuming</h2><p>PostgreSQL databases require periodic maintenance "
-         "known as vacuuming. The autovacuum daemon does it for most installations.</p></div></body></html>")
+XHTML = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
+    '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">'
+    '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Routine vacuuming</title></head><body>'
+    '<div class="sect1"><h2>Routine Vacuuming</h2><p>PostgreSQL databases require periodic maintenance '
+    "known as vacuuming. The autovacuum daemon does it for most installations.</p></div></body></html>"
+)
 
 
 def _search(qtbot, window, text: str, rows: int | None = None) -> None:
@@ -65,8 +67,9 @@ def test_nothing_of_an_earlier_list_survives(qtbot, window, tmp_path, monkeypatc
     _search(qtbot, window, "quokka", rows=2)
     qtbot.waitUntil(lambda: "quokka" in window.preview.toPlainText(), timeout=5000)
     window.why_not(str(folder / "a.md"))
-    qtbot.waitUntil(lambda: window.why_not_answer.isVisible() and "Why not" in window.why_not_answer.text(),
-                    timeout=5000)
+    qtbot.waitUntil(
+        lambda: window.why_not_answer.isVisible() and "Why not" in window.why_not_answer.text(), timeout=5000
+    )
     window.search_field.setFocus()
     qtbot.keyClick(window.search_field, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: window.results.rowCount() == 0, timeout=5000)
@@ -131,19 +134,26 @@ def test_the_window_follows_changes_made_elsewhere_and_while_it_was_closed(qtbot
         window = MainWindow(handle.engine, debounce_ms=10, rescan=True)
         qtbot.addWidget(window)
         activation.changed.connect(window.follow_change)
-        qtbot.waitUntil(lambda: window.engine.find(SearchRequest("wombat", mode=SearchMode.KEYWORD)).total_matched == 1, timeout=20000)
+        qtbot.waitUntil(
+            lambda: window.engine.find(SearchRequest("wombat", mode=SearchMode.KEYWORD)).total_matched == 1,
+            timeout=20000,
+        )
 
         other = tmp_path / "other"
         other.mkdir()
         (other / "c.md").write_text("the numbat eats termites")
         env = dict(os.environ, FINDLING_HOME=str(home), NO_COLOR="1")
-        added = subprocess.run([sys.executable, "-m", "findling", "add", str(other)], env=env, capture_output=True,
-                               text=True, timeout=120)
+        added = subprocess.run(
+            [sys.executable, "-m", "findling", "add", str(other)], env=env, capture_output=True, text=True, timeout=120
+        )
         assert added.returncode == 0, added.stderr
         qtbot.waitUntil(lambda: window.sources_model.rowCount() == 2, timeout=10000)
         qtbot.waitUntil(lambda: str(other) in window.watcher.folders, timeout=10000)
         (other / "d.md").write_text("an echidna walks by")  # an edit in the new folder, seen live
-        qtbot.waitUntil(lambda: window.engine.find(SearchRequest("echidna", mode=SearchMode.KEYWORD)).total_matched == 1, timeout=20000)
+        qtbot.waitUntil(
+            lambda: window.engine.find(SearchRequest("echidna", mode=SearchMode.KEYWORD)).total_matched == 1,
+            timeout=20000,
+        )
         window.close()
     finally:
         from findling.gui.tasks import wait_for_tasks
@@ -169,8 +179,8 @@ def test_importing_an_embedder_embeds_what_is_indexed(qtbot, window, tmp_path, m
     window.engine.models.reload_manifest()
     dialog = ModelsDialog(window.engine, window)
     qtbot.addWidget(dialog)
-    dialog.installed.connect(window._on_model_installed)  # as show_models connects it
-    dialog.import_folder(MINILM, dialog._specs[0])
+    dialog.installed.connect(window.model_installed)  # as show_models connects it
+    dialog.import_folder(MINILM, dialog.specs[0])
     qtbot.waitUntil(lambda: window.engine.status().embedded == 2, timeout=60000)
     qtbot.waitUntil(lambda: "2 of 2 documents embedded" in window.index_label.text(), timeout=10000)
 
@@ -178,8 +188,11 @@ def test_importing_an_embedder_embeds_what_is_indexed(qtbot, window, tmp_path, m
 def test_new_exclude_patterns_drop_what_they_exclude(qtbot, window, tmp_path, monkeypatch):
     from findling.gui import settings_dialog
 
-    index_files(window.engine, tmp_path / "docs", {"a.md": "the quokka smiles", "b.pdf.txt": "quokka notes",
-                                                    "c.log": "quokka log"})
+    index_files(
+        window.engine,
+        tmp_path / "docs",
+        {"a.md": "the quokka smiles", "b.pdf.txt": "quokka notes", "c.log": "quokka log"},
+    )
     _search(qtbot, window, "quokka", rows=3)
 
     def save_with_exclude(dialog) -> int:
@@ -189,7 +202,9 @@ def test_new_exclude_patterns_drop_what_they_exclude(qtbot, window, tmp_path, mo
 
     monkeypatch.setattr(settings_dialog.SettingsDialog, "exec", save_with_exclude)
     window.show_settings()
-    qtbot.waitUntil(lambda: window.engine.find(SearchRequest("quokka", mode=SearchMode.KEYWORD)).total_matched == 2, timeout=20000)
+    qtbot.waitUntil(
+        lambda: window.engine.find(SearchRequest("quokka", mode=SearchMode.KEYWORD)).total_matched == 2, timeout=20000
+    )
     qtbot.waitUntil(lambda: window.results.rowCount() == 2, timeout=10000)
 
 
@@ -204,12 +219,16 @@ def test_open_says_so_when_no_application_opens_the_file(qtbot, window, tmp_path
 
 
 def test_a_facets_count_is_the_rows_its_click_shows_in_hybrid_mode(qtbot, window, tmp_path, embedder_installed):
-    index_files(window.engine, tmp_path / "docs", {
-        "db.md": "# Databases\n\nA database keeps tables of rows.",
-        "recipe.txt": "Whip the mascarpone with sugar for the tiramisu.",
-        "garden.txt": "Water tomato plants deeply twice a week.",
-        "db-notes.txt": "Database indexes make lookups fast.",
-    })
+    index_files(
+        window.engine,
+        tmp_path / "docs",
+        {
+            "db.md": "# Databases\n\nA database keeps tables of rows.",
+            "recipe.txt": "Whip the mascarpone with sugar for the tiramisu.",
+            "garden.txt": "Water tomato plants deeply twice a week.",
+            "db-notes.txt": "Database indexes make lookups fast.",
+        },
+    )
     window.mode_box.setCurrentText("Hybrid")
     window.search_field.setText("database")
     window.run_search(full=False)
@@ -217,8 +236,10 @@ def test_a_facets_count_is_the_rows_its_click_shows_in_hybrid_mode(qtbot, window
     shown = [window.results.hit(r) for r in range(window.results.rowCount())]
     counts = dict(facet_counts(shown, [str(tmp_path / "docs")], 0)["type"])
     assert sum(counts.values()) == window.results.rowCount()
-    assert {window.results.hit(r).path.rsplit("/", 1)[-1] for r in range(window.results.rowCount())} \
-        == {"db.md", "db-notes.txt"}  # no unrelated recipe or garden padding the list
+    assert {window.results.hit(r).path.rsplit("/", 1)[-1] for r in range(window.results.rowCount())} == {
+        "db.md",
+        "db-notes.txt",
+    }  # no unrelated recipe or garden padding the list
     window.apply_facet("type", "Markdown")
     qtbot.waitUntil(lambda: window.results.rowCount() == counts["Markdown"], timeout=10000)
 
@@ -227,16 +248,22 @@ def test_results_sort_by_a_clicked_column_header(qtbot, window, tmp_path):
     import os
     import time
 
-    folder = index_files(window.engine, tmp_path / "docs", {
-        "big.md": "quokka " + "words " * 400, "small.md": "quokka", "middle.md": "quokka " + "words " * 40})
+    folder = index_files(
+        window.engine,
+        tmp_path / "docs",
+        {"big.md": "quokka " + "words " * 400, "small.md": "quokka", "middle.md": "quokka " + "words " * 40},
+    )
     os.utime(folder / "small.md", (time.time() - 86400 * 30,) * 2)
     window.engine.index()
     _search(qtbot, window, "quokka", rows=3)
     header = window.results_view.horizontalHeader()
     columns = window.results.COLUMNS
     assert columns[4:] == ("Modified", "Size")
-    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
-                     pos=header.rect().topLeft() + QPoint(header.sectionViewportPosition(5) + 5, 5))
+    qtbot.mouseClick(
+        header.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=header.rect().topLeft() + QPoint(header.sectionViewportPosition(5) + 5, 5),
+    )
     names = [window.results.hit(r).path.rsplit("/", 1)[-1] for r in range(3)]
     sizes = [window.results.hit(r).size for r in range(3)]
     assert sizes == sorted(sizes) or sizes == sorted(sizes, reverse=True)
@@ -318,8 +345,12 @@ def test_the_semantic_list_on_screen_is_the_one_why_not_explains(qtbot, window, 
     window.mode_box.setCurrentText("Semantic")
     window.search_field.setText("a pet resting")
     window.run_search(full=True)
-    qtbot.waitUntil(lambda: window.searches.shown is not None and window.searches.shown.rerank is None
-                    and window.results.rowCount() > 0, timeout=20000)
+    qtbot.waitUntil(
+        lambda: (
+            window.searches.shown is not None and window.searches.shown.rerank is None and window.results.rowCount() > 0
+        ),
+        timeout=20000,
+    )
     request = window.searches.shown
     assert request.mode is SearchMode.SEMANTIC and request.text == "a pet resting"
     listed = [window.results.hit(r).path for r in range(window.results.rowCount())]

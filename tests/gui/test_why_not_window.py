@@ -13,15 +13,24 @@ from tests.helpers import index_files
 def _drop_at(window, path, point: QPoint):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(path))])
-    window.dropEvent(QDropEvent(QPointF(point), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                                Qt.KeyboardModifier.NoModifier))
+    window.dropEvent(
+        QDropEvent(
+            QPointF(point), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+        )
+    )
 
 
 def _indexed(qtbot, window, tmp_path):
-    docs = index_files(window.engine, tmp_path / "docs", {
-        "zebra.md": "# Zebras\n\nThe zebra crossing has stripes.", "horse.md": "# Horses\n\nA horse has a mane.",
-        ".gitignore": "*.log\n", "zebra.log": "zebra in a log",
-    })
+    docs = index_files(
+        window.engine,
+        tmp_path / "docs",
+        {
+            "zebra.md": "# Zebras\n\nThe zebra crossing has stripes.",
+            "horse.md": "# Horses\n\nA horse has a mane.",
+            ".gitignore": "*.log\n",
+            "zebra.log": "zebra in a log",
+        },
+    )
     window.mode_box.setCurrentText("Keyword")
     window.search_field.setText("zebra")
     window.run_search(full=False)
@@ -45,7 +54,7 @@ def test_dropping_a_file_on_the_explain_tab_says_why_not(qtbot, window, tmp_path
 def test_the_folders_menu_asks_for_the_file(qtbot, window, tmp_path, monkeypatch):
     docs = _indexed(qtbot, window, tmp_path)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(docs / "zebra.md"), ""))
-    window._pick_why_not(str(docs))
+    window.ask_why_not(str(docs))
     qtbot.waitUntil(lambda: "Why not zebra.md?" in window.why_not_answer.text(), timeout=5000)
     assert "It is in the results, at #1." in window.why_not_answer.text()
     assert window.tabs.currentIndex() == 1

@@ -53,5 +53,5 @@ def test_code_breaks_between_top_level_definitions():
     spans = chunk_text(text, "code", chunk_tokens=60)
     _check_cover(text, spans)
     assert len(spans) > 3
-    starts_at_def = sum(1 for s in spans if text[s.end:].startswith("def "))
+    starts_at_def = sum(1 for s in spans if text[s.end :].startswith("def "))
     assert starts_at_def >= len(spans) // 2

@@ -58,8 +58,9 @@ def test_html_title_falls_back_to_h1(tmp_path):
 
 
 def test_pdf_text_and_metadata_title(tmp_path):
-    path = make_pdf(tmp_path / "paper.pdf", ["First page about photosynthesis", "Second page: chlorophyll"],
-                    title="Plant Biology")
+    path = make_pdf(
+        tmp_path / "paper.pdf", ["First page about photosynthesis", "Second page: chlorophyll"], title="Plant Biology"
+    )
     got = _extract(path)
     assert got.title == "Plant Biology"
     assert "photosynthesis" in got.text and "chlorophyll" in got.text
@@ -70,9 +71,9 @@ def test_pdf_pages_begin_where_each_page_text_begins(tmp_path):
     pages = ["Cover page", "Second page: chlorophyll\nand light", "", "Fourth page: stomata"]
     got = _extract(make_pdf(tmp_path / "paper.pdf", pages))
     assert len(got.pages) == 4 and got.pages[0] == 0
-    assert got.text[got.pages[1]:].startswith("Second page: chlorophyll")
-    assert got.text[got.pages[3]:].startswith("Fourth page: stomata")
-    assert got.text[got.pages[2]:got.pages[3]].strip() == ""  # an empty page keeps its place
+    assert got.text[got.pages[1] :].startswith("Second page: chlorophyll")
+    assert got.text[got.pages[3] :].startswith("Fourth page: stomata")
+    assert got.text[got.pages[2] : got.pages[3]].strip() == ""  # an empty page keeps its place
 
 
 def test_pdf_without_title_uses_file_name(tmp_path):
@@ -87,8 +88,13 @@ def test_corrupt_pdf_is_an_extraction_error(tmp_path):
 
 
 def test_docx_headings_paragraphs_tables(tmp_path):
-    path = make_docx(tmp_path / "report.docx", "Quarterly Report", "Revenue", ["Sales grew in Europe."],
-                     table=[["region", "amount"], ["Asia", "42"]])
+    path = make_docx(
+        tmp_path / "report.docx",
+        "Quarterly Report",
+        "Revenue",
+        ["Sales grew in Europe."],
+        table=[["region", "amount"], ["Asia", "42"]],
+    )
     got = _extract(path)
     assert got.title == "Quarterly Report"
     assert "# Revenue" in got.text and "Sales grew in Europe." in got.text
@@ -103,8 +109,11 @@ def test_truncated_docx_is_an_extraction_error(tmp_path):
 
 
 def test_epub_chapters_in_reading_order(tmp_path):
-    path = make_epub(tmp_path / "book.epub", "A Small Book", [("Chapter One", "It was a dark night."),
-                                                               ("Chapter Two", "Morning came.")])
+    path = make_epub(
+        tmp_path / "book.epub",
+        "A Small Book",
+        [("Chapter One", "It was a dark night."), ("Chapter Two", "Morning came.")],
+    )
     got = _extract(path)
     assert got.title == "A Small Book"
     assert got.text.index("dark night") < got.text.index("Morning came")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from findling.ingest.extractors.html import html_to_text
 
-BODY = ("The glob module finds all the pathnames matching a specified pattern according to the rules used by "
-        "the Unix shell, although results are returned in arbitrary order. ") * 3
+BODY = (
+    "The glob module finds all the pathnames matching a specified pattern according to the rules used by "
+    "the Unix shell, although results are returned in arbitrary order. "
+) * 3
 
 SPHINX = f"""<!DOCTYPE html><html><head><title>glob — Unix style pathname pattern expansion — Python docs</title>
 <script>var DOCUMENTATION_OPTIONS = {{}};</script></head><body>

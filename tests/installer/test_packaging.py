@@ -30,7 +30,9 @@ def test_nsis_script_compiles_with_warnings_as_errors(tmp_path):
     out = tmp_path / f"Findling-{VERSION}-setup.exe"
     proc = subprocess.run(
         ["makensis", "-WX", "-V2", f"-DVERSION={VERSION}", f"-DSOURCE={app}", f"-DOUTFILE={out}", "findling.nsi"],
-        cwd=ROOT / "installer" / "windows", capture_output=True, text=True,
+        cwd=ROOT / "installer" / "windows",
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert out.stat().st_size > 50_000
@@ -75,20 +77,34 @@ def _formats(folder: Path) -> Path:
     from tests.helpers import make_docx, make_epub, make_pdf
 
     folder.mkdir()
-    make_pdf(folder / "logbook.pdf", ["The lighthouse keeper wrote down the storm at midnight.",
-                                      "Second page: the lamp was trimmed at dawn."], title="Logbook")
-    make_docx(folder / "budget.docx", "Budget", "Quarterly budget",
-              ["The marketing team may spend forty thousand euros this quarter."])
-    make_epub(folder / "baking.epub", "Baking", [("Starter", "Feed the sourdough starter flour and water daily; "
-                                                             "fermentation makes the bread rise.")])
-    (folder / "leaf.html").write_text("<html><head><title>Leaves</title></head><body><main><h1>Leaves</h1>"
-                                      "<p>Photosynthesis turns sunlight, water and carbon dioxide into sugar "
-                                      "inside the chloroplasts of a leaf.</p></main></body></html>")
+    make_pdf(
+        folder / "logbook.pdf",
+        ["The lighthouse keeper wrote down the storm at midnight.", "Second page: the lamp was trimmed at dawn."],
+        title="Logbook",
+    )
+    make_docx(
+        folder / "budget.docx",
+        "Budget",
+        "Quarterly budget",
+        ["The marketing team may spend forty thousand euros this quarter."],
+    )
+    make_epub(
+        folder / "baking.epub",
+        "Baking",
+        [("Starter", "Feed the sourdough starter flour and water daily; fermentation makes the bread rise.")],
+    )
+    (folder / "leaf.html").write_text(
+        "<html><head><title>Leaves</title></head><body><main><h1>Leaves</h1>"
+        "<p>Photosynthesis turns sunlight, water and carbon dioxide into sugar "
+        "inside the chloroplasts of a leaf.</p></main></body></html>"
+    )
     return folder
 
 
-@pytest.mark.skipif(os.environ.get("FINDLING_BUNDLE_TEST") != "1",
-                    reason="builds the PyInstaller bundle (minutes): set FINDLING_BUNDLE_TEST=1 (CI's bundle step)")
+@pytest.mark.skipif(
+    os.environ.get("FINDLING_BUNDLE_TEST") != "1",
+    reason="builds the PyInstaller bundle (minutes): set FINDLING_BUNDLE_TEST=1 (CI's bundle step)",
+)
 def test_bundle_builds_within_its_size_and_works(tmp_path):
     """The app as users get it: builds, passes its self-test (which starts the MCP server over
     stdio and calls a tool), stays within its size bounds, and with the offline models
@@ -102,19 +118,37 @@ def test_bundle_builds_within_its_size_and_works(tmp_path):
 
     dist, work = tmp_path / "dist", tmp_path / "build"
     build = subprocess.run(
-        [sys.executable, "-m", "PyInstaller", "--noconfirm", "--distpath", str(dist), "--workpath", str(work), "installer/findling.spec"],
-        cwd=ROOT, capture_output=True, text=True, timeout=1200,
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--distpath",
+            str(dist),
+            "--workpath",
+            str(work),
+            "installer/findling.spec",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
     )
     assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
     app = dist / "Findling"
     exe = app / ("findling-cli.exe" if os.name == "nt" else "Findling")
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FINDLING_CACHE": str(tmp_path / "cache"),
-           "FINDLING_MODELS_MANIFEST": str(write_test_manifest(tmp_path / "models.toml"))}
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "FINDLING_CACHE": str(tmp_path / "cache"),
+        "FINDLING_MODELS_MANIFEST": str(write_test_manifest(tmp_path / "models.toml")),
+    }
     env.pop("FINDLING_HOME", None)
 
     def run(*args: str) -> str:
-        proc = subprocess.run([str(exe), "--home", str(tmp_path / "home"), *args], capture_output=True, text=True,
-                              env=env, timeout=600)
+        proc = subprocess.run(
+            [str(exe), "--home", str(tmp_path / "home"), *args], capture_output=True, text=True, env=env, timeout=600
+        )
         assert proc.returncode == 0, f"{args}: {proc.stdout[-2000:]} {proc.stderr[-2000:]}"
         return proc.stdout
 
@@ -142,8 +176,12 @@ def test_bundle_builds_within_its_size_and_works(tmp_path):
     run("add", str(docs))
     status = json.loads(run("status", "--json"))
     assert status["documents"] == 4 and status["failed"] == 0, status
-    for word, name in (("lighthouse", "logbook.pdf"), ("marketing", "budget.docx"), ("sourdough", "baking.epub"),
-                       ("chloroplasts", "leaf.html")):
+    for word, name in (
+        ("lighthouse", "logbook.pdf"),
+        ("marketing", "budget.docx"),
+        ("sourdough", "baking.epub"),
+        ("chloroplasts", "leaf.html"),
+    ):
         hits = json.loads(run("search", word, "--json"))["results"]
         assert [Path(h["path"]).name for h in hits] == [name], (word, hits)
     meaning = json.loads(run("vsearch", "how do plants make food from light", "--json"))["results"]

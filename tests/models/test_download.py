@@ -68,7 +68,9 @@ def test_interrupted_download_resumes_with_range(tmp_path, manifest, mirror):
     assert store.pull(spec).state == "installed"
     ranges = [r for m, p, r in mirror.state.requests if m == "GET" and p.endswith("model.onnx")]
     assert ranges == [f"bytes={already}-"], "the second pull asks only for the missing bytes"
-    assert store.verified_path(spec, spec.file_of_kind("model")).stat().st_size == (MINILM / "model.onnx").stat().st_size
+    assert (
+        store.verified_path(spec, spec.file_of_kind("model")).stat().st_size == (MINILM / "model.onnx").stat().st_size
+    )
 
 
 def test_checksum_mismatch_refused(tmp_path, manifest, mirror):

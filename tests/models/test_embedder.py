@@ -79,8 +79,9 @@ def test_cls_pooling_and_prefixes_on_real_model(embedder_installed):
     from dataclasses import replace
 
     store = ModelStore()
-    cls_spec = replace(embedder_installed, pooling="cls", query_prefix="Represent this sentence: ",
-                       passage_prefix="passage: ")
+    cls_spec = replace(
+        embedder_installed, pooling="cls", query_prefix="Represent this sentence: ", passage_prefix="passage: "
+    )
     cls = Embedder(cls_spec, store, threads=2)
     mean = Embedder(embedder_installed, store, threads=2)
     text = "the borrow checker rejects this program"
@@ -89,7 +90,9 @@ def test_cls_pooling_and_prefixes_on_real_model(embedder_installed):
     assert float(v_cls @ mean.embed([text])[0]) < 0.99  # a different pooling, a different vector
     # prefixes are applied by kind: a passage is embedded as "passage: " + text
     assert np.allclose(cls.embed([text])[0], mean_free(cls, "passage: " + text), atol=1e-5)
-    assert np.allclose(cls.embed([text], kind="query")[0], mean_free(cls, "Represent this sentence: " + text), atol=1e-5)
+    assert np.allclose(
+        cls.embed([text], kind="query")[0], mean_free(cls, "Represent this sentence: " + text), atol=1e-5
+    )
 
 
 def mean_free(embedder, raw_text):
@@ -106,9 +109,9 @@ def mean_free(embedder, raw_text):
 
 def test_a_long_query_is_cut_at_the_models_limit_not_before(embedder):
     paragraph = " ".join(f"word{i}" for i in range(400))
-    (encoding,) = embedder._encode([paragraph])
+    (encoding,) = embedder.tokenize([paragraph])
     assert len(encoding.ids) == embedder.spec.max_length == 256
-    assert len(embedder._encode(["a short query"])[0].ids) < 10
+    assert len(embedder.tokenize(["a short query"])[0].ids) < 10
 
 
 def test_passage_format_is_per_model_and_keys_its_vectors(tmp_path, settings, docs, embedder_installed):
@@ -132,9 +135,12 @@ def test_passage_format_is_per_model_and_keys_its_vectors(tmp_path, settings, do
         engine.add_source(docs)
         assert engine.index().embedding.documents == 2
         manifest = engine.models.manifest
-        engine.models._manifest = replace(manifest, models={**manifest.models, plain.name: plain})
+        engine.models.use_manifest(replace(manifest, models={**manifest.models, plain.name: plain}))
         # another format is another model's vectors: everything is embedded again, the old dropped
         report = engine.embed()
         assert report.documents == 2
-        assert [os.path.basename(h.path) for h in engine.find(SearchRequest("boat at sunrise", mode=SearchMode.SEMANTIC)).hits][0] == "ferry.md"
+        assert [
+            os.path.basename(h.path)
+            for h in engine.find(SearchRequest("boat at sunrise", mode=SearchMode.SEMANTIC)).hits
+        ][0] == "ferry.md"
         assert engine.embed().documents == 0

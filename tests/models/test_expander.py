@@ -4,7 +4,10 @@ from findling.models.expander import parse_expansion, prompt_for
 
 
 def test_parse_well_formed():
-    raw = "lex: git undo commit\nlex: git reset\nsem: revert my last commit\nsem: remove previous commit\nhyde: Use git reset."
+    raw = (
+        "lex: git undo commit\nlex: git reset\nsem: revert my last commit\nsem: remove previous commit\n"
+        "hyde: Use git reset."
+    )
     e = parse_expansion(raw, "undo git commit")
     assert e.lexical == ("git undo commit", "git reset")
     assert e.semantic == ("revert my last commit", "remove previous commit")
@@ -13,7 +16,8 @@ def test_parse_well_formed():
 
 def test_parse_repairs_bullets_tags_and_duplicates():
     raw = (
-        "Sure! Here you go:\n1. Keywords: vitamin d bones\n- lex: vitamin d bones\n* Rephrased: does vitamin D help bones\n"
+        "Sure! Here you go:\n1. Keywords: vitamin d bones\n- lex: vitamin d bones\n"
+        "* Rephrased: does vitamin D help bones\n"
         "sem: VITAMIN D DEFICIENCY FRACTURES\nanswer: Low vitamin D raises fracture risk.\nIt weakens bone.\n"
     )
     e = parse_expansion(raw, "vitamin d deficiency fractures")

@@ -35,6 +35,7 @@ def _folder(tmp_path: Path, name: str, files: dict[str, Path]) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_shipped_folders_import_without_a_name(cache, capsys):
     assert main(["models", "import", str(MINILM)]) == 0
     assert "all-minilm-l6-v2 (embedder): installed" in capsys.readouterr().out
@@ -44,8 +45,15 @@ def test_shipped_folders_import_without_a_name(cache, capsys):
 
 @pytest.mark.parametrize("layout", ["onnx/model_quantized.onnx", "onnx/model.onnx", "model.onnx", "exported.onnx"])
 def test_any_usual_layout(cache, tmp_path, layout):
-    folder = _folder(tmp_path, "copy", {layout: MINILM / "model.onnx", "tokenizer.json": MINILM / "tokenizer.json",
-                                        "config.json": MINILM / "config.json"})
+    folder = _folder(
+        tmp_path,
+        "copy",
+        {
+            layout: MINILM / "model.onnx",
+            "tokenizer.json": MINILM / "tokenizer.json",
+            "config.json": MINILM / "config.json",
+        },
+    )
     spec = load_manifest().get("all-minilm-l6-v2")
     assert ModelStore().import_dir(spec, folder).state == "installed"
 
@@ -74,18 +82,28 @@ def test_several_onnx_files_or_an_unknown_model_ask_for_a_name(cache, tmp_path):
 
 
 def test_a_custom_reranker_and_embedder_from_findling_model_toml(cache, tmp_path, capsys):
-    reranker = _folder(tmp_path, "My Reranker", {"model.onnx": CROSS_ENCODER / "model.onnx",
-                                                  "tokenizer.json": CROSS_ENCODER / "tokenizer.json"})
-    (reranker / "findling-model.toml").write_text('max_length = 256\n')
+    reranker = _folder(
+        tmp_path,
+        "My Reranker",
+        {"model.onnx": CROSS_ENCODER / "model.onnx", "tokenizer.json": CROSS_ENCODER / "tokenizer.json"},
+    )
+    (reranker / "findling-model.toml").write_text("max_length = 256\n")
     assert main(["models", "import", str(reranker)]) == 0
     out = capsys.readouterr().out
     assert "my-reranker (reranker): installed" in out and 'reranker = "my-reranker"' in out
 
-    embedder = _folder(tmp_path, "mine", {"onnx/encoder.onnx": MINILM / "model.onnx",
-                                          "tokenizer.json": MINILM / "tokenizer.json",
-                                          "config.json": MINILM / "config.json"})
+    embedder = _folder(
+        tmp_path,
+        "mine",
+        {
+            "onnx/encoder.onnx": MINILM / "model.onnx",
+            "tokenizer.json": MINILM / "tokenizer.json",
+            "config.json": MINILM / "config.json",
+        },
+    )
     (embedder / "findling-model.toml").write_text(
-        'name = "Notes Embedder"\nrole = "embedder"\npooling = "mean"\nquery_prefix = "query: "\nmax_length = 128\n')
+        'name = "Notes Embedder"\nrole = "embedder"\npooling = "mean"\nquery_prefix = "query: "\nmax_length = 128\n'
+    )
     assert main(["models", "import", str(embedder)]) == 0
 
     service = ModelService(ModelSettings(embedder="notes-embedder", reranker="my-reranker"))
@@ -98,8 +116,11 @@ def test_a_custom_reranker_and_embedder_from_findling_model_toml(cache, tmp_path
 
 
 def test_a_custom_model_of_the_wrong_role_is_refused(cache, tmp_path):
-    folder = _folder(tmp_path, "gen", {"model.onnx": CROSS_ENCODER / "model.onnx",
-                                       "tokenizer.json": CROSS_ENCODER / "tokenizer.json"})
+    folder = _folder(
+        tmp_path,
+        "gen",
+        {"model.onnx": CROSS_ENCODER / "model.onnx", "tokenizer.json": CROSS_ENCODER / "tokenizer.json"},
+    )
     (folder / "findling-model.toml").write_text('role = "embedder"\n')
     with pytest.raises(Exception, match="looks like a reranker, not an embedder"):
         ModelStore().import_dir(identify(folder, load_manifest(), sha256_file), folder)

@@ -56,7 +56,8 @@ def test_scores_equal_duckdb_fts_match_bm25(tmp_path, docs):
         expected = {
             name: score
             for name, score in con.execute(
-                "SELECT name, fts_main_corpus.match_bm25(name, ?, k:=1.2, b:=0.75) AS s FROM corpus WHERE s IS NOT NULL",
+                "SELECT name, fts_main_corpus.match_bm25(name, ?, k:=1.2, b:=0.75) AS s "
+                "FROM corpus WHERE s IS NOT NULL",
                 [query],
             ).fetchall()
         }
@@ -81,7 +82,10 @@ def test_hand_computed_bm25(tmp_path, docs):
         idf = math.log10(1 + (n - df + 0.5) / (df + 0.5))
         return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
 
-    got = {os.path.basename(h.path): h.raw_score for h in engine.find(SearchRequest("cat dog", mode=SearchMode.KEYWORD, match="any")).hits}
+    got = {
+        os.path.basename(h.path): h.raw_score
+        for h in engine.find(SearchRequest("cat dog", mode=SearchMode.KEYWORD, match="any")).hits
+    }
     assert got["a.txt"] == pytest.approx(part(2, 1, 3) + part(1, 2, 3), rel=1e-6)
     assert got["b.txt"] == pytest.approx(part(1, 2, 2), rel=1e-6)
     engine.close()
@@ -104,8 +108,11 @@ def _names(result):
 
 
 def test_all_terms_required_then_relaxed(searchable):
-    assert _names(searchable.find(SearchRequest("borrow rust", mode=SearchMode.KEYWORD))) [0] in ("rust.md", "todo.txt")
-    assert set(_names(searchable.find(SearchRequest("borrow rust", mode=SearchMode.KEYWORD)))) == {"rust.md", "todo.txt"}
+    assert _names(searchable.find(SearchRequest("borrow rust", mode=SearchMode.KEYWORD)))[0] in ("rust.md", "todo.txt")
+    assert set(_names(searchable.find(SearchRequest("borrow rust", mode=SearchMode.KEYWORD)))) == {
+        "rust.md",
+        "todo.txt",
+    }
     relaxed = searchable.find(SearchRequest("borrow kernel", mode=SearchMode.KEYWORD))
     assert relaxed.relaxed and {"rust.md", "todo.txt", "kernel.txt"} == set(_names(relaxed))
 
@@ -117,7 +124,10 @@ def test_title_boost(searchable):
 
 
 def test_phrases_and_exclusions(searchable):
-    assert set(_names(searchable.find(SearchRequest('"borrow checker"', mode=SearchMode.KEYWORD)))) == {"rust.md", "todo.txt"}
+    assert set(_names(searchable.find(SearchRequest('"borrow checker"', mode=SearchMode.KEYWORD)))) == {
+        "rust.md",
+        "todo.txt",
+    }
     assert _names(searchable.find(SearchRequest('"checker borrow"', mode=SearchMode.KEYWORD))) == []
     assert _names(searchable.find(SearchRequest("borrow -milk", mode=SearchMode.KEYWORD))) == ["rust.md"]
     assert _names(searchable.find(SearchRequest('borrow -"buy milk"', mode=SearchMode.KEYWORD))) == ["rust.md"]
@@ -135,7 +145,10 @@ def test_stopwords_never_empty_a_query(searchable):
 
 
 def test_or_operator(searchable):
-    assert set(_names(searchable.find(SearchRequest("milk OR scheduler", mode=SearchMode.KEYWORD)))) == {"todo.txt", "kernel.txt"}
+    assert set(_names(searchable.find(SearchRequest("milk OR scheduler", mode=SearchMode.KEYWORD)))) == {
+        "todo.txt",
+        "kernel.txt",
+    }
 
 
 def test_filters(searchable, docs):
@@ -159,12 +172,12 @@ def test_odd_queries_are_safe(searchable, query):
 
 def test_snippet_highlights_point_at_matches(searchable):
     hit = searchable.find(SearchRequest("scheduler tasks", mode=SearchMode.KEYWORD)).hits[0]
-    marked = [hit.snippet[h.start:h.end].lower() for h in hit.highlights]
+    marked = [hit.snippet[h.start : h.end].lower() for h in hit.highlights]
     assert "scheduler" in marked and "tasks" in marked
 
 
 def test_lane_ranks_are_one_based(searchable):
-    lane = Bm25Lane(searchable._db.cursor)
+    lane = Bm25Lane(searchable.database.cursor)
     result = lane.search(parse_query("borrow"), limit=5, match="any")
     assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
     assert result.hits[0].score >= result.hits[-1].score
@@ -224,8 +237,17 @@ def test_word_groups_follow_the_lanes_rules():
     assert _labels('"to be" story') == [("story", False), ("to", True), ("be", True)]
 
 
-@pytest.mark.parametrize("query", ["how do I report a bug", '"borrow checker" the', "milk OR the scheduler",
-                                   '"to be or not"', "x86_64 borrowing", "rust -milk"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how do I report a bug",
+        '"borrow checker" the',
+        "milk OR the scheduler",
+        '"to be or not"',
+        "x86_64 borrowing",
+        "rust -milk",
+    ],
+)
 def test_highlighting_and_why_not_use_the_terms_the_lane_matched(searchable, query):
     lane = searchable._bm25
     parsed = parse_query(query)

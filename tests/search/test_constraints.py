@@ -51,7 +51,10 @@ def test_phrases_and_exclusions_hold_in_every_mode(indexed, mode):
 
 
 def test_hybrid_and_semantic_lists_hold_no_unrelated_documents(indexed):
-    for result in (indexed.find(SearchRequest("database ext:md", expand=False, rerank="off")), indexed.find(SearchRequest("database ext:md", mode=SearchMode.SEMANTIC))):
+    for result in (
+        indexed.find(SearchRequest("database ext:md", expand=False, rerank="off")),
+        indexed.find(SearchRequest("database ext:md", mode=SearchMode.SEMANTIC)),
+    ):
         assert result.hits and not any(h.weak for h in result.hits)
         assert "dessert.txt" not in _names(result)
     nothing = indexed.find(SearchRequest("quantum chromodynamics of gluons", mode=SearchMode.SEMANTIC))
@@ -61,8 +64,13 @@ def test_hybrid_and_semantic_lists_hold_no_unrelated_documents(indexed):
 def test_the_cli_query_keeps_a_phrase(indexed, tmp_path):
     indexed.close()
     env = dict(os.environ, FINDLING_HOME=str(indexed.home), NO_COLOR="1")
-    out = subprocess.run([sys.executable, "-m", "findling", "query", '"connection pooling"', "--json"], env=env,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "findling", "query", '"connection pooling"', "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert [os.path.basename(r["path"]) for r in json.loads(out.stdout)["results"]] == ["pooling.md"]
 

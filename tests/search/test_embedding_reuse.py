@@ -29,9 +29,11 @@ def engine(tmp_path, settings, embedder_installed):
 
 
 def _vectors(engine: Engine) -> list[tuple]:
-    cur = engine._db.cursor()
+    cur = engine.database.cursor()
     table = cur.execute("SELECT table_name FROM vector_models").fetchall()[0][0]
-    return cur.execute(f"SELECT doc_id, start_char, end_char, hash, vec FROM {table} ORDER BY doc_id, start_char").fetchall()
+    return cur.execute(
+        f"SELECT doc_id, start_char, end_char, hash, vec FROM {table} ORDER BY doc_id, start_char"
+    ).fetchall()
 
 
 def test_a_copied_file_embeds_nothing_new(engine, docs):
@@ -76,8 +78,10 @@ def test_editing_one_paragraph_re_embeds_only_what_changed(engine, docs):
     assert second.documents == 1 and second.vectors >= first.vectors - 1
     assert 0 < second.computed <= 3 < second.vectors  # only the windows around the edit
     assert len(after - before) == second.computed
-    assert engine.find(SearchRequest("mortgages", mode=SearchMode.SEMANTIC, limit=1)).hits[0].path.endswith("handbook.md")
-    stale = engine._db.cursor().execute("SELECT count(*) FROM stale_vectors").fetchall()[0][0]
+    assert (
+        engine.find(SearchRequest("mortgages", mode=SearchMode.SEMANTIC, limit=1)).hits[0].path.endswith("handbook.md")
+    )
+    stale = engine.database.cursor().execute("SELECT count(*) FROM stale_vectors").fetchall()[0][0]
     assert stale == 0  # kept only until the run that could reuse them is done
     assert_index_consistent(engine)
 
@@ -88,7 +92,7 @@ def test_a_deleted_file_leaves_nothing_to_reuse(engine, docs):
     engine.index()
     path.unlink()
     engine.index()
-    cur = engine._db.cursor()
+    cur = engine.database.cursor()
     assert cur.execute("SELECT count(*) FROM stale_vectors").fetchall()[0][0] == 0
     assert _vectors(engine) == []
 
@@ -113,7 +117,7 @@ def test_windows_cover_each_chunk_once_and_machine_data_once():
     minified = "var a={" + ",".join(f'"k{i}":{i}' for i in range(20000)) + "};"
     one = document_windows([(0, 0, minified)], 128)
     assert len(one) == 1 and one[0][1] == 0
-    wrapped = "\n".join(minified[i:i + 80] for i in range(0, len(minified), 80))
+    wrapped = "\n".join(minified[i : i + 80] for i in range(0, len(minified), 80))
     assert len(document_windows([(0, 0, wrapped)], 128)) > 100  # long, but lines of a normal length
 
 
@@ -122,10 +126,12 @@ def test_partly_embedded_index_says_how_much_the_semantic_lane_sees(engine, docs
         write(docs / f"n{i}.md", f"# Note {i}\n\n{PARAGRAPHS[i]}")
     engine.add_source(docs)
     engine.index()
-    assert not any(n.startswith("semantic:") for n in engine.find(SearchRequest("payroll", mode=SearchMode.SEMANTIC)).notes)
+    assert not any(
+        n.startswith("semantic:") for n in engine.find(SearchRequest("payroll", mode=SearchMode.SEMANTIC)).notes
+    )
     from findling.store.vectors import delete_vectors
 
-    with engine._db.transaction() as tx:
+    with engine.database.transaction() as tx:
         delete_vectors(tx, "(SELECT id FROM documents WHERE path LIKE '%n0.md' OR path LIKE '%n1.md')")
     assert "semantic: 50 % of documents" in engine.find(SearchRequest("payroll", mode=SearchMode.SEMANTIC)).notes[0]
     assert any(n.startswith("semantic: 50 %") for n in engine.find(SearchRequest("payroll")).notes)
@@ -150,6 +156,10 @@ def test_most_recently_modified_documents_are_embedded_first(tmp_path, settings,
     with Engine(tmp_path / "plain", settings=settings) as plain:
         plain.add_source(docs)
         plain.index()
-        with plain._db.transaction() as tx:
+        with plain.database.transaction() as tx:
             table = ensure_table(tx, "m", 3)
-        assert [title for _, title in pending_documents(plain._db.cursor(), table, 3)] == ["newest", "middle", "old"]
+        assert [title for _, title in pending_documents(plain.database.cursor(), table, 3)] == [
+            "newest",
+            "middle",
+            "old",
+        ]

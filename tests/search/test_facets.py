@@ -17,8 +17,13 @@ def _hit(path, ext, age_days, score=0.5):
 
 
 def test_counts_by_type_date_and_folder():
-    hits = [_hit("/a/x.md", "md", 0.5), _hit("/a/y.pdf", "pdf", 3), _hit("/a/sub/z.md", "md", 40),
-            _hit("/b/w.rs", "rs", 800), _hit("/c/v.bin", "bin", 2)]
+    hits = [
+        _hit("/a/x.md", "md", 0.5),
+        _hit("/a/y.pdf", "pdf", 3),
+        _hit("/a/sub/z.md", "md", 40),
+        _hit("/b/w.rs", "rs", 800),
+        _hit("/c/v.bin", "bin", 2),
+    ]
     facets = facet_counts(hits, ["/a", "/a/sub", "/b"], NOW)
     assert facets["type"] == [("Markdown", 2), ("Documents", 1), ("Code", 1), ("Other", 1)]
     assert facets["modified"] == [("Today", 1), ("Past week", 2), ("Past year", 1), ("Older", 1)]
@@ -38,5 +43,6 @@ def test_every_result_is_counted_once_per_facet(items):
     facets = facet_counts(hits, ["/f"], NOW)
     assert sum(n for _, n in facets["type"]) == len(hits) == sum(n for _, n in facets["modified"])
     assert sum(n for _, n in facets["folder"]) == len(hits)
-    assert all(type_group(h.ext) in dict(facets["type"]) and date_range(h.mtime, NOW) in dict(facets["modified"])
-               for h in hits)
+    assert all(
+        type_group(h.ext) in dict(facets["type"]) and date_range(h.mtime, NOW) in dict(facets["modified"]) for h in hits
+    )

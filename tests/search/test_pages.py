@@ -17,12 +17,15 @@ FILLER = "Plain words about nothing in particular fill this page of the report. 
 
 def _report(folder):
     folder.mkdir(parents=True, exist_ok=True)
-    return make_pdf(folder / "report.pdf", [
-        "Annual report. " + FILLER,
-        FILLER,
-        FILLER + "\nThe chlorophyll measurements rose in spring.",
-        FILLER,
-    ])
+    return make_pdf(
+        folder / "report.pdf",
+        [
+            "Annual report. " + FILLER,
+            FILLER,
+            FILLER + "\nThe chlorophyll measurements rose in spring.",
+            FILLER,
+        ],
+    )
 
 
 def test_page_at_counts_from_one_and_is_zero_without_pages():
@@ -96,7 +99,9 @@ def test_schema_7_reads_pdfs_again_for_their_pages(tmp_path, settings):
     con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     con.close()
     with Engine(tmp_path / "home", settings=settings) as engine:
-        assert engine.find(SearchRequest("chlorophyll", mode=SearchMode.KEYWORD)).hits[0].page == 0  # not known until read again
+        assert (
+            engine.find(SearchRequest("chlorophyll", mode=SearchMode.KEYWORD)).hits[0].page == 0
+        )  # not known until read again
         report = engine.index()
         assert (report.updated, report.unchanged) == (1, 1)
         assert engine.find(SearchRequest("chlorophyll", mode=SearchMode.KEYWORD)).hits[0].page == 3

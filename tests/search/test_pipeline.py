@@ -28,8 +28,10 @@ def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch)
     monkeypatch.setenv("FINDLING_MODELS_MANIFEST", str(tmp_path / "none.toml"))
     (tmp_path / "none.toml").write_text(
         '[roles]\nembedder = { default = "e" }\nreranker = { default = "r" }\ngenerator = { default = "g" }\n'
-        + "".join(f'[models.{n}]\nrole = "{r}"\nrepo = "x/{n}"\nfiles = [{{ path = "m.onnx", kind = "model" }}]\n'
-                  for n, r in (("e", "embedder"), ("r", "reranker"), ("g", "generator")))
+        + "".join(
+            f'[models.{n}]\nrole = "{r}"\nrepo = "x/{n}"\nfiles = [{{ path = "m.onnx", kind = "model" }}]\n'
+            for n, r in (("e", "embedder"), ("r", "reranker"), ("g", "generator"))
+        )
     )
     _corpus(docs)
     with Engine(tmp_path / "h", settings=settings) as engine:
@@ -81,11 +83,19 @@ def test_vector_only_finds_meaning(hybrid):
 
 
 def test_min_score_and_filters(hybrid):
-    result = hybrid.find(SearchRequest("database port 5432 ext:md", rerank="off", min_score=0.5))
-    assert all(h.path.endswith(".md") for h in result.hits)
-    assert all(r.final >= 0.5 for r in result.explain.results)
+    every = hybrid.find(SearchRequest("database port 5432", rerank="off"))
+    scores = {os.path.basename(h.path): h.score for h in every.hits}
+    assert min(scores.values()) < 0.5 <= max(scores.values())  # the floor below has something to cut
+    floored = hybrid.find(SearchRequest("database port 5432", rerank="off", min_score=0.5))
+    assert _names(floored) == [name for name in _names(every) if scores[name] >= 0.5]
+    assert all(r.final >= 0.5 for r in floored.explain.results)
+    only_md = hybrid.find(SearchRequest("port 5432 ext:md", rerank="off"))
+    assert set(_names(only_md)) == {"db.md", "postgres.md"}
+    only_py = hybrid.find(SearchRequest("port 5432 ext:py", rerank="off"))
+    assert all(name.endswith(".py") for name in _names(only_py))
 
 
+@pytest.mark.slow
 def test_rerank_blend_and_expansion_with_real_models(tmp_path, settings, docs, all_models_installed):
     settings.models.threads = 2
     _corpus(docs)

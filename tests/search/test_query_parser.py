@@ -42,9 +42,21 @@ def test_bad_date_is_a_clear_error():
 
 @pytest.mark.parametrize(
     "query, words",
-    [("", ""), ("   ", ""), ("(((", ""), ('"', ""), ('"unclosed phrase', "unclosed phrase"), ("-", ""), ("--", ""),
-     ("a OR", "a"), ("' OR 1=1; DROP TABLE documents; --", "OR 1=1; DROP TABLE documents;"),
-     ("*?[]{}^~:\\", ""), ("x" * 10000, "x" * 4000), ("ext:", "ext:"), ("path:", "path:")],
+    [
+        ("", ""),
+        ("   ", ""),
+        ("(((", ""),
+        ('"', ""),
+        ('"unclosed phrase', "unclosed phrase"),
+        ("-", ""),
+        ("--", ""),
+        ("a OR", "a"),
+        ("' OR 1=1; DROP TABLE documents; --", "OR 1=1; DROP TABLE documents;"),
+        ("*?[]{}^~:\\", ""),
+        ("x" * 10000, "x" * 4000),
+        ("ext:", "ext:"),
+        ("path:", "path:"),
+    ],
 )
 def test_odd_input_parses_to_what_it_says(query, words):
     parsed = parse_query(query)

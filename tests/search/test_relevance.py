@@ -96,11 +96,16 @@ def test_beijing_matches_as_a_unit_and_quotes_make_a_phrase(engine, docs):
     result = engine.find(SearchRequest("北京", mode=SearchMode.KEYWORD))
     assert set(_names(result)) == {"beijing.txt", "campus.txt", "apart.txt"}  # never 京都 + 北海道
     hit = result.hits[0]
-    assert [hit.snippet[h.start:h.end] for h in hit.highlights] == ["北京"]
+    assert [hit.snippet[h.start : h.end] for h in hit.highlights] == ["北京"]
     phrase = engine.find(SearchRequest('"北京大学"', mode=SearchMode.KEYWORD))
     assert _names(phrase) == ["campus.txt"]
-    assert [phrase.hits[0].snippet[h.start:h.end] for h in phrase.hits[0].highlights] == ["北京大学"]
-    assert set(_names(engine.find(SearchRequest("京", mode=SearchMode.KEYWORD)))) == {"kyoto.txt", "beijing.txt", "campus.txt", "apart.txt"}
+    assert [phrase.hits[0].snippet[h.start : h.end] for h in phrase.hits[0].highlights] == ["北京大学"]
+    assert set(_names(engine.find(SearchRequest("京", mode=SearchMode.KEYWORD)))) == {
+        "kyoto.txt",
+        "beijing.txt",
+        "campus.txt",
+        "apart.txt",
+    }
 
 
 def test_a_thai_word_inside_an_unspaced_run_is_found(engine, docs):
@@ -110,7 +115,7 @@ def test_a_thai_word_inside_an_unspaced_run_is_found(engine, docs):
     engine.index()
     result = engine.find(SearchRequest("ไทย", mode=SearchMode.KEYWORD))
     assert _names(result) == ["thai.txt"]
-    assert [result.hits[0].snippet[h.start:h.end] for h in result.hits[0].highlights] == ["ไทย"]
+    assert [result.hits[0].snippet[h.start : h.end] for h in result.hits[0].highlights] == ["ไทย"]
     assert _names(engine.find(SearchRequest("สวัสดี English", mode=SearchMode.KEYWORD))) == ["mixed.md"]
 
 
@@ -122,7 +127,11 @@ def test_newer_file_first_among_equal_scores(engine, docs):
     os.utime(docs / "middle.txt", (now - 20 * 86400, now - 20 * 86400))
     engine.add_source(docs)
     engine.index()
-    assert _names(engine.find(SearchRequest("budget review", mode=SearchMode.KEYWORD))) == ["new.txt", "middle.txt", "old.txt"]
+    assert _names(engine.find(SearchRequest("budget review", mode=SearchMode.KEYWORD))) == [
+        "new.txt",
+        "middle.txt",
+        "old.txt",
+    ]
     assert _names(engine.find(SearchRequest("budget review", rerank="off"))) == ["new.txt", "middle.txt", "old.txt"]
     engine.settings.search.recency_weight = 0.0
     scores = {h.score for h in engine.find(SearchRequest("budget review", mode=SearchMode.KEYWORD)).hits}
@@ -134,30 +143,48 @@ def test_a_result_reads_as_a_sentence():
     from findling.search.presentation import result_sentence
 
     def result(evidence, lists=(), rerank=None):
-        return ResultExplain(doc_id=1, lists=tuple(lists), rrf=0.0, bonus=0.0, fused=0.0, fused_rank=1, rerank=rerank,
-                             fusion_weight=None, blended=None, final=0.83, evidence=evidence, relevance=0.71)
+        return ResultExplain(
+            doc_id=1,
+            lists=tuple(lists),
+            rrf=0.0,
+            bonus=0.0,
+            fused=0.0,
+            fused_rank=1,
+            rerank=rerank,
+            fusion_weight=None,
+            blended=None,
+            final=0.83,
+            evidence=evidence,
+            relevance=0.71,
+        )
 
-    both = [ListScore("bm25 original", "bm25", 1, 7.2, 1.0, 2.0, 0.03),
-            ListScore("vector original", "vector", 3, 0.62, 0.8, 2.0, 0.03),
-            ListScore("vector sem 1", "vector", 5, 0.6, 0.8, 1.0, 0.01)]
+    both = [
+        ListScore("bm25 original", "bm25", 1, 7.2, 1.0, 2.0, 0.03),
+        ListScore("vector original", "vector", 3, 0.62, 0.8, 2.0, 0.03),
+        ListScore("vector sem 1", "vector", 5, 0.6, 0.8, 1.0, 0.01),
+    ]
     assert result_sentence(result(Evidence(0.8, 0.5, 0.62, 1.0, -0.03), both), 1) == (
         "Matched 80% of the query's words (keyword #1); close in meaning (semantic #3, similarity 0.62) "
-        "→ #1, strong match (0.83)")
+        "→ #1, strong match (0.83)"
+    )
     assert result_sentence(result(Evidence(0.0, 0.0, 0.2, 0.0, 0.0), both[1:], rerank=0.9), 4) == (
         "Matched none of the query's words; not close in meaning (semantic #3, similarity 0.20); "
-        "the reranker rated it 0.90 → #4, strong match (0.83)")
+        "the reranker rated it 0.90 → #4, strong match (0.83)"
+    )
     assert result_sentence(result(Evidence()), 2) == "Found → #2, strong match (0.83)"
     # a word the keyword lane left out is named, so "100%" tells no lie
     assert result_sentence(result(Evidence(1.0, 0.5, None, 1.0, 0.0), both[:1]), 1, ["the", "of"]).startswith(
-        "Matched 100% of the query's words (keyword #1; “the”, “of” left out as too common)")
+        "Matched 100% of the query's words (keyword #1; “the”, “of” left out as too common)"
+    )
 
 
 def test_the_stages_read_as_a_timeline():
     from findling.records import QueryExplain, Stage
     from findling.search.presentation import stage_timeline
 
-    explain = QueryExplain("q", "hybrid", (Stage("lanes", "ran", ms=17.5), Stage("rerank", "skipped", "no reranker")),
-                           None, 3, (), {})
+    explain = QueryExplain(
+        "q", "hybrid", (Stage("lanes", "ran", ms=17.5), Stage("rerank", "skipped", "no reranker")), None, 3, (), {}
+    )
     assert stage_timeline(explain) == [("keyword and meaning search", 17.5, ""), ("reranking", 0.0, "no reranker")]
 
 
@@ -173,4 +200,8 @@ def test_list_names_read_plainly():
     from findling.search.presentation import list_label
 
     assert [list_label(n) for n in ("bm25 original", "bm25 lex 2", "vector sem 1", "vector hyde")] == [
-        "keywords: your query", "keywords: variant 2", "meaning: variant 1", "meaning: an imagined answer"]
+        "keywords: your query",
+        "keywords: variant 2",
+        "meaning: variant 1",
+        "meaning: an imagined answer",
+    ]

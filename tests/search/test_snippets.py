@@ -5,7 +5,7 @@ from findling.text.analyzer import term_sequence
 
 
 def _marked(snippet):
-    return [snippet.text[h.start:h.end] for h in snippet.highlights]
+    return [snippet.text[h.start : h.end] for h in snippet.highlights]
 
 
 def test_picks_chunk_with_most_distinct_terms():
@@ -45,7 +45,7 @@ def test_a_passage_from_the_vector_lane_starts_at_a_word():
     text = "try:\n        await asyncio.wait_for(eternity(), timeout=1.0)\n    except TimeoutError:"
     chunks = [(100, 100 + len(text), text)]
     inside = 100 + text.index("or(eternity")
-    (start, _end, cut), = _cut_span(chunks, (inside, 100 + len(text)))
+    ((start, _end, cut),) = _cut_span(chunks, (inside, 100 + len(text)))
     assert cut.startswith("asyncio.wait_for(eternity()") and start == 100 + text.index("asyncio")
-    (start, _end, cut), = _cut_span(chunks, (102, 100 + len(text)))  # near the chunk's start: from there
+    ((start, _end, cut),) = _cut_span(chunks, (102, 100 + len(text)))  # near the chunk's start: from there
     assert start == 100 and cut.startswith("try:")

@@ -47,7 +47,10 @@ def test_finds_by_meaning_without_shared_words(semantic):
 
 
 def test_filters_apply_to_vector_results(semantic):
-    names = {os.path.basename(h.path) for h in semantic.find(SearchRequest("anything at all ext:md", mode=SearchMode.SEMANTIC)).hits}
+    names = {
+        os.path.basename(h.path)
+        for h in semantic.find(SearchRequest("anything at all ext:md", mode=SearchMode.SEMANTIC)).hits
+    }
     assert names == {"db.md", "paris.md"}
 
 
@@ -58,11 +61,13 @@ def test_changed_and_deleted_files_follow(semantic, docs):
     os.utime(docs / "paris.md", (st.st_atime, st.st_mtime + 5))
     report = semantic.index()
     assert report.embedding.documents == 1
-    names = [os.path.basename(h.path) for h in semantic.find(SearchRequest("kitten napping", mode=SearchMode.SEMANTIC)).hits]
+    names = [
+        os.path.basename(h.path) for h in semantic.find(SearchRequest("kitten napping", mode=SearchMode.SEMANTIC)).hits
+    ]
     assert "cat.txt" not in names
     assert _top(semantic.find(SearchRequest("German capital", mode=SearchMode.SEMANTIC))) == "paris.md"
     assert_index_consistent(semantic)
-    cur = semantic._db.cursor()
+    cur = semantic.database.cursor()
     table = cur.execute("SELECT table_name FROM vector_models").fetchone()[0]
     orphans = cur.execute(f"SELECT count(*) FROM {table} v ANTI JOIN documents d ON d.id = v.doc_id").fetchone()[0]
     assert orphans == 0
@@ -73,7 +78,7 @@ def test_exact_search_matches_brute_force(semantic):
     index.refresh()
     q = semantic.models.embedder().embed(["a question"], kind="query")[0]
     hits = index.search(q, 10)
-    rows = semantic._db.cursor().execute(f"SELECT doc_id, vec FROM {index.table}").fetchall()
+    rows = semantic.database.cursor().execute(f"SELECT doc_id, vec FROM {index.table}").fetchall()
     best = {}
     for doc, score in ((d, float(np.dot(v, q))) for d, v in rows):
         best[int(doc)] = max(best.get(int(doc), -2.0), float(score))

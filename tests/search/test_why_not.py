@@ -62,15 +62,18 @@ def test_outside_every_added_folder(indexed, tmp_path):
     assert answer.reason == "outside" and str(docs) in answer.summary
 
 
-@pytest.mark.parametrize(("rel", "expected"), [
-    ("build/out.md", "`build/` in " + os.path.join("{docs}", ".gitignore")),
-    ("run.log", "`*.log` in " + os.path.join("{docs}", ".gitignore")),
-    ("node_modules/pkg.md", "`node_modules/` in the settings' exclude patterns"),
-    ("drafts/zebra-draft.md", "`drafts/` in this folder's exclude patterns"),
-    (".hidden/zebra.md", "hidden"),
-    ("html/_sources/zebra.rst.txt", "in a Sphinx build's _sources folder ({docs}/html holds the built pages"),
-    ("html/searchindex.js", "the search index of the Sphinx build in {docs}/html"),
-])
+@pytest.mark.parametrize(
+    ("rel", "expected"),
+    [
+        ("build/out.md", "`build/` in " + os.path.join("{docs}", ".gitignore")),
+        ("run.log", "`*.log` in " + os.path.join("{docs}", ".gitignore")),
+        ("node_modules/pkg.md", "`node_modules/` in the settings' exclude patterns"),
+        ("drafts/zebra-draft.md", "`drafts/` in this folder's exclude patterns"),
+        (".hidden/zebra.md", "hidden"),
+        ("html/_sources/zebra.rst.txt", "in a Sphinx build's _sources folder ({docs}/html holds the built pages"),
+        ("html/searchindex.js", "the search index of the Sphinx build in {docs}/html"),
+    ],
+)
 def test_excluded_says_by_what(indexed, rel, expected):
     engine, docs = indexed
     answer = _why(engine, "zebra", docs / rel)
@@ -136,7 +139,9 @@ def test_no_match_names_the_missing_words(indexed):
 
 def test_cut_by_the_result_limit(indexed):
     engine, docs = indexed
-    ranked = [os.path.basename(h.path) for h in engine.find(SearchRequest("stripes", mode=SearchMode.KEYWORD, limit=10)).hits]
+    ranked = [
+        os.path.basename(h.path) for h in engine.find(SearchRequest("stripes", mode=SearchMode.KEYWORD, limit=10)).hits
+    ]
     fourth = ranked[3]
     answer = _why(engine, "stripes", docs / fourth, mode="keyword", limit=2)
     assert answer.reason == "cut_by_limit" and answer.rank == 4
@@ -151,10 +156,14 @@ def test_below_the_score_floor(indexed):
 
 def test_semantic_standing_with_real_vectors(tmp_path, settings, embedder_installed):
     with Engine(tmp_path / "home", settings=settings) as engine:
-        docs = index_files(engine, tmp_path / "docs", {
-            "garden.md": "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n",
-            "rust.md": "# Ownership\n\nThe borrow checker rejects two mutable references.\n",
-        })
+        docs = index_files(
+            engine,
+            tmp_path / "docs",
+            {
+                "garden.md": "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n",
+                "rust.md": "# Ownership\n\nThe borrow checker rejects two mutable references.\n",
+            },
+        )
         answer = _why(engine, "growing vegetables", docs / "rust.md", mode="semantic", limit=1)
     # unrelated to the query: the list leaves it out as too weak, and why-not says just that
     assert answer.reason == "too_weak" and answer.semantic_rank == 2 and answer.rank == 2
@@ -188,8 +197,10 @@ def test_judge_weak_cut_and_ranked_low():
     none = KeywordStanding(rank=None, matched=0, missing=("tax",), words=("tax",), relaxed=False)
     reason, _, details = judge(_facts(keyword=none, semantic=far))
     assert reason == "no_match" and details[1].startswith("semantic: below #1000")
-    assert judge(_facts(keyword=none, semantic_off="no embedder installed"))[2][1] == \
-        "semantic: off (no embedder installed)"
+    assert (
+        judge(_facts(keyword=none, semantic_off="no embedder installed"))[2][1]
+        == "semantic: off (no embedder installed)"
+    )
 
 
 def test_judge_tells_a_hybrid_cut_as_one_story():

@@ -46,8 +46,9 @@ class _Owner:
     a server does when it ends)."""
 
     def __init__(self, home: Path, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", _OWNER, str(home)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _OWNER, str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
         assert self.proc.stdout is not None and self.proc.stdout.readline().strip() == "ready"
 
     def close(self) -> None:
@@ -63,6 +64,7 @@ class _Owner:
             self.proc.wait()
 
 
+@pytest.mark.slow
 def test_bursts_of_twenty_cli_processes_all_answer_and_none_hangs(tmp_path, settings):
     home = tmp_path / "home"
     with IndexHandle.open(home, settings=settings) as handle:
@@ -70,8 +72,10 @@ def test_bursts_of_twenty_cli_processes_all_answer_and_none_hangs(tmp_path, sett
         handle.index()
     command = [sys.executable, "-m", "findling", "search", "borrow", "--json"]
     for _ in range(10):
-        procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  env=_env(home)) for _ in range(20)]
+        procs = [
+            subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(home))
+            for _ in range(20)
+        ]
         try:
             answers = [p.communicate(timeout=120) for p in procs]
         finally:

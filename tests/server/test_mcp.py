@@ -30,8 +30,9 @@ def indexed(tmp_path, settings, embedder_installed):
     """An index of a few notes, embedded with the real MiniLM, closed again (the server owns it)."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "rust.md").write_text("# Ownership\n\nThe borrow checker rejects two mutable references.\n"
-                                  "Lifetimes say how long a reference lives.\n")
+    (docs / "rust.md").write_text(
+        "# Ownership\n\nThe borrow checker rejects two mutable references.\nLifetimes say how long a reference lives.\n"
+    )
     (docs / "garden.md").write_text("# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n")
     (docs / "soup.md").write_text("# Soup\n\nSimmer the tomatoes with garlic and basil for an hour.\n")
     home = tmp_path / "home"
@@ -69,13 +70,17 @@ def test_stdio_tools_answer_and_refuse_properly(indexed):
             assert piece["from_line"] == 3 and piece["total_lines"] == 4
             many = _payload(await client.call_tool("multi_get", {"refs": ["*.md"], "max_bytes": 1000}))
             assert len(many["documents"]) == 3 and many["left_out"] == []
-            capped = _payload(await client.call_tool("multi_get", {"refs": [str(docs / "*.md")], "max_bytes": 1000,
-                                                                   "max_lines": 1}))
+            capped = _payload(
+                await client.call_tool("multi_get", {"refs": [str(docs / "*.md")], "max_bytes": 1000, "max_lines": 1})
+            )
             assert all(d["text"].startswith("# ") and d["text"].count("\n") == 1 for d in capped["documents"])
             like = _payload(await client.call_tool("similar", {"ref": str(docs / "soup.md")}))
             assert like["results"] and all(not r["path"].endswith("soup.md") for r in like["results"])
-            why = _payload(await client.call_tool("why_not", {"query": "borrow checker", "path": str(docs / "soup.md"),
-                                                              "mode": "keyword"}))
+            why = _payload(
+                await client.call_tool(
+                    "why_not", {"query": "borrow checker", "path": str(docs / "soup.md"), "mode": "keyword"}
+                )
+            )
             assert why["reason"] == "no_match" and "“borrow” and “checker”" in why["details"][0]
             status = _payload(await client.call_tool("status", {}))
             assert status["documents"] == 3 and status["semantic"]["embedder"] == "ready"
@@ -125,10 +130,16 @@ def http_server(indexed):
     home, docs = indexed
     port = _free_port()
     env = dict(os.environ, FINDLING_HOME=str(home))
-    token = subprocess.run([sys.executable, "-m", "findling", "serve", "--print-token"], env=env,
-                           capture_output=True, text=True, check=True).stdout.strip()
-    proc = subprocess.Popen([sys.executable, "-m", "findling", "serve", "--port", str(port)], env=env,
-                            stderr=subprocess.PIPE)
+    token = subprocess.run(
+        [sys.executable, "-m", "findling", "serve", "--print-token"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "findling", "serve", "--port", str(port)], env=env, stderr=subprocess.PIPE
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -183,12 +194,17 @@ def test_http_query_and_mcp_over_streamable_http(http_server):
 
 
 def test_print_config_names_the_mcp_command():
-    out = subprocess.run([sys.executable, "-m", "findling", "mcp", "--print-config", "claude-desktop"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "findling", "mcp", "--print-config", "claude-desktop"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     config = json.loads(out.split("\n", 1)[1])
     assert config["mcpServers"]["findling"]["args"][-1] == "mcp"
-    codex = subprocess.run([sys.executable, "-m", "findling", "mcp", "--print-config", "codex"],
-                           capture_output=True, text=True, check=True).stdout
+    codex = subprocess.run(
+        [sys.executable, "-m", "findling", "mcp", "--print-config", "codex"], capture_output=True, text=True, check=True
+    ).stdout
     assert "[mcp_servers.findling]" in codex
 
 
@@ -199,9 +215,13 @@ def test_http_query_refuses_bad_bodies_naming_the_field(http_server):
     def post(**kwargs):
         return httpx2.post(f"{base}/query", headers=good, **kwargs)
 
-    for body, field in (({"query": "x", "min_score": "abc"}, "min_score"), ({"query": "x", "ext": 5}, "ext"),
-                        ({"query": "x", "after": 5}, "after"), ({"query": "x", "limt": 5}, "limt"),
-                        ({"query": "x", "mode": "fuzzy"}, "mode")):
+    for body, field in (
+        ({"query": "x", "min_score": "abc"}, "min_score"),
+        ({"query": "x", "ext": 5}, "ext"),
+        ({"query": "x", "after": 5}, "after"),
+        ({"query": "x", "limt": 5}, "limt"),
+        ({"query": "x", "mode": "fuzzy"}, "mode"),
+    ):
         answer = post(json=body)
         assert answer.status_code == 400 and field in answer.json()["error"], (body, answer.text)
     nested = post(content=b'{"query": "x", "ext": ' + b"[" * 20_000 + b"]" * 20_000 + b"}")
@@ -225,6 +245,7 @@ def _closed_within(sock: socket.socket, seconds: float) -> bytes:
     return got
 
 
+@pytest.mark.slow
 def test_http_drops_requests_whose_headers_or_body_never_finish(http_server):
     from findling.server.http_api import BODY_S, HEADERS_S
 
@@ -235,8 +256,10 @@ def test_http_drops_requests_whose_headers_or_body_never_finish(http_server):
         s.sendall(b"POST /query HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)  # headers never finished
         slow.append(s)
     body = socket.create_connection(("127.0.0.1", port))
-    body.sendall(b"POST /query HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
-                 b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"query\"" % (port, token.encode()))
+    body.sendall(
+        b"POST /query HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
+        b'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query"' % (port, token.encode())
+    )
     started = time.monotonic()
     for s in slow:
         with s:
@@ -265,6 +288,5 @@ def test_mcp_and_cli_errors_are_findlings_own_words(indexed):
 
     anyio.run(session)
     env = dict(os.environ, FINDLING_HOME=str(home))
-    cli = subprocess.run([sys.executable, "-m", "findling", "get", huge_line], env=env, capture_output=True,
-                         text=True)
+    cli = subprocess.run([sys.executable, "-m", "findling", "get", huge_line], env=env, capture_output=True, text=True)
     assert cli.returncode == 2 and "at most 9 digits" in cli.stderr and "Traceback" not in cli.stderr

@@ -21,8 +21,9 @@ from findling.server.handle import IndexHandle
 
 def _cli(*args: str, home: Path, timeout: float = 60) -> subprocess.CompletedProcess:
     env = dict(os.environ, FINDLING_HOME=str(home), NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "findling", *args], capture_output=True, text=True, env=env,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "findling", *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
 
 
 def _notes(folder: Path, count: int = 3) -> Path:

@@ -32,9 +32,19 @@ def db(tmp_path):
 
 
 def _row(path: str, text: str = "alpha beta", status: str = "ok", error: str = "") -> DocumentRow:
-    return DocumentRow(path=path, ext="txt", size=len(text), mtime=1.0, hash="h", status=status,
-                       title=os.path.basename(path), error=error, length=2.0,
-                       chunks=[(ChunkSpan(0, len(text)), text)], terms={"alpha": 1.0, "beta": 1.0})
+    return DocumentRow(
+        path=path,
+        ext="txt",
+        size=len(text),
+        mtime=1.0,
+        hash="h",
+        status=status,
+        title=os.path.basename(path),
+        error=error,
+        length=2.0,
+        chunks=[(ChunkSpan(0, len(text)), text)],
+        terms={"alpha": 1.0, "beta": 1.0},
+    )
 
 
 def _add(db: Database, source_id: int, *rows: DocumentRow) -> list[int]:
@@ -86,8 +96,13 @@ def test_consistency_check_finds_counts_out_of_step(db):
 
 
 def test_problems_list_failed_skipped_and_partly_indexed(db):
-    _add(db, 1, _row("/ok.txt"), _row("/bad.pdf", status="failed", error="damaged"),
-         _row("/part.html", error="the page nests too deeply"))
+    _add(
+        db,
+        1,
+        _row("/ok.txt"),
+        _row("/bad.pdf", status="failed", error="damaged"),
+        _row("/part.html", error="the page nests too deeply"),
+    )
     listed = {(p.path, p.status) for p in problems(db.cursor(), 10)}
     assert listed == {("/bad.pdf", "failed"), ("/part.html", "ok")}
     assert counts_by_source(db.cursor())[1].failed == 1
@@ -140,7 +155,9 @@ def test_upgrade_reads_unspaced_script_documents_again(tmp_path, settings):
     with Engine(tmp_path / "home", settings=settings) as engine:
         report = engine.index()
         assert (report.updated, report.unchanged) == (1, 1)
-        assert [os.path.basename(h.path) for h in engine.find(SearchRequest("北京", mode=SearchMode.KEYWORD)).hits] == ["beijing.txt"]
+        assert [os.path.basename(h.path) for h in engine.find(SearchRequest("北京", mode=SearchMode.KEYWORD)).hits] == [
+            "beijing.txt"
+        ]
         assert engine.index().unchanged == 2
 
 
@@ -167,8 +184,11 @@ def test_schema_6_keeps_vectors_adds_hashes_and_rereads_html(tmp_path):
     con.execute("INSERT INTO vector_models (model, table_name, dim) VALUES ('m', 'vectors_old', 3)")
     con.execute("INSERT INTO vectors_old (doc_id, ordinal, start_char, end_char, vec) VALUES (1, 0, 0, 5, [1, 0, 0])")
     for doc_id, ext in [(1, "html"), (2, "md")]:
-        con.execute("""INSERT INTO documents (id, source_id, path, ext, size, mtime, hash, status)
-                       VALUES (?, 1, ?, ?, 10, 1.0, 'h', 'ok')""", [doc_id, f"/d/{doc_id}.{ext}", ext])
+        con.execute(
+            """INSERT INTO documents (id, source_id, path, ext, size, mtime, hash, status)
+                       VALUES (?, 1, ?, ?, 10, 1.0, 'h', 'ok')""",
+            [doc_id, f"/d/{doc_id}.{ext}", ext],
+        )
     con.close()
 
     db = Database(path)
@@ -176,7 +196,9 @@ def test_schema_6_keeps_vectors_adds_hashes_and_rereads_html(tmp_path):
     table = cur.execute("SELECT table_name FROM vector_models WHERE model = 'm'").fetchall()[0][0]
     assert cur.execute(f"SELECT seq, doc_id, vec, hash FROM {table}").fetchall() == [(1, 1, (1.0, 0.0, 0.0), None)]
     assert cur.execute("SELECT ext, size, hash FROM documents ORDER BY id").fetchall() == [
-        ("html", -1, None), ("md", 10, "h")]
+        ("html", -1, None),
+        ("md", 10, "h"),
+    ]
     with db.transaction() as tx:
         write_vectors(tx, table, [2], [0], [(0, 4)], np.array([[0, 1, 0]], np.float32), np.array([7], np.uint64))
     assert set(known_vectors(db.cursor(), table, np.array([7, 8], np.uint64))) == {7}

@@ -20,7 +20,12 @@ def test_results_come_from_the_cache_and_follow_changes(tmp_path, settings, docs
         engine.warm()
         assert engine._documents.warmed
         warm = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
-        assert (warm.title, warm.snippet, warm.highlights, warm.path) == (cold.title, cold.snippet, cold.highlights, cold.path)
+        assert (warm.title, warm.snippet, warm.highlights, warm.path) == (
+            cold.title,
+            cold.snippet,
+            cold.highlights,
+            cold.path,
+        )
 
         write(docs / "a.md", "# Alpha two\n\nThe walrus now swims under the ice.")
         engine.index()
@@ -49,7 +54,9 @@ def test_a_long_document_split_across_batches_is_whole(tmp_path, settings, docs,
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
         engine.index()
-        doc_id = next(h.doc_id for h in engine.find(SearchRequest("zebra", mode=SearchMode.KEYWORD)).hits if h.title == "Long")
+        doc_id = next(
+            h.doc_id for h in engine.find(SearchRequest("zebra", mode=SearchMode.KEYWORD)).hits if h.title == "Long"
+        )
         before = engine.document_text(doc_id).text
         engine.warm()
         assert engine.document_text(doc_id).text == before

@@ -36,8 +36,8 @@ def test_term_counts_include_parts_and_weight():
 def test_spans_point_into_original_text():
     text = "  __init__ and Café"
     for token in iter_tokens(text):
-        assert fold(text[token.start:token.end]).strip("_") in (token.term, "cafe")
-    assert [text[t.start:t.end] for t in iter_tokens(text)] == ["init", "and", "Café"]
+        assert fold(text[token.start : token.end]).strip("_") in (token.term, "cafe")
+    assert [text[t.start : t.end] for t in iter_tokens(text)] == ["init", "and", "Café"]
 
 
 def test_unspaced_scripts_are_overlapping_bigrams_with_their_characters():
@@ -59,7 +59,9 @@ def test_stopwords():
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.text(st.sampled_from(list("北京大学东ab_ c\nカタ한국어ไทย，。x1Zé")), max_size=80), st.sampled_from([1.0, 2.0]))
+@given(
+    st.text(st.sampled_from(list("北京大学东ab_ c\nカタ한국어ไทย，。x1Zé")), max_size=80), st.sampled_from([1.0, 2.0])
+)
 def test_index_counts_are_the_tokens_terms_and_parts_whatever_the_script(text, weight):
     """term_counts counts unspaced runs in bulk (numpy); it must index exactly what
     iter_tokens yields, bigram by bigram and character by character."""

@@ -108,7 +108,7 @@ def _queries(corpus: Path, count: int, rng: random.Random) -> list[str]:
         if len(words) < 5:
             continue
         start = rng.randrange(len(words) - 3)
-        queries.append(" ".join(words[start:start + rng.choice((1, 2, 2, 3))]))
+        queries.append(" ".join(words[start : start + rng.choice((1, 2, 2, 3))]))
     return queries
 
 
@@ -124,7 +124,7 @@ def _long_queries(corpus: Path, count: int, rng: random.Random) -> list[str]:
             continue
         size = rng.randint(150, min(250, len(words)))
         start = rng.randrange(len(words) - size + 1)
-        queries.append(" ".join(words[start:start + size]))
+        queries.append(" ".join(words[start : start + size]))
     return queries or [" ".join(_WORD.findall(files[0].read_text(encoding="utf-8"))[:200])]
 
 
@@ -185,7 +185,7 @@ def _fts5(corpus: Path, db_path: Path, queries: list[str]) -> dict[str, object]:
     return result
 
 
-def run_bench(
+def run_bench(  # noqa: PLR0915 - a measurement script: one step after another, as the report reads
     docs: int = 20000,
     corpus: str | None = None,
     workdir: str | None = None,
@@ -217,8 +217,14 @@ def run_bench(
         index_s = time.perf_counter() - started
         started = time.perf_counter()
         noop = engine.index()
-        indexed = {"index_s": index_s, "added": report.added, "failed": report.failed, "peak_rss_mb": peak_rss_mb(),
-                   "rescan_no_change_s": time.perf_counter() - started, "unchanged": noop.unchanged}
+        indexed = {
+            "index_s": index_s,
+            "added": report.added,
+            "failed": report.failed,
+            "peak_rss_mb": peak_rss_mb(),
+            "rescan_no_change_s": time.perf_counter() - started,
+            "unchanged": noop.unchanged,
+        }
         saved.write_text(json.dumps(indexed))
     status = engine.status(problem_limit=0)
 

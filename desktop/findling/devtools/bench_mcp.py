@@ -23,7 +23,11 @@ def _log(message: str) -> None:
 
 def _queries(handle: IndexHandle, count: int) -> list[str]:
     """Titles of indexed documents: queries with answers, the way an agent asks."""
-    titles = [h.title for h in handle.find(SearchRequest("the", mode=SearchMode.KEYWORD, limit=max(count * 3, 30), match="any")).hits if h.title.strip()]
+    titles = [
+        h.title
+        for h in handle.find(SearchRequest("the", mode=SearchMode.KEYWORD, limit=max(count * 3, 30), match="any")).hits
+        if h.title.strip()
+    ]
     return list(dict.fromkeys(titles))[:count] or ["the"]
 
 
@@ -35,7 +39,6 @@ def bench_mcp(folder: Path, workdir: Path | None = None, settings: Settings | No
     import anyio
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
-
 
     work = workdir or Path(tempfile.mkdtemp(prefix="findling-mcpbench-"))
     home = work / "mcp-home"
@@ -73,6 +76,7 @@ def bench_mcp(folder: Path, workdir: Path | None = None, settings: Settings | No
             with IndexHandle.open(home) as client_handle:
                 if client_handle.role != "client":
                     raise RuntimeError("the MCP server did not own the index")
+
                 def through_endpoint() -> None:
                     for text in asked:
                         started = time.perf_counter()

@@ -25,8 +25,10 @@ def _log(message: str) -> None:
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    return {"p50_ms": round(float(np.median(ordered)), 2),
-            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2)}
+    return {
+        "p50_ms": round(float(np.median(ordered)), 2),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2),
+    }
 
 
 def _clustered_vectors(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
@@ -55,8 +57,7 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
         for lo in range(0, n, 20000):
             hi = min(n, lo + 20000)
             with db.transaction() as tx:
-                write_vectors(tx, table, docs[lo:hi].tolist(), [0] * (hi - lo), [(0, 10)] * (hi - lo),
-                              vectors[lo:hi])
+                write_vectors(tx, table, docs[lo:hi].tolist(), [0] * (hi - lo), [(0, 10)] * (hi - lo), vectors[lo:hi])
         write_s = round(time.perf_counter() - started, 2)
         db.close()
         marker.touch()
@@ -122,7 +123,7 @@ def bench_embedder(texts: list[str]) -> dict:
     for threads in (1, 2):
         embedder = Embedder(spec, service.store, threads=threads)
         embedder.embed(texts[:16])
-        tokens = sum(min(spec.max_length, len(e.ids)) for e in embedder._encode(texts))
+        tokens = sum(min(spec.max_length, len(e.ids)) for e in embedder.tokenize(texts))
         started = time.perf_counter()
         embedder.embed(texts)
         seconds = time.perf_counter() - started
@@ -143,7 +144,7 @@ def sample_texts(corpus: Path | None, count: int = 256, chars: int = 1000) -> li
             text = path.read_text(encoding="utf-8", errors="replace")
             if len(text) > chars:
                 start = rng.randrange(len(text) - chars)
-                texts.append(text[start:start + chars])
+                texts.append(text[start : start + chars])
             if len(texts) >= count:
                 return texts
         if texts:

@@ -40,8 +40,11 @@ def measure(spec: str, workdir: Path, formats: list[str], threads: int) -> dict:
         titles = dict(cur.execute("SELECT id, coalesce(title, '') FROM documents WHERE status = 'ok'").fetchall())
         rows = cur.execute("SELECT doc_id, text FROM chunks ORDER BY doc_id, ordinal").fetchall()
         embedder = engine.models.embedder()
-        windows = [(doc_id, text[lo:hi]) for doc_id, text in rows
-                   for lo, hi in embedding_windows(text, embedder.spec.window_length)]
+        windows = [
+            (doc_id, text[lo:hi])
+            for doc_id, text in rows
+            for lo, hi in embedding_windows(text, embedder.spec.window_length)
+        ]
         doc_of = np.asarray([d for d, _ in windows])
         queries = list(dataset.queries.items())
         query_vectors = embedder.embed([text for _, text in queries], kind="query")
@@ -59,8 +62,10 @@ def measure(spec: str, workdir: Path, formats: list[str], threads: int) -> dict:
                     best.setdefault(int(doc_of[i]), float(row[i]))
                 ranked = [mapping.get(paths.get(d, ""), "") for d in sorted(best, key=lambda d: -best[d])]
                 ndcg.append(ndcg_at(ranked, dataset.qrels[qid]))
-            out["formats"][fmt] = {"ndcg@10": round(statistics.fmean(ndcg), 4),
-                                   "windows_per_s": round(len(windows) / seconds, 1)}
+            out["formats"][fmt] = {
+                "ndcg@10": round(statistics.fmean(ndcg), 4),
+                "windows_per_s": round(len(windows) / seconds, 1),
+            }
             print(f"{dataset.name}/{split} {fmt!r}: {out['formats'][fmt]}", file=sys.stderr, flush=True)
         return out
     finally:

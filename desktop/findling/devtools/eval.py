@@ -41,7 +41,9 @@ class Dataset:
 
 
 def load_beir(folder: Path, split: str = "test") -> Dataset:
-    missing = [name for name in ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv") if not (folder / name).is_file()]
+    missing = [
+        name for name in ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv") if not (folder / name).is_file()
+    ]
     if missing:
         raise FindlingError(f"{folder} is not a BEIR dataset: it has no {', '.join(missing)}")
     corpus = {}
@@ -144,9 +146,11 @@ def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engin
     report = engine.index()
     seconds = time.perf_counter() - started
     emb = report.embedding
-    _log(f"index: {report.added} added, {report.unchanged} unchanged in {seconds:.1f}s"
-         + (f"; embedded {emb.documents} ({emb.seconds:.1f}s)" if emb and emb.documents else "")
-         + (f"; vectors off: {emb.skipped}" if emb and emb.skipped else ""))
+    _log(
+        f"index: {report.added} added, {report.unchanged} unchanged in {seconds:.1f}s"
+        + (f"; embedded {emb.documents} ({emb.seconds:.1f}s)" if emb and emb.documents else "")
+        + (f"; vectors off: {emb.skipped}" if emb and emb.skipped else "")
+    )
     return engine, mapping, seconds
 
 
@@ -195,8 +199,12 @@ class _Calibration:
 
     def table(self) -> list[dict]:
         return [
-            {"from": BUCKETS[i], "to": min(1.0, BUCKETS[i + 1]), "results": n,
-             "relevant": round(r / n, 3) if n else None}
+            {
+                "from": BUCKETS[i],
+                "to": min(1.0, BUCKETS[i + 1]),
+                "results": n,
+                "relevant": round(r / n, 3) if n else None,
+            }
             for i, (n, r) in enumerate(self.counts)
         ]
 
@@ -228,8 +236,11 @@ def _timed_modes(
             notes.update(ranking.notes)
             for name in ("expansion", "rerank"):
                 status, reason = ranking.stages.get(name, ("", ""))
-                if status == "skipped" and mode in ("hybrid+rerank", "full") and reason not in (
-                        "expansion off", "reranking is off", "skipped_strong"):
+                if (
+                    status == "skipped"
+                    and mode in ("hybrid+rerank", "full")
+                    and reason not in ("expansion off", "reranking is off", "skipped_strong")
+                ):
                     notes.add(f"{name} skipped: {reason}")
             scored = judge(qid, ranking.doc_ids)
             for key, value in scored.items():
@@ -283,8 +294,13 @@ def evaluate(
     def relevant(qid: str, doc_ids: list[int]) -> list[bool]:
         return [dataset.qrels[qid].get(corpus_ids.get(d, ""), 0) > 0 for d in doc_ids]
 
-    out: dict = {"dataset": dataset.name, "split": split, "queries": len(queries), "documents": len(dataset.corpus),
-                 "index_s": round(index_s, 1)}
+    out: dict = {
+        "dataset": dataset.name,
+        "split": split,
+        "queries": len(queries),
+        "documents": len(dataset.corpus),
+        "index_s": round(index_s, 1),
+    }
     try:
         out["modes"] = _timed_modes(engine, modes, queries, judge, relevant, calibration=calibration)
     finally:
@@ -328,13 +344,17 @@ def evaluate_known_items(
 
         def judge(qid: str, doc_ids: list[int]) -> dict[str, float]:
             first = next((rank for rank, hit in enumerate(relevant(qid, doc_ids[:10]), 1) if hit), 0)
-            return {"mrr@10": 1.0 / first if first else 0.0, "hit@1": float(first == 1),
-                    "hit@3": float(0 < first <= 3)}
+            return {"mrr@10": 1.0 / first if first else 0.0, "hit@1": float(first == 1), "hit@3": float(0 < first <= 3)}
 
         kinds = {str(i): item.kind for i, item in enumerate(items)}
-        return {"dataset": questions.name, "folder": str(resolved), "queries": len(items),
-                "documents": len(names), "index_s": round(index_s, 1),
-                "modes": _timed_modes(engine, modes, queries, judge, relevant, kinds, calibration)}
+        return {
+            "dataset": questions.name,
+            "folder": str(resolved),
+            "queries": len(items),
+            "documents": len(names),
+            "index_s": round(index_s, 1),
+            "modes": _timed_modes(engine, modes, queries, judge, relevant, kinds, calibration),
+        }
     finally:
         engine.close()
 
@@ -353,8 +373,10 @@ def rises(table: list[dict], least: int = 20) -> bool:
 
 def print_table(result: dict) -> None:
     split = f"{result['split']}: " if "split" in result else ""
-    print(f"{result['dataset']} ({split}{result['queries']} queries, {result['documents']} documents, "
-          f"indexed in {result['index_s']}s)")
+    print(
+        f"{result['dataset']} ({split}{result['queries']} queries, {result['documents']} documents, "
+        f"indexed in {result['index_s']}s)"
+    )
     modes = result["modes"]
     if not modes:
         return
@@ -373,5 +395,7 @@ def print_table(result: dict) -> None:
         for row in m["calibration"]:
             share = "" if row["relevant"] is None else f"{row['relevant']:.3f}"
             print(f"  {row['from']:.1f}–{row['to']:.1f} {row['results']:>7} results  {share:>6}")
-        print(f"  monotonic (buckets with 20+ results, within two standard errors): "
-              f"{'yes' if rises(m['calibration']) else 'no'}")
+        print(
+            f"  monotonic (buckets with 20+ results, within two standard errors): "
+            f"{'yes' if rises(m['calibration']) else 'no'}"
+        )

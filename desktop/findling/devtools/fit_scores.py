@@ -47,13 +47,17 @@ def collect(spec: str, workdir: Path, pool: int = 200) -> dict:
                 ev = r.evidence
                 if ev.cosine is None or ev.coverage is None:
                     continue
-                rows.append((number, ev.coverage, ev.saturation or 0.0, ev.cosine, r.fused,
-                             rels.get(ids.get(r.doc_id, ""), 0)))
+                rows.append(
+                    (number, ev.coverage, ev.saturation or 0.0, ev.cosine, r.fused, rels.get(ids.get(r.doc_id, ""), 0))
+                )
     finally:
         engine.close()
     array = np.asarray(rows, dtype=np.float64)
-    print(f"{dataset.name}/{split}: {len(dataset.queries)} queries, {len(rows)} candidates, "
-          f"{int((array[:, 5] > 0).sum())} relevant", file=sys.stderr)
+    print(
+        f"{dataset.name}/{split}: {len(dataset.queries)} queries, {len(rows)} candidates, "
+        f"{int((array[:, 5] > 0).sum())} relevant",
+        file=sys.stderr,
+    )
     return {"name": f"{dataset.name}/{split}", "rows": array, "qrels": dataset.qrels, "queries": list(dataset.queries)}
 
 
@@ -98,7 +102,9 @@ def _per_query(rows: np.ndarray, column: int, fn) -> np.ndarray:
 def _features(rows: np.ndarray) -> dict[str, np.ndarray]:
     """The evidence columns, with the relative ones as search/relevance.py's `relative`."""
     return {
-        "coverage": rows[:, 1], "saturation": rows[:, 2], "cosine": rows[:, 3],
+        "coverage": rows[:, 1],
+        "saturation": rows[:, 2],
+        "cosine": rows[:, 3],
         "saturation_share": _per_query(rows, 2, lambda v: v / v.max() if v.max() > 0 else v * 0),
         "cosine_gap": _per_query(rows, 3, lambda v: v - v.max()),
     }
@@ -119,12 +125,17 @@ def main(argv: list[str] | None = None) -> int:
     y = np.concatenate([(d["rows"][:, 5] > 0).astype(np.float64) for d in data])
     for name, columns in MODELS.items():
         w = fit_logistic(np.vstack([np.column_stack([f[c] for c in columns]) for f in features]), y)
-        print(f"{name.upper()} = ScoreModel(intercept={w[0]:.3f}, "
-              + ", ".join(f"{c}={v:.3f}" for c, v in zip(columns, w[1:])) + ")")
+        print(
+            f"{name.upper()} = ScoreModel(intercept={w[0]:.3f}, "
+            + ", ".join(f"{c}={v:.3f}" for c, v in zip(columns, w[1:]))
+            + ")"
+        )
         for d, f in zip(data, features):
             logit = w[0] + np.column_stack([f[c] for c in columns]) @ w[1:]
-            print(f"  {d['name']}: nDCG@10 over the candidates — rrf {ndcg_by(d, d['rows'][:, 4]):.4f}, "
-                  f"{name} {ndcg_by(d, logit):.4f}")
+            print(
+                f"  {d['name']}: nDCG@10 over the candidates — rrf {ndcg_by(d, d['rows'][:, 4]):.4f}, "
+                f"{name} {ndcg_by(d, logit):.4f}"
+            )
     return 0
 
 

@@ -60,8 +60,11 @@ def build(source: Path, out: Path, split: str = "test") -> dict[str, int]:
         for qid, rels in qrels.items():
             for doc_id, score in rels.items():
                 handle.write(f"{qid}\t{doc_id}\t{score}\n")
-    return {"queries": len(qrels), "documents": len(dataset.corpus) - len(used),
-            "words_per_query": round(sum(len(queries[q].split()) for q in qrels) / max(1, len(qrels)))}
+    return {
+        "queries": len(qrels),
+        "documents": len(dataset.corpus) - len(used),
+        "words_per_query": round(sum(len(queries[q].split()) for q in qrels) / max(1, len(qrels))),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

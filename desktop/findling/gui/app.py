@@ -24,10 +24,14 @@ def _follow_os_theme(app: QApplication) -> None:
     if QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark:
         palette = QPalette()
         for role, color in (
-            (QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
-            (QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.AlternateBase, "#2a2a2a"),
-            (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
-            (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#3d6fb6"),
+            (QPalette.ColorRole.Window, "#2b2b2b"),
+            (QPalette.ColorRole.WindowText, "#e6e6e6"),
+            (QPalette.ColorRole.Base, "#1e1e1e"),
+            (QPalette.ColorRole.AlternateBase, "#2a2a2a"),
+            (QPalette.ColorRole.Text, "#e6e6e6"),
+            (QPalette.ColorRole.Button, "#353535"),
+            (QPalette.ColorRole.ButtonText, "#e6e6e6"),
+            (QPalette.ColorRole.Highlight, "#3d6fb6"),
             (QPalette.ColorRole.HighlightedText, "#ffffff"),
         ):
             palette.setColor(role, QColor(color))
@@ -46,7 +50,8 @@ def _offer_models(window) -> None:
     settings.setValue("models/offered", True)
     spec = window.engine.models.spec("embedder")
     answer = QMessageBox.question(
-        window, "Semantic search",
+        window,
+        "Semantic search",
         f"Findling can also find documents by meaning. Download the {spec.name} model now "
         "(about 25 MB)? Without it, search works by keywords.",
     )
@@ -78,8 +83,9 @@ def open_index(home: str | None) -> tuple[IndexHandle | None, _Activation, int]:
 
     activation = _Activation()
     try:
-        handle = IndexHandle.open(home, kind="app", on_activate=activation.requested.emit,
-                             on_change=activation.changed.emit)
+        handle = IndexHandle.open(
+            home, kind="app", on_activate=activation.requested.emit, on_change=activation.changed.emit
+        )
     except ActivatedElsewhere:
         return None, activation, 0
     except FindlingError as exc:

@@ -17,8 +17,13 @@ class ScoreBars(QWidget):
     meaning, the relevance they add up to, and — when reranked — the reranker's judgement
     and the final score. (Rank-fusion shares are in the table: they order nothing now.)"""
 
-    COLORS = {"bm25": QColor("#4e79a7"), "vector": QColor("#59a14f"), "bonus": QColor("#f28e2b"),
-              "rerank": QColor("#b07aa1"), "final": QColor("#76b7b2")}
+    COLORS = {
+        "bm25": QColor("#4e79a7"),
+        "vector": QColor("#59a14f"),
+        "bonus": QColor("#f28e2b"),
+        "rerank": QColor("#b07aa1"),
+        "final": QColor("#76b7b2"),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -32,8 +37,11 @@ class ScoreBars(QWidget):
         bars: list[tuple[str, float, QColor]] = []
         if result is not None:
             ev = result.evidence
-            for name, value, lane in (("words matched", ev.coverage, "bm25"), ("keyword strength", ev.saturation, "bm25"),
-                                      ("closeness in meaning", ev.cosine, "vector")):
+            for name, value, lane in (
+                ("words matched", ev.coverage, "bm25"),
+                ("keyword strength", ev.saturation, "bm25"),
+                ("closeness in meaning", ev.cosine, "vector"),
+            ):
                 if value is not None:
                     bars.append((name, max(0.0, value), self.COLORS[lane]))
             bars.append(("relevance", result.relevance, self.COLORS["final"]))
@@ -59,8 +67,9 @@ class ScoreBars(QWidget):
             painter.setPen(self.palette().text().color())
             painter.drawText(4, y, label_w, row_h, int(Qt.AlignmentFlag.AlignVCenter), name)
             painter.fillRect(QRectF(label_w, y + 2, max(1.0, width * value / top), row_h - 4), color)
-            painter.drawText(int(label_w + width * value / top) + 6, y, 64, row_h,
-                             int(Qt.AlignmentFlag.AlignVCenter), f"{value:.2f}")
+            painter.drawText(
+                int(label_w + width * value / top) + 6, y, 64, row_h, int(Qt.AlignmentFlag.AlignVCenter), f"{value:.2f}"
+            )
 
 
 class StageTimeline(QWidget):
@@ -77,8 +86,9 @@ class StageTimeline(QWidget):
 
     def set_stages(self, stages: list[tuple[str, float, str]]) -> None:
         self._stages = stages
-        self.setToolTip("\n".join(f"{name}: {f'{ms:.0f} ms' if not why else 'skipped, ' + why}"
-                                  for name, ms, why in stages))
+        self.setToolTip(
+            "\n".join(f"{name}: {f'{ms:.0f} ms' if not why else 'skipped, ' + why}" for name, ms, why in stages)
+        )
         self.update()
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name

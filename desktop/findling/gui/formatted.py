@@ -32,10 +32,34 @@ MAX_FORMATTED_BYTES = 2 * 1024 * 1024  # bigger files stay plain: rich text layo
 
 # Elements that run code, embed other content, submit data or pull resources in: dropped
 # with their contents.
-_DROP = ("script", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "input", "button",
-         "textarea", "select", "link", "meta", "base", "svg", "math", "style", "template", "audio", "video", "canvas")
-_DROP_ATTRS = re.compile(r"^(on.*|src|srcset|href|style|background|action|formaction|poster|data|xlink:href|xmlns.*)$",
-                         re.IGNORECASE)
+_DROP = (
+    "script",
+    "noscript",
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "form",
+    "input",
+    "button",
+    "textarea",
+    "select",
+    "link",
+    "meta",
+    "base",
+    "svg",
+    "math",
+    "style",
+    "template",
+    "audio",
+    "video",
+    "canvas",
+)
+_DROP_ATTRS = re.compile(
+    r"^(on.*|src|srcset|href|style|background|action|formaction|poster|data|xlink:href|xmlns.*)$", re.IGNORECASE
+)
 
 
 def sanitize_html(raw: str, whole: bool = False) -> str:
@@ -73,7 +97,7 @@ def passage_pattern(snippet: str, highlights: Sequence[Highlight], words: int = 
     first match on, whatever markup or spacing the rendering puts between them."""
     if not highlights:
         return ""
-    tokens = re.findall(r"\w+", snippet[highlights[0].start:])[:words]
+    tokens = re.findall(r"\w+", snippet[highlights[0].start :])[:words]
     return r"\b" + r"\W+".join(re.escape(t) for t in tokens) if tokens else ""
 
 

@@ -65,5 +65,3 @@ def about_text() -> str:
         "<p>Also a command line (<code>findling search</code>, <code>findling why-not</code>) and an MCP "
         "server for AI agents (<code>findling mcp</code>). Apache-2.0.</p>"
     )
-
-

@@ -35,8 +35,9 @@ def span_cursor(document: QTextDocument, start: int, end: int) -> QTextCursor:
     return cursor
 
 
-def hit_selections(document: QTextDocument, hits: Sequence[tuple[int, int]],
-                   current: int) -> list[QTextEdit.ExtraSelection]:
+def hit_selections(
+    document: QTextDocument, hits: Sequence[tuple[int, int]], current: int
+) -> list[QTextEdit.ExtraSelection]:
     selections = []
     for i, (start, end) in enumerate(hits):
         fmt = QTextCharFormat()

@@ -76,8 +76,12 @@ class IndexingController(QObject):
         engine = self.engine
         report = progress_callback(self.progress.emit)  # embedding may follow: the window shows it
         self._cancel = cancel = self._cancel if self.running and self._cancel is not None else threading.Event()
-        run_task(lambda: engine.update_paths(paths, report, cancel), self.updated.emit,
-                 lambda exc: self.failed.emit(f"Update failed: {error_text(exc)}"), long=True)
+        run_task(
+            lambda: engine.update_paths(paths, report, cancel),
+            self.updated.emit,
+            lambda exc: self.failed.emit(f"Update failed: {error_text(exc)}"),
+            long=True,
+        )
 
     def stop(self) -> None:
         if self._cancel is not None:

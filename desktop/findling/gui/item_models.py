@@ -60,8 +60,12 @@ class ResultsModel(_TableModel):
     COLUMNS = ("Title", "Snippet", "Match", "Folder", "Modified", "Size")
     # What a click on each column's header sorts by (Snippet: back to the engine's order).
     _SORT_KEYS: tuple[Callable[[Hit], Any] | None, ...] = (
-        lambda h: h.title.lower(), None, lambda h: h.score, lambda h: os.path.dirname(h.path).lower(),
-        lambda h: h.mtime, lambda h: h.size,
+        lambda h: h.title.lower(),
+        None,
+        lambda h: h.score,
+        lambda h: os.path.dirname(h.path).lower(),
+        lambda h: h.mtime,
+        lambda h: h.size,
     )
 
     def __init__(self) -> None:
@@ -81,8 +85,11 @@ class ResultsModel(_TableModel):
         """By a column, as a click on its header asks (stable: ties keep their rank)."""
         key = self._SORT_KEYS[column] if 0 <= column < len(self._SORT_KEYS) else None
         self.layoutAboutToBeChanged.emit()
-        self._hits = list(self._ranked) if key is None else sorted(
-            self._ranked, key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+        self._hits = (
+            list(self._ranked)
+            if key is None
+            else sorted(self._ranked, key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+        )
         self.layoutChanged.emit()
 
     def hits(self) -> list[Hit]:
@@ -113,14 +120,20 @@ class ResultsModel(_TableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             score = match_word(hit.score, hit.weak)
             snippet = f"p. {hit.page} · {hit.snippet}" if hit.page else hit.snippet
-            return (hit.title, snippet, score, display_path(os.path.dirname(hit.path)),
-                    time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.mtime)) if hit.mtime else "",
-                    human_size(hit.size))[column]
+            return (
+                hit.title,
+                snippet,
+                score,
+                display_path(os.path.dirname(hit.path)),
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.mtime)) if hit.mtime else "",
+                human_size(hit.size),
+            )[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 2:
                 chance = f"Relevance {hit.score:.2f}: the estimated chance that it answers the query."
-                return chance + (" Nothing scored well for this query: this is only the closest document."
-                                 if hit.weak else "")
+                return chance + (
+                    " Nothing scored well for this query: this is only the closest document." if hit.weak else ""
+                )
             return f"<qt>{html.escape(display_path(hit.path))}<br>docid #{hit.docid}</qt>"
         if role == Qt.ItemDataRole.ForegroundRole and hit.weak:
             return QColor(128, 128, 128)

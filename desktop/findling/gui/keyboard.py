@@ -18,8 +18,14 @@ _STEPS = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_PageDown: 10, Qt.Key
 
 
 class KeyboardNavigation(QObject):
-    def __init__(self, field: QLineEdit, results: QAbstractItemView, boxes: list[QComboBox],
-                 open_row: Callable[[int], None], show_history: Callable[[], bool] = lambda: False) -> None:
+    def __init__(
+        self,
+        field: QLineEdit,
+        results: QAbstractItemView,
+        boxes: list[QComboBox],
+        open_row: Callable[[int], None],
+        show_history: Callable[[], bool] = lambda: False,
+    ) -> None:
         super().__init__(field)
         self.field = field
         self.results = results
@@ -45,8 +51,11 @@ class KeyboardNavigation(QObject):
         if isinstance(watched, QComboBox):
             if event.type() == QEvent.Type.Wheel and not watched.view().isVisible():
                 return True  # scrolling the window past a filter must not change it
-            if event.type() == QEvent.Type.KeyPress and cast(QKeyEvent, event).key() in (Qt.Key.Key_Up, Qt.Key.Key_Down) \
-                    and not watched.view().isVisible():
+            if (
+                event.type() == QEvent.Type.KeyPress
+                and cast(QKeyEvent, event).key() in (Qt.Key.Key_Up, Qt.Key.Key_Down)
+                and not watched.view().isVisible()
+            ):
                 watched.showPopup()
                 return True
         return False

@@ -79,8 +79,6 @@ T = TypeVar("T")
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 
 
-
-
 class MainWindow(QMainWindow):
     def __init__(self, engine: Engine, debounce_ms: int = 250, rescan: bool = False) -> None:
         """`rescan`: bring the index up to date at once (files changed while the app was closed;
@@ -123,12 +121,14 @@ class MainWindow(QMainWindow):
         # Vectors, the embedder and the results' text load after the window is up, so it
         # shows at once; a search before they are ready reads the database directly.
         self._warm_cancel = threading.Event()
-        QTimer.singleShot(0, lambda: self.run(lambda: engine.warm(self._warm_cancel), what="Loading the index",
-                                              long=True))
+        QTimer.singleShot(
+            0, lambda: self.run(lambda: engine.warm(self._warm_cancel), what="Loading the index", long=True)
+        )
         QTimer.singleShot(0, lambda: self.run(default_pdf_viewer, what="Finding a PDF viewer"))  # asks xdg-mime
 
-    def run(self, work: Callable[[], T], on_done: Callable[[T], None] | None = None, what: str = "",
-            long: bool = False) -> None:
+    def run(
+        self, work: Callable[[], T], on_done: Callable[[T], None] | None = None, what: str = "", long: bool = False
+    ) -> None:
         """Work off the GUI thread, its result to `on_done` on it; a failure is said in the status bar
         as "{what} failed: …" (Anki's QueryOp). Give `run_task` an error path of its own instead
         where a failure belongs somewhere else (the preview pane, the why-not answer)."""
@@ -137,6 +137,39 @@ class MainWindow(QMainWindow):
     # -- layout ------------------------------------------------------------------------
 
     def _build_ui(self) -> None:
+        self._build_search_bar()
+        self._build_results()
+        self._build_preview_and_explain()
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.results_view)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([420, 320])
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.addLayout(self.top_bar)
+        layout.addWidget(self.names)
+        layout.addWidget(self.facets)
+        layout.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+        self._build_folders_dock()
+        self.statusBar().showMessage("Ready")
+        store = window_state(self.engine.home)
+        self.history = SearchHistory(store)
+        self.saved = SavedSearches(store)
+        self.history_popup = QCompleter(self)
+        self.history_popup.setWidget(self.search_field)
+        self.history_popup.setCompletionMode(QCompleter.CompletionMode.UnfilteredPopupCompletion)
+        self.history_popup.activated.connect(self._from_history)
+        self._show_saved()
+        self.keyboard = KeyboardNavigation(
+            self.search_field,
+            self.results_view,
+            [self.mode_box, self.type_box, self.date_box, self.folder_box, self.sort_box],
+            self.open_result,
+            self.show_history,
+        )
+
+    def _build_search_bar(self) -> None:
         self.search_field = QLineEdit()
         self.search_field.setPlaceholderText("Search your files…  (Ctrl+K; Enter for the full pipeline)")
         self.search_field.setClearButtonEnabled(True)
@@ -164,13 +197,18 @@ class MainWindow(QMainWindow):
         self.names.chosen.connect(lambda path: QDesktopServices.openUrl(file_url(path)))
         self.facets = FacetBar()
         self.facets.chosen.connect(self.apply_facet)
-        self._folders: list[str] = []
+        self.indexed_folders: list[str] = []
 
         self.filter_bar = QWidget()
         filters = QHBoxLayout(self.filter_bar)
         filters.setContentsMargins(0, 0, 0, 0)
-        for label, box in (("Mode", self.mode_box), ("Type", self.type_box), ("Modified", self.date_box),
-                           ("In", self.folder_box), ("Sort", self.sort_box)):
+        for label, box in (
+            ("Mode", self.mode_box),
+            ("Type", self.type_box),
+            ("Modified", self.date_box),
+            ("In", self.folder_box),
+            ("Sort", self.sort_box),
+        ):
             filters.addWidget(QLabel(label))
             filters.addWidget(box)
         filters.addStretch(1)  # under the field, the boxes stay together on the left
@@ -180,8 +218,8 @@ class MainWindow(QMainWindow):
         self.top_bar = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         self.top_bar.addWidget(self.search_field, 1)
         self.top_bar.addWidget(self.filter_bar, 0, Qt.AlignmentFlag.AlignLeft)
-        bar = self.top_bar
 
+    def _build_results(self) -> None:
         self.results_view = QTableView()
         self.results_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a deep path keeps its file's end
         self.results_view.setModel(self.results)
@@ -211,11 +249,20 @@ class MainWindow(QMainWindow):
         self.results_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.results_view.customContextMenuRequested.connect(self._result_menu)
 
+    def _build_preview_and_explain(self) -> None:
         self.preview = PreviewPane()
         self.preview.find_similar.connect(self.search_like)
         self.preview_panel = PreviewPanel(self.preview)
         self.preview_panel.more_like_this.connect(lambda: self.more_like_this(self.current_hit()))
         self.preview_panel.open_page.connect(self.open_preview_page)
+        explain = self._build_explain_page()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.preview_panel, "Preview")
+        self.tabs.addTab(explain, "Explain")
+        self.explain_page = explain
+
+    def _build_explain_page(self) -> QWidget:
+        """How the query was answered, and why the selected result ranked where it did."""
         self.explain_summary = QLabel("Run a query to see how it was answered.")
         self.explain_summary.setWordWrap(True)
         self.explain_summary.setTextFormat(Qt.TextFormat.PlainText)  # holds the query and model text
@@ -260,25 +307,10 @@ class MainWindow(QMainWindow):
         explain_layout.addWidget(self.explain_graphs, 1)
         explain_layout.addWidget(self.details_button)
         explain_layout.addWidget(self.explain_view, 1)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.preview_panel, "Preview")
-        self.tabs.addTab(explain, "Explain")
-        self.explain_page = explain
+        return explain
 
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.results_view)
-        splitter.addWidget(self.tabs)
-        splitter.setSizes([420, 320])
-
-        central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.addLayout(bar)
-        layout.addWidget(self.names)
-        layout.addWidget(self.facets)
-        layout.addWidget(splitter, 1)
-        self.setCentralWidget(central)
-
-        # sources dock
+    def _build_folders_dock(self) -> None:
+        """The folders, what indexing is doing, what the index holds, and the saved searches."""
         self.sources_view = QListView()
         self.sources_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.sources_view.setModel(self.sources_model)
@@ -323,19 +355,6 @@ class MainWindow(QMainWindow):
         dock.setWidget(dock_widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-        self.statusBar().showMessage("Ready")
-        store = window_state(self.engine.home)
-        self.history = SearchHistory(store)
-        self.saved = SavedSearches(store)
-        self.history_popup = QCompleter(self)
-        self.history_popup.setWidget(self.search_field)
-        self.history_popup.setCompletionMode(QCompleter.CompletionMode.UnfilteredPopupCompletion)
-        self.history_popup.activated.connect(self._from_history)
-        self._show_saved()
-        self.keyboard = KeyboardNavigation(self.search_field, self.results_view,
-                                           [self.mode_box, self.type_box, self.date_box, self.folder_box,
-                                            self.sort_box],
-                                           self.open_result, self.show_history)
 
     SEARCH_FIELD_MIN = 300
 
@@ -362,23 +381,33 @@ class MainWindow(QMainWindow):
 
     def _build_menu(self) -> None:
         menus = {
-            "&File": (("Add folder…", self.choose_folder, QKeySequence.StandardKey.Open),
-                      ("Update index", self.update_index, QKeySequence("F5")),
-                      ("Models…", self.show_models, None),
-                      ("Settings…", self.show_settings, QKeySequence.StandardKey.Preferences),
-                      ("Quit", self.close, QKeySequence.StandardKey.Quit)),
-            "&Search": (("Save this search…", self.save_search, QKeySequence.StandardKey.Save),
-                        ("Recent searches", self.show_history, None)),
-            "&Help": (("Keyboard and search syntax", self.show_help, QKeySequence.StandardKey.HelpContents),
-                      ("About Findling", self.show_about, None)),
+            "&File": (
+                ("Add folder…", self.choose_folder, QKeySequence.StandardKey.Open),
+                ("Update index", self.update_index, QKeySequence("F5")),
+                ("Models…", self.show_models, None),
+                ("Settings…", self.show_settings, QKeySequence.StandardKey.Preferences),
+                ("Quit", self.close, QKeySequence.StandardKey.Quit),
+            ),
+            "&Search": (
+                ("Save this search…", self.save_search, QKeySequence.StandardKey.Save),
+                ("Recent searches", self.show_history, None),
+            ),
+            "&Help": (
+                ("Keyboard and search syntax", self.show_help, QKeySequence.StandardKey.HelpContents),
+                ("About Findling", self.show_about, None),
+            ),
         }
         for title, entries in menus.items():
             menu = self.menuBar().addMenu(title)
             for text, slot, shortcut in entries:
                 menu.addAction(self._action(text, slot, shortcut))
         # keys without a menu entry
-        for keys, slot in (("F3", self.preview_panel.next_hit), ("Shift+F3", self.preview_panel.previous_hit),
-                           ("Ctrl+K", self.focus_search), ("Ctrl+L", self.focus_search)):
+        for keys, slot in (
+            ("F3", self.preview_panel.next_hit),
+            ("Shift+F3", self.preview_panel.previous_hit),
+            ("Ctrl+K", self.focus_search),
+            ("Ctrl+L", self.focus_search),
+        ):
             self.addAction(self._action("", slot, QKeySequence(keys)))
 
     def _action(self, text: str, slot, shortcut) -> QAction:
@@ -448,8 +477,9 @@ class MainWindow(QMainWindow):
 
     def request(self) -> SearchRequest:
         """The search the field and the boxes ask for."""
-        return SearchRequest(self.search_field.text().strip(), self.mode(), self.engine.settings.search.limit,
-                             self.filters())
+        return SearchRequest(
+            self.search_field.text().strip(), self.mode(), self.engine.settings.search.limit, self.filters()
+        )
 
     def run_search(self, full: bool) -> None:
         """Search as the field and boxes say: the quick list at once; with `full` (Enter), the
@@ -485,7 +515,7 @@ class MainWindow(QMainWindow):
         if header.sortIndicatorSection() >= 0:  # a column the person sorted by stays sorted
             self.results.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
             hits = self.results.hits()
-        self.facets.set_facets(facet_counts(hits, self._folders, time.time()))
+        self.facets.set_facets(facet_counts(hits, self.indexed_folders, time.time()))
         notes = window_advice("; ".join(result.notes))
         took = result.timings_ms.get("total", 0.0)
         count = f"{len(result.hits)} result" + ("" if len(result.hits) == 1 else "s")
@@ -533,8 +563,10 @@ class MainWindow(QMainWindow):
         current = self.results.hit(self.results_view.currentIndex().row())
         if current is None or current.doc_id != hit.doc_id:
             return
-        self.preview_panel.show_message(f"The preview of {display_path(hit.path)} failed: {error_text(exc)}\n\n"
-                                        "It is still searchable; Open shows it in its own application.")
+        self.preview_panel.show_message(
+            f"The preview of {display_path(hit.path)} failed: {error_text(exc)}\n\n"
+            "It is still searchable; Open shows it in its own application."
+        )
 
     def _show_preview(self, hit, doc, formatted=None, pages_open=False) -> None:
         current = self.results.hit(self.results_view.currentIndex().row())
@@ -545,7 +577,7 @@ class MainWindow(QMainWindow):
             return
         self.preview_panel.pages_open = pages_open
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
-        words = sorted({doc.text[h.start:h.end] for h in doc.highlights})
+        words = sorted({doc.text[h.start : h.end] for h in doc.highlights})
         self.preview_panel.show_formatted(formatted, words, passage_pattern(hit.snippet, hit.highlights))
 
     def _show_explain(self, explain) -> None:
@@ -598,8 +630,16 @@ class MainWindow(QMainWindow):
             return
         name, ok = QInputDialog.getText(self, "Save this search", "Name:", text=text)
         if ok and name.strip():
-            self.saved.save(SavedSearch(name.strip(), text, self.mode_box.currentText(), self.type_box.currentText(),
-                                        self.date_box.currentText(), self.folder_box.currentData() or ""))
+            self.saved.save(
+                SavedSearch(
+                    name.strip(),
+                    text,
+                    self.mode_box.currentText(),
+                    self.type_box.currentText(),
+                    self.date_box.currentText(),
+                    self.folder_box.currentData() or "",
+                )
+            )
             self._show_saved()
 
     def run_saved(self, name: str) -> None:
@@ -621,11 +661,13 @@ class MainWindow(QMainWindow):
         self.saved_view.clear()
         for search in self.saved.items():
             item = QListWidgetItem(search.name)
-            item.setToolTip(f"{search.query} · {search.mode} · {search.type} · {search.modified}"
-                            + (f" · in {search.folder}" if search.folder else ""))
+            item.setToolTip(
+                f"{search.query} · {search.mode} · {search.type} · {search.modified}"
+                + (f" · in {search.folder}" if search.folder else "")
+            )
             self.saved_view.addItem(item)
 
-    def _remove_saved(self, name: str) -> None:
+    def remove_saved(self, name: str) -> None:
         self.saved.remove(name)
         self._show_saved()
 
@@ -634,7 +676,7 @@ class MainWindow(QMainWindow):
         if item is None:
             return
         menu = QMenu(self)
-        menu.addAction("Remove", lambda: self._remove_saved(item.text()))
+        menu.addAction("Remove", lambda: self.remove_saved(item.text()))
         menu.exec(self.saved_view.viewport().mapToGlobal(pos))
 
     def _toggle_details(self, shown: bool) -> None:
@@ -675,8 +717,10 @@ class MainWindow(QMainWindow):
         if hit is not None:
             self.history.add(self.search_field.text())
             if not QDesktopServices.openUrl(file_url(hit.path)):
-                self.statusBar().showMessage(f"No application on this computer opens {display_path(hit.path)}; "
-                                             "use Open at line, Show in folder or Copy path")
+                self.statusBar().showMessage(
+                    f"No application on this computer opens {display_path(hit.path)}; "
+                    "use Open at line, Show in folder or Copy path"
+                )
 
     def _result_menu(self, pos) -> None:
         index = self.results_view.indexAt(pos)
@@ -693,8 +737,7 @@ class MainWindow(QMainWindow):
             at_line = editor_command(self.engine.settings.search.open_at_line, hit.path, hit.line)
             if at_line is not None:
                 menu.addAction(f"Open at line {hit.line}", lambda: self.open_at(at_line, "open_at_line"))
-        menu.addAction("Show in folder",
-                       lambda: QDesktopServices.openUrl(file_url(os.path.dirname(hit.path))))
+        menu.addAction("Show in folder", lambda: QDesktopServices.openUrl(file_url(os.path.dirname(hit.path))))
         menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))
         menu.addAction("More like this", lambda: self.more_like_this(hit))
         # the short id `findling get`, the MCP tools and the HTTP API accept
@@ -721,7 +764,7 @@ class MainWindow(QMainWindow):
         self.folder_box.setCurrentIndex(max(0, index))
         self.folder_box.blockSignals(False)
         folders = [s.source.path for s in status.sources]
-        self._folders = folders
+        self.indexed_folders = folders
         self.run(lambda: self.watcher.watch(folders), what="Watching the folders for changes (live updates)")
 
     def choose_folder(self) -> None:
@@ -760,9 +803,11 @@ class MainWindow(QMainWindow):
         engine = self.engine
         path = source.source.path
         answer = QMessageBox.question(
-            self, "Remove folder",
+            self,
+            "Remove folder",
             f"Remove {display_path(path)} from Findling? Its {source.documents:,} documents leave the index "
-            "(the files themselves are not touched).")
+            "(the files themselves are not touched).",
+        )
         if answer != QMessageBox.StandardButton.Yes:
             return
 
@@ -807,8 +852,12 @@ class MainWindow(QMainWindow):
             name = display_path(os.path.basename(p.current) if p.phase == "indexing" else p.current[:40])
             _, since, first = self._phase
             left = time_left(p.done - first, p.total - first, time.monotonic() - since)
-            self.progress_label.setText(f"{label} {p.done}/{p.total}" + (f", {left}" if left else "") + f"  {name}"
-                                        + (f"  ({p.failed} failed)" if p.failed else ""))
+            self.progress_label.setText(
+                f"{label} {p.done}/{p.total}"
+                + (f", {left}" if left else "")
+                + f"  {name}"
+                + (f"  ({p.failed} failed)" if p.failed else "")
+            )
         elif p.phase == "scanning":
             self.progress_label.setText("Scanning folders…")
         elif p.phase == "optimizing":
@@ -868,7 +917,8 @@ class MainWindow(QMainWindow):
         event.acceptProposedAction()
         page = self.explain_page
         on_explain = self.tabs.currentWidget() is page and page.rect().contains(
-            page.mapFrom(self, event.position().toPoint()))
+            page.mapFrom(self, event.position().toPoint())
+        )
         if on_explain:
             self.why_not(paths[0])
         else:
@@ -880,8 +930,9 @@ class MainWindow(QMainWindow):
         """Why this file is, or is not, in the list on screen: asked by the request that made it."""
         self.tabs.setCurrentIndex(1)
         self._show_why_not_text(f"Looking at {os.path.basename(path)}…")
-        if not self.searches.why_not(path, self._on_why_not,
-                                     lambda exc: self._show_why_not_text(f"Why not: {error_text(exc)}")):
+        if not self.searches.why_not(
+            path, self._on_why_not, lambda exc: self._show_why_not_text(f"Why not: {error_text(exc)}")
+        ):
             self._show_why_not_text(why_not_first())
 
     def _on_why_not(self, answer) -> None:
@@ -897,11 +948,11 @@ class MainWindow(QMainWindow):
         if source is None:
             return
         menu = QMenu(self)
-        menu.addAction("Why is a file not in the results?…", lambda: self._pick_why_not(source.source.path))
+        menu.addAction("Why is a file not in the results?…", lambda: self.ask_why_not(source.source.path))
         menu.addAction("Remove", self.remove_selected_source)
         menu.exec(self.sources_view.viewport().mapToGlobal(pos))
 
-    def _pick_why_not(self, folder: str) -> None:
+    def ask_why_not(self, folder: str) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "The file you expected to find", folder)
         if path:
             self.why_not(path)
@@ -912,10 +963,10 @@ class MainWindow(QMainWindow):
         from findling.gui.models_dialog import ModelsDialog
 
         dialog = ModelsDialog(self.engine, self)
-        dialog.installed.connect(self._on_model_installed)
+        dialog.installed.connect(self.model_installed)
         dialog.exec()
 
-    def _on_model_installed(self) -> None:
+    def model_installed(self) -> None:
         """A new embedder: embed what is indexed (shown in the Folders panel's progress)."""
         if self.engine.models.unavailable_reason("embedder") is None:
             self.statusBar().showMessage("Embedding the indexed documents for semantic search…")

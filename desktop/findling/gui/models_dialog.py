@@ -29,9 +29,25 @@ from findling.models.manifest import ROLES, ModelSpec, model_size
 from findling.settings import save_settings
 
 LANGUAGE_NAMES = {
-    "en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "nl": "Dutch",
-    "pt": "Portuguese", "sv": "Swedish", "da": "Danish", "no": "Norwegian", "fi": "Finnish", "ru": "Russian",
-    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "th": "Thai", "lo": "Lao", "km": "Khmer", "my": "Burmese",
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "it": "Italian",
+    "nl": "Dutch",
+    "pt": "Portuguese",
+    "sv": "Swedish",
+    "da": "Danish",
+    "no": "Norwegian",
+    "fi": "Finnish",
+    "ru": "Russian",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "th": "Thai",
+    "lo": "Lao",
+    "km": "Khmer",
+    "my": "Burmese",
 }
 
 
@@ -89,7 +105,7 @@ class ModelsDialog(QDialog):
     def refresh(self) -> None:
         models = self.engine.models
         self.table.setRowCount(0)
-        self._specs = []
+        self.specs = []
         for role in ROLES:
             try:
                 spec = models.spec(role)
@@ -101,16 +117,22 @@ class ModelsDialog(QDialog):
             self.table.insertRow(row)
             for col, value in enumerate((role, spec.name, st.state, model_size(spec, st.size), spec.repo)):
                 self.table.setItem(row, col, QTableWidgetItem(value))
-            self._specs.append(spec)
+            self.specs.append(spec)
         try:
             from findling.models.runtime import preferred_providers
 
             provider = preferred_providers(models.settings.provider)[0]
-            installed = any(models.store.status(spec).state == "installed" for spec in self._specs)
-            where = {"CPUExecutionProvider": "this computer's processor", "CUDAExecutionProvider": "the NVIDIA GPU",
-                     "CoreMLExecutionProvider": "Apple's Core ML", "DmlExecutionProvider": "the GPU (DirectML)"}
-            self.status.setText(f"Models run on {where.get(provider, provider)}." + (
-                "" if installed else " Without models Findling searches by keywords."))
+            installed = any(models.store.status(spec).state == "installed" for spec in self.specs)
+            where = {
+                "CPUExecutionProvider": "this computer's processor",
+                "CUDAExecutionProvider": "the NVIDIA GPU",
+                "CoreMLExecutionProvider": "Apple's Core ML",
+                "DmlExecutionProvider": "the GPU (DirectML)",
+            }
+            self.status.setText(
+                f"Models run on {where.get(provider, provider)}."
+                + ("" if installed else " Without models Findling searches by keywords.")
+            )
         except Exception as exc:
             self.status.setText(f"onnxruntime is unavailable: {exc}")
         self._multilingual = ""
@@ -120,7 +142,7 @@ class ModelsDialog(QDialog):
         self.use_multilingual_button.setVisible(bool(self.language_hint.text()))
         for col in range(4):
             self.table.resizeColumnToContents(col)
-        if self._specs:
+        if self.specs:
             self.table.selectRow(0)
 
     def _language_hint(self) -> str:
@@ -141,9 +163,11 @@ class ModelsDialog(QDialog):
             return ""
         self._multilingual = multilingual[0].name
         names = ", ".join(LANGUAGE_NAMES.get(lang, lang) for lang in foreign)
-        return (f"Many of your documents are in {names}; {current.name} was trained on "
-                f"{', '.join(current.languages) or 'English'} only. {self._multilingual} understands {names} too: "
-                "use it, download it, and search by meaning in every language.")
+        return (
+            f"Many of your documents are in {names}; {current.name} was trained on "
+            f"{', '.join(current.languages) or 'English'} only. {self._multilingual} understands {names} too: "
+            "use it, download it, and search by meaning in every language."
+        )
 
     def use_multilingual(self) -> None:
         """Make the multilingual embedder the one in use (saved in the settings); its
@@ -156,7 +180,7 @@ class ModelsDialog(QDialog):
 
     def _selected(self):
         row = self.table.currentRow()
-        return self._specs[row] if 0 <= row < len(self._specs) else None
+        return self.specs[row] if 0 <= row < len(self.specs) else None
 
     def remove_selected(self) -> None:
         """Remove the selected model's files, after asking: its role stops working until it
@@ -166,10 +190,14 @@ class ModelsDialog(QDialog):
         if spec is None or store.status(spec).state == "missing":
             self.status.setText("That model is not installed.")
             return
-        effect = {"embedder": "Semantic search stops", "reranker": "Reranking stops",
-                  "generator": "Query expansion stops"}[spec.role]
+        effect = {
+            "embedder": "Semantic search stops",
+            "reranker": "Reranking stops",
+            "generator": "Query expansion stops",
+        }[spec.role]
         answer = QMessageBox.question(
-            self, "Remove model",
+            self,
+            "Remove model",
             f"Remove {spec.name} ({model_size(spec, store.status(spec).size)})? {effect} until it is downloaded "
             "or imported again.",
         )

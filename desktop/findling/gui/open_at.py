@@ -72,9 +72,17 @@ def default_pdf_viewer() -> str:
     if not sys.platform.startswith("linux") or shutil.which("xdg-mime") is None:
         return ""
     try:
-        desktop_file = subprocess.run(
-            ["xdg-mime", "query", "default", "application/pdf"], capture_output=True, text=True, timeout=2, check=False
-        ).stdout.strip().lower()
+        desktop_file = (
+            subprocess.run(
+                ["xdg-mime", "query", "default", "application/pdf"],
+                capture_output=True,
+                text=True,
+                timeout=2,
+                check=False,
+            )
+            .stdout.strip()
+            .lower()
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
     return next((program for program, _ in _PDF_VIEWERS if program.lower() in desktop_file), "")

@@ -1,4 +1,5 @@
-"""The preview: the document's text with its matches and line (or page) numbers, its formatted view, and the panel that holds them."""
+"""The preview: the document's text with its matches and line (or page) numbers, its formatted
+view, and the panel that holds them."""
 
 from __future__ import annotations
 
@@ -33,8 +34,34 @@ class PreviewPane(QPlainTextEdit):
     find_similar = Signal(str)
     hit_changed = Signal(int, int)  # 1-based current hit (0: none), number of hits
 
-    CODE = {"py", "js", "ts", "rs", "go", "c", "h", "cpp", "hpp", "java", "kt", "rb", "sh", "sql", "toml", "yaml",
-            "yml", "json", "css", "cs", "swift", "php", "lua", "r", "scala", "pl"}
+    CODE = {
+        "py",
+        "js",
+        "ts",
+        "rs",
+        "go",
+        "c",
+        "h",
+        "cpp",
+        "hpp",
+        "java",
+        "kt",
+        "rb",
+        "sh",
+        "sql",
+        "toml",
+        "yaml",
+        "yml",
+        "json",
+        "css",
+        "cs",
+        "swift",
+        "php",
+        "lua",
+        "r",
+        "scala",
+        "pl",
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -63,8 +90,15 @@ class PreviewPane(QPlainTextEdit):
         self.numbers.show_for(False, [])
         self.hit_changed.emit(0, 0)
 
-    def show_text(self, text: str, highlights: Sequence[Highlight], focus_start: int | None,
-                  focus_end: int | None, ext: str = "", pages: Sequence[int] = ()) -> None:
+    def show_text(
+        self,
+        text: str,
+        highlights: Sequence[Highlight],
+        focus_start: int | None,
+        focus_end: int | None,
+        ext: str = "",
+        pages: Sequence[int] = (),
+    ) -> None:
         """`highlights`: where the query's terms are, found by the engine with the same
         analysis as search, so the preview lights up exactly what matched. The current hit
         starts at the first one in the best passage. Code shows unwrapped, with line numbers;
@@ -194,8 +228,9 @@ class LineNumbers(QWidget):
         height = self.editor.fontMetrics().height()
         while block.isValid() and top <= event.rect().bottom():
             if block.isVisible():
-                painter.drawText(0, top, self.width() - 5, height, int(Qt.AlignmentFlag.AlignRight),
-                                 self.label(block.blockNumber()))
+                painter.drawText(
+                    0, top, self.width() - 5, height, int(Qt.AlignmentFlag.AlignRight), self.label(block.blockNumber())
+                )
             top += int(self.editor.blockBoundingRect(block).height())
             block = block.next()
 

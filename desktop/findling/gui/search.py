@@ -59,11 +59,15 @@ class SearchController(QObject):
                 done(result)
 
         self.searching.emit(f"Looking for documents like {hit.title}…")
-        run_task(lambda: engine.similar(hit.path, limit=limit, filters=filters), arrived,
-                 lambda exc: self._failed(generation, exc))
+        run_task(
+            lambda: engine.similar(hit.path, limit=limit, filters=filters),
+            arrived,
+            lambda exc: self._failed(generation, exc),
+        )
 
-    def why_not(self, path: str, answer: Callable[[WhyNotAnswer], None],
-                failed: Callable[[BaseException], None]) -> bool:
+    def why_not(
+        self, path: str, answer: Callable[[WhyNotAnswer], None], failed: Callable[[BaseException], None]
+    ) -> bool:
         """Ask why `path` is, or is not, in the list on screen, by the very request that made it.
         False when no search's list is shown."""
         if self.shown is None:
@@ -84,8 +88,11 @@ class SearchController(QObject):
     def _submit(self, request: SearchRequest, generation: int, refining: bool) -> None:
         self.searching.emit("Reranking…" if refining else "Searching…")
         engine = self.engine
-        run_task(lambda: engine.find(request), lambda result: self._arrived(generation, request, result, refining),
-                 lambda exc: self._failed(generation, exc))
+        run_task(
+            lambda: engine.find(request),
+            lambda result: self._arrived(generation, request, result, refining),
+            lambda exc: self._failed(generation, exc),
+        )
 
     def _arrived(self, generation: int, request: SearchRequest, result: SearchResult, refining: bool) -> None:
         if generation != self._generation:
@@ -107,5 +114,3 @@ def error_text(exc: BaseException) -> str:
     from findling.errors import FindlingError
 
     return str(exc) if isinstance(exc, FindlingError) else f"{type(exc).__name__}: {exc}"
-
-

@@ -38,7 +38,9 @@ class SnippetDelegate(QStyledItemDelegate):
             self._docs[key] = doc
         return doc
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         self.initStyleOption(option, index)
         option.text = ""
         style = option.widget.style() if option.widget else None

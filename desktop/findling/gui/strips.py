@@ -64,14 +64,23 @@ class FacetBar(_ButtonStrip):
         def label(facet: str, value: str) -> str:
             return os.path.basename(value.rstrip(os.sep)) or value if facet == "folder" else value
 
-        self._fill([
-            (f"{self.TITLES[facet]}:", [
-                (f"{label(facet, value)} {count}", value, value not in self.UNFILTERABLE,
-                 lambda _c=False, f=facet, v=value: self.chosen.emit(f, v))
-                for value, count in values
-            ])
-            for facet, values in facets.items()
-        ])
+        self._fill(
+            [
+                (
+                    f"{self.TITLES[facet]}:",
+                    [
+                        (
+                            f"{label(facet, value)} {count}",
+                            value,
+                            value not in self.UNFILTERABLE,
+                            lambda _c=False, f=facet, v=value: self.chosen.emit(f, v),
+                        )
+                        for value, count in values
+                    ],
+                )
+                for facet, values in facets.items()
+            ]
+        )
 
 
 class NameRow(_ButtonStrip):
@@ -81,5 +90,14 @@ class NameRow(_ButtonStrip):
     chosen = Signal(str)
 
     def set_paths(self, paths: list[str]) -> None:
-        self._fill([("Names:", [(os.path.basename(path), f"Open {path}", True,
-                                 lambda _c=False, p=path: self.chosen.emit(p)) for path in paths])])
+        self._fill(
+            [
+                (
+                    "Names:",
+                    [
+                        (os.path.basename(path), f"Open {path}", True, lambda _c=False, p=path: self.chosen.emit(p))
+                        for path in paths
+                    ],
+                )
+            ]
+        )

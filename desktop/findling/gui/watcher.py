@@ -23,8 +23,15 @@ from watchdog.observers.api import ObservedWatch
 
 # Only changes: without a filter, inotify also reports every open and read, so indexing a
 # folder (which reads every file) would flood the app with events about itself.
-_CHANGES = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileClosedEvent,
-            DirDeletedEvent, DirMovedEvent]
+_CHANGES = [
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
 
 
 class _Handler(FileSystemEventHandler):

@@ -39,6 +39,10 @@ def extract(path: str, data: bytes) -> Extracted:
             raise ExtractionError(f"binary content in a {kind} file")
         parsed = html_to_text(data) if kind == "html" else extract_text(data, kind, mime)
     return Extracted(
-        text=clean_text(parsed.text.replace("\x00", "")), title=printable(" ".join(parsed.title.split())) or PurePath(path).name,
-        kind=kind, mime=mime, notes=parsed.notes, pages=parsed.pages,
+        text=clean_text(parsed.text.replace("\x00", "")),
+        title=printable(" ".join(parsed.title.split())) or PurePath(path).name,
+        kind=kind,
+        mime=mime,
+        notes=parsed.notes,
+        pages=parsed.pages,
     )

@@ -51,6 +51,8 @@ def _apply_stats(tx: duckdb.DuckDBPyConnection, batch: _Batch) -> None:
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0]
+
+
 _POOL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
 _BATCH_SECONDS = 2.0  # commit at least this often, so progress is visible and kills lose little
 
@@ -136,8 +138,10 @@ class Indexer:
             if not report.cancelled:  # a stop is asked to be quick
                 compact_postings_if_needed(self.db)
         except duckdb.Error as exc:  # the data is committed; sorting it is an optimization
-            report.warnings.append(f"could not reorder the index for speed ({str(exc).splitlines()[0]}); "
-                                   "search works, the next run tries again")
+            report.warnings.append(
+                f"could not reorder the index for speed ({str(exc).splitlines()[0]}); "
+                "search works, the next run tries again"
+            )
         report.seconds = time.perf_counter() - started
         self.progress(IndexProgress("done", done, total, failed=report.failed))
         return report
@@ -160,11 +164,14 @@ class Indexer:
             except OSError:
                 st = None
             target = os.path.realpath(path) if os.path.islink(path) else ""
-            outside = bool(target) and not self.settings.follow_outside_links and leaves(
-                target, [s.path for s in sources]
+            outside = (
+                bool(target) and not self.settings.follow_outside_links and leaves(target, [s.path for s in sources])
             )
-            if st is None or outside or not stat.S_ISREG(st.st_mode) or not is_indexable(
-                source.path, path, source.include, (*self.settings.exclude, *source.exclude)
+            if (
+                st is None
+                or outside
+                or not stat.S_ISREG(st.st_mode)
+                or not is_indexable(source.path, path, source.include, (*self.settings.exclude, *source.exclude))
             ):
                 if known is not None:
                     gone.append(known.id)
@@ -243,8 +250,14 @@ class Indexer:
                 for (entry, _, reason), doc_id in zip(skipped_rows, ids):
                     rows.append(
                         DocumentRow(
-                            path=entry.path, ext=extension_of(entry.path), size=entry.size, mtime=entry.mtime,
-                            hash=None, status="skipped", title=readable_name(Path(entry.path).name), doc_id=doc_id,
+                            path=entry.path,
+                            ext=extension_of(entry.path),
+                            size=entry.size,
+                            mtime=entry.mtime,
+                            hash=None,
+                            status="skipped",
+                            title=readable_name(Path(entry.path).name),
+                            doc_id=doc_id,
                             error=reason,
                         )
                     )
@@ -295,8 +308,13 @@ class Indexer:
         s = self.settings
         return [
             PrepareTask(
-                job.entry.path, job.known.hash if job.known else None, s.chunk_tokens, s.chunk_overlap,
-                s.title_weight, max_bytes=int(s.max_file_mb * 1024 * 1024), max_text_mb=s.max_text_mb,
+                job.entry.path,
+                job.known.hash if job.known else None,
+                s.chunk_tokens,
+                s.chunk_overlap,
+                s.title_weight,
+                max_bytes=int(s.max_file_mb * 1024 * 1024),
+                max_text_mb=s.max_text_mb,
                 kind_path=job.entry.target,
             )
             for job in jobs
@@ -376,15 +394,19 @@ class Indexer:
         except StoreWriteError:
             raise
         except _WRITE_ERRORS as exc:
-            self.warnings.append(f"a batch of {len(rows)} files could not be written ({_first_line(exc)}); "
-                                 "writing them one by one")
+            self.warnings.append(
+                f"a batch of {len(rows)} files could not be written ({_first_line(exc)}); writing them one by one"
+            )
             rows = self._commit_one_by_one(source, batch, known_by_path, report)
         ok = [row for row in rows if row.status == "ok"]
         report.updated += sum(1 for row in ok if known_by_path.get(row.path) is not None)
         report.added += sum(1 for row in ok if known_by_path.get(row.path) is None)
 
     def _write(
-        self, tx: duckdb.DuckDBPyConnection, source: Source, rows: list[DocumentRow],
+        self,
+        tx: duckdb.DuckDBPyConnection,
+        source: Source,
+        rows: list[DocumentRow],
         known_by_path: dict[str, KnownDocument | None],
     ) -> None:
         replaced = [known.id for row in rows if (known := known_by_path.get(row.path)) is not None]
@@ -416,8 +438,14 @@ class Indexer:
             except _WRITE_ERRORS as exc:
                 reason = f"cannot be stored in the index: {_first_line(exc)}"
             failed = DocumentRow(
-                path=row.path, ext=row.ext, size=row.size, mtime=row.mtime, hash=None, status="failed",
-                title=row.title, error=reason,
+                path=row.path,
+                ext=row.ext,
+                size=row.size,
+                mtime=row.mtime,
+                hash=None,
+                status="failed",
+                title=row.title,
+                error=reason,
             )
             try:
                 with self.db.transaction() as tx:
@@ -426,8 +454,9 @@ class Indexer:
                 if row.status != "failed":
                     report.failed += 1
             except _WRITE_ERRORS as exc:
-                self.warnings.append(f"{display_path(row.path)}: {reason}; not even its failure could be "
-                                     f"recorded ({_first_line(exc)})")
+                self.warnings.append(
+                    f"{display_path(row.path)}: {reason}; not even its failure could be recorded ({_first_line(exc)})"
+                )
         return written
 
     def _report(self, progress: IndexProgress, force: bool = False) -> None:

@@ -68,8 +68,14 @@ def content_hash(data: bytes) -> str:
 
 def _row(path: str, size: int, mtime: float, digest: str | None, status: DocumentStatus, error: str) -> DocumentRow:
     return DocumentRow(
-        path=path, ext=extension_of(path), size=size, mtime=mtime, hash=digest, status=status,
-        title=readable_name(PurePath(path).name), error=error,
+        path=path,
+        ext=extension_of(path),
+        size=size,
+        mtime=mtime,
+        hash=digest,
+        status=status,
+        title=readable_name(PurePath(path).name),
+        error=error,
     )
 
 
@@ -97,7 +103,7 @@ def read_file(path: str, max_bytes: int | None = None) -> tuple[bytes, os.stat_r
         return data, st
 
 
-def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:
+def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  # noqa: C901 - each way a file can fail to read is reported where it happens
     path = task.path
     try:
         data, st = read_file(path, task.max_bytes)
@@ -181,7 +187,7 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         mime=extracted.mime,
         error="; ".join(notes),
         length=float(sum(terms.values())),
-        chunks=[(span, text[span.start:span.end]) for span in spans],
+        chunks=[(span, text[span.start : span.end]) for span in spans],
         terms=dict(terms),
         pages=tuple(start for start in extracted.pages if start < len(text)),
     )

@@ -58,8 +58,12 @@ class ScanResult:
 
 
 def special_kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISFIFO, "a pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "a special file"
@@ -95,7 +99,7 @@ class _Rules:
         probe = rel + "/" if is_dir else rel
         verdict: Ignored | None = None
         for base, spec in gitignores:  # deeper files override shallower ones, as in git
-            sub = probe[len(base) + 1:] if base else probe
+            sub = probe[len(base) + 1 :] if base else probe
             result = spec.check_file(sub)
             if result.include is not None:
                 pattern = spec.patterns[result.index].pattern if result.index is not None else ""
@@ -136,22 +140,32 @@ class Ignored:
         if self.rule == "hidden":
             return f"It is hidden (“{self.pattern}” starts with a dot), and Findling skips hidden files and folders."
         if self.rule == "gitignore":
-            where = os.path.join(root, *self.folder.split("/"), ".gitignore") if self.folder else \
-                os.path.join(root, ".gitignore")
+            where = (
+                os.path.join(root, *self.folder.split("/"), ".gitignore")
+                if self.folder
+                else os.path.join(root, ".gitignore")
+            )
             return f"It is excluded by the pattern `{self.pattern}` in {where}."
         if self.rule == "exclude":
-            origin = "the settings' exclude patterns" if self.pattern in settings_exclude else \
-                "this folder's exclude patterns"
+            origin = (
+                "the settings' exclude patterns"
+                if self.pattern in settings_exclude
+                else "this folder's exclude patterns"
+            )
             return f"It is excluded by `{self.pattern}` in {origin}."
         if self.rule == "include":
             return f"It does not match this folder's include patterns ({', '.join(include)})."
         if self.rule == "generated" and self.pattern == SPHINX_MARK:
-            return (f"It is the search index of the Sphinx build in {self.folder}: generated, and left out with the "
-                    "build's other copies; the pages themselves are indexed.")
+            return (
+                f"It is the search index of the Sphinx build in {self.folder}: generated, and left out with the "
+                "build's other copies; the pages themselves are indexed."
+            )
         if self.rule == "generated":
-            return (f"It is in a Sphinx build's {self.pattern} folder ({self.folder} holds the built pages and "
-                    f"{SPHINX_MARK}): copies of the pages' sources and the theme's files, left out so that each page "
-                    "is found once, as its HTML.")
+            return (
+                f"It is in a Sphinx build's {self.pattern} folder ({self.folder} holds the built pages and "
+                f"{SPHINX_MARK}): copies of the pages' sources and the theme's files, left out so that each page "
+                "is found once, as its HTML."
+            )
         return "It is not inside this folder."
 
 
@@ -210,15 +224,21 @@ def _add_file(result: ScanResult, entry: FileEntry, max_bytes: int) -> None:
 
 
 class _Walk:
-    def __init__(self, rules: _Rules, seen_dirs: set[tuple[int, int]], result: ScanResult,
-                 should_stop: Callable[[], bool], allowed: list[str] | None) -> None:
+    def __init__(
+        self,
+        rules: _Rules,
+        seen_dirs: set[tuple[int, int]],
+        result: ScanResult,
+        should_stop: Callable[[], bool],
+        allowed: list[str] | None,
+    ) -> None:
         self.rules = rules
         self.seen_dirs = seen_dirs
         self.result = result
         self.should_stop = should_stop
         self.allowed = allowed  # None: follow every link
 
-    def files(self, root: Path) -> Iterator[FileEntry]:
+    def files(self, root: Path) -> Iterator[FileEntry]:  # noqa: C901, PLR0915 - the folder walk: each rule that keeps a file out is checked in order, once per entry
         warnings = self.result.warnings
         stack: list[tuple[Path, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
         while stack:
@@ -274,12 +294,17 @@ class _Walk:
                     self.seen_dirs.add(key)
                     subfolders.append((Path(entry.path), rel, gitignores))
                 elif stat.S_ISREG(st.st_mode):
-                    if not self.rules.ignored(rel, False, gitignores) and not (sphinx_build and _build_copy(entry.name, False)):
+                    if not self.rules.ignored(rel, False, gitignores) and not (
+                        sphinx_build and _build_copy(entry.name, False)
+                    ):
                         yield FileEntry(entry.path, st.st_size, st.st_mtime, target)
                 elif kind_of(entry.name) is not None and not self.rules.ignored(rel, False, gitignores):
                     # A pipe, device or socket: opening one can block or read forever.
                     self.result.skipped.append(
-                        (FileEntry(entry.path, 0, st.st_mtime, target), f"not a regular file ({special_kind(st.st_mode)})")
+                        (
+                            FileEntry(entry.path, 0, st.st_mtime, target),
+                            f"not a regular file ({special_kind(st.st_mode)})",
+                        )
                     )
             stack.extend(reversed(subfolders))
 

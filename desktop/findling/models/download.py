@@ -156,8 +156,13 @@ class ModelStore:
             if entry.get("mtime_ns") != st.st_mtime_ns:
                 # Written since it was verified: a same-size corruption shows only in the hash.
                 if self._digest(path, st) != entry["sha256"]:
-                    return ModelStatus(spec, "damaged", folder, size,
-                                       f"{f.path} changed since it was installed; pull or import the model again")
+                    return ModelStatus(
+                        spec,
+                        "damaged",
+                        folder,
+                        size,
+                        f"{f.path} changed since it was installed; pull or import the model again",
+                    )
                 entry["mtime_ns"] = st.st_mtime_ns
                 refreshed = True
         if refreshed:
@@ -328,7 +333,9 @@ class ModelStore:
                             last = now
                             progress(DownloadProgress(spec.name, f.path, done_before + have, total))
             if size and have < size:
-                raise ModelDownloadError(f"{f.path}: the download stopped at {have} of {size} bytes; pull again to resume")
+                raise ModelDownloadError(
+                    f"{f.path}: the download stopped at {have} of {size} bytes; pull again to resume"
+                )
         digest = sha256_file(part, cancel)
         if digest != expected:
             part.unlink()
@@ -358,7 +365,8 @@ class ModelStore:
                 digest = sha256_file(found[f.path])
                 if f.sha256 and digest != f.sha256:
                     raise ModelChecksumError(
-                        f"{found[f.path]} does not match the pinned sha256 for {spec.name}/{f.path}")
+                        f"{found[f.path]} does not match the pinned sha256 for {spec.name}/{f.path}"
+                    )
                 dest = staging / f.path
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(found[f.path], dest)
@@ -371,8 +379,13 @@ class ModelStore:
                 (staging / CUSTOM_FILE).write_text(custom_table(spec, files), encoding="utf-8")
             _write_lock(
                 staging,
-                {"repo": spec.repo, "revision": spec.revision, "files": files, "installed_at": time.time(),
-                 "source": f"import:{source}"},
+                {
+                    "repo": spec.repo,
+                    "revision": spec.revision,
+                    "files": files,
+                    "installed_at": time.time(),
+                    "source": f"import:{source}",
+                },
             )
             self._swap_in(staging, folder)
         finally:

@@ -29,20 +29,21 @@ class Embedder:
     def provider(self) -> str:
         return self.session.provider
 
-    def _encode(self, texts: Sequence[str]) -> list[Any]:
+    def tokenize(self, texts: Sequence[str]) -> list[Any]:
+        """The tokenizer's encodings (ids, offsets) of the texts, in batches."""
         encodings = []
         for start in range(0, len(texts), _TOKENIZE_BATCH):
-            encodings.extend(self.tokenizer.encode_batch(list(texts[start:start + _TOKENIZE_BATCH])))
+            encodings.extend(self.tokenizer.encode_batch(list(texts[start : start + _TOKENIZE_BATCH])))
         return encodings
 
     def embed(self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16) -> np.ndarray:
         """L2-normalized float32 vectors, one row per text, in input order."""
         prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
-        encodings = self._encode([prefix + t for t in texts])
+        encodings = self.tokenize([prefix + t for t in texts])
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out: np.ndarray | None = None
         for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             vectors = self._run([encodings[i] for i in idx])
             if out is None:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)

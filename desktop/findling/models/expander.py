@@ -45,8 +45,7 @@ class Expansion:
 
 def prompt_for(query: str, multilingual: bool = False) -> str:
     system = _MULTILINGUAL if multilingual else _ENGLISH
-    return chatml([("system", system), ("user", _EXAMPLE_QUERY), ("assistant", _EXAMPLE_ANSWER),
-                   ("user", query)])
+    return chatml([("system", system), ("user", _EXAMPLE_QUERY), ("assistant", _EXAMPLE_ANSWER), ("user", query)])
 
 
 def parse_expansion(raw: str, query: str, lexical: int = 2, semantic: int = 2) -> Expansion:
@@ -61,8 +60,9 @@ def parse_expansion(raw: str, query: str, lexical: int = 2, semantic: int = 2) -
         match = _LINE.match(line)
         if match:
             tag, text = match.group(1).lower(), match.group(2).strip().strip('"').strip()
-            current = "lex" if tag.startswith(("lex", "keyword")) else "sem" if tag.startswith(
-                ("sem", "rephras")) else "hyde"
+            current = (
+                "lex" if tag.startswith(("lex", "keyword")) else "sem" if tag.startswith(("sem", "rephras")) else "hyde"
+            )
         elif current == "hyde" and line.strip():
             hyde_parts.append(line.strip())  # a HyDE passage may run over several lines
             continue
@@ -78,7 +78,8 @@ def parse_expansion(raw: str, query: str, lexical: int = 2, semantic: int = 2) -
     return Expansion(tuple(lex[:lexical]), tuple(sem[:semantic]), " ".join(hyde_parts)[:1200], raw)
 
 
-def expand(generator: Generator, query: str, lexical: int = 2, semantic: int = 2, multilingual: bool = False
-           ) -> Expansion:
+def expand(
+    generator: Generator, query: str, lexical: int = 2, semantic: int = 2, multilingual: bool = False
+) -> Expansion:
     raw = generator.generate(prompt_for(query, multilingual), max_new_tokens=160)
     return parse_expansion(raw, query, lexical, semantic)

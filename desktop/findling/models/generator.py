@@ -61,7 +61,9 @@ class Generator:
             past[f"past_key_values.{i}.value"] = np.zeros(shape, dtype=np.float32)
         return past
 
-    def _step(self, ids: list[int], past: dict[str, np.ndarray], total: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def _step(
+        self, ids: list[int], past: dict[str, np.ndarray], total: int
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n = len(ids)
         feed = {
             "input_ids": np.array([ids], dtype=np.int64),

@@ -53,8 +53,9 @@ def _pick_onnx(source: Path, wanted: ModelFile, digest: Callable[[Path], str]) -
         return candidates[0]
     if len(candidates) > 1:
         names = ", ".join(str(p.relative_to(source)) for p in candidates)
-        raise ModelImportError(f"{source} holds several ONNX files ({names}); keep the one to use, or copy it "
-                               f"to {wanted.path}")
+        raise ModelImportError(
+            f"{source} holds several ONNX files ({names}); keep the one to use, or copy it to {wanted.path}"
+        )
     return None
 
 
@@ -75,8 +76,9 @@ def locate(spec: ModelSpec, source: Path, digest: Callable[[Path], str]) -> dict
             found[f.path] = path
     if missing:
         present = ", ".join(sorted(str(p.relative_to(source)) for p in source.rglob("*") if p.is_file())[:12])
-        raise ModelImportError(f"{source} is missing {'; '.join(missing)} for {spec.name}; it holds: "
-                               f"{present or 'nothing'}")
+        raise ModelImportError(
+            f"{source} is missing {'; '.join(missing)} for {spec.name}; it holds: {present or 'nothing'}"
+        )
     return found
 
 
@@ -92,8 +94,9 @@ def custom_spec(source: Path, role: str | None = None) -> ModelSpec:
         raise ModelImportError(f"cannot read {source / CUSTOM_FILE}: {exc}") from exc
     models = onnx_files(source)
     if len(models) != 1:
-        raise ModelImportError(f"{source} must hold exactly one ONNX model (in the folder or onnx/), "
-                               f"found {len(models)}")
+        raise ModelImportError(
+            f"{source} must hold exactly one ONNX model (in the folder or onnx/), found {len(models)}"
+        )
     table.setdefault("role", role or onnx_role(models[0]))
     if table["role"] not in ROLES or table["role"] == "generator":
         raise ModelImportError(f"{CUSTOM_FILE}: role must be embedder or reranker, got {table['role']!r}")
@@ -118,11 +121,19 @@ def custom_table(spec: ModelSpec, files: dict[str, dict[str, Any]]) -> str:
     import tomli_w
 
     table = {
-        "role": spec.role, "repo": spec.repo, "revision": spec.revision, "pooling": spec.pooling,
-        "query_prefix": spec.query_prefix, "passage_prefix": spec.passage_prefix, "max_length": spec.max_length,
-        "dimension": spec.dimension, "passage_format": spec.passage_format,
-        "files": [{"path": f.path, "kind": f.kind, "sha256": files[f.path]["sha256"], "size": files[f.path]["size"]}
-                  for f in spec.files],
+        "role": spec.role,
+        "repo": spec.repo,
+        "revision": spec.revision,
+        "pooling": spec.pooling,
+        "query_prefix": spec.query_prefix,
+        "passage_prefix": spec.passage_prefix,
+        "max_length": spec.max_length,
+        "dimension": spec.dimension,
+        "passage_format": spec.passage_format,
+        "files": [
+            {"path": f.path, "kind": f.kind, "sha256": files[f.path]["sha256"], "size": files[f.path]["size"]}
+            for f in spec.files
+        ],
     }
     return tomli_w.dumps(table)
 
@@ -140,8 +151,10 @@ def identify(source: Path, manifest: Manifest, digest: Callable[[Path], str]) ->
         raise ModelImportError(f"{source} holds no ONNX model (looked for *.onnx in it and in onnx/)")
     if len(models) > 1:
         names = ", ".join(str(p.relative_to(source)) for p in models)
-        raise ModelImportError(f"{source} holds several ONNX files ({names}): name the model to import, "
-                               "e.g. findling models import NAME DIR")
+        raise ModelImportError(
+            f"{source} holds several ONNX files ({names}): name the model to import, "
+            "e.g. findling models import NAME DIR"
+        )
     role = onnx_role(models[0])
     same_role = [s for s in manifest.models.values() if s.role == role]
     model_hash = digest(models[0])
@@ -156,6 +169,8 @@ def identify(source: Path, manifest: Manifest, digest: Callable[[Path], str]) ->
     if len(by_name) == 1:
         return by_name[0]
     names = ", ".join(s.name for s in same_role)
-    raise ModelImportError(f"{source} holds {'an' if role[0] in 'aeiou' else 'a'} {role}, but not one Findling "
-                           f"knows by name: name it (findling models import NAME DIR; {role}s: {names}) or add a "
-                           f"{CUSTOM_FILE} to import it as a custom model")
+    raise ModelImportError(
+        f"{source} holds {'an' if role[0] in 'aeiou' else 'a'} {role}, but not one Findling "
+        f"knows by name: name it (findling models import NAME DIR; {role}s: {names}) or add a "
+        f"{CUSTOM_FILE} to import it as a custom model"
+    )

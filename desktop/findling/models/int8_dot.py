@@ -37,5 +37,5 @@ class Int8Dot:
         q = query.astype(np.float32)
         scores = np.empty(len(codes), dtype=np.int64)
         for lo in range(0, len(codes), _BLOCK):
-            scores[lo:lo + _BLOCK] = np.rint(codes[lo:lo + _BLOCK].astype(np.float32) @ q)
+            scores[lo : lo + _BLOCK] = np.rint(codes[lo : lo + _BLOCK].astype(np.float32) @ q)
         return scores

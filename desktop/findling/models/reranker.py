@@ -34,7 +34,7 @@ class CrossEncoder:
         """The model's relevance logit for each passage, in input order."""
         out = np.zeros(len(passages), dtype=np.float32)
         for start in range(0, len(passages), batch_size):
-            pairs = [(query, p) for p in passages[start:start + batch_size]]
+            pairs = [(query, p) for p in passages[start : start + batch_size]]
             encodings = self.tokenizer.encode_batch(pairs)
             longest = max(len(e.ids) for e in encodings)
             ids = np.zeros((len(pairs), longest), dtype=np.int64)
@@ -50,5 +50,5 @@ class CrossEncoder:
             logits = logits.reshape(len(pairs), -1)
             # one logit: relevance; two (not relevant, relevant): their difference
             column = logits[:, 0] if logits.shape[1] == 1 else logits[:, -1] - logits[:, 0]
-            out[start:start + len(pairs)] = column
+            out[start : start + len(pairs)] = column
         return out

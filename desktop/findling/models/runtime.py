@@ -45,7 +45,9 @@ def onnxruntime_module() -> Any:
     try:
         import onnxruntime
     except Exception as exc:  # a broken binary raises more than ImportError
-        raise RuntimeUnavailable(f"onnxruntime is not available ({exc}); semantic search and reranking are off") from exc
+        raise RuntimeUnavailable(
+            f"onnxruntime is not available ({exc}); semantic search and reranking are off"
+        ) from exc
     return onnxruntime
 
 
@@ -69,8 +71,12 @@ def provider_choices() -> list[tuple[str, str | None]]:
         return [("auto", None), ("cpu", str(exc))]
     return [("auto", None)] + [
         (name, None if provider in available else _WHY_MISSING.get(name, "not in this onnxruntime build"))
-        for name, provider in (("cpu", PROVIDER_NAMES["cpu"]), ("cuda", PROVIDER_NAMES["cuda"]),
-                               ("directml", PROVIDER_NAMES["directml"]), ("coreml", PROVIDER_NAMES["coreml"]))
+        for name, provider in (
+            ("cpu", PROVIDER_NAMES["cpu"]),
+            ("cuda", PROVIDER_NAMES["cuda"]),
+            ("directml", PROVIDER_NAMES["directml"]),
+            ("coreml", PROVIDER_NAMES["coreml"]),
+        )
     ]
 
 

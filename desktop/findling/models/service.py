@@ -37,6 +37,10 @@ class ModelService:
         """Read the manifest and the imported custom models again (after an import)."""
         self._manifest = None
 
+    def use_manifest(self, manifest: Manifest) -> None:
+        """Choose models from this manifest instead of the installed one (a test's, or a tool's)."""
+        self._manifest = manifest
+
     def spec(self, role: str) -> ModelSpec:
         return self.manifest.for_role(role, getattr(self.settings, role) or None)
 
@@ -51,8 +55,9 @@ class ModelService:
             return f"no {role} model installed ({spec.name} is {state}): findling models pull {spec.name}"
         return None
 
-    def _cached(self, attr: str, role: str, build: Callable[[ModelSpec], M],
-                fresh: Callable[[M], bool] = lambda model: False) -> M:
+    def _cached(
+        self, attr: str, role: str, build: Callable[[ModelSpec], M], fresh: Callable[[M], bool] = lambda model: False
+    ) -> M:
         """The role's model, built once and rebuilt only when the chosen spec changes."""
         with self._lock:
             spec = self.spec(role)
@@ -69,7 +74,8 @@ class ModelService:
     def reranker(self, max_tokens: int = 0) -> CrossEncoder:
         s = self.settings
         return self._cached(
-            "_reranker", "reranker",
+            "_reranker",
+            "reranker",
             lambda spec: CrossEncoder(spec, self.store, s.provider, s.threads, max_tokens),
             fresh=lambda model: bool(max_tokens) and model.max_tokens != min(model.spec.max_length, max_tokens),
         )

@@ -58,8 +58,10 @@ def onnx_role(model_path: Path) -> str:
     inputs, outputs = _session_signature(model_path)
     found = _role_of(inputs, outputs)
     if found is None:
-        raise ModelSignatureError(f"{model_path.name} is not a text embedder, reranker or generator "
-                                  f"(inputs {_describe(inputs)}; outputs {_describe(outputs)})")
+        raise ModelSignatureError(
+            f"{model_path.name} is not a text embedder, reranker or generator "
+            f"(inputs {_describe(inputs)}; outputs {_describe(outputs)})"
+        )
     return found
 
 

@@ -88,8 +88,9 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
 
 
 class Bm25Lane:
-    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], k1: float = 1.2, b: float = 0.75,
-                 max_terms: int = 16) -> None:
+    def __init__(
+        self, cursor: Callable[[], duckdb.DuckDBPyConnection], k1: float = 1.2, b: float = 0.75, max_terms: int = 16
+    ) -> None:
         self._cursor = cursor
         self.k1 = k1
         self.b = b
@@ -125,17 +126,21 @@ class Bm25Lane:
             "SELECT count(*), coalesce(sum(length), 0) FROM documents WHERE status = 'ok'"
         ).fetchall()[0]
         languages = tuple(
-            sorted(r[0] for r in cur.execute(
-                "SELECT DISTINCT language FROM documents WHERE status = 'ok' AND language IS NOT NULL"
-            ).fetchall())
+            sorted(
+                r[0]
+                for r in cur.execute(
+                    "SELECT DISTINCT language FROM documents WHERE status = 'ok' AND language IS NOT NULL"
+                ).fetchall()
+            )
         )
         avgdl = (total_len / n) if n else 1.0
         with self._lock:
             self._stats = (time.monotonic(), n, avgdl or 1.0, languages)
         return n, avgdl or 1.0, languages
 
-    def _plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str,
-              n_docs: int) -> _Plan:
+    def _plan(
+        self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str, n_docs: int
+    ) -> _Plan:
         planned = word_groups(parsed, languages)
         groups = [(list(g.terms), g.stop) for g in planned if not g.phrase]
         qtf: list[float] = [1.0] * len(groups)
@@ -149,9 +154,7 @@ class Bm25Lane:
                 if len(groups) < MAX_GROUPS:
                     phrase_bits |= 1 << len(groups)
                 groups.append((list(group.terms), False))
-        phrases = tuple(
-            tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases
-        )
+        phrases = tuple(tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases)
         phrases = tuple(p for p in phrases if p)
         groups = groups[:MAX_GROUPS]
         all_stop = all(stop for _, stop in groups)
@@ -238,9 +241,12 @@ class Bm25Lane:
         keep = list(dict.fromkeys(doc_ids))
         if plan.excluded_ids:
             excluded = ", ".join(str(int(i)) for i in plan.excluded_ids)
-            holding = {int(r[0]) for r in cur.execute(
-                f"SELECT DISTINCT doc_id FROM postings WHERE term_id IN ({excluded}) AND doc_id IN {id_list(keep)}"
-            ).fetchall()}
+            holding = {
+                int(r[0])
+                for r in cur.execute(
+                    f"SELECT DISTINCT doc_id FROM postings WHERE term_id IN ({excluded}) AND doc_id IN {id_list(keep)}"
+                ).fetchall()
+            }
             keep = [d for d in keep if d not in holding]
         if plan.phrases and keep:
             words = {t for phrase in plan.phrases for t in phrase}
@@ -248,10 +254,13 @@ class Bm25Lane:
             if len(ids) < len(words):
                 return set()  # a phrase word no document holds
             term_ids = ", ".join(str(int(i)) for i, _ in ids.values())
-            holding = {int(r[0]) for r in cur.execute(
-                f"""SELECT doc_id FROM postings WHERE term_id IN ({term_ids}) AND doc_id IN {id_list(keep)}
+            holding = {
+                int(r[0])
+                for r in cur.execute(
+                    f"""SELECT doc_id FROM postings WHERE term_id IN ({term_ids}) AND doc_id IN {id_list(keep)}
                     GROUP BY doc_id HAVING count(DISTINCT term_id) = {len(ids)}"""
-            ).fetchall()}
+                ).fetchall()
+            }
             keep = [d for d in keep if d in holding]
         if (plan.phrases or plan.excluded_phrases) and keep:
             rows = [(d, 0.0, 0, 0) for d in keep]
@@ -259,7 +268,13 @@ class Bm25Lane:
         return set(keep)
 
     def _score(
-        self, cur: duckdb.DuckDBPyConnection, plan: _Plan, filters: Filters, limit: int, n_docs: int, avgdl: float,
+        self,
+        cur: duckdb.DuckDBPyConnection,
+        plan: _Plan,
+        filters: Filters,
+        limit: int,
+        n_docs: int,
+        avgdl: float,
         only: list[int] | None = None,
     ) -> tuple[tuple[LaneHit, ...], int]:
         if not plan.term_masks:
@@ -351,7 +366,8 @@ def _top_groups(
     ids = _lookup(cur, {t for key in counts for t in key})
     weight = {
         key: count * max(idf_of(ids[t][1], n_docs) for t in key if t in ids)
-        for key, count in counts.items() if any(t in ids for t in key)  # words no document holds match nothing
+        for key, count in counts.items()
+        if any(t in ids for t in key)  # words no document holds match nothing
     }
     kept = sorted(weight, key=lambda key: -weight[key])[:keep]
     return [(list(key), False) for key in kept], [float(counts[key]) for key in kept], ids
@@ -415,17 +431,19 @@ def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
     n = len(phrase)
     first = phrase[0]
     for i, term in enumerate(sequence):
-        if term == first and tuple(sequence[i:i + n]) == phrase:
+        if term == first and tuple(sequence[i : i + n]) == phrase:
             return True
     return False
 
 
-def _check_phrases(cur: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], plan: _Plan, limit: int) -> list[tuple[Any, ...]]:
+def _check_phrases(
+    cur: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], plan: _Plan, limit: int
+) -> list[tuple[Any, ...]]:
     """Keep candidates whose text holds every phrase and no excluded phrase, best first."""
     kept: list[tuple[Any, ...]] = []
     step = max(limit * 2, 50)
     for offset in range(0, len(rows), step):
-        part = rows[offset:offset + step]
+        part = rows[offset : offset + step]
         ids = [int(r[0]) for r in part]
         texts: dict[int, list[tuple[str, str]]] = {}
         for doc_id, text, language, _ordinal in cur.execute(

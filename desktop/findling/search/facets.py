@@ -17,8 +17,7 @@ TYPE_GROUPS: dict[str, tuple[str, ...]] = {
     "Web pages": ("html", "htm"),
     "Code": ("py", "js", "ts", "rs", "go", "c", "h", "cpp", "java"),
 }
-DATE_RANGES: dict[str, int | None] = {"Any time": None, "Today": 1, "Past week": 7, "Past month": 31,
-                                      "Past year": 366}
+DATE_RANGES: dict[str, int | None] = {"Any time": None, "Today": 1, "Past week": 7, "Past month": 31, "Past year": 366}
 SORTS = ("Relevance", "Newest first", "Name")
 _DAY = 86400.0
 

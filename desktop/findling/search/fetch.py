@@ -33,7 +33,7 @@ def line_slice(text: str, first: int | None, count: int | None) -> tuple[str, in
     end = total if count is None else min(total, start + max(0, count) - 1)
     if start > total:
         return "", start, start - 1, total
-    return "".join(lines[start - 1:end]), start, end, total
+    return "".join(lines[start - 1 : end]), start, end, total
 
 
 class DocumentFetcher:
@@ -57,16 +57,19 @@ class DocumentFetcher:
             if ref.startswith("#"):
                 raise NotFoundError(f"no indexed document has the id #{prefix}")
         if ref.startswith("#") and prefix is None and not looks_like_path:
-            raise NotFoundError(f"no document has docid {ref}: a docid is # and 4 to 16 hex digits (0-9, a-f), "
-                                "as results show them")
+            raise NotFoundError(
+                f"no document has docid {ref}: a docid is # and 4 to 16 hex digits (0-9, a-f), as results show them"
+            )
         path = str(Path(ref).expanduser().resolve())
         if owner_of(sources, path) is None:
-            raise NotFoundError(f"{display_path(path)} is not under any indexed folder; Findling serves only "
-                                "documents it has indexed")
+            raise NotFoundError(
+                f"{display_path(path)} is not under any indexed folder; Findling serves only documents it has indexed"
+            )
         state = document_state(cur, path)
         if state is None:
-            raise NotFoundError(f"{display_path(path)} is not in the index (not a supported file, excluded, or "
-                                "not indexed yet)")
+            raise NotFoundError(
+                f"{display_path(path)} is not in the index (not a supported file, excluded, or not indexed yet)"
+            )
         doc_id, status, error = state
         if status != "ok":
             raise NotFoundError(f"{display_path(path)} was {status} when indexed: {error or 'no text'}")
@@ -95,8 +98,9 @@ class DocumentFetcher:
             refs += [p for p in paths if fnmatch.fnmatch(p, wanted) or fnmatch.fnmatch(p, "*" + os.sep + wanted)]
         return list(dict.fromkeys(refs))
 
-    def multi_get(self, patterns: Sequence[str], sources: Sequence[Source], max_bytes: int,
-                  max_lines: int | None = None) -> MultiGetResult:
+    def multi_get(
+        self, patterns: Sequence[str], sources: Sequence[Source], max_bytes: int, max_lines: int | None = None
+    ) -> MultiGetResult:
         """Whole documents (or their first max_lines lines) until max_bytes of text; what did not fit or
         could not be read is listed with the reason."""
         documents: list[DocumentSlice] = []

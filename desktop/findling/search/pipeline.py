@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -118,27 +119,39 @@ class Pipeline:
                 save_expansion(tx, query, spec.name, result.raw)
         return result, "", False
 
-    def _lanes(self, parsed: ParsedQuery, expansion: Expansion | None, limit: int, lanes: tuple[str, ...],
-               use_vectors: bool) -> _Lists:
+    def _keyword_jobs(
+        self, parsed: ParsedQuery, expansion: Expansion | None, limit: int
+    ) -> list[tuple[str, float, Callable[[], Bm25Result]]]:
+        """The BM25 lists to run: the query's (twice as deep), then each lexical variant's."""
         s = self.settings
-        bm25_jobs: list[tuple[str, float, Callable[[], Bm25Result]]] = []
-        vector_jobs: list[tuple[str, float, Callable[[], VectorResult]]] = []
-        if "bm25" in lanes:
-            bm25_jobs.append(("bm25 original", s.weight_original, lambda: self.bm25.search(parsed, limit * 2, "any")))
-            for i, variant in enumerate(expansion.lexical if expansion else (), 1):
-                vp = parse_query(variant).with_filters(parsed.filters)
-                bm25_jobs.append((f"bm25 lex {i}", s.weight_variant,
-                                  lambda vp=vp: self.bm25.search(vp, limit, "any")))  # type: ignore[misc]
-        if "vector" in lanes and use_vectors:
-            embedder = self.models.embedder()
-            texts = [("vector original", s.weight_original, parsed.text, limit * 2)]
-            for i, variant in enumerate(expansion.semantic if expansion else (), 1):
-                texts.append((f"vector sem {i}", s.weight_variant, variant, limit))
-            if expansion and expansion.hyde and s.hyde:
-                texts.append(("vector hyde", s.weight_hyde, expansion.hyde, limit))
-            for name, weight, text, n in texts:
-                vector_jobs.append((name, weight, lambda text=text, n=n: self.vectors.search(  # type: ignore[misc]
-                    embedder, text, n, parsed.filters)))
+        jobs: list[tuple[str, float, Callable[[], Bm25Result]]] = [
+            ("bm25 original", s.weight_original, lambda: self.bm25.search(parsed, limit * 2, "any"))
+        ]
+        for i, variant in enumerate(expansion.lexical if expansion else (), 1):
+            vp = parse_query(variant).with_filters(parsed.filters)
+            jobs.append((f"bm25 lex {i}", s.weight_variant, partial(self.bm25.search, vp, limit, "any")))
+        return jobs
+
+    def _vector_jobs(
+        self, parsed: ParsedQuery, expansion: Expansion | None, limit: int
+    ) -> list[tuple[str, float, Callable[[], VectorResult]]]:
+        """The vector lists to run: the query's (twice as deep), each semantic variant's, the HyDE passage's."""
+        s = self.settings
+        embedder = self.models.embedder()
+        texts = [("vector original", s.weight_original, parsed.text, limit * 2)]
+        for i, variant in enumerate(expansion.semantic if expansion else (), 1):
+            texts.append((f"vector sem {i}", s.weight_variant, variant, limit))
+        if expansion and expansion.hyde and s.hyde:
+            texts.append(("vector hyde", s.weight_hyde, expansion.hyde, limit))
+        return [
+            (name, weight, partial(self.vectors.search, embedder, text, n, parsed.filters))
+            for name, weight, text, n in texts
+        ]
+
+    def _lanes(self, parsed: ParsedQuery, expansion: Expansion | None, limit: int, lanes: tuple[str, ...]) -> _Lists:
+        """Every list of every lane, run side by side."""
+        bm25_jobs = self._keyword_jobs(parsed, expansion, limit) if "bm25" in lanes else []
+        vector_jobs = self._vector_jobs(parsed, expansion, limit) if "vector" in lanes else []
         bm25_futures = [(name, weight, self._pool.submit(fn)) for name, weight, fn in bm25_jobs]
         vector_futures = [(name, weight, self._pool.submit(fn)) for name, weight, fn in vector_jobs]
         out = _Lists()
@@ -151,8 +164,9 @@ class Pipeline:
                 out.keyword_result = bm25_result
             norm = minmax([h.score for h in hits])
             out.scores[name] = {h.doc_id: (h.score, n) for h, n in zip(hits, norm)}
-            out.lists.append(RankedList(name, "bm25", weight, tuple(h.doc_id for h in hits),
-                                        tuple(h.score for h in hits)))
+            out.lists.append(
+                RankedList(name, "bm25", weight, tuple(h.doc_id for h in hits), tuple(h.score for h in hits))
+            )
             if name == "bm25 original":
                 terms.extend(bm25_result.terms)
         for name, weight, vector_future in vector_futures:
@@ -162,15 +176,17 @@ class Pipeline:
                 out.semantic = {h.doc_id: h for h in vhits}
                 out.query_vector = vector_result.query_vector
             out.scores[name] = {h.doc_id: (h.cosine, h.score) for h in vhits}
-            out.lists.append(RankedList(name, "vector", weight, tuple(h.doc_id for h in vhits),
-                                        tuple(h.cosine for h in vhits)))
+            out.lists.append(
+                RankedList(name, "vector", weight, tuple(h.doc_id for h in vhits), tuple(h.cosine for h in vhits))
+            )
             for h in vhits:
                 out.spans.setdefault(h.doc_id, (h.start_char, h.end_char))
         out.terms = tuple(dict.fromkeys(terms))
         return out
 
-    def _evidence(self, parsed: ParsedQuery, lists: _Lists, doc_ids: list[int], lanes: tuple[str, ...],
-                  use_vectors: bool) -> dict[int, Evidence]:
+    def _evidence(
+        self, parsed: ParsedQuery, lists: _Lists, doc_ids: list[int], lanes: tuple[str, ...], use_vectors: bool
+    ) -> dict[int, Evidence]:
         """Every candidate's evidence from both lanes, also for the lane that did not rank
         it (its BM25 match or best chunk looked up directly): a document is judged by what
         it holds, not by whether it made a lane's top list."""
@@ -189,11 +205,13 @@ class Pipeline:
         for doc_id in doc_ids:
             hit = keyword.get(doc_id)
             vector = semantic.get(doc_id)
-            found.append(Evidence(
-                coverage=(hit.coverage if hit else 0.0) if keywords_told else None,
-                saturation=(hit.saturation if hit else 0.0) if keywords_told else None,
-                cosine=vector.cosine if vector is not None else None,
-            ))
+            found.append(
+                Evidence(
+                    coverage=(hit.coverage if hit else 0.0) if keywords_told else None,
+                    saturation=(hit.saturation if hit else 0.0) if keywords_told else None,
+                    cosine=vector.cosine if vector is not None else None,
+                )
+            )
         return dict(zip(doc_ids, relative(found)))
 
     def _reranker(self, mode: str) -> tuple[Callable[[str, list[str]], Sequence[float]] | None, str]:
@@ -204,8 +222,9 @@ class Pipeline:
             reason = self.models.unavailable_reason("reranker")
             if reason is None:
                 ce = self.models.reranker(self.settings.rerank_max_tokens)
-                return lambda query, passages: np.atleast_1d(sigmoid(ce.logits(query, passages))).tolist(), \
-                    f"cross-encoder {ce.spec.name}"
+                return lambda query, passages: np.atleast_1d(
+                    sigmoid(ce.logits(query, passages))
+                ).tolist(), f"cross-encoder {ce.spec.name}"
             return None, reason
         if mode == "llm":
             reason = self.models.unavailable_reason("generator")
@@ -215,8 +234,9 @@ class Pipeline:
             return judge.scores, judge.name
         return None, f"unknown reranker '{mode}'"
 
-    def _rerank_texts(self, doc_ids: list[int], spans: dict[int, tuple[int, int]], terms: tuple[str, ...]
-                      ) -> dict[int, list[str]]:
+    def _rerank_texts(
+        self, doc_ids: list[int], spans: dict[int, tuple[int, int]], terms: tuple[str, ...]
+    ) -> dict[int, list[str]]:
         """Each candidate's best passages, title first: the window the vector lane matched,
         the window around the query terms, the document's start — distinct ones, up to
         `rerank_chunks`, each about `rerank_chars` long (a cross-encoder's cost grows with
@@ -235,7 +255,7 @@ class Pipeline:
                 for start, end, text in chunks:
                     if start <= span[0] < end:
                         lo = span[0] - start
-                        windows.append((span[0], text[lo:lo + width]))
+                        windows.append((span[0], text[lo : lo + width]))
                         break
             wanted = max(1, self.settings.rerank_chunks)
             if terms and chunks and len(windows) < wanted:  # reading every chunk costs: only when needed
@@ -243,7 +263,7 @@ class Pipeline:
                 lowered = best[2].lower()
                 hits = [lowered.find(t) for t in terms if t in lowered]
                 lo = max(0, min(hits) - width // 4) if hits else 0
-                windows.append((best[0] + lo, best[2][lo:lo + width]))
+                windows.append((best[0] + lo, best[2][lo : lo + width]))
             if chunks:
                 windows.append((0, chunks[0][2][:width]))
             passages: list[str] = []
@@ -279,22 +299,28 @@ class Pipeline:
         use_vectors = "vector" in lanes
         expansion, cached = self._expand_stage(parsed, s.expand if expand_query is None else expand_query, stages)
         with stages.timed("lanes") as stage:
-            lists = self._lanes(parsed, expansion, max(limit, s.rerank_top), lanes, use_vectors)
+            lists = self._lanes(parsed, expansion, max(limit, s.rerank_top), lanes)
             stage.detail = {lst.name: len(lst.doc_ids) for lst in lists.lists}
         with stages.timed("fusion") as stage:
             fused, evidence = self._fuse(parsed, lists, lanes, use_vectors)
             stage.reason, stage.detail = s.fusion, {"candidates": len(fused)}
         relevance_of = {doc_id: relevance(ev) for doc_id, ev in evidence.items()}
-        reranked = self._rerank_stage(parsed, fused, lists, relevance_of, s.reranker if rerank is None else rerank,
-                                      stages)
+        reranked = self._rerank_stage(
+            parsed, fused, lists, relevance_of, s.reranker if rerank is None else rerank, stages
+        )
         results = self._explained(reranked, fused, lists, evidence, relevance_of, min_score, limit)
         explain = QueryExplain(
             query=query,
             mode="+".join(lanes) + ("+expand" if expansion else "") + ("+rerank" if reranked.scored else ""),
             stages=stages.stages,
-            expansion=None if expansion is None else ExpansionExplain(
-                lexical=tuple(expansion.lexical), semantic=tuple(expansion.semantic), hyde=expansion.hyde,
-                cached=cached, raw=expansion.raw,
+            expansion=None
+            if expansion is None
+            else ExpansionExplain(
+                lexical=tuple(expansion.lexical),
+                semantic=tuple(expansion.semantic),
+                hyde=expansion.hyde,
+                cached=cached,
+                raw=expansion.raw,
             ),
             candidates=len(fused),
             results=tuple(results),
@@ -321,12 +347,16 @@ class Pipeline:
                 stage.status, stage.reason = "skipped", reason
             else:
                 stage.reason = "cached" if cached else ""
-                stage.detail = {"lexical": len(expansion.lexical), "semantic": len(expansion.semantic),
-                                "hyde": bool(expansion.hyde)}
+                stage.detail = {
+                    "lexical": len(expansion.lexical),
+                    "semantic": len(expansion.semantic),
+                    "hyde": bool(expansion.hyde),
+                }
         return expansion, cached
 
-    def _fuse(self, parsed: ParsedQuery, lists: _Lists, lanes: tuple[Lane, ...], use_vectors: bool
-              ) -> tuple[list[Fused], dict[int, Evidence]]:
+    def _fuse(
+        self, parsed: ParsedQuery, lists: _Lists, lanes: tuple[Lane, ...], use_vectors: bool
+    ) -> tuple[list[Fused], dict[int, Evidence]]:
         """Weighted RRF of every list, kept to the documents that obey the query's hard constraints,
         then (fusion "evidence") ordered by each candidate's absolute relevance."""
         s = self.settings
@@ -341,8 +371,15 @@ class Pipeline:
             fused.sort(key=lambda f: -score[f.doc_id])  # stable: equal scores keep the RRF order
         return fused, evidence
 
-    def _rerank_stage(self, parsed: ParsedQuery, fused: list[Fused], lists: _Lists, relevance_of: dict[int, float],
-                      mode: str, stages: StageLog) -> _Reranked:
+    def _rerank_stage(
+        self,
+        parsed: ParsedQuery,
+        fused: list[Fused],
+        lists: _Lists,
+        relevance_of: dict[int, float],
+        mode: str,
+        stages: StageLog,
+    ) -> _Reranked:
         """The head of the fused list scored by the reranker and blended with its relevance (both
         absolute, so the blend is too); then every list ordered by its final scores."""
         s = self.settings
@@ -366,13 +403,21 @@ class Pipeline:
                 for b in blended:
                     out.blended[head[b.index].doc_id] = (b.score, b.fusion_weight)
                     out.final[head[b.index].doc_id] = b.score
-                out.ranked = [head[b.index] for b in blended] + fused[s.rerank_top:]
+                out.ranked = [head[b.index] for b in blended] + fused[s.rerank_top :]
         if s.fusion == "evidence":
             out.ranked = self._newer_first(out.ranked, out.final)
         return out
 
-    def _explained(self, reranked: _Reranked, fused: list[Fused], lists: _Lists, evidence: dict[int, Evidence],
-                   relevance_of: dict[int, float], min_score: float, limit: int) -> list[ResultExplain]:
+    def _explained(
+        self,
+        reranked: _Reranked,
+        fused: list[Fused],
+        lists: _Lists,
+        evidence: dict[int, Evidence],
+        relevance_of: dict[int, float],
+        min_score: float,
+        limit: int,
+    ) -> list[ResultExplain]:
         """The first `limit` results at or above `min_score`, each with every score it was given."""
         fused_rank = {f.doc_id: i + 1 for i, f in enumerate(fused)}
         results: list[ResultExplain] = []
@@ -382,20 +427,27 @@ class Pipeline:
                 continue
             span = lists.spans.get(f.doc_id)
             blended = reranked.blended.get(f.doc_id)
-            results.append(ResultExplain(
-                doc_id=f.doc_id,
-                lists=tuple(
-                    ListScore(c.list_name, c.lane, c.rank, *lists.scores[c.list_name][f.doc_id], c.weight, c.rrf)
-                    for c in f.contributions
-                ),
-                rrf=f.rrf, bonus=f.bonus, fused=f.score, fused_rank=fused_rank[f.doc_id],
-                rerank=reranked.rerank.get(f.doc_id) if reranked.scored else None,
-                fusion_weight=blended[1] if blended else None,
-                blended=blended[0] if blended else None,
-                final=final,
-                chunk_start=span[0] if span else None, chunk_end=span[1] if span else None,
-                evidence=evidence[f.doc_id], relevance=relevance_of[f.doc_id],
-            ))
+            results.append(
+                ResultExplain(
+                    doc_id=f.doc_id,
+                    lists=tuple(
+                        ListScore(c.list_name, c.lane, c.rank, *lists.scores[c.list_name][f.doc_id], c.weight, c.rrf)
+                        for c in f.contributions
+                    ),
+                    rrf=f.rrf,
+                    bonus=f.bonus,
+                    fused=f.score,
+                    fused_rank=fused_rank[f.doc_id],
+                    rerank=reranked.rerank.get(f.doc_id) if reranked.scored else None,
+                    fusion_weight=blended[1] if blended else None,
+                    blended=blended[0] if blended else None,
+                    final=final,
+                    chunk_start=span[0] if span else None,
+                    chunk_end=span[1] if span else None,
+                    evidence=evidence[f.doc_id],
+                    relevance=relevance_of[f.doc_id],
+                )
+            )
             if len(results) >= limit:
                 break
         return results
@@ -447,4 +499,3 @@ class StageLog:
         out: dict[str, float] = {s.name: round(s.ms, 2) for s in self._stages if s.ms}
         out["total"] = round((time.perf_counter() - self._started) * 1000.0, 2)
         return out
-

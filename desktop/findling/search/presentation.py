@@ -30,7 +30,7 @@ def dropped_words(query: str) -> list[str]:
 
 
 def time_left(done: int, total: int, elapsed_s: float) -> str:
-    """"about 3 min left" from the pace so far; "" until the pace is known."""
+    """ "about 3 min left" from the pace so far; "" until the pace is known."""
     if done <= 0 or total <= done or elapsed_s < 2.0:
         return ""
     seconds = elapsed_s / done * (total - done)
@@ -57,8 +57,8 @@ def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[s
         if h.start < pos:
             continue
         if h.start > pos:
-            pieces.append((text[pos:h.start], False))
-        pieces.append((text[h.start:h.end], True))
+            pieces.append((text[pos : h.start], False))
+        pieces.append((text[h.start : h.end], True))
         pos = h.end
     if pos < len(text):
         pieces.append((text[pos:], False))
@@ -86,8 +86,12 @@ def explain_lines(explain: QueryExplain) -> list[str]:
 
 
 STAGE_LABELS = {
-    "strong_signal": "quick keyword check", "expansion": "query expansion", "lanes": "keyword and meaning search",
-    "fusion": "combining the lists", "rerank": "reranking", "blend": "blending",
+    "strong_signal": "quick keyword check",
+    "expansion": "query expansion",
+    "lanes": "keyword and meaning search",
+    "fusion": "combining the lists",
+    "rerank": "reranking",
+    "blend": "blending",
 }
 
 
@@ -102,9 +106,14 @@ _SKIP_REASONS = {
 
 def stage_timeline(explain: QueryExplain) -> list[tuple[str, float, str]]:
     """Each stage as (plain name, milliseconds, why it was skipped or ""), in order."""
-    return [(STAGE_LABELS.get(s.name, s.name), s.ms if s.status == "ran" else 0.0,
-             "" if s.status == "ran" else window_advice(_SKIP_REASONS.get(s.reason, s.reason or "skipped")))
-            for s in explain.stages]
+    return [
+        (
+            STAGE_LABELS.get(s.name, s.name),
+            s.ms if s.status == "ran" else 0.0,
+            "" if s.status == "ran" else window_advice(_SKIP_REASONS.get(s.reason, s.reason or "skipped")),
+        )
+        for s in explain.stages
+    ]
 
 
 def _closeness(cosine: float) -> str:
@@ -115,6 +124,7 @@ def result_sentence(result: ResultExplain, rank: int, dropped: Sequence[str] = (
     """One result's story in one sentence: `Matched 100% of the query's words (keyword #1);
     close in meaning (semantic #3, similarity 0.62) → #1, strong match (0.71)`. `dropped`: the
     query's words left out as too common (dropped_words), named so "100 %" tells no lie."""
+
     def best_rank(lane: str) -> int | None:
         ranks = [s.rank for s in result.lists if s.lane == lane]
         return min(ranks) if ranks else None
@@ -155,13 +165,24 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
     """(what, rank, raw, normalized, weight, contribution) rows for one result."""
     rows = []
     for x in result.lists:
-        rows.append((list_label(x.list_name), str(x.rank), f"{x.raw:.4f}", f"{x.normalized:.3f}", f"{x.weight:.2f}",
-                     f"{x.rrf:.4f}"))
+        rows.append(
+            (
+                list_label(x.list_name),
+                str(x.rank),
+                f"{x.raw:.4f}",
+                f"{x.normalized:.3f}",
+                f"{x.weight:.2f}",
+                f"{x.rrf:.4f}",
+            )
+        )
     rows.append(("bonus for a top rank", "", "", "", "", f"{result.bonus:.4f}"))
     rows.append(("lists combined (rank fusion)", "", "", "", "", f"{result.fused:.4f}"))
     ev = result.evidence
-    for name, value in (("words matched (idf share)", ev.coverage), ("keyword strength", ev.saturation),
-                        ("closeness in meaning", ev.cosine)):
+    for name, value in (
+        ("words matched (idf share)", ev.coverage),
+        ("keyword strength", ev.saturation),
+        ("closeness in meaning", ev.cosine),
+    ):
         if value is not None:
             rows.append((name, "", f"{value:.4f}", "", "", ""))
     rows.append(("relevance from evidence", str(result.fused_rank), "", "", "", f"{result.relevance:.3f}"))
@@ -174,8 +195,11 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
 
 def query_summary(explain: QueryExplain) -> str:
     """The query in a line or two: how many candidates, how long, and what expansion added."""
-    lines = [f"{explain.candidates} candidate" + ("" if explain.candidates == 1 else "s")
-             + f" in {explain.timings_ms.get('total', 0):.0f} ms"]
+    lines = [
+        f"{explain.candidates} candidate"
+        + ("" if explain.candidates == 1 else "s")
+        + f" in {explain.timings_ms.get('total', 0):.0f} ms"
+    ]
     if explain.expansion:
         also = [*explain.expansion.lexical, *explain.expansion.semantic]
         if also:
@@ -186,14 +210,18 @@ def query_summary(explain: QueryExplain) -> str:
 def keyword_summary(count: int, took_ms: float) -> str:
     """The explain panel for a keyword search, which ranks by one list: nothing to tell stage by stage."""
     found = f"{count} result" + ("" if count == 1 else "s")
-    return (f"{found} in {took_ms:.0f} ms by keywords alone (BM25); the stage by stage story comes with the "
-            "Hybrid and Semantic modes.")
+    return (
+        f"{found} in {took_ms:.0f} ms by keywords alone (BM25); the stage by stage story comes with the "
+        "Hybrid and Semantic modes."
+    )
 
 
 def explain_columns() -> str:
     """The header of the terminal's explain table: one line per result (explain_row)."""
-    return (f"{'#':>2} {'cover':>5} {'sat':>5} {'cos':>5} {'relev':>5} {'rerank':>6} {'w':>4} {'final':>5}  "
-            "lists (rank raw rrf)  title")
+    return (
+        f"{'#':>2} {'cover':>5} {'sat':>5} {'cos':>5} {'relev':>5} {'rerank':>6} {'w':>4} {'final':>5}  "
+        "lists (rank raw rrf)  title"
+    )
 
 
 def explain_row(rank: int, r: ResultExplain, title: str) -> str:
@@ -206,8 +234,10 @@ def explain_row(rank: int, r: ResultExplain, title: str) -> str:
     lists = "; ".join(f"{x.list_name} #{x.rank} {x.raw:.3f} {x.rrf:.4f}" for x in r.lists)
     rerank = f"{r.rerank:.3f}" if r.rerank is not None else "-"
     weight = f"{r.fusion_weight:.2f}" if r.fusion_weight is not None else "-"
-    return (f"{rank:>2} {num(ev.coverage):>5} {num(ev.saturation):>5} {num(ev.cosine):>5} {r.relevance:5.2f} "
-            f"{rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  {title[:40]}")
+    return (
+        f"{rank:>2} {num(ev.coverage):>5} {num(ev.saturation):>5} {num(ev.cosine):>5} {r.relevance:5.2f} "
+        f"{rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  {title[:40]}"
+    )
 
 
 def report_counts(report: IndexReport, every: bool = False) -> str:
@@ -227,5 +257,7 @@ def report_counts(report: IndexReport, every: bool = False) -> str:
 
 def why_not_first() -> str:
     """Why-not asked with no list on screen."""
-    return ("Search first, then drop the file you expected on this tab (or right-click its folder in the Folders "
-            "panel) to ask why it is not among the results.")
+    return (
+        "Search first, then drop the file you expected on this tab (or right-click its folder in the Folders "
+        "panel) to ask why it is not among the results."
+    )

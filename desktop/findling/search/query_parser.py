@@ -16,7 +16,7 @@ _ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
 SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("borrow checker", "plain words: keyword search needs all of them; hybrid also matches by meaning"),
     ('"lifetime elision"', "a phrase, word for word"),
-    ("-async  -\"draft notes\"", "leave out documents with this word or phrase"),
+    ('-async  -"draft notes"', "leave out documents with this word or phrase"),
     ("rust OR go", "either word"),
     ("ext:md  ext:pdf", "only these file types (type: works too)"),
     ("path:notes", "the path contains this text"),
@@ -71,7 +71,7 @@ def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:
 PLAIN_TEXT_WORDS = 40  # a query longer than this reads as plain text (query by example)
 
 
-def parse_query(query: str) -> ParsedQuery:
+def parse_query(query: str) -> ParsedQuery:  # noqa: C901 - one branch per piece of query syntax
     query = query[:MAX_QUERY_CHARS]
     groups: list[list[str]] = []
     phrases: list[tuple[str, ...]] = []

@@ -56,8 +56,9 @@ class ScoreModel:
 # all-MiniLM-L6-v2 embedder (226,600 candidates, 4,348 relevant).
 KEYWORD = ScoreModel(intercept=-5.502, saturation=5.066, saturation_share=1.819)
 SEMANTIC = ScoreModel(intercept=-4.201, cosine=4.617, cosine_gap=6.327)
-HYBRID = ScoreModel(intercept=-4.581, coverage=2.229, saturation=3.328, cosine=1.743, saturation_share=-0.236,
-                    cosine_gap=5.086)
+HYBRID = ScoreModel(
+    intercept=-4.581, coverage=2.229, saturation=3.328, cosine=1.743, saturation_share=-0.236, cosine_gap=5.086
+)
 
 
 def model_for(evidence: Evidence) -> ScoreModel:
@@ -79,7 +80,9 @@ def relative(evidence: list[Evidence]) -> list[Evidence]:
     return [
         replace(
             e,
-            saturation_share=None if e.saturation is None else (e.saturation / best_saturation if best_saturation else 0.0),
+            saturation_share=None
+            if e.saturation is None
+            else (e.saturation / best_saturation if best_saturation else 0.0),
             cosine_gap=None if e.cosine is None or best_cosine is None else e.cosine - best_cosine,
         )
         for e in evidence
@@ -103,10 +106,15 @@ def with_recency(score: float, age_days: float, weight: float, half_life_days: f
 
 
 def newer_first_among_equals(
-    items: Sequence[T], score: Callable[[T], float], mtime: Callable[[T], float | None], weight: float,
-    half_life_days: float, now: float,
+    items: Sequence[T],
+    score: Callable[[T], float],
+    mtime: Callable[[T], float | None],
+    weight: float,
+    half_life_days: float,
+    now: float,
 ) -> list[T]:
     """`items` best first by `with_recency`; an item with no known mtime counts as very old."""
+
     def key(item: T) -> float:
         modified = mtime(item)
         age = (now - modified) / 86400 if modified is not None else 1e9

@@ -37,17 +37,22 @@ def _cut_span(chunks: list[Chunk], span: tuple[int, int]) -> list[Chunk]:
     for c_start, c_end, text in chunks:
         if c_start <= start < c_end:
             at = start - c_start
-            space = max(text.rfind(" ", max(0, at - _WORD_BACK), at + 1), text.rfind("\n", max(0, at - _WORD_BACK), at + 1))
-            if space >= 0 and not text[at:at + 1].isspace():
+            space = max(
+                text.rfind(" ", max(0, at - _WORD_BACK), at + 1), text.rfind("\n", max(0, at - _WORD_BACK), at + 1)
+            )
+            if space >= 0 and not text[at : at + 1].isspace():
                 at = space + 1
             elif space < 0 and at <= _WORD_BACK:
                 at = 0
-            return [(c_start + at, min(end, c_end), text[at:min(end, c_end) - c_start])]
+            return [(c_start + at, min(end, c_end), text[at : min(end, c_end) - c_start])]
     return chunks[:1]
 
 
 def present(
-    cur: duckdb.DuckDBPyConnection, documents: DocumentCache, entries: Sequence[RankedEntry], terms: Sequence[str],
+    cur: duckdb.DuckDBPyConnection,
+    documents: DocumentCache,
+    entries: Sequence[RankedEntry],
+    terms: Sequence[str],
     snippet_chars: int,
 ) -> list[Hit]:
     """Results in the entries' order: a snippet from the matched span when one is given,
@@ -68,10 +73,20 @@ def present(
         line = line_at(cached.chunks, snippet.at) if snippet.chunk_start is not None else 0
         hits.append(
             Hit(
-                doc_id=entry.doc_id, path=doc.path, title=doc.title or readable_name(Path(doc.path).name),
-                score=round(entry.score, 6), snippet=snippet.text, highlights=snippet.highlights, mtime=doc.mtime,
-                size=doc.size, ext=doc.ext, raw_score=entry.raw, chunk_start=snippet.chunk_start,
-                chunk_end=snippet.chunk_end, line=line, page=page_at(doc.pages, snippet.at),
+                doc_id=entry.doc_id,
+                path=doc.path,
+                title=doc.title or readable_name(Path(doc.path).name),
+                score=round(entry.score, 6),
+                snippet=snippet.text,
+                highlights=snippet.highlights,
+                mtime=doc.mtime,
+                size=doc.size,
+                ext=doc.ext,
+                raw_score=entry.raw,
+                chunk_start=snippet.chunk_start,
+                chunk_end=snippet.chunk_end,
+                line=line,
+                page=page_at(doc.pages, snippet.at),
             )
         )
     return hits
@@ -85,7 +100,7 @@ def line_at(chunks: Sequence[Chunk], offset: int) -> int:
         if start >= offset:
             break
         if end > covered:
-            piece = text[max(0, covered - start):max(0, offset - start)]
+            piece = text[max(0, covered - start) : max(0, offset - start)]
             newlines += piece.count("\n")
             covered = min(end, offset)
     return newlines + 1
@@ -119,6 +134,6 @@ def document_text(chunks: Sequence[Chunk]) -> str:
     for start, end, text in chunks:
         if end <= covered:
             continue
-        pieces.append(text[max(0, covered - start):])
+        pieces.append(text[max(0, covered - start) :])
         covered = end
     return "".join(pieces)

@@ -29,8 +29,9 @@ def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
     # Bigrams of unspaced scripts start anywhere in their run: no word-start condition.
     inside_runs = "|".join(re.escape(t) for t in sorted((t for t in terms if is_unspaced(t)), key=len, reverse=True))
-    pattern = "|".join(p for p in (alternatives and rf"(?<![^\W_])(?:{alternatives})",
-                                   inside_runs and rf"(?=(?:{inside_runs}))") if p)
+    pattern = "|".join(
+        p for p in (alternatives and rf"(?<![^\W_])(?:{alternatives})", inside_runs and rf"(?=(?:{inside_runs}))") if p
+    )
     return re.compile(pattern or r"(?!)", re.IGNORECASE)
 
 
@@ -39,9 +40,7 @@ def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
 _NON_ASCII_WORD = re.compile(r"(?<!\w)(?=\w*[^\W\x00-\x7f])\w+")
 
 
-def _hits(
-    text: str, terms: frozenset[str], language: str, pattern: re.Pattern[str]
-) -> list[tuple[int, int, str]]:
+def _hits(text: str, terms: frozenset[str], language: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str]]:
     """(start, end, term) of each word in `text` that indexes under a query term. Only the
     places a term can start are analysed, plus words with non-ASCII letters (which fold:
     `café` matches `cafe`), never every word of the chunk."""
@@ -110,7 +109,9 @@ def make_snippet(
     if best is None:
         start, end, text = chunks[0]
         cut = _cut(text, 0, width)
-        return Snippet(_flat(text[cut[0]:cut[1]]) + ("…" if cut[1] < len(text) else ""), (), start, end, start + cut[0])
+        return Snippet(
+            _flat(text[cut[0] : cut[1]]) + ("…" if cut[1] < len(text) else ""), (), start, end, start + cut[0]
+        )
     _, index, hits = best
     start, end, text = chunks[index]
     window_start = _best_window(hits, width)

@@ -58,22 +58,35 @@ class _Rows:
     @classmethod
     def empty(cls, dim: int) -> _Rows:
         z = np.zeros(0, dtype=np.int32)
-        return cls(np.zeros(0, dtype=np.int64), z, z, z, z, np.zeros((0, dim), dtype=np.uint8),
-                   np.zeros(0, dtype=np.int64))
+        return cls(
+            np.zeros(0, dtype=np.int64), z, z, z, z, np.zeros((0, dim), dtype=np.uint8), np.zeros(0, dtype=np.int64)
+        )
 
     def take(self, keep: np.ndarray) -> _Rows:
-        return _Rows(self.seqs[keep], self.doc_ids[keep], self.ordinals[keep], self.starts[keep], self.ends[keep],
-                     self.codes[keep], self.slots[keep])
+        return _Rows(
+            self.seqs[keep],
+            self.doc_ids[keep],
+            self.ordinals[keep],
+            self.starts[keep],
+            self.ends[keep],
+            self.codes[keep],
+            self.slots[keep],
+        )
 
     @staticmethod
     def concat(parts: list[_Rows]) -> _Rows:
-        return _Rows(*(np.concatenate([getattr(p, name) for p in parts]) for name in
-                       ("seqs", "doc_ids", "ordinals", "starts", "ends", "codes", "slots")))
+        return _Rows(
+            *(
+                np.concatenate([getattr(p, name) for p in parts])
+                for name in ("seqs", "doc_ids", "ordinals", "starts", "ends", "codes", "slots")
+            )
+        )
 
     @property
     def nbytes(self) -> int:
-        return sum(getattr(self, name).nbytes for name in
-                   ("seqs", "doc_ids", "ordinals", "starts", "ends", "codes", "slots"))
+        return sum(
+            getattr(self, name).nbytes for name in ("seqs", "doc_ids", "ordinals", "starts", "ends", "codes", "slots")
+        )
 
 
 def quantize(vectors: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -125,8 +138,9 @@ class _FloatFile:
 
 
 class VectorIndex:
-    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], table: str, dim: int,
-                 scratch: Path | None = None) -> None:
+    def __init__(
+        self, cursor: Callable[[], duckdb.DuckDBPyConnection], table: str, dim: int, scratch: Path | None = None
+    ) -> None:
         self._cursor = cursor
         self.table = table
         self.dim = dim
@@ -184,9 +198,17 @@ class VectorIndex:
         for seqs, doc_ids, ordinals, starts, ends, floats in read_vectors(cur, self.table, after_seq, _LOAD_BATCH):
             if self._widen_scale(floats):
                 parts = [self._requantized(part) for part in parts]
-            parts.append(_Rows(seqs.astype(np.int64), doc_ids.astype(np.int32), ordinals.astype(np.int32),
-                               starts.astype(np.int32), ends.astype(np.int32), quantize(floats, self._scale),
-                               self._floats.append(floats)))
+            parts.append(
+                _Rows(
+                    seqs.astype(np.int64),
+                    doc_ids.astype(np.int32),
+                    ordinals.astype(np.int32),
+                    starts.astype(np.int32),
+                    ends.astype(np.int32),
+                    quantize(floats, self._scale),
+                    self._floats.append(floats),
+                )
+            )
         return _Rows.concat(parts)
 
     def _widen_scale(self, floats: np.ndarray) -> bool:
@@ -203,18 +225,25 @@ class VectorIndex:
     def _requantized(self, rows: _Rows) -> _Rows:
         codes = np.empty_like(rows.codes)
         for lo in range(0, len(rows.slots), _LOAD_BATCH):
-            codes[lo:lo + _LOAD_BATCH] = quantize(self._floats.read(rows.slots[lo:lo + _LOAD_BATCH]), self._scale)
+            codes[lo : lo + _LOAD_BATCH] = quantize(self._floats.read(rows.slots[lo : lo + _LOAD_BATCH]), self._scale)
         return _Rows(rows.seqs, rows.doc_ids, rows.ordinals, rows.starts, rows.ends, codes, rows.slots)
 
     def _compact(self, rows: _Rows) -> _Rows:
         """After many deletions, a fresh float file holding only the live rows."""
         fresh = _FloatFile(self._scratch, self.dim)
         for lo in range(0, len(rows.slots), _LOAD_BATCH):
-            fresh.append(self._floats.read(rows.slots[lo:lo + _LOAD_BATCH]))
+            fresh.append(self._floats.read(rows.slots[lo : lo + _LOAD_BATCH]))
         old, self._floats = self._floats, fresh
         old.close()
-        return _Rows(rows.seqs, rows.doc_ids, rows.ordinals, rows.starts, rows.ends, rows.codes,
-                     np.arange(len(rows.slots), dtype=np.int64))
+        return _Rows(
+            rows.seqs,
+            rows.doc_ids,
+            rows.ordinals,
+            rows.starts,
+            rows.ends,
+            rows.codes,
+            np.arange(len(rows.slots), dtype=np.int64),
+        )
 
     def _approximate(self, rows: _Rows, scale: np.ndarray, query: np.ndarray) -> np.ndarray:
         code, step = query_code(query, scale)
@@ -249,8 +278,9 @@ class VectorIndex:
                 if doc in seen:
                     continue
                 seen.add(doc)
-                hits.append(VectorHit(doc, float(exact[i]), int(rows.ordinals[row]), int(rows.starts[row]),
-                                      int(rows.ends[row])))
+                hits.append(
+                    VectorHit(doc, float(exact[i]), int(rows.ordinals[row]), int(rows.starts[row]), int(rows.ends[row]))
+                )
                 if len(hits) == k:
                     return hits
             if want >= n or len(top) < want:
@@ -285,6 +315,7 @@ class VectorIndex:
             row = int(picked[i])
             doc = int(rows.doc_ids[row])
             if doc not in best:
-                best[doc] = VectorHit(doc, float(scores[i]), int(rows.ordinals[row]), int(rows.starts[row]),
-                                      int(rows.ends[row]))
+                best[doc] = VectorHit(
+                    doc, float(scores[i]), int(rows.ordinals[row]), int(rows.starts[row]), int(rows.ends[row])
+                )
         return best

@@ -132,28 +132,45 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
         return "filtered", f"The filter {facts.filter_reason} removes it.", details
     if facts.wider_rank is not None:
         if facts.wider_score is not None and facts.wider_score < facts.min_score:
-            return ("below_floor", f"Its score {facts.wider_score:.2f} is below the score floor {facts.min_score:.2f} "
-                    f"(it would rank #{facts.wider_rank}).", details)
+            return (
+                "below_floor",
+                f"Its score {facts.wider_score:.2f} is below the score floor {facts.min_score:.2f} "
+                f"(it would rank #{facts.wider_rank}).",
+                details,
+            )
         if facts.too_weak:
-            return ("too_weak", f"It matches too weakly: its score {facts.wider_score or 0.0:.2f} is below "
-                    f"{facts.weak_floor:.2f}, and weak results are left out when better ones exist (it would "
-                    f"rank #{facts.wider_rank}).", details)
+            return (
+                "too_weak",
+                f"It matches too weakly: its score {facts.wider_score or 0.0:.2f} is below "
+                f"{facts.weak_floor:.2f}, and weak results are left out when better ones exist (it would "
+                f"rank #{facts.wider_rank}).",
+                details,
+            )
         if facts.weak_cut:
-            return ("weak_cut", f"Nothing matched well, so only the closest few were shown; it ranked "
-                    f"#{facts.wider_rank}.", details)
-        return ("cut_by_limit", f"The result limit cut it: it ranked #{facts.wider_rank}{_lanes_told(facts)} and "
-                f"{facts.limit} results are shown (ask for more with -n {facts.wider_rank}).", details)
+            return (
+                "weak_cut",
+                f"Nothing matched well, so only the closest few were shown; it ranked #{facts.wider_rank}.",
+                details,
+            )
+        return (
+            "cut_by_limit",
+            f"The result limit cut it: it ranked #{facts.wider_rank}{_lanes_told(facts)} and "
+            f"{facts.limit} results are shown (ask for more with -n {facts.wider_rank}).",
+            details,
+        )
     keyword_matched = facts.keyword is not None and facts.keyword.rank is not None
     semantic_near = facts.semantic is not None and facts.semantic.rank is not None
-    candidate = {"keyword": keyword_matched, "semantic": semantic_near}.get(facts.mode, keyword_matched or semantic_near)
+    candidate = {"keyword": keyword_matched, "semantic": semantic_near}.get(
+        facts.mode, keyword_matched or semantic_near
+    )
     if not candidate:
         return "no_match", "Nothing in it matches the query closely enough to be a candidate.", details
-    return ("ranked_low", f"Other documents ranked higher: it is not within the first {WIDE_LIMIT} results.",
-            details)
+    return ("ranked_low", f"Other documents ranked higher: it is not within the first {WIDE_LIMIT} results.", details)
 
 
-def keyword_standing(bm25: Bm25Lane, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, doc_id: int,
-                     match: str) -> KeywordStanding:
+def keyword_standing(
+    bm25: Bm25Lane, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, doc_id: int, match: str
+) -> KeywordStanding:
     """Where the document stands in the keyword lane for the query (filters aside)."""
     parsed = without_filters(parsed)
     words = bm25.query_words(parsed)
@@ -166,8 +183,9 @@ def keyword_standing(bm25: Bm25Lane, cur: duckdb.DuckDBPyConnection, parsed: Par
     return KeywordStanding(rank, found.total, missing, tuple(w for w, _ in words), found.relaxed)
 
 
-def semantic_standing(vectors: VectorLane, embedder: Embedder, parsed: ParsedQuery, doc_id: int,
-                      passage: Callable[[int, int, int], str]) -> SemanticStanding:
+def semantic_standing(
+    vectors: VectorLane, embedder: Embedder, parsed: ParsedQuery, doc_id: int, passage: Callable[[int, int, int], str]
+) -> SemanticStanding:
     """Where the document stands by meaning, and its closest passage (filters aside)."""
     model = embedder.spec.vector_key
     found = vectors.search(embedder, parsed.text, SEMANTIC_DEPTH)

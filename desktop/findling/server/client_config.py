@@ -21,8 +21,11 @@ def launcher(home: str | None = None) -> tuple[str, list[str]]:
 def client_config(client: str, home: str | None = None) -> str:
     command, args = launcher(home)
     if client in ("claude-desktop", "cursor"):
-        where = ("claude_desktop_config.json (Settings → Developer → Edit Config)" if client == "claude-desktop"
-                 else "~/.cursor/mcp.json or .cursor/mcp.json in a project")
+        where = (
+            "claude_desktop_config.json (Settings → Developer → Edit Config)"
+            if client == "claude-desktop"
+            else "~/.cursor/mcp.json or .cursor/mcp.json in a project"
+        )
         body = json.dumps({"mcpServers": {"findling": {"command": command, "args": args}}}, indent=2)
         return f"// merge into {where}\n{body}"
     if client == "vscode":
@@ -33,7 +36,10 @@ def client_config(client: str, home: str | None = None) -> str:
         return f"claude mcp add findling -- {quoted}"
     if client == "codex":
         arg_list = ", ".join(json.dumps(a) for a in args)
-        return f"# add to ~/.codex/config.toml\n[mcp_servers.findling]\ncommand = {json.dumps(command)}\nargs = [{arg_list}]"
+        return (
+            f"# add to ~/.codex/config.toml\n[mcp_servers.findling]\ncommand = {json.dumps(command)}\n"
+            f"args = [{arg_list}]"
+        )
     raise ValueError(f"unknown client {client!r}; choose from {', '.join(CLIENTS)}")
 
 

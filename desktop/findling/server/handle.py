@@ -20,7 +20,7 @@ from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.paths import data_home
 from findling.records import IndexProgress, IndexReport
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, connect
-from findling.settings import Settings
+from findling.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from findling.engine import Engine
@@ -29,8 +29,10 @@ log = logging.getLogger(__name__)
 
 Kind = Literal["app", "headless"]
 
-_OWNER_GONE = ("the Findling process that had the index stopped while answering; run the command again "
-               "(the index keeps everything committed)")
+_OWNER_GONE = (
+    "the Findling process that had the index stopped while answering; run the command again "
+    "(the index keeps everything committed)"
+)
 
 
 class OwnerBusyError(FindlingError):
@@ -43,8 +45,9 @@ def _path(given: str) -> str:
 
 # Arguments made absolute in the caller's process: the owner runs in another folder.
 _HERE: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "add_source": lambda a: dict(a, path=_path(a["path"]), include=tuple(a.get("include", ())),
-                                 exclude=tuple(a.get("exclude", ()))),
+    "add_source": lambda a: dict(
+        a, path=_path(a["path"]), include=tuple(a.get("include", ())), exclude=tuple(a.get("exclude", ()))
+    ),
     "remove_source": lambda a: dict(a, path=_path(a["path"])),
     "why_not": lambda a: dict(a, path=_path(a["path"])),
     "get": lambda a: dict(a, ref=_absolute(a["ref"])),
@@ -86,7 +89,7 @@ class IndexHandle(_Verbs):
         settings: Settings | None = None,
         kind: Kind = "headless",
         serve: bool = True,
-        wait_s: float = 10.0,
+        wait_s: float | None = None,
         on_activate: Callable[[], None] | None = None,
         on_change: Callable[[str], None] | None = None,
     ) -> IndexHandle:
@@ -98,7 +101,7 @@ class IndexHandle(_Verbs):
         settings: Settings | None = None,
         kind: Kind = "headless",
         serve: bool = True,
-        wait_s: float = 10.0,
+        wait_s: float | None = None,
         on_activate: Callable[[], None] | None = None,
         on_change: Callable[[str], None] | None = None,
     ) -> None:
@@ -109,7 +112,8 @@ class IndexHandle(_Verbs):
         self.settings = settings
         self.kind = kind
         self._serve = serve
-        self._wait_s = wait_s
+        # how long to wait for a holder that does not answer: the settings' index.busy_wait_s
+        self._wait_s = wait_s if wait_s is not None else (settings or load_settings(home)).index.busy_wait_s
         self._on_activate = on_activate
         self._on_change = on_change
         self.engine: Engine | None = None
@@ -161,8 +165,10 @@ class IndexHandle(_Verbs):
                     last_error = exc
             if waited > client_only_for + self._wait_s:
                 # Locked by a process that does not answer: an older Findling, or a stuck one.
-                raise last_error or StoreLockedError(f"the index at {self.home} is in use by another Findling "
-                                                     "that does not answer; close it and try again")
+                raise last_error or StoreLockedError(
+                    f"the index at {self.home} is in use by another Findling "
+                    "that does not answer; close it and try again"
+                )
             time.sleep(0.05)
 
     def _take_over(self) -> None:
@@ -175,8 +181,9 @@ class IndexHandle(_Verbs):
                 with conn:
                     conn.send(("handover",))
                     if not conn.poll(max(0.1, deadline - time.monotonic() + 60.0)):
-                        raise OwnerBusyError("the Findling process holding the index is busy; try again when its "
-                                             "work is done")
+                        raise OwnerBusyError(
+                            "the Findling process holding the index is busy; try again when its work is done"
+                        )
                     answer = conn.recv()
                 if answer[0] == "app":
                     raise ActivatedElsewhere()
@@ -251,8 +258,10 @@ class IndexHandle(_Verbs):
             reply: tuple = ("error", exc)
         except Exception as exc:
             log.exception("%s failed", verb)
-            reply = ("error", FindlingError(f"{verb} failed in the Findling that holds the index: "
-                                            f"{type(exc).__name__}: {exc}"))
+            reply = (
+                "error",
+                FindlingError(f"{verb} failed in the Findling that holds the index: {type(exc).__name__}: {exc}"),
+            )
         else:
             reply = ("moved", result) if verb == "index" and _handed_over(result, letting_go, asked) else ("ok", result)
         finally:
@@ -365,6 +374,7 @@ class IndexHandle(_Verbs):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+
 class ActivatedElsewhere(FindlingError):
     """Another window already shows this index; it was asked to come forward."""
 
@@ -390,8 +400,9 @@ def _ping(home: Path) -> bool:
         return False
 
 
-def _receive(conn: Connection, progress: Callable[[IndexProgress], None] | None,
-             cancel: threading.Event | None) -> tuple[str, Any]:
+def _receive(
+    conn: Connection, progress: Callable[[IndexProgress], None] | None, cancel: threading.Event | None
+) -> tuple[str, Any]:
     """("ok", result) or ("moved", what was done before the owner let go); an error is raised."""
     cancel_sent = False
     while True:

@@ -101,9 +101,11 @@ class Guard:
             given = headers.get("authorization", "")
             scheme, _, value = given.partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode("latin-1"), self._token):
-                refusal = JSONResponse({"error": "a bearer token is required: Authorization: Bearer TOKEN "
-                                                 "(findling serve --print-token)"}, 401,
-                                       headers={"WWW-Authenticate": "Bearer"})
+                refusal = JSONResponse(
+                    {"error": "a bearer token is required: Authorization: Bearer TOKEN (findling serve --print-token)"},
+                    401,
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -187,9 +189,14 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
         try:
             body = QueryBody.model_validate_json(raw)
         except ValidationError as exc:
-            return JSONResponse({"error": f"{_invalid(exc)}. Give {{\"query\": \"…\"}} and optionally limit, "
-                                          "mode (hybrid, keyword, semantic), min_score, ext, folder, after, "
-                                          "before"}, 400)
+            return JSONResponse(
+                {
+                    "error": f'{_invalid(exc)}. Give {{"query": "…"}} and optionally limit, '
+                    "mode (hybrid, keyword, semantic), min_score, ext, folder, after, "
+                    "before"
+                },
+                400,
+            )
 
         def run() -> SearchResult:
             filters = Filters.from_options(body.ext, body.folder, body.after, body.before)
@@ -203,14 +210,16 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
 
     app = mcp.streamable_http_app(
         host="127.0.0.1",
-        transport_security=TransportSecuritySettings(allowed_hosts=_allowed_hosts(port),
-                                                     allowed_origins=_allowed_origins(port)),
+        transport_security=TransportSecuritySettings(
+            allowed_hosts=_allowed_hosts(port), allowed_origins=_allowed_origins(port)
+        ),
     )
     return Guard(app, token, port)
 
 
-def serve(handle: IndexHandle, port: int = DEFAULT_PORT, allow_write: bool = False,
-          home: str | os.PathLike[str] | None = None) -> None:
+def serve(
+    handle: IndexHandle, port: int = DEFAULT_PORT, allow_write: bool = False, home: str | os.PathLike[str] | None = None
+) -> None:
     import uvicorn
 
     app = build_app(handle, load_token(home), port, allow_write)

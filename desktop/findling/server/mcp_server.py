@@ -26,7 +26,8 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 SYNTAX = (
-    "Query syntax: " + "; ".join(f"{example} = {meaning}" for example, meaning in SYNTAX_EXAMPLES)
+    "Query syntax: "
+    + "; ".join(f"{example} = {meaning}" for example, meaning in SYNTAX_EXAMPLES)
     + ". Results carry a docid (#3fa9c2) to pass to `get`, the snippet's line number, and for PDFs its page."
 )
 
@@ -68,85 +69,166 @@ def _results(payload: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
+def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  # noqa: C901 - the tools declared one after another, each a closure over the handle
     server: MCPServer = MCPServer(name="findling", title="Findling", version=__version__, instructions=INSTRUCTIONS)
 
-    @server.tool(annotations=_READ, description=(
-        "Hybrid search over the user's documents: keyword (BM25) and semantic lanes fused, then reranked. "
-        "Best for questions and descriptions. min_score drops results below an absolute relevance (0–1; 0.3 "
-        "keeps only fair matches). explain adds each result's per-stage scores. " + SYNTAX))
-    async def query(query: str, limit: Limit = 10, min_score: Annotated[float, Field(ge=0, le=1)] = 0.0,
-                    ext: Extensions = None, folder: Folders = None, after: After = None, before: Before = None,
-                    explain: bool = False) -> dict[str, Any]:
-        result = await _run(lambda: handle.find(SearchRequest(
-            query, SearchMode.HYBRID, limit, Filters.from_options(ext, folder, after, before), min_score)))
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "Hybrid search over the user's documents: keyword (BM25) and semantic lanes fused, then reranked. "
+            "Best for questions and descriptions. min_score drops results below an absolute relevance (0–1; 0.3 "
+            "keeps only fair matches). explain adds each result's per-stage scores. " + SYNTAX
+        ),
+    )
+    async def query(
+        query: str,
+        limit: Limit = 10,
+        min_score: Annotated[float, Field(ge=0, le=1)] = 0.0,
+        ext: Extensions = None,
+        folder: Folders = None,
+        after: After = None,
+        before: Before = None,
+        explain: bool = False,
+    ) -> dict[str, Any]:
+        result = await _run(
+            lambda: handle.find(
+                SearchRequest(
+                    query, SearchMode.HYBRID, limit, Filters.from_options(ext, folder, after, before), min_score
+                )
+            )
+        )
         extra = {"explain": result.explain.to_dict()} if explain and result.explain else None
         return _results(result_json(result, extra))
 
-    @server.tool(annotations=_READ, description=(
-        "Keyword (BM25) search: documents containing the words, best first, with highlighted snippets. Fast "
-        "and exact: use it for names, identifiers, error messages. match='any' relaxes to any word. " + SYNTAX))
-    async def search(query: str, limit: Limit = 10, match: Literal["all", "any"] = "all", ext: Extensions = None,
-                     folder: Folders = None, after: After = None, before: Before = None) -> dict[str, Any]:
-        result = await _run(lambda: handle.find(SearchRequest(
-            query, SearchMode.KEYWORD, limit, Filters.from_options(ext, folder, after, before), match=match)))
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "Keyword (BM25) search: documents containing the words, best first, with highlighted snippets. Fast "
+            "and exact: use it for names, identifiers, error messages. match='any' relaxes to any word. " + SYNTAX
+        ),
+    )
+    async def search(
+        query: str,
+        limit: Limit = 10,
+        match: Literal["all", "any"] = "all",
+        ext: Extensions = None,
+        folder: Folders = None,
+        after: After = None,
+        before: Before = None,
+    ) -> dict[str, Any]:
+        result = await _run(
+            lambda: handle.find(
+                SearchRequest(
+                    query, SearchMode.KEYWORD, limit, Filters.from_options(ext, folder, after, before), match=match
+                )
+            )
+        )
         return _results(result_json(result))
 
-    @server.tool(annotations=_READ, description=(
-        "Semantic search: documents by meaning, with the closest passage of each; finds paraphrases that share "
-        "no words with the query. Needs the embedding model (see `status`). " + SYNTAX))
-    async def vsearch(query: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None,
-                      after: After = None, before: Before = None) -> dict[str, Any]:
-        result = await _run(lambda: handle.find(SearchRequest(
-            query, SearchMode.SEMANTIC, limit, Filters.from_options(ext, folder, after, before))))
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "Semantic search: documents by meaning, with the closest passage of each; finds paraphrases that share "
+            "no words with the query. Needs the embedding model (see `status`). " + SYNTAX
+        ),
+    )
+    async def vsearch(
+        query: str,
+        limit: Limit = 10,
+        ext: Extensions = None,
+        folder: Folders = None,
+        after: After = None,
+        before: Before = None,
+    ) -> dict[str, Any]:
+        result = await _run(
+            lambda: handle.find(
+                SearchRequest(query, SearchMode.SEMANTIC, limit, Filters.from_options(ext, folder, after, before))
+            )
+        )
         return _results(result_json(result))
 
-    @server.tool(annotations=_READ, description=(
-        "Read one indexed document's text: `ref` is a docid from a result (#3fa9c2) or an absolute path, "
-        "optionally with :LINE or :LINE:COUNT (e.g. #3fa9c2:120:40). from_line/lines do the same as arguments. "
-        "Only documents under the indexed folders are served."))
-    async def get(ref: str, from_line: Annotated[int | None, Field(ge=1)] = None,
-                  lines: Annotated[int | None, Field(ge=1)] = None) -> dict[str, Any]:
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "Read one indexed document's text: `ref` is a docid from a result (#3fa9c2) or an absolute path, "
+            "optionally with :LINE or :LINE:COUNT (e.g. #3fa9c2:120:40). from_line/lines do the same as arguments. "
+            "Only documents under the indexed folders are served."
+        ),
+    )
+    async def get(
+        ref: str, from_line: Annotated[int | None, Field(ge=1)] = None, lines: Annotated[int | None, Field(ge=1)] = None
+    ) -> dict[str, Any]:
         piece = await _run(lambda: handle.get(ref, from_line, lines))
         return slice_json(piece)
 
-    @server.tool(annotations=_READ, description=(
-        "Read several documents at once: refs are docids, absolute paths, or glob patterns over the indexed "
-        "paths (e.g. '*/notes/2024-*.md'). Stops at max_bytes of text; what was left out is listed with why."))
-    async def multi_get(refs: Annotated[list[str], Field(min_length=1)],
-                        max_bytes: Annotated[int, Field(ge=1000, le=1_000_000)] = 60_000,
-                        max_lines: Annotated[int | None, Field(ge=1)] = None) -> dict[str, Any]:
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "Read several documents at once: refs are docids, absolute paths, or glob patterns over the indexed "
+            "paths (e.g. '*/notes/2024-*.md'). Stops at max_bytes of text; what was left out is listed with why."
+        ),
+    )
+    async def multi_get(
+        refs: Annotated[list[str], Field(min_length=1)],
+        max_bytes: Annotated[int, Field(ge=1000, le=1_000_000)] = 60_000,
+        max_lines: Annotated[int | None, Field(ge=1)] = None,
+    ) -> dict[str, Any]:
         found = await _run(lambda: handle.multi_get(refs, max_bytes=max_bytes, max_lines=max_lines))
         return multi_get_json(found)
 
-    @server.tool(annotations=_READ, description=(
-        "Documents like a given one (docid or absolute path), by meaning: the mean of its passages' vectors. "
-        "Needs the embedding model."))
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "Documents like a given one (docid or absolute path), by meaning: the mean of its passages' vectors. "
+            "Needs the embedding model."
+        ),
+    )
     async def similar(ref: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None) -> dict[str, Any]:
         result = await _run(lambda: handle.similar(ref, limit=limit, filters=Filters.from_options(ext, folder)))
         return _results(result_json(result))
 
-    @server.tool(annotations=_READ, description=(
-        "Why a file you expected is not among a query's results (or where it is): not under an added folder, "
-        "excluded by which .gitignore or exclude pattern, not indexed yet, failed or skipped and why, removed by "
-        "a filter, the query words it lacks and its keyword rank, its semantic rank and closest passage, or cut "
-        "by the result limit or score floor. mode: hybrid (query), keyword (search) or semantic (vsearch); give "
-        "the same limit, filters and min_score as that search."))
-    async def why_not(query: Annotated[str, Field(min_length=1, max_length=2000)], path: str,
-                      mode: SearchMode = SearchMode.HYBRID, limit: Limit = 10,
-                      min_score: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0, ext: Extensions = None,
-                      folder: Folders = None, after: After = None, before: Before = None) -> dict[str, Any]:
-        answer = await _run(lambda: handle.why_not(
-            SearchRequest(query, mode, limit, Filters.from_options(ext, folder, after, before), min_score), path))
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "Why a file you expected is not among a query's results (or where it is): not under an added folder, "
+            "excluded by which .gitignore or exclude pattern, not indexed yet, failed or skipped and why, removed by "
+            "a filter, the query words it lacks and its keyword rank, its semantic rank and closest passage, or cut "
+            "by the result limit or score floor. mode: hybrid (query), keyword (search) or semantic (vsearch); give "
+            "the same limit, filters and min_score as that search."
+        ),
+    )
+    async def why_not(
+        query: Annotated[str, Field(min_length=1, max_length=2000)],
+        path: str,
+        mode: SearchMode = SearchMode.HYBRID,
+        limit: Limit = 10,
+        min_score: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0,
+        ext: Extensions = None,
+        folder: Folders = None,
+        after: After = None,
+        before: Before = None,
+    ) -> dict[str, Any]:
+        answer = await _run(
+            lambda: handle.why_not(
+                SearchRequest(query, mode, limit, Filters.from_options(ext, folder, after, before), min_score), path
+            )
+        )
         return asdict(answer)
 
-    @server.tool(annotations=_READ, description=(
-        "What is indexed: folders, document counts, failures, the index size, and which models are installed "
-        "(semantic search and reranking need them)."))
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "What is indexed: folders, document counts, failures, the index size, and which models are installed "
+            "(semantic search and reranking need them)."
+        ),
+    )
     async def status() -> dict[str, Any]:
         st = await _run(handle.status)
         return {
-            "documents": st.indexed, "failed": st.failed, "skipped": st.skipped, "chunks": st.chunks,
+            "documents": st.indexed,
+            "failed": st.failed,
+            "skipped": st.skipped,
+            "chunks": st.chunks,
             "index_bytes": st.size_bytes,
             "folders": [{"path": s.source.path, "indexed": s.indexed, "failed": s.failed} for s in st.sources],
             "problems": [{"path": p.path, "status": p.status, "error": p.error} for p in st.problems[:20]],
@@ -156,26 +238,43 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:
         }
 
     if allow_write:
-        @server.tool(annotations=_WRITE, description=(
-            "Add a folder (or file) to the index and index it now. include/exclude are gitignore-style patterns."))
-        async def add_folder(path: str, include: list[str] | None = None,
-                             exclude: list[str] | None = None) -> dict[str, Any]:
+
+        @server.tool(
+            annotations=_WRITE,
+            description=(
+                "Add a folder (or file) to the index and index it now. include/exclude are gitignore-style patterns."
+            ),
+        )
+        async def add_folder(
+            path: str, include: list[str] | None = None, exclude: list[str] | None = None
+        ) -> dict[str, Any]:
             source = await _run(lambda: handle.add_source(path, include or (), exclude or ()))
             report = await _run(handle.index)
             return {"added": source.path, "indexed": report.added + report.updated, "failed": report.failed}
 
-        @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
-                     description="Remove a folder and its documents from the index (the files are not touched).")
+        @server.tool(
+            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
+            description="Remove a folder and its documents from the index (the files are not touched).",
+        )
         async def remove_folder(path: str) -> dict[str, Any]:
             removed = await _run(lambda: handle.remove_source(path))
             return {"removed": path, "documents": removed}
 
-        @server.tool(annotations=_WRITE, description="Bring the index up to date with the folders (new, changed, "
-                                                     "moved and deleted files), then embed what is new.")
+        @server.tool(
+            annotations=_WRITE,
+            description="Bring the index up to date with the folders (new, changed, "
+            "moved and deleted files), then embed what is new.",
+        )
         async def index() -> dict[str, Any]:
             report = await _run(handle.index)
-            return {"added": report.added, "updated": report.updated, "removed": report.removed,
-                    "unchanged": report.unchanged, "failed": report.failed, "seconds": round(report.seconds, 2)}
+            return {
+                "added": report.added,
+                "updated": report.updated,
+                "removed": report.removed,
+                "unchanged": report.unchanged,
+                "failed": report.failed,
+                "seconds": round(report.seconds, 2),
+            }
 
     return server
 

@@ -38,15 +38,25 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
 
 
 def slice_json(piece: DocumentSlice) -> dict:
-    return {"docid": f"#{piece.docid}", "path": piece.path, "title": piece.title, "from_line": piece.first_line,
-            "to_line": piece.last_line, "total_lines": piece.total_lines, "mtime": piece.mtime, "size": piece.size,
-            "text": piece.text}
+    return {
+        "docid": f"#{piece.docid}",
+        "path": piece.path,
+        "title": piece.title,
+        "from_line": piece.first_line,
+        "to_line": piece.last_line,
+        "total_lines": piece.total_lines,
+        "mtime": piece.mtime,
+        "size": piece.size,
+        "text": piece.text,
+    }
 
 
 def multi_get_json(found: MultiGetResult) -> dict:
-    return {"documents": [slice_json(d) for d in found.documents],
-            "left_out": [{"ref": ref, "why": why} for ref, why in found.left_out],
-            "left_out_total": max(found.left_out_total, len(found.left_out))}
+    return {
+        "documents": [slice_json(d) for d in found.documents],
+        "left_out": [{"ref": ref, "why": why} for ref, why in found.left_out],
+        "left_out_total": max(found.left_out_total, len(found.left_out)),
+    }
 
 
 def status_json(status: StoreStatus) -> dict:

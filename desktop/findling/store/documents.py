@@ -224,8 +224,10 @@ def update_stat(
     """A file whose bytes did not change (touched, or moved to `(path, ext)`): keep its text.
     `indexed_at` changes all the same: it is the row's version for the document cache."""
     if moved_to is None:
-        cur.execute("UPDATE documents SET size = ?, mtime = ?, indexed_at = current_timestamp WHERE id = ?",
-                    [size, mtime, doc_id])
+        cur.execute(
+            "UPDATE documents SET size = ?, mtime = ?, indexed_at = current_timestamp WHERE id = ?",
+            [size, mtime, doc_id],
+        )
     else:
         cur.execute(
             "UPDATE documents SET size = ?, mtime = ?, path = ?, ext = ?, indexed_at = current_timestamp WHERE id = ?",
@@ -248,10 +250,12 @@ class DocumentMeta:
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
 
 
-META_SQL = (f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
-            f"d.indexed_at, g.starts FROM documents d {WITH_RAW_PATH} "
-            "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
-            "ON g.doc_id = d.id")
+META_SQL = (
+    f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
+    f"d.indexed_at, g.starts FROM documents d {WITH_RAW_PATH} "
+    "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
+    "ON g.doc_id = d.id"
+)
 
 
 def meta_of(row: Sequence[Any]) -> DocumentMeta:
@@ -280,8 +284,7 @@ def chunks_by_document(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> di
     """Each document's chunks, in order."""
     out: dict[int, list[Chunk]] = {}
     for doc_id, start, end, text in cur.execute(
-        f"SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(ids)} "
-        "ORDER BY doc_id, ordinal"
+        f"SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(ids)} ORDER BY doc_id, ordinal"
     ).fetchall():
         out.setdefault(doc_id, []).append((start, end, text))
     return out

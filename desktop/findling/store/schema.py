@@ -21,7 +21,10 @@ def _hash_vectors(con: duckdb.DuckDBPyConnection) -> None:
     replay an ALTER TABLE ADD COLUMN on a table with a function default from the WAL."""
     from findling.store.vectors import create_vector_table
 
-    con.execute("CREATE TABLE IF NOT EXISTS stale_vectors (table_name VARCHAR NOT NULL, hash UBIGINT NOT NULL, vec FLOAT[] NOT NULL)")
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS stale_vectors "
+        "(table_name VARCHAR NOT NULL, hash UBIGINT NOT NULL, vec FLOAT[] NOT NULL)"
+    )
     for model, table, dim in con.execute("SELECT model, table_name, dim FROM vector_models").fetchall():
         hashed = con.execute(
             "SELECT count(*) FROM information_schema.columns WHERE table_name = ? AND column_name = 'hash'", [table]
@@ -102,7 +105,8 @@ MIGRATIONS: list[Migration] = [
         # Where each page of a PDF begins in its text, so a result can name its page and the
         # viewer open there. PDFs are read again by the next `index` to fill it in; their
         # vectors are reused (the text is the same).
-        "CREATE TABLE IF NOT EXISTS pages (doc_id INTEGER NOT NULL, page INTEGER NOT NULL, start_char INTEGER NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS pages "
+        "(doc_id INTEGER NOT NULL, page INTEGER NOT NULL, start_char INTEGER NOT NULL)",
         "UPDATE documents SET size = -1, hash = NULL WHERE ext = 'pdf'",
     ],
     [
@@ -144,9 +148,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
             else:
                 for statement in migration:
                     con.execute(statement)
-            con.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(target + 1)]
-            )
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(target + 1)])
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

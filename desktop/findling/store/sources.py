@@ -34,7 +34,10 @@ def set_rules(tx: duckdb.DuckDBPyConnection, source_id: int, include: Sequence[s
 
 
 def insert_source(
-    tx: duckdb.DuckDBPyConnection, path: str, include: Sequence[str], exclude: Sequence[str],
+    tx: duckdb.DuckDBPyConnection,
+    path: str,
+    include: Sequence[str],
+    exclude: Sequence[str],
     absorb: Sequence[Source] = (),
 ) -> Source:
     """A new source; the documents of the sources in `absorb` (folders inside it) move to it."""

@@ -107,8 +107,10 @@ class DocumentCache:
             mapped = self._map
         if mapped is None:
             return []
-        return [(start, end, mapped[offset:offset + length].tobytes().decode("utf-8"))
-                for start, end, offset, length in spans]
+        return [
+            (start, end, mapped[offset : offset + length].tobytes().decode("utf-8"))
+            for start, end, offset, length in spans
+        ]
 
     def documents(self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CachedDocument]:
         """Each document's metadata and chunks (documents gone since are left out): from
@@ -130,8 +132,12 @@ class DocumentCache:
             out.update(self._from_database(cur, stale, copy=True))
         return out
 
-    def _from_database(self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int], copy: bool) -> dict[int, CachedDocument]:
-        metas = {row[0]: (row[8], meta_of(row)) for row in cur.execute(f"{META_SQL} WHERE d.id IN {id_list(ids)}").fetchall()}
+    def _from_database(
+        self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int], copy: bool
+    ) -> dict[int, CachedDocument]:
+        metas = {
+            row[0]: (row[8], meta_of(row)) for row in cur.execute(f"{META_SQL} WHERE d.id IN {id_list(ids)}").fetchall()
+        }
         chunks = chunks_by_document(cur, list(metas))
         if copy:
             self._add([(doc_id, *chunk) for doc_id in metas for chunk in chunks.get(doc_id, [])], metas)

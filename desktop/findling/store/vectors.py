@@ -87,19 +87,25 @@ def write_vectors(
     count, dim = vectors.shape
     # DuckDB scans numpy columns of one value per row only: the vectors go in flat, with each
     # value's row and position, and are put back together as FLOAT[dim] in SQL.
-    cur.register("batch_rows", {
-        "row": np.arange(count, dtype=np.int64),
-        "doc_id": np.asarray(doc_ids, dtype=np.int32),
-        "ordinal": np.asarray(ordinals, dtype=np.int32),
-        "start_char": np.asarray([s for s, _ in spans], dtype=np.int32),
-        "end_char": np.asarray([e for _, e in spans], dtype=np.int32),
-        "hash": np.asarray(hashes if hashes is not None else np.zeros(count), dtype=np.uint64),
-    })
-    cur.register("batch_values", {
-        "row": np.repeat(np.arange(count, dtype=np.int64), dim),
-        "pos": np.tile(np.arange(dim, dtype=np.int32), count),
-        "x": np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1),
-    })
+    cur.register(
+        "batch_rows",
+        {
+            "row": np.arange(count, dtype=np.int64),
+            "doc_id": np.asarray(doc_ids, dtype=np.int32),
+            "ordinal": np.asarray(ordinals, dtype=np.int32),
+            "start_char": np.asarray([s for s, _ in spans], dtype=np.int32),
+            "end_char": np.asarray([e for _, e in spans], dtype=np.int32),
+            "hash": np.asarray(hashes if hashes is not None else np.zeros(count), dtype=np.uint64),
+        },
+    )
+    cur.register(
+        "batch_values",
+        {
+            "row": np.repeat(np.arange(count, dtype=np.int64), dim),
+            "pos": np.tile(np.arange(dim, dtype=np.int32), count),
+            "x": np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1),
+        },
+    )
     try:
         cur.execute(
             f"""INSERT INTO {table} (doc_id, ordinal, start_char, end_char, vec, hash)
@@ -148,8 +154,14 @@ def read_vectors(
         ).fetchnumpy()
         if len(part["seq"]) == 0:
             return
-        yield (part["seq"], part["doc_id"], part["ordinal"], part["start_char"], part["end_char"],
-               np.stack(list(part["vec"])).astype(np.float32, copy=False))
+        yield (
+            part["seq"],
+            part["doc_id"],
+            part["ordinal"],
+            part["start_char"],
+            part["end_char"],
+            np.stack(list(part["vec"])).astype(np.float32, copy=False),
+        )
         after_seq = int(part["seq"][-1])
 
 
@@ -195,16 +207,21 @@ def embedded_share(cur: duckdb.DuckDBPyConnection, table: str | None) -> tuple[i
     with_text = "FROM documents d WHERE d.status = 'ok' AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)"
     if table is None:
         return 0, int(scalar(cur, f"SELECT count(*) {with_text}"))
-    row = first_row(cur, f"""SELECT count(*) FILTER (WHERE EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)),
-                                    count(*) {with_text}""")
+    row = first_row(
+        cur,
+        f"""SELECT count(*) FILTER (WHERE EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)),
+                                    count(*) {with_text}""",
+    )
     return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def count_pending(cur: duckdb.DuckDBPyConnection, table: str) -> int:
-    return int(scalar(
-        cur,
-        f"""SELECT count(*) FROM documents d
+    return int(
+        scalar(
+            cur,
+            f"""SELECT count(*) FROM documents d
             WHERE d.status = 'ok'
               AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)
               AND NOT EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)""",
-    ))
+        )
+    )

@@ -163,7 +163,7 @@ def _bigrams(run: str, base: int) -> Iterator[Token]:
     last = len(run) - 2
     for i in range(len(run) - 1):
         parts = (run[i],) if i < last else (run[i], run[i + 1])
-        yield Token(run[i:i + 2], parts, base + i, base + i + 2)
+        yield Token(run[i : i + 2], parts, base + i, base + i + 2)
 
 
 def iter_tokens(text: str, language: str = DEFAULT_LANGUAGE) -> Iterator[Token]:
@@ -180,10 +180,10 @@ def iter_tokens(text: str, language: str = DEFAULT_LANGUAGE) -> Iterator[Token]:
 
 def token_at(text: str, pos: int, language: str = DEFAULT_LANGUAGE) -> Token | None:
     """The token that covers position `pos` (for checking a candidate match in place)."""
-    if is_unspaced(text[pos:pos + 1]):
+    if is_unspaced(text[pos : pos + 1]):
         end = pos + 1
         if end < len(text) and is_unspaced(text[end]):
-            return Token(text[pos:end + 1], (text[pos],), pos, end + 1)
+            return Token(text[pos : end + 1], (text[pos],), pos, end + 1)
         return Token(text[pos], (), pos, end)
     start = pos
     while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_") and not is_unspaced(text[start - 1]):
@@ -225,8 +225,9 @@ def _count_runs(runs: list[str], counts: Counter[str]) -> None:
     codes = np.frombuffer("\n".join(runs).encode("utf-32-le"), dtype=np.uint32)
     newline = codes == 10
     chars, char_tally = np.unique(codes[~newline], return_counts=True)
-    pairs, pair_tally = np.unique(((codes[:-1].astype(np.uint64) << 32) | codes[1:])[~(newline[:-1] | newline[1:])],
-                                  return_counts=True)
+    pairs, pair_tally = np.unique(
+        ((codes[:-1].astype(np.uint64) << 32) | codes[1:])[~(newline[:-1] | newline[1:])], return_counts=True
+    )
     # The distinct terms decoded in one go (a packed pair is its two characters' UTF-32 in a
     # row) and cut apart by a regex: no Python step per term
     text = chars.astype("<u4").tobytes().decode("utf-32-le")

@@ -51,13 +51,14 @@ def bench_gui(folder: str, tick_ms: int = 10) -> dict:
         # type while indexing, as a person would: searches run too
         typed = QTimer()
         typed.setInterval(700)
+
         def type_and_search() -> None:
             window.search_field.setText("memory")
             window.run_search(full=False)
 
         typed.timeout.connect(type_and_search)
         typed.start()
-        while window._indexing or window.sources_model.rowCount() == 0:
+        while window.indexing.running or window.sources_model.rowCount() == 0:
             app.processEvents()
             time.sleep(0.001)
         seconds = time.perf_counter() - started

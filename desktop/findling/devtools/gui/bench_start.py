@@ -37,11 +37,15 @@ def bench_gui_start(home: str, runs: int = 5) -> dict:
     seconds = []
     for _ in range(runs):
         started = time.time()
-        out = subprocess.run([sys.executable, "-c", _CHILD, home], capture_output=True, text=True, env=env,
-                             timeout=120)
+        out = subprocess.run([sys.executable, "-c", _CHILD, home], capture_output=True, text=True, env=env, timeout=120)
         ready = next((line.split()[1] for line in out.stdout.splitlines() if line.startswith("READY")), None)
         if ready is None:
             raise RuntimeError(f"the window did not come up: {out.stderr[-2000:]}")
         seconds.append(float(ready) - started)
-    return {"home": home, "runs": runs, "ready_s_median": round(statistics.median(seconds), 2),
-            "ready_s_max": round(max(seconds), 2), "platform": env["QT_QPA_PLATFORM"]}
+    return {
+        "home": home,
+        "runs": runs,
+        "ready_s_median": round(statistics.median(seconds), 2),
+        "ready_s_max": round(max(seconds), 2),
+        "platform": env["QT_QPA_PLATFORM"],
+    }

@@ -66,8 +66,14 @@ def _keyboard(app: QApplication, window, target: Path) -> None:
     query = "water OR rust OR bread OR database"
     for char in query:
         _key(app, window.search_field, Qt.Key(ord(char.upper())), char)
-    _wait(app, lambda: window.searches.result is not None and window.searches.result.query == query
-          and window.results.rowCount() > 2)
+    _wait(
+        app,
+        lambda: (
+            window.searches.result is not None
+            and window.searches.result.query == query
+            and window.results.rowCount() > 2
+        ),
+    )
     _key(app, window.search_field, Qt.Key.Key_Down)
     _key(app, window.search_field, Qt.Key.Key_Down)
     _wait(app, lambda: window.results_view.currentIndex().row() == 2)
@@ -79,7 +85,10 @@ def _dialogs(app: QApplication, window, target: Path, model_folder: Path | None)
     from findling.gui.models_dialog import ModelsDialog
     from findling.gui.settings_dialog import SettingsDialog
 
-    for name, simple in (("06-help.png", HelpDialog(window)), ("07-settings.png", SettingsDialog(window.engine, window))):
+    for name, simple in (
+        ("06-help.png", HelpDialog(window)),
+        ("07-settings.png", SettingsDialog(window.engine, window)),
+    ):
         simple.show()
         _shot(app, simple, target / name)
         simple.close()
@@ -96,13 +105,13 @@ def _dialogs(app: QApplication, window, target: Path, model_folder: Path | None)
     dialog.resize(820, 320)
     dialog.show()
     _shot(app, dialog, target / "08-models-before-import.png")
-    dialog.import_folder(model_folder, dialog._specs[0])
+    dialog.import_folder(model_folder, dialog.specs[0])
     _wait(app, lambda: getattr(dialog.table.item(0, 2), "text", str)() == "installed", 60)
     _shot(app, dialog, target / "09-models-after-import.png")
     dialog.close()
 
 
-def main(out: str, model_folder: Path | None = None) -> int:
+def main(out: str, model_folder: Path | None = None) -> int:  # noqa: PLR0915 - a tour of the window, one screenshot after another
     from findling.engine import Engine
     from findling.gui.app import _follow_os_theme
     from findling.gui.history import SavedSearch
@@ -118,7 +127,7 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window.resize(1360, 860)
         window.show()
         window.add_paths([str(demo_folder())])
-        _wait(app, lambda: window.sources_model.rowCount() > 0 and not window._indexing)
+        _wait(app, lambda: window.sources_model.rowCount() > 0 and not window.indexing.running)
         _shot(app, window, target / "01-indexed.png")
         window.search_field.setText("database connection refused")
         window.run_search(full=True)
@@ -148,8 +157,15 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window.resize(1024, 640)
         window.search_field.setText("why did the nightly import fail")
         window.run_search(full=True)
-        _wait(app, lambda: window.searches.result is not None and window.searches.result.explain is not None
-              and window.searches.result.query == "why did the nightly import fail" and window.results.rowCount() > 0)
+        _wait(
+            app,
+            lambda: (
+                window.searches.result is not None
+                and window.searches.result.explain is not None
+                and window.searches.result.query == "why did the nightly import fail"
+                and window.results.rowCount() > 0
+            ),
+        )
         window.tabs.setCurrentIndex(1)
         _shot(app, window, target / "10-explain-1024x640.png")
         window.details_button.click()
@@ -158,7 +174,9 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window.mode_box.setCurrentText("Keyword")
         window.search_field.setText("nightly import failed")
         window.run_search(full=False)
-        _wait(app, lambda: window.searches.result is not None and window.searches.result.query == "nightly import failed")
+        _wait(
+            app, lambda: window.searches.result is not None and window.searches.result.query == "nightly import failed"
+        )
         window.why_not(str(demo_folder() / "bread.html"))
         _wait(app, lambda: window.why_not_answer.text().startswith("Why not"))
         _shot(app, window, target / "12-why-not-1024x640.png")
@@ -169,8 +187,14 @@ def main(out: str, model_folder: Path | None = None) -> int:
         window._show_saved()
         window.search_field.setText("rust")
         window.run_search(full=True)
-        _wait(app, lambda: window.searches.result is not None and window.searches.result.query == "rust"
-              and window.names.isVisible())
+        _wait(
+            app,
+            lambda: (
+                window.searches.result is not None
+                and window.searches.result.query == "rust"
+                and window.names.isVisible()
+            ),
+        )
         _shot(app, window, target / "13-names-facets-saved.png")
         # a viewer that takes a page, as settings.toml would name it (none is installed here)
         window.engine.settings.search.open_at_page = "evince --page-index={page} {path}"
@@ -198,5 +222,6 @@ def main(out: str, model_folder: Path | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "screenshots",
-                          Path(sys.argv[2]) if len(sys.argv) > 2 else None))
+    raise SystemExit(
+        main(sys.argv[1] if len(sys.argv) > 1 else "screenshots", Path(sys.argv[2]) if len(sys.argv) > 2 else None)
+    )

@@ -63,9 +63,6 @@ def _core_title(archive: zipfile.ZipFile) -> str:
     return (node.text or "").strip() if node is not None else ""
 
 
-
-
-
 def _paragraph_text(paragraph: lxml.etree._Element) -> str:
     parts = []
     for node in paragraph.iter(f"{_W}t", f"{_W}tab", f"{_W}br", f"{_W}cr"):
@@ -150,8 +147,9 @@ def extract_docx(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
             raise ExtractionError(f"cannot read DOCX: {exc}") from exc
 
 
-def _body(archive: zipfile.ZipFile, info: zipfile.ZipInfo, levels: dict[str, int], title: str,
-          max_chars: int) -> Parsed:
+def _body(  # noqa: C901 - one branch per WordprocessingML element, as the format lists them
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, levels: dict[str, int], title: str, max_chars: int
+) -> Parsed:
     blocks: list[str] = []
     size = 0
     first_heading = ""
@@ -161,8 +159,11 @@ def _body(archive: zipfile.ZipFile, info: zipfile.ZipInfo, levels: dict[str, int
     notes: tuple[str, ...] = ()
     with archive.open(info) as stream:
         events = lxml.etree.iterparse(
-            stream, events=("start", "end"), tag=(f"{_W}p", f"{_W}tbl", f"{_W}tc", f"{_W}tr"),
-            huge_tree=True, resolve_entities=False,
+            stream,
+            events=("start", "end"),
+            tag=(f"{_W}p", f"{_W}tbl", f"{_W}tc", f"{_W}tr"),
+            huge_tree=True,
+            resolve_entities=False,
         )
         for event, node in events:
             tag = node.tag

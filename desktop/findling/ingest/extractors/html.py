@@ -14,8 +14,10 @@ from findling.errors import ExtractionError
 from findling.ingest.extractors import Parsed
 from findling.ingest.extractors.text import decode
 
-_DECLARED = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""",
-                       re.IGNORECASE)
+_DECLARED = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)|<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""",
+    re.IGNORECASE,
+)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 
@@ -37,15 +39,59 @@ def _html_text(data: bytes) -> str:
             pass
     return decode(data)
 
+
 _DROP = {"script", "style", "noscript", "template", "svg", "head", "nav", "iframe", "object"}
 # Elements that never hold a page's readable content, whatever their role or id says.
-_NOT_CONTENT = _DROP | {"form", "math", "audio", "video", "canvas", "embed", "frame", "frameset", "applet",
-                        "input", "button", "select", "textarea", "link", "meta", "base", "title", "html"}
+_NOT_CONTENT = _DROP | {
+    "form",
+    "math",
+    "audio",
+    "video",
+    "canvas",
+    "embed",
+    "frame",
+    "frameset",
+    "applet",
+    "input",
+    "button",
+    "select",
+    "textarea",
+    "link",
+    "meta",
+    "base",
+    "title",
+    "html",
+}
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = {
-    "p", "div", "section", "article", "header", "footer", "main", "aside", "blockquote",
-    "pre", "ul", "ol", "li", "dl", "dt", "dd", "table", "tr", "br", "hr", "figure",
-    "figcaption", "form", "fieldset", "address", "details", "summary", "body",
+    "p",
+    "div",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "main",
+    "aside",
+    "blockquote",
+    "pre",
+    "ul",
+    "ol",
+    "li",
+    "dl",
+    "dt",
+    "dd",
+    "table",
+    "tr",
+    "br",
+    "hr",
+    "figure",
+    "figcaption",
+    "form",
+    "fieldset",
+    "address",
+    "details",
+    "summary",
+    "body",
 }
 _LINES = {"li", "br", "tr", "dt", "dd"}
 # Inline formatting adds nothing to the text but nesting: legacy pages that never close
@@ -62,7 +108,7 @@ _PERMALINK = re.compile(r"""<a\b[^<>]*class=["'][^"']*\bheaderlink\b[^<>]*>[^<]*
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^<>]*>")
 
 
-def _walk(root: lxml.html.HtmlElement, out: list[str]) -> None:
+def _walk(root: lxml.html.HtmlElement, out: list[str]) -> None:  # noqa: C901 - one branch per kind of HTML node, in one walk for speed
     """Depth-first text with block breaks; a stack, not recursion, since pages nest deeper
     than Python's recursion limit."""
     stack: list[tuple[lxml.html.HtmlElement, bool]] = [(root, False)]
@@ -106,9 +152,25 @@ _MAIN_IDS = ("main-content", "maincontent", "content", "main")
 # Navigation, sidebars, breadcrumbs, "previous/next" blocks and permalink marks, inside or
 # outside the main content: the same on every page, so they only dilute its words.
 _CHROME_CLASSES = (
-    "related", "sphinxsidebar", "navheader", "navfooter", "navpath", "breadcrumb", "breadcrumbs",
-    "wy-breadcrumbs", "rst-footer-buttons", "md-sidebar", "md-header", "md-footer", "footer", "subNav", "topNav",
-    "bottomNav", "skip-link", "visually-hidden", "sr-only",
+    "related",
+    "sphinxsidebar",
+    "navheader",
+    "navfooter",
+    "navpath",
+    "breadcrumb",
+    "breadcrumbs",
+    "wy-breadcrumbs",
+    "rst-footer-buttons",
+    "md-sidebar",
+    "md-header",
+    "md-footer",
+    "footer",
+    "subNav",
+    "topNav",
+    "bottomNav",
+    "skip-link",
+    "visually-hidden",
+    "sr-only",
 )
 _CHROME_ROLES = ("navigation", "search", "banner", "contentinfo")
 _MIN_MAIN_CHARS = 200
@@ -128,8 +190,11 @@ def _drop_chrome(root: lxml.html.HtmlElement) -> None:
     for el in list(root.iter()):
         if not isinstance(el.tag, str) or el is root or el.getparent() is None:
             continue
-        if (el.get("role") in _CHROME_ROLES or _classes(el) & chrome
-                or (el.tag in ("header", "footer") and el.getparent().tag == "body")):
+        if (
+            el.get("role") in _CHROME_ROLES
+            or _classes(el) & chrome
+            or (el.tag in ("header", "footer") and el.getparent().tag == "body")
+        ):
             el.drop_tree()
 
 
@@ -162,7 +227,7 @@ def _flat_text(text: str) -> str:
     skipping = ""
     for match in _TAG.finditer(text):
         if not skipping:
-            out.append(text[pos:match.start()])
+            out.append(text[pos : match.start()])
         closing, name = match.group(1), match.group(2).lower()
         if skipping:
             if closing and name == skipping:
@@ -228,7 +293,9 @@ def html_to_text(data: bytes | str) -> Parsed:
         if h1 is not None:
             title = " ".join(h1.text_content().split())
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
-        return Parsed(_tidy(_flat_text(text)), title, ("the page nests too deeply; its text was read without headings",))
+        return Parsed(
+            _tidy(_flat_text(text)), title, ("the page nests too deeply; its text was read without headings",)
+        )
     main = page_content(root)
     body = root.find("body")
     if body is None:

@@ -25,8 +25,8 @@ def unpacked_stream_bytes(data: bytes, limit: int = MAX_STREAMS, one_limit: int 
     nothing is kept."""
     total = largest = 0
     for match in _STREAM.finditer(data):
-        head = data[max(0, match.start() - 2048):match.start()]
-        head = head[head.rfind(b"obj") + 3:] if b"obj" in head else head
+        head = data[max(0, match.start() - 2048) : match.start()]
+        head = head[head.rfind(b"obj") + 3 :] if b"obj" in head else head
         if b"/FlateDecode" not in head or b"/Image" in head:
             continue
         inflater = zlib.decompressobj()
@@ -34,7 +34,7 @@ def unpacked_stream_bytes(data: bytes, limit: int = MAX_STREAMS, one_limit: int 
         before = total
         try:
             while pos < len(data) and not inflater.eof and total <= limit and total - before <= one_limit:
-                total += len(inflater.decompress(data[pos:pos + 65536], _MB))
+                total += len(inflater.decompress(data[pos : pos + 65536], _MB))
                 pos += 65536
                 while inflater.unconsumed_tail and not inflater.eof and total <= limit:
                     out = inflater.decompress(inflater.unconsumed_tail, _MB)
@@ -65,8 +65,11 @@ def page_starts(pages: list[str]) -> tuple[int, ...]:
 def extract_pdf(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
     total, largest = unpacked_stream_bytes(data)
     if total > MAX_STREAMS or largest > MAX_STREAM:
-        what = f"its streams unpack to over {MAX_STREAMS // _MB} MB" if total > MAX_STREAMS else \
-            f"one of its streams unpacks to over {MAX_STREAM // _MB} MB"
+        what = (
+            f"its streams unpack to over {MAX_STREAMS // _MB} MB"
+            if total > MAX_STREAMS
+            else f"one of its streams unpacks to over {MAX_STREAM // _MB} MB"
+        )
         raise ExtractionError(f"not read: {what} (a decompression bomb?)")
     try:
         pdf = pdfium.PdfDocument(data)
