@@ -36,6 +36,8 @@ def test_time_left_from_the_pace_so_far():
 def test_the_window_points_at_its_own_buttons():
     text = window_advice("no embedder model installed (all-minilm-l6-v2 is missing): findling models pull x-y")
     assert "findling models pull" not in text and "File → Models" in text
+    text = window_advice("semantic search is off: no documents are embedded yet; run findling index")
+    assert text == "semantic search is off: no documents are embedded yet (File → Update index, F5)"
 
 
 def test_folders_are_named_by_as_much_of_their_path_as_tells_them_apart():

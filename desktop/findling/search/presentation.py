@@ -44,9 +44,14 @@ def time_left(done: int, total: int, elapsed_s: float) -> str:
 _CLI_ADVICE = re.compile(r":? ?findling models pull \S+")
 
 
+_CLI_INDEX = re.compile(r"(;|:) run findling index\b")
+
+
 def window_advice(text: str) -> str:
     """A message written for the terminal, for the window: its buttons instead of commands."""
-    return _CLI_ADVICE.sub(" (File → Models… downloads or imports it)", text)
+    return _CLI_INDEX.sub(
+        " (File → Update index, F5)", _CLI_ADVICE.sub(" (File → Models… downloads or imports it)", text)
+    )
 
 
 def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[str, bool]]:
