@@ -6,7 +6,7 @@ import sys
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # the indexer's worker processes re-enter here
-    from findling.cli import run
+    from findling.launch import run
 
     if len(sys.argv) == 1:
         sys.argv.append("gui")

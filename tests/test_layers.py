@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("server", frozenset({"server"})),
     ("faces", frozenset({"gui", "doctor", "selftest"})),
     ("tools", frozenset({"devtools"})),  # measurement, apart from the product
-    ("command line", frozenset({"cli", "__main__"})),
+    ("command line", frozenset({"launch", "cli", "__main__"})),
 )
 # Within a layer, parts that must not see each other: the store holds no model code and the
 # models no SQL; ingest and search share only the layers below them.

@@ -1,8 +1,5 @@
 """Findling: local-first desktop search."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("findling")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0+src"
+# The one place the version is written (pyproject.toml reads it): a literal, because reading the
+# installed metadata costs every command about 35 ms.
+__version__ = "0.1.0"

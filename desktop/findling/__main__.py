@@ -1,3 +1,3 @@
-from findling.cli import run
+from findling.launch import run
 
 run()

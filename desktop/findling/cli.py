@@ -12,9 +12,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from findling import __version__
 from findling.errors import FindlingError
-from findling.models.manifest import ROLES, model_size
+from findling.launch import VERSION_LINE
 from findling.pathnames import printable
 from findling.records import Filters, Hit, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
 from findling.search.presentation import explain_columns, explain_lines, explain_row, highlight_pieces, report_counts
@@ -154,13 +153,42 @@ def print_results(result: SearchResult) -> None:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    """Add, and index the text; return once it is keyword-searchable. Embedding for semantic
+    search goes on in the background (`--wait`: here, before returning)."""
     with _engine(args) as engine:
         for path in args.paths:
             source = engine.add_source(path, include=args.include or (), exclude=args.exclude or ())
             print(f"added {printable(source.path)}")
-        if not args.no_index:
-            return _run_index(engine)
-    return 0
+        if args.no_index:
+            return 0
+        code = _run_index(engine, embed=args.wait)
+        status = engine.status()
+    pending = status.embeddable - status.embedded
+    if code == 0 and not args.wait and status.embedder and pending > 0:
+        _embed_in_background(args)
+        print(
+            f"keyword-searchable now; embedding {pending:,} documents for semantic search in the background "
+            "(findling status shows how far; findling add --wait waits for it)"
+        )
+    return code
+
+
+def _embed_in_background(args: argparse.Namespace) -> None:
+    """A detached `findling index` that embeds what is pending: it owns the index while it runs (or
+    asks the Findling that does), so later commands are its clients and never wait for it."""
+    import subprocess
+
+    from findling.executables import command_line
+
+    argv = [*command_line(), *(["--home", args.home] if args.home else []), "index"]
+    detached: dict = (
+        {"creationflags": subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined]
+        if sys.platform == "win32"
+        else {"start_new_session": True}  # a closed terminal's hangup does not reach it
+    )
+    subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True, **detached
+    )
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
@@ -194,13 +222,13 @@ class _StopOnSignal:
             signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
-def _run_index(engine) -> int:
+def _run_index(engine, embed: bool = True) -> int:
     if not engine.sources():
         print("no folders to index yet: findling add PATH")
         return 0
     progress = ProgressBar()
     with _StopOnSignal() as stop:
-        report = engine.index(progress=progress, cancel=stop)
+        report = engine.index(progress=progress, cancel=stop, embed=embed)
     progress.clear()
     if report.cancelled or (report.embedding is not None and report.embedding.cancelled):
         committed = report.added + report.updated
@@ -358,6 +386,8 @@ def cmd_models(args: argparse.Namespace) -> int:
     service = ModelService(load_settings(args.home).models)
     manifest = service.manifest
     if args.action == "list":
+        from findling.models.manifest import ROLES, model_size
+
         for role in ROLES:
             chosen = service.spec(role).name
             for name in (manifest.defaults[role], *manifest.alternatives.get(role, ())):
@@ -524,6 +554,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if _without_measurement_tools():
         return 2
+    if args.cli:
+        from findling.devtools.bench_cli import bench_cli, print_table
+
+        timings = bench_cli(Path(args.cli), Path(args.workdir) if args.workdir else None, args.runs)
+        if args.json:
+            print(json.dumps(timings, indent=2))
+        else:
+            print_table(timings)
+        return 0
     if args.gui:
         from findling.devtools.gui.bench_gui import bench_gui
 
@@ -587,7 +626,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command and its options, declared in one readable table
     parser = argparse.ArgumentParser(prog="findling", description="Local-first desktop search.")
-    parser.add_argument("--version", action="version", version=f"findling {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=VERSION_LINE)
     parser.add_argument("--selftest", action="store_true", help="check this installation end to end and exit")
     parser.add_argument("--home", help="folder holding the index (default: FINDLING_HOME or the user data dir)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -597,6 +636,11 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("--include", action="append", help="only index files matching this gitignore-style pattern")
     p.add_argument("--exclude", action="append", help="skip files matching this gitignore-style pattern")
     p.add_argument("--no-index", action="store_true", help="add without indexing now")
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="also wait for the embedding (semantic search), which otherwise goes on in the background",
+    )
     p.set_defaults(func=cmd_add)
 
     p = sub.add_parser("remove", help="remove a folder and its documents from the index")
@@ -747,6 +791,12 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
         action="store_true",
         help="time searching on the index an earlier run left in --workdir (no re-indexing)",
     )
+    p.add_argument(
+        "--cli",
+        metavar="FOLDER",
+        help="instead: median wall time of common commands on an index of FOLDER, with and without an owner",
+    )
+    p.add_argument("--runs", type=int, default=50, help="runs of each command for --cli")
     p.add_argument("--gui", metavar="FOLDER", help="instead: the app's event-loop lateness while it indexes FOLDER")
     p.add_argument(
         "--gui-start",

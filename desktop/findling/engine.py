@@ -40,12 +40,10 @@ from findling.records import (
 )
 from findling.search.bm25 import Bm25Lane
 from findling.search.fetch import DocumentFetcher
-from findling.search.pipeline import Pipeline, PipelineResult
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import newer_first_among_equals, relative, relevance
 from findling.search.results import RankedEntry, document_text, present, rebuilt_offsets
 from findling.search.snippets import highlight_spans
-from findling.search.vector_lane import VectorLane
 from findling.search.why_not import (
     WIDE_LIMIT,
     SearchFacts,
@@ -88,6 +86,8 @@ T = TypeVar("T")
 if TYPE_CHECKING:
     from findling.index_api import IndexAPI
     from findling.ingest.indexer import ProgressCallback
+    from findling.search.pipeline import Pipeline, PipelineResult
+    from findling.search.vector_lane import VectorLane
 
 
 @dataclass(frozen=True)
@@ -124,22 +124,45 @@ class Engine:
         self._bm25 = Bm25Lane(
             self._db.cursor, self.settings.search.k1, self.settings.search.b, self.settings.search.max_query_terms
         )
-        self._vectors = VectorLane(self._db.cursor, self.home)
         self._documents = DocumentCache(self._db.cursor, self.home)
         self.models = ModelService(self.settings.models)
-        self._pipeline = Pipeline(
-            self._db,
-            self._bm25,
-            self._vectors,
-            self.models,
-            self.settings.pipeline,
-            self._documents,
-            newer_first=lambda ranked, score_of: self._newer_first(
-                ranked, lambda f: score_of[f.doc_id], lambda f: f.doc_id
-            ),
-        )
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()
+        self._text_waiting = threading.Event()  # a text run wants the lock: embedding steps aside
+        # The vector lane and the pipeline are made when first needed: a keyword search from a
+        # terminal never loads what semantic search and reranking import.
+        self._lazy_lock = threading.Lock()
+        self._vector_lane: VectorLane | None = None
+        self._hybrid: Pipeline | None = None
+
+    @property
+    def _vectors(self) -> VectorLane:
+        with self._lazy_lock:
+            if self._vector_lane is None:
+                from findling.search.vector_lane import VectorLane
+
+                self._vector_lane = VectorLane(self._db.cursor, self.home)
+            return self._vector_lane
+
+    @property
+    def _pipeline(self) -> Pipeline:
+        vectors = self._vectors
+        with self._lazy_lock:
+            if self._hybrid is None:
+                from findling.search.pipeline import Pipeline
+
+                self._hybrid = Pipeline(
+                    self._db,
+                    self._bm25,
+                    vectors,
+                    self.models,
+                    self.settings.pipeline,
+                    self._documents,
+                    newer_first=lambda ranked, score_of: self._newer_first(
+                        ranked, lambda f: score_of[f.doc_id], lambda f: f.doc_id
+                    ),
+                )
+            return self._hybrid
 
     @property
     def database(self) -> Database:
@@ -147,8 +170,10 @@ class Engine:
         return self._db
 
     def close(self) -> None:
-        self._pipeline.close()
-        self._vectors.close()
+        if self._hybrid is not None:
+            self._hybrid.close()
+        if self._vector_lane is not None:
+            self._vector_lane.close()
         self._documents.close()
         self._db.close()
 
@@ -207,23 +232,38 @@ class Engine:
 
     # -- indexing -----------------------------------------------------------------------
 
-    def index(self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IndexReport:
-        """Bring the text index up to date, then embed what is new (when an embedder is
-        installed). The text is searchable before embedding starts."""
+    def index(
+        self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None, embed: bool = True
+    ) -> IndexReport:
+        """Bring the text index up to date, then (with `embed`) embed what is new when an embedder is
+        installed. The text is searchable before embedding starts, and a text run never waits for
+        another run's embedding: that steps aside at its next batch and goes on after."""
         from findling.ingest.indexer import Indexer  # the extractors' libraries load when first needed
 
+        self._text_waiting.set()
         with self._index_lock:
+            self._text_waiting.clear()
             try:
                 report = Indexer(self._db, self.settings.index, progress, cancel).run(self.sources())
             finally:
                 self._bm25.invalidate()
-            if not report.cancelled:
-                report.embedding = self._embed_locked(progress, cancel)
-            return report
+        if embed and not report.cancelled:
+            report.embedding = self.embed(progress, cancel)
+        return report
 
     def embed(self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> EmbedReport:
-        with self._index_lock:
-            return self._embed_locked(progress, cancel)
+        """Embed what is not embedded yet, stepping aside between batches for a text run that asks
+        for the index, and going on after it."""
+        done = EmbedReport()
+        while True:
+            with self._index_lock:
+                part = self._embed_locked(progress, _EitherEvent(cancel, self._text_waiting))
+            done = done.followed_by(part)
+            asked_to_stop = cancel is not None and cancel.is_set()
+            if not part.cancelled or asked_to_stop or not self._text_waiting.is_set():
+                return replace(done, cancelled=part.cancelled and (asked_to_stop or not self._text_waiting.is_set()))
+            while self._text_waiting.is_set():  # the text run takes the lock; go on once it has
+                time.sleep(0.01)
 
     def _embed_locked(self, progress: ProgressCallback | None, cancel: threading.Event | None) -> EmbedReport:
         reason = self.models.unavailable_reason("embedder")
@@ -258,15 +298,17 @@ class Engine:
         after a model import that can be the whole index, and the window shows it."""
         from findling.ingest.indexer import Indexer
 
+        self._text_waiting.set()
         with self._index_lock:
+            self._text_waiting.clear()
             try:
                 report = Indexer(self._db, self.settings.index).update_paths(
                     self.sources(), [_normalise_path(p) for p in paths]
                 )
             finally:
                 self._bm25.invalidate()
-            report.embedding = self._embed_locked(progress, cancel)
-            return report
+        report.embedding = self.embed(progress, cancel)
+        return report
 
     # -- search -------------------------------------------------------------------------
 
@@ -359,6 +401,8 @@ class Engine:
             explain = QueryExplain(
                 query=query, mode="", stages=(), expansion=None, candidates=0, results=(), timings_ms={}
             )
+            from findling.search.pipeline import PipelineResult
+
             return PipelineResult((), explain, (), tuple(notes))
         result = self._pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
         return replace(result, notes=tuple(notes) + result.notes)
@@ -643,3 +687,14 @@ if TYPE_CHECKING:
 
     def _an_engine_is_an_index(engine: Engine) -> IndexAPI:
         return engine  # mypy holds the Engine to the one API every face calls
+
+
+class _EitherEvent(threading.Event):
+    """Set when either event is: the caller's cancel, or a text run waiting for the index."""
+
+    def __init__(self, *events: threading.Event | None) -> None:
+        super().__init__()
+        self._events = [e for e in events if e is not None]
+
+    def is_set(self) -> bool:
+        return super().is_set() or any(e.is_set() for e in self._events)

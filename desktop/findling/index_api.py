@@ -34,9 +34,12 @@ class IndexAPI(Protocol):
         ...
 
     def index(
-        self, progress: Callable[[IndexProgress], None] | None = None, cancel: threading.Event | None = None
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+        embed: bool = True,
     ) -> IndexReport:
-        """Bring the index up to date with the folders, then embed what is new."""
+        """Bring the index up to date with the folders, then (with `embed`) embed what is new."""
         ...
 
     # -- reads ------------------------------------------------------------------------------------

@@ -265,6 +265,18 @@ class EmbedReport:
     cancelled: bool = False
     skipped: str = ""  # why nothing was embedded (no model, no runtime)
 
+    def followed_by(self, later: EmbedReport) -> EmbedReport:
+        """This part of an embedding run, then the next (the run stepped aside between them)."""
+        return EmbedReport(
+            model=later.model or self.model,
+            documents=self.documents + later.documents,
+            vectors=self.vectors + later.vectors,
+            computed=self.computed + later.computed,
+            seconds=self.seconds + later.seconds,
+            cancelled=later.cancelled,
+            skipped=later.skipped,
+        )
+
 
 @dataclass
 class IndexReport:

@@ -5,7 +5,7 @@
 #   FINDLING_NOTARY_PROFILE      a keychain profile made with `xcrun notarytool store-credentials`
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+version=$(sed -n 's/^__version__ = "\(.*\)"/\1/p' desktop/findling/__init__.py)
 python3 -m pip install -e . pyinstaller==6.22.3
 pyinstaller --noconfirm --distpath dist --workpath build installer/findling.spec
 app="dist/Findling.app"

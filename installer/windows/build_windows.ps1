@@ -2,7 +2,7 @@
 $ErrorActionPreference = "Stop"
 $root = Resolve-Path "$PSScriptRoot\..\.."
 Set-Location $root
-$version = (Select-String -Path pyproject.toml -Pattern '^version = "(.+)"').Matches[0].Groups[1].Value
+$version = (Select-String -Path desktop/findling/__init__.py -Pattern '^__version__ = "(.+)"').Matches[0].Groups[1].Value
 python -m pip install -e . pyinstaller==6.22.3
 pyinstaller --noconfirm --distpath dist --workpath build installer\findling.spec
 # The console executable prints its report and exits with its status; it also checks that

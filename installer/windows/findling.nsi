@@ -1,14 +1,14 @@
 ; Findling for Windows: a per-user installer (no administrator rights) around the
 ; PyInstaller one-folder app.
 ;   makensis /DVERSION=0.1.0 /DSOURCE=..\..\dist\Findling /DOUTFILE=Findling-0.1.0-setup.exe installer\windows\findling.nsi
-; installer/build_windows.ps1 passes the version read from pyproject.toml.
+; installer/build_windows.ps1 passes the version read from desktop/findling/__init__.py.
 
 Unicode true
 RequestExecutionLevel user
 SetCompressor /SOLID lzma
 
 !ifndef VERSION
-  !error "pass /DVERSION=x.y.z (read from pyproject.toml by build_windows.ps1)"
+  !error "pass /DVERSION=x.y.z (read from desktop/findling/__init__.py by build_windows.ps1)"
 !endif
 !ifndef SOURCE
   !define SOURCE "..\..\dist\Findling"

@@ -173,7 +173,7 @@ def test_models_dialog_downloads_with_progress(qtbot, window, tmp_path, monkeypa
     state = MirrorState(repos={"findling-test/all-MiniLM-L6-v2-int8": MirrorRepo(MINILM)})
     with HubMirror(state) as hub:
         window.engine.models.use_manifest(manifest)
-        window.engine.models.store = ModelStore(tmp_path / "models", endpoint=hub.endpoint)
+        window.engine.models.use_store(ModelStore(tmp_path / "models", endpoint=hub.endpoint))
         dialog = ModelsDialog(window.engine, window)
         qtbot.addWidget(dialog)
         assert dialog.table.item(0, 2).text() == "missing"
@@ -351,7 +351,7 @@ def test_models_dialog_imports_a_shipped_folder_and_sizes_show_before(qtbot, win
     from findling.models.download import ModelStore
 
     monkeypatch.delenv("FINDLING_MODELS_MANIFEST", raising=False)
-    window.engine.models.store = ModelStore(tmp_path / "models")
+    window.engine.models.use_store(ModelStore(tmp_path / "models"))
     window.engine.models.reload_manifest()
     dialog = ModelsDialog(window.engine, window)
     qtbot.addWidget(dialog)
@@ -379,7 +379,7 @@ def test_models_dialog_removes_only_after_confirmation(qtbot, window, tmp_path, 
     from findling.models.download import ModelStore
 
     monkeypatch.delenv("FINDLING_MODELS_MANIFEST", raising=False)
-    window.engine.models.store = ModelStore(tmp_path / "models")
+    window.engine.models.use_store(ModelStore(tmp_path / "models"))
     window.engine.models.reload_manifest()
     spec = window.engine.models.spec("embedder")
     window.engine.models.store.import_dir(spec, MINILM)

@@ -175,7 +175,7 @@ def test_importing_an_embedder_embeds_what_is_indexed(qtbot, window, tmp_path, m
     index_files(window.engine, tmp_path / "docs", {"a.md": "the quokka smiles", "b.md": "a wombat digs"})
     assert window.engine.status().embedded == 0
     monkeypatch.delenv("FINDLING_MODELS_MANIFEST", raising=False)
-    window.engine.models.store = ModelStore(tmp_path / "models")
+    window.engine.models.use_store(ModelStore(tmp_path / "models"))
     window.engine.models.reload_manifest()
     dialog = ModelsDialog(window.engine, window)
     qtbot.addWidget(dialog)

@@ -8,15 +8,15 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
+from findling import __version__
 from findling.executables import CONSOLE_EXE
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+VERSION = __version__  # the one place it is written (pyproject.toml reads it too)
 
 
 @pytest.mark.skipif(shutil.which("makensis") is None, reason="makensis (Debian package nsis) is not installed")

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from findling.models.download import ModelStore
 from findling.models.manifest import ModelSpec
@@ -18,6 +17,8 @@ _TOKENIZE_BATCH = 16  # small calls into the tokenizer so the GIL is never held 
 class Embedder:
     def __init__(self, spec: ModelSpec, store: ModelStore, provider: str = "auto", threads: int = 0) -> None:
         self.spec = spec
+        from tokenizers import Tokenizer  # loaded with the first model: keyword search never pays for it
+
         self.tokenizer = Tokenizer.from_file(str(store.verified_path(spec, spec.file_of_kind("tokenizer"))))
         self.tokenizer.no_padding()  # batches are padded here, to their own longest member
         self.tokenizer.enable_truncation(max_length=spec.max_length)

@@ -9,7 +9,6 @@ import threading
 from collections.abc import Sequence
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from findling.models.download import ModelStore
 from findling.models.manifest import ModelSpec
@@ -27,6 +26,8 @@ def chatml(messages: Sequence[tuple[str, str]], add_generation_prompt: bool = Tr
 class Generator:
     def __init__(self, spec: ModelSpec, store: ModelStore, provider: str = "auto", threads: int = 0) -> None:
         self.spec = spec
+        from tokenizers import Tokenizer  # loaded with the first model: keyword search never pays for it
+
         self.tokenizer = Tokenizer.from_file(str(store.verified_path(spec, spec.file_of_kind("tokenizer"))))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()

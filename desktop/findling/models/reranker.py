@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from findling.models.download import ModelStore
 from findling.models.manifest import ModelSpec
@@ -21,6 +20,8 @@ class CrossEncoder:
     ) -> None:
         self.spec = spec
         self.max_tokens = min(spec.max_length, max_tokens) if max_tokens else spec.max_length
+        from tokenizers import Tokenizer  # loaded with the first model: keyword search never pays for it
+
         self.tokenizer = Tokenizer.from_file(str(store.verified_path(spec, spec.file_of_kind("tokenizer"))))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=self.max_tokens, strategy="longest_first")

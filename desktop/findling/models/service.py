@@ -4,28 +4,41 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from findling.errors import FindlingError
-from findling.models.download import ModelStore
-from findling.models.embedder import Embedder
-from findling.models.generator import Generator
 from findling.models.manifest import Manifest, ModelSpec, load_manifest, with_custom
-from findling.models.reranker import CrossEncoder
 from findling.settings import ModelSettings
 
-M = TypeVar("M", Embedder, CrossEncoder, Generator)
+if TYPE_CHECKING:  # the model classes load numpy and the runtimes: only when a model is first asked for
+    from findling.models.download import ModelStore
+    from findling.models.embedder import Embedder
+    from findling.models.generator import Generator
+    from findling.models.reranker import CrossEncoder
+
+M = TypeVar("M", "Embedder", "CrossEncoder", "Generator")
 
 
 class ModelService:
     def __init__(self, settings: ModelSettings, manifest: Manifest | None = None, store: ModelStore | None = None):
         self.settings = settings
         self._manifest = manifest
-        self.store = store or ModelStore(endpoint=settings.hub_endpoint or None)
+        self._store = store
         self._embedder: Embedder | None = None
         self._reranker: CrossEncoder | None = None
         self._generator: Generator | None = None
         self._lock = threading.Lock()
+        self._store_lock = threading.Lock()  # apart: a model being built under _lock asks for the store
+
+    @property
+    def store(self) -> ModelStore:
+        """Where models are installed (made when first asked: a keyword search never asks)."""
+        with self._store_lock:
+            if self._store is None:
+                from findling.models.download import ModelStore
+
+                self._store = ModelStore(endpoint=self.settings.hub_endpoint or None)
+            return self._store
 
     @property
     def manifest(self) -> Manifest:
@@ -36,6 +49,11 @@ class ModelService:
     def reload_manifest(self) -> None:
         """Read the manifest and the imported custom models again (after an import)."""
         self._manifest = None
+
+    def use_store(self, store: ModelStore) -> None:
+        """Install and load models from this store instead of the user's cache (a test's, or a tool's)."""
+        with self._store_lock:
+            self._store = store
 
     def use_manifest(self, manifest: Manifest) -> None:
         """Choose models from this manifest instead of the installed one (a test's, or a tool's)."""
@@ -68,10 +86,14 @@ class ModelService:
             return model
 
     def embedder(self) -> Embedder:
+        from findling.models.embedder import Embedder
+
         s = self.settings
         return self._cached("_embedder", "embedder", lambda spec: Embedder(spec, self.store, s.provider, s.threads))
 
     def reranker(self, max_tokens: int = 0) -> CrossEncoder:
+        from findling.models.reranker import CrossEncoder
+
         s = self.settings
         return self._cached(
             "_reranker",
@@ -81,5 +103,7 @@ class ModelService:
         )
 
     def generator(self) -> Generator:
+        from findling.models.generator import Generator
+
         s = self.settings
         return self._cached("_generator", "generator", lambda spec: Generator(spec, self.store, s.provider, s.threads))

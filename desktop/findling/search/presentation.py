@@ -7,7 +7,6 @@ import re
 from collections.abc import Sequence
 
 from findling.records import Highlight, IndexReport, QueryExplain, ResultExplain
-from findling.text.analyzer import is_stopword
 
 # The score is a calibrated chance of relevance (`findling eval --calibration`): 0.2 on a
 # result that leads both lanes is a good answer, yet reads as "20 %". Words say it as meant.
@@ -24,6 +23,8 @@ def match_word(score: float, weak: bool = False) -> str:
 
 def dropped_words(query: str) -> list[str]:
     """The query's words the keyword lane does not require: function words, when it has others."""
+    from findling.text.analyzer import is_stopword  # the stemmers load with it: only the window asks
+
     words = re.findall(r"\w+", query)
     dropped = [w for w in words if is_stopword(w)]
     return dropped if len(dropped) < len(words) else []

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from findling.models.embedder import Embedder
 from findling.records import Filters
 from findling.search.bm25 import Bm25Lane, filter_sql
 from findling.search.query_parser import ParsedQuery
-from findling.search.vector_lane import VectorLane
 from findling.store.documents import document_matches, terms_in_document
+
+if TYPE_CHECKING:
+    from findling.models.embedder import Embedder
+    from findling.search.vector_lane import VectorLane
 
 WIDE_LIMIT = 100  # how far down the results the answer looks for a document the limit cut
 KEYWORD_DEPTH = 100_000  # documents ranked by keywords when looking for one of them

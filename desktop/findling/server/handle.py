@@ -20,10 +20,10 @@ from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.paths import data_home
 from findling.records import IndexProgress, IndexReport
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, connect
-from findling.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from findling.engine import Engine
+    from findling.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +112,7 @@ class IndexHandle(_Verbs):
         self.settings = settings
         self.kind = kind
         self._serve = serve
-        # how long to wait for a holder that does not answer: the settings' index.busy_wait_s
-        self._wait_s = wait_s if wait_s is not None else (settings or load_settings(home)).index.busy_wait_s
+        self._wait_arg = wait_s
         self._on_activate = on_activate
         self._on_change = on_change
         self.engine: Engine | None = None
@@ -127,6 +126,16 @@ class IndexHandle(_Verbs):
             self._take_over()
         else:
             self._acquire(client_only_for=0.0)
+
+    @property
+    def _wait_s(self) -> float:
+        """How long to wait for a holder that does not answer: the settings' index.busy_wait_s (read
+        only when it matters: a client that finds the owner at once never loads the settings)."""
+        if self._wait_arg is None:
+            from findling.settings import load_settings
+
+            self._wait_arg = (self.settings or load_settings(self.home_arg)).index.busy_wait_s
+        return self._wait_arg
 
     # -- who holds the index ----------------------------------------------------------------
 
@@ -251,7 +260,7 @@ class IndexHandle(_Verbs):
                     except (OSError, EOFError):
                         asked.set()  # the client left: stop at the next file, as Ctrl-C would
 
-            kwargs = {"progress": progress, "cancel": _Either(asked, letting_go)}
+            kwargs = dict(kwargs, progress=progress, cancel=_Either(asked, letting_go))
         try:
             result = getattr(engine, verb)(*args, **kwargs)
         except FindlingError as exc:
@@ -322,7 +331,9 @@ class IndexHandle(_Verbs):
             if verb != "index":
                 return getattr(engine, verb)(*args, **kwargs)
             asked = kwargs.get("cancel") or threading.Event()
-            report = engine.index(progress=kwargs.get("progress"), cancel=_Either(asked, letting_go))
+            report = engine.index(
+                progress=kwargs.get("progress"), cancel=_Either(asked, letting_go), embed=kwargs.get("embed", True)
+            )
         finally:
             self._leave()
         if _handed_over(report, letting_go, asked) and not self._closed:

@@ -99,7 +99,7 @@ def _dialogs(app: QApplication, window, target: Path, model_folder: Path | None)
     from findling.models.download import ModelStore
 
     os.environ.pop("FINDLING_MODELS_MANIFEST", None)
-    window.engine.models.store = ModelStore(Path(tempfile.mkdtemp(prefix="findling-shot-models-")))
+    window.engine.models.use_store(ModelStore(Path(tempfile.mkdtemp(prefix="findling-shot-models-"))))
     window.engine.models.reload_manifest()
     dialog = ModelsDialog(window.engine, window)
     dialog.resize(820, 320)

@@ -1,0 +1,60 @@
+"""A keyword search from a terminal loads only what it uses: no model runtime, tokenizer, hub
+client, MCP SDK or ranking pipeline (their imports cost a command most of its time)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.helpers import index_files
+
+HEAVY = (
+    "onnxruntime",
+    "tokenizers",
+    "huggingface_hub",
+    "mcp",
+    "pydantic",
+    "urllib.request",
+    "findling.search.pipeline",
+    "findling.search.vector_lane",
+    "findling.models.embedder",
+    "findling.models.download",
+    "PySide6",
+)
+
+_PROBE = """
+import json, sys
+from findling.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "loaded": sorted(m for m in %r if m in sys.modules)}), file=sys.stderr)
+""" % (HEAVY,)
+
+
+def _loaded(home, *argv) -> tuple[int, list[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, "--home", str(home), *argv], capture_output=True, text=True, timeout=60
+    )
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    return report["code"], report["loaded"]
+
+
+def test_keyword_search_get_and_status_load_no_model_runtime(engine, tmp_path):
+    folder = index_files(engine, tmp_path / "docs", {"melon.md": "# Melons\n\nA melon ripens in August."})
+    engine.close()
+    home = engine.home
+    for argv in (
+        ("search", "melon"),
+        ("get", str(folder / "melon.md")),
+        ("why-not", "melon", str(folder / "melon.md"), "--mode", "keyword"),
+    ):
+        code, loaded = _loaded(home, *argv)
+        assert code == 0 and loaded == [], (argv, loaded)
+
+
+def test_the_probe_sees_a_runtime_when_one_is_loaded(engine, tmp_path):
+    """The check itself can fail: hybrid search builds the pipeline, and the probe reports it."""
+    index_files(engine, tmp_path / "docs", {"melon.md": "# Melons\n\nA melon ripens in August."})
+    engine.close()
+    code, loaded = _loaded(engine.home, "query", "melon")
+    assert code == 0 and "findling.search.pipeline" in loaded
