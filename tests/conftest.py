@@ -10,6 +10,24 @@ from findling.settings import Settings
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_session(tmp_path_factory):
+    """Module- and session-scoped fixtures run before the per-test isolation below: they too get
+    a home and a model cache of their own, never the user's (where a real model may be installed)."""
+    import os
+
+    base = tmp_path_factory.mktemp("session")
+    saved = {name: os.environ.get(name) for name in ("FINDLING_HOME", "FINDLING_CACHE")}
+    os.environ["FINDLING_HOME"] = str(base / "home")
+    os.environ["FINDLING_CACHE"] = str(base / "cache")
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path, monkeypatch):
     """No test touches the real user data or cache dirs."""

@@ -50,6 +50,83 @@ def _docx_streamed(path: Path, head: str, repeat: bytes, times: int, tail: str) 
             out.write(tail.encode())
 
 
+_ODF_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+_ODF_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+_ODF_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+
+
+def _zip_parts(path: Path, parts: dict[str, str]) -> None:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in parts.items():
+            z.writestr(name, text)
+
+
+def _xlsx_bomb(path: Path, unpacked_mb: int) -> None:
+    """A workbook whose one sheet unpacks to `unpacked_mb` MB of empty rows."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(
+            "xl/workbook.xml",
+            '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+            'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>'
+            '<sheet name="S" r:id="rId1"/></sheets></workbook>',
+        )
+        z.writestr(
+            "xl/_rels/workbook.xml.rels",
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/'
+            '2006/relationships"><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>',
+        )
+        with z.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as out:
+            block = b"<row/>" * 100_000
+            for _ in range(unpacked_mb * (1 << 20) // len(block)):
+                out.write(block)
+
+
+def _zip_member_bomb(path: Path, unpacked_mb: int) -> None:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z, z.open("zeros.txt", "w", force_zip64=True) as out:
+        block = b"0" * (1 << 20)
+        for _ in range(unpacked_mb):
+            out.write(block)
+
+
+def _gz_bomb(path: Path, unpacked_mb: int) -> None:
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b"0" * (1 << 20)
+    with open(path, "wb") as out:
+        for _ in range(unpacked_mb):
+            out.write(compressor.compress(block))
+        out.write(compressor.flush())
+
+
+def _nested_zip(depth: int) -> bytes:
+    import io
+
+    inner = b""
+    for level in range(depth):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as z:
+            z.writestr("readme.txt", "outerzipword" if level == depth - 1 else f"level {level}")
+            if inner:
+                z.writestr("inner.zip", inner)
+        inner = buffer.getvalue()
+    return inner
+
+
+def _nested_mail(depth: int) -> bytes:
+    """A message with a message attached, with a message attached, … `depth` deep."""
+    from email.message import EmailMessage
+
+    inner = EmailMessage()
+    inner["Subject"] = "innermostsubject"
+    inner.set_content("the innermost body")
+    for level in range(depth):
+        outer = EmailMessage()
+        outer["Subject"] = f"level {level}"
+        outer.set_content("see attached" if level < depth - 1 else "outermostbodyword")
+        outer.add_attachment(inner)
+        inner = outer
+    return bytes(inner)
+
+
 def pdf_with_content(path: Path, ops_mb: int) -> None:
     """A one-page PDF whose deflated content stream unpacks to `ops_mb` MB of operators."""
     ops = b"BT /F1 12 Tf 72 720 Td (bomb) Tj ET\n"
@@ -107,7 +184,7 @@ def _long_path(folder: Path) -> None:
         os.close(fd)
 
 
-def build(root: Path, outside: Path, full: bool = False) -> list[Case]:
+def build(root: Path, outside: Path, full: bool = False) -> list[Case]:  # noqa: PLR0915 - the hostile corpus, a case a statement
     """Cases under `root`; `outside` is a folder beside it holding a secret that links point at."""
     cases: list[Case] = []
     outside.mkdir(parents=True, exist_ok=True)
@@ -195,6 +272,75 @@ def build(root: Path, outside: Path, full: bool = False) -> list[Case]:
         find="afterspaces",
     )
     case("pdf-content-bomb", "bomb.pdf", "listed", lambda f: pdf_with_content(f / "bomb.pdf", 1024 if full else 300))
+    case("xlsx-bomb", "bomb.xlsx", "listed", lambda f: _xlsx_bomb(f / "bomb.xlsx", bomb_mb))
+    case(
+        "xlsx-malformed",
+        "broken.xlsx",
+        "listed",
+        lambda f: _zip_parts(
+            f / "broken.xlsx",
+            {
+                "xl/workbook.xml": "<workbook><sheets><sheet name='x' r:id='rId1'",
+            },
+        ),
+    )
+    case(
+        "ods-repeated-forever",
+        "wide.ods",
+        "ok",
+        lambda f: _zip_parts(
+            f / "wide.ods",
+            {
+                "content.xml": f'<office:document-content xmlns:office="{_ODF_OFFICE}" xmlns:table="{_ODF_TABLE}" '
+                f'xmlns:text="{_ODF_TEXT}"><office:body><office:spreadsheet><table:table table:name="T">'
+                '<table:table-row table:number-rows-repeated="1000000000"><table:table-cell '
+                'table:number-columns-repeated="16384"><text:p>repeatedcellword</text:p></table:table-cell>'
+                "</table:table-row></table:table></office:spreadsheet></office:body></office:document-content>",
+            },
+        ),
+        find="repeatedcellword",
+    )
+    case(
+        "eml-nested-deep",
+        "deep.eml",
+        "ok",
+        lambda f: (f / "deep.eml").write_bytes(_nested_mail(40)),
+        find="outermostbodyword",
+    )
+    case(
+        "eml-garbage",
+        "garbage.eml",
+        "ok",
+        lambda f: (f / "garbage.eml").write_bytes(
+            b"Subject: =?utf-8?b?broken?=\nContent-Type: multipart/mixed; boundary=x\n\n--x\n"
+            b"Content-Transfer-Encoding: base64\nContent-Disposition: attachment; filename=a.txt\n\n!!!notbase64\n"
+            b"--x--\ngarbagebodyword"
+        ),
+    )
+    case("zip-member-bomb", "bomb.zip", "listed", lambda f: _zip_member_bomb(f / "bomb.zip", bomb_mb))
+    case("gz-bomb", "bomb.txt.gz", "listed", lambda f: _gz_bomb(f / "bomb.txt.gz", bomb_mb))
+    case(
+        "zip-escaping-names",
+        "escape.zip",
+        "ok",
+        lambda f: _zip_parts(
+            f / "escape.zip",
+            {
+                "../../outside.md": "escapingmemberword",
+                "/etc/absolute.md": "absolutememberword",
+            },
+        ),
+        find="escapingmemberword",
+    )
+    case(
+        "zip-nested-deep",
+        "nest.zip",
+        "ok",
+        lambda f: (f / "nest.zip").write_bytes(_nested_zip(12)),
+        find="outerzipword",
+    )
+    case("tar-truncated", "cut.tar.gz", "listed", lambda f: (f / "cut.tar.gz").write_bytes(b"\x1f\x8b\x08" + b"x" * 50))
+    case("notebook-not-json", "broken.ipynb", "listed", lambda f: write(f / "broken.ipynb", '{"cells": [ {"cell'))
     case(
         "html-deep-font",
         "font.html",

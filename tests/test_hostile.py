@@ -94,6 +94,12 @@ def test_every_bad_file_is_indexed_or_listed(hostile):
         assert "longer than this system allows" in reasons["path-too-long"]
         assert "truncated at 1 MB" in reasons["text-over-cap"]
         assert "without headings" in reasons["html-deep-div"]
+        assert "zip bomb" in reasons["xlsx-bomb"] and "cannot read XLSX" in reasons["xlsx-malformed"]
+        assert "damaged JSON" in reasons["notebook-not-json"]
+        assert "over 64 MB were not read" in reasons["zip-member-bomb"]
+        assert "decompression bomb" in reasons["gz-bomb"]
+        deep = next(p for path, p in problems.items() if path.endswith("deep.eml"))
+        assert deep.status == "ok" and "16 deep were not read" in deep.error  # indexed, partly
 
 
 def test_nothing_outside_the_folder_is_searchable(hostile):

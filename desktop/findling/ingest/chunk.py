@@ -22,7 +22,22 @@ _SPACE = re.compile(r"\s")
 def headings(text: str, kind: str) -> list[tuple[int, int, str]]:
     """(position, level, title) of each heading, in order."""
     found: list[tuple[int, int, str]] = []
-    if kind in ("markdown", "html", "docx", "epub"):
+    if kind in (
+        "markdown",
+        "html",
+        "docx",
+        "epub",
+        "xlsx",
+        "pptx",
+        "odt",
+        "ods",
+        "odp",
+        "notebook",
+        "eml",
+        "mbox",
+        "zip",
+        "tar",
+    ):
         for m in _MD_HEADING.finditer(text):
             title = m.group(2).rstrip("# \t").strip()
             if title:

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePath
 
 from findling.errors import ExtractionError
-from findling.ingest.extractors import Extracted
+from findling.ingest.extractors import Extracted, Parsed
+from findling.ingest.extractors.bundles import decompress, extract_archive
 from findling.ingest.extractors.docx import extract_docx
 from findling.ingest.extractors.epub import extract_epub
 from findling.ingest.extractors.html import html_to_text
+from findling.ingest.extractors.mail import extract_eml, extract_mbox
+from findling.ingest.extractors.notebook import extract_notebook
+from findling.ingest.extractors.office import extract_odf, extract_pptx, extract_xlsx
 from findling.ingest.extractors.pdf import extract_pdf
+from findling.ingest.extractors.rtf import extract_rtf
 from findling.ingest.extractors.text import extract_text, looks_binary
-from findling.ingest.formats import kind_of, mime_of
+from findling.ingest.formats import LEGACY, kind_of, mime_of
 from findling.pathnames import clean_text, printable
 
 
@@ -19,21 +25,68 @@ class NotText(Exception):
     """The file is binary: skipped quietly, not a failure."""
 
 
-def extract(path: str, data: bytes) -> Extracted:
+class NotRead(Exception):
+    """A format Findling recognises but does not read (legacy Office): listed as skipped, with why."""
+
+
+MAX_NESTING = 3  # an attachment of an attachment of an attachment is read; deeper ones are named
+
+# Kinds whose extractor reads the bytes itself; the others are text, checked for binary content.
+_READERS: dict[str, Callable[[bytes], Parsed]] = {
+    "pdf": extract_pdf,
+    "docx": extract_docx,
+    "epub": extract_epub,
+    "xlsx": extract_xlsx,
+    "pptx": extract_pptx,
+    "odt": lambda data: extract_odf(data, "ODT"),
+    "ods": lambda data: extract_odf(data, "ODS"),
+    "odp": lambda data: extract_odf(data, "ODP"),
+    "rtf": extract_rtf,
+    "notebook": extract_notebook,
+}
+
+
+def _nested_reader(depth: int) -> Callable[[str, bytes], str | None]:
+    """How a mail attachment or an archive member `depth` levels down is read: its text, or
+    None for a kind not read."""
+
+    def nested(name: str, content: bytes) -> str | None:
+        if depth >= MAX_NESTING:
+            return "(nested too deeply: not read)"
+        try:
+            return extract(name, content, depth + 1).text
+        except (NotText, NotRead):
+            return None
+        except ExtractionError as exc:
+            return f"(could not be read: {exc})"
+
+    return nested
+
+
+def extract(path: str, data: bytes, depth: int = 0) -> Extracted:
+    """The file's text and title, by its kind. `depth`: how deep inside e-mail attachments it is."""
     kind = kind_of(path)
     if kind is None:
         raise NotText(path)
+    if kind == "legacy":
+        raise NotRead(LEGACY[PurePath(path).suffix.lower()])
     if kind == "sniff":
         if looks_binary(data[:8192]):
             raise NotText(path)
         kind = "text"
+    if kind == "compressed":
+        if depth >= MAX_NESTING:
+            raise ExtractionError("compressed files nested too deeply: not read")
+        suffix = PurePath(path).suffix.lower()
+        return extract(path[: -len(suffix)], decompress(data, suffix), depth + 1)
     mime = mime_of(path, kind)
-    if kind == "pdf":
-        parsed = extract_pdf(data)
-    elif kind == "docx":
-        parsed = extract_docx(data)
-    elif kind == "epub":
-        parsed = extract_epub(data)
+    nested = _nested_reader(depth)
+    if kind in _READERS:
+        parsed = _READERS[kind](data)
+    elif kind in ("eml", "mbox"):
+        parsed = extract_eml(data, nested) if kind == "eml" else extract_mbox(data, nested)
+    elif kind in ("zip", "tar"):
+        parsed = extract_archive(data, kind == "tar", nested)
     else:
         if looks_binary(data[:8192]):
             raise ExtractionError(f"binary content in a {kind} file")

@@ -80,7 +80,30 @@ CODE = {
     ".tf",
 }
 TEXT = {".txt", ".text", ".log", ".csv", ".tsv", ".org", ".adoc", ".asciidoc", ".tex", ".bib", ".srt", ".vtt", ".nfo"}
-DOCUMENTS = {".pdf": "pdf", ".docx": "docx", ".epub": "epub"}
+DOCUMENTS = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".docm": "docx",
+    ".epub": "epub",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".pptx": "pptx",
+    ".pptm": "pptx",
+    ".odt": "odt",
+    ".ods": "ods",
+    ".odp": "odp",
+    ".rtf": "rtf",
+    ".ipynb": "notebook",
+    ".eml": "eml",
+    ".mbox": "mbox",
+}
+COMPRESSED = {".gz", ".bz2", ".xz"}
+# Formats recognised but not read (no maintained reader): listed with the reason, never read as bytes.
+LEGACY = {
+    ".doc": "legacy Word format (.doc): not read; saved as .docx it is",
+    ".xls": "legacy Excel format (.xls): not read; saved as .xlsx it is",
+    ".ppt": "legacy PowerPoint format (.ppt): not read; saved as .pptx it is",
+}
 # Never worth reading: their text, if any, is not the user's words.
 BINARY = {
     ".png",
@@ -107,15 +130,9 @@ BINARY = {
     ".mov",
     ".webm",
     ".wmv",
-    ".zip",
-    ".gz",
-    ".tgz",
-    ".bz2",
-    ".xz",
     ".zst",
     ".7z",
     ".rar",
-    ".tar",
     ".jar",
     ".war",
     ".whl",
@@ -155,14 +172,6 @@ BINARY = {
     ".woff",
     ".woff2",
     ".eot",
-    ".doc",
-    ".xls",
-    ".xlsx",
-    ".ppt",
-    ".pptx",
-    ".odt",
-    ".ods",
-    ".odp",
     ".key",
     ".pages",
     ".numbers",
@@ -180,27 +189,34 @@ BINARY = {
 }
 
 
+# Each extension's kind; the sets above are disjoint, so the order of this merge does not matter.
+_KINDS: dict[str, str] = {
+    **{suffix: "text" for suffix in TEXT},
+    **{suffix: "code" for suffix in CODE},
+    **{suffix: "html" for suffix in HTML},
+    **{suffix: "rst" for suffix in RST},
+    **{suffix: "markdown" for suffix in MARKDOWN},
+    **{suffix: "legacy" for suffix in LEGACY},
+    **DOCUMENTS,
+    **{suffix: "compressed" for suffix in COMPRESSED},  # one file, compressed: read as the file it holds
+    ".zip": "zip",
+    ".tar": "tar",
+    ".tgz": "tar",
+}
+_TAR_NAMES = (".tar.gz", ".tar.bz2", ".tar.xz")
+
+
 def kind_of(path: str) -> str | None:
     """The extractor kind for a path; "sniff" for unknown extensions; None for binary types."""
     name = PurePath(path).name.lower()
-    suffix = PurePath(name).suffix
     if name.endswith(".rst.txt"):
         return "rst"
-    if suffix in DOCUMENTS:
-        return DOCUMENTS[suffix]
-    if suffix in MARKDOWN:
-        return "markdown"
-    if suffix in RST:
-        return "rst"
-    if suffix in HTML:
-        return "html"
-    if suffix in CODE:
-        return "code"
-    if suffix in TEXT:
-        return "text"
+    if name.endswith(_TAR_NAMES):
+        return "tar"
+    suffix = PurePath(name).suffix
     if suffix in BINARY:
         return None
-    return "sniff"
+    return _KINDS.get(suffix, "sniff")
 
 
 def extension_of(path: str) -> str:
@@ -218,4 +234,13 @@ def mime_of(path: str, kind: str) -> str:
         "pdf": "application/pdf",
         "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         "epub": "application/epub+zip",
+        "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "odt": "application/vnd.oasis.opendocument.text",
+        "ods": "application/vnd.oasis.opendocument.spreadsheet",
+        "odp": "application/vnd.oasis.opendocument.presentation",
+        "rtf": "application/rtf",
+        "notebook": "application/x-ipynb+json",
+        "eml": "message/rfc822",
+        "mbox": "application/mbox",
     }.get(kind, "text/plain")

@@ -11,7 +11,7 @@ from pathlib import PurePath
 
 from findling.errors import ExtractionError
 from findling.ingest.chunk import chunk_text
-from findling.ingest.extract import NotText, extract
+from findling.ingest.extract import NotRead, NotText, extract
 from findling.ingest.formats import extension_of
 from findling.ingest.scan import special_kind
 from findling.pathnames import readable_name
@@ -126,6 +126,8 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  
         extracted = extract(task.kind_path or path, data)
     except NotText:
         return Binary(path)
+    except NotRead as exc:
+        return _row(path, size, mtime, digest, "skipped", str(exc))
     except ExtractionError as exc:
         return _failed(path, size, mtime, digest, str(exc))
     except MemoryError:

@@ -11,7 +11,12 @@ from findling.records import Hit
 
 TYPE_GROUPS: dict[str, tuple[str, ...]] = {
     "Any type": (),
-    "Documents": ("pdf", "docx", "epub"),
+    "Documents": ("pdf", "docx", "docm", "epub", "odt", "rtf"),
+    "Spreadsheets": ("xlsx", "xlsm", "ods", "csv"),
+    "Presentations": ("pptx", "pptm", "odp"),
+    "Mail": ("eml", "mbox"),
+    "Notebooks": ("ipynb",),
+    "Archives": ("zip", "tar", "tgz", "gz", "bz2", "xz"),
     "Markdown": ("md", "markdown"),
     "Text": ("txt", "rst", "log"),
     "Web pages": ("html", "htm"),

@@ -1,0 +1,127 @@
+"""E-mail: a message (.eml) or a mailbox (.mbox) read with the standard library's `email`.
+Each message gives its subject (as a heading), sender, recipients and date, its body (an HTML
+body through the HTML reader), and the text of its attachments, each read by the extractor of
+its own kind under an "Attachment:" heading. Encoded parts are decoded first: no base64 ever
+reaches the index; an attachment of a kind Findling does not read is named, not read."""
+
+from __future__ import annotations
+
+import email.policy
+import re
+from collections.abc import Callable
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+from findling.errors import ExtractionError
+from findling.ingest.extractors import Parsed
+from findling.ingest.extractors.html import html_to_text
+
+# (file name, bytes) -> its text, or None for a kind not read; given by extract.py, which knows
+# every format (and how deep attachments already nest).
+ReadAttachment = Callable[[str, bytes], str | None]
+
+MAX_MESSAGES = 20_000
+MAX_ATTACHMENTS = 100  # per message
+MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024
+MAX_NESTED_MESSAGES = 16  # a message attached to a message attached to …: deeper ones are named, not read
+_MBOX_SEPARATOR = re.compile(rb"^From [^\n]*\n", re.MULTILINE)
+_QUOTED_FROM = re.compile(rb"^>(>*From )", re.MULTILINE)
+
+
+def _header(message: EmailMessage, name: str) -> str:
+    try:
+        return " ".join(str(message.get(name, "") or "").split())
+    except (ValueError, TypeError, IndexError):  # a malformed encoded word: the header is skipped
+        return ""
+
+
+def _body(message: EmailMessage) -> str:
+    part = message.get_body(preferencelist=("plain", "html"))
+    if part is None:
+        return ""
+    try:
+        content = part.get_content()
+    except (LookupError, ValueError, AssertionError):  # an unknown charset or a broken encoding
+        payload = part.get_payload(decode=True)
+        content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+    if not isinstance(content, str):
+        return ""
+    if part.get_content_subtype() == "html":
+        return html_to_text(content.encode("utf-8")).text
+    return content
+
+
+def _message(
+    message: EmailMessage, read_attachment: ReadAttachment, notes: list[str], depth: int = 0
+) -> tuple[str, str]:
+    """(subject, the message as text)."""
+    subject = _header(message, "subject")
+    lines = [f"# {subject or '(no subject)'}", ""]
+    for name in ("from", "to", "cc", "date"):
+        value = _header(message, name)
+        if value:
+            lines.append(f"{name.capitalize()}: {value}")
+    lines += ["", _body(message).strip()]
+    for count, attachment in enumerate(message.iter_attachments()):
+        filename = attachment.get_filename() or ""
+        if count >= MAX_ATTACHMENTS:
+            notes.append(f"only the first {MAX_ATTACHMENTS} attachments of a message were read")
+            break
+        if attachment.get_content_type() == "message/rfc822":
+            inner = attachment.get_payload()
+            inner = inner[0] if isinstance(inner, list) and inner else inner
+            if isinstance(inner, EmailMessage) and depth >= MAX_NESTED_MESSAGES:
+                notes.append(f"messages attached more than {MAX_NESTED_MESSAGES} deep were not read")
+            elif isinstance(inner, EmailMessage):
+                _subject, text = _message(inner, read_attachment, notes, depth + 1)
+                lines += ["", f"## Attached message: {_subject}", "", text]
+            continue
+        payload = attachment.get_payload(decode=True)
+        if not filename or not isinstance(payload, bytes):
+            continue
+        if len(payload) > MAX_ATTACHMENT_BYTES:
+            lines += ["", f"## Attachment: {filename} (over {MAX_ATTACHMENT_BYTES >> 20} MB: not read)"]
+            continue
+        read = read_attachment(filename, payload)
+        lines += ["", f"## Attachment: {filename}" + ("" if read is not None else " (a kind Findling does not read)")]
+        if read:
+            lines += ["", read]
+    return subject, "\n".join(lines).strip()
+
+
+def _parse(data: bytes) -> EmailMessage:
+    message = BytesParser(policy=email.policy.default).parsebytes(data)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def extract_eml(data: bytes, read_attachment: ReadAttachment) -> Parsed:
+    if not data.strip():
+        raise ExtractionError("the message is empty")
+    notes: list[str] = []
+    try:
+        subject, text = _message(_parse(data), read_attachment, notes)
+    except (ValueError, TypeError, IndexError, LookupError) as exc:
+        raise ExtractionError(f"cannot read the message: {exc}") from exc
+    return Parsed(text, subject, tuple(dict.fromkeys(notes)))
+
+
+def extract_mbox(data: bytes, read_attachment: ReadAttachment) -> Parsed:
+    """Every message of the mailbox, one after another, each under its subject."""
+    starts = [m.end() for m in _MBOX_SEPARATOR.finditer(data)]
+    if not starts:
+        raise ExtractionError("cannot read the mailbox: no message starts with a `From ` line (not an mbox file?)")
+    ends = [m.start() for m in _MBOX_SEPARATOR.finditer(data)][1:] + [len(data)]
+    notes: list[str] = []
+    pieces = []
+    for number, (start, end) in enumerate(zip(starts, ends)):
+        if number >= MAX_MESSAGES:
+            notes.append(f"only the first {MAX_MESSAGES:,} messages were read")
+            break
+        try:
+            _subject, text = _message(_parse(_QUOTED_FROM.sub(rb"\1", data[start:end])), read_attachment, notes)
+        except (ValueError, TypeError, IndexError, LookupError):
+            notes.append("a message that could not be read was left out")
+            continue
+        pieces.append(text)
+    return Parsed("\n\n".join(pieces), "", tuple(dict.fromkeys(notes)))

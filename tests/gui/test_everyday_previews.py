@@ -1,0 +1,23 @@
+"""The window previews every everyday kind: the word found is in the preview, highlighted."""
+
+from __future__ import annotations
+
+from tests.ingest.test_everyday_formats import WORDS, make_everyday_folder
+
+
+def test_each_kind_previews_with_its_word(qtbot, window, tmp_path):
+    folder = make_everyday_folder(tmp_path / "desk", tmp_path)
+    window.engine.add_source(folder)
+    window.engine.index()
+    window.mode_box.setCurrentText("Keyword")
+    for name, words in WORDS.items():
+        word = words[-1]
+        window.search_field.setText(word)
+        window.run_search(full=False)
+        qtbot.waitUntil(
+            lambda name=name: window.results.rowCount() == 1 and window.results.hit(0).path.endswith(name), timeout=5000
+        )
+        window.tabs.setCurrentIndex(0)
+        window.results_view.setCurrentIndex(window.results.index(0, 0))
+        qtbot.waitUntil(lambda word=word: word in window.preview.toPlainText().lower(), timeout=5000)
+        qtbot.waitUntil(lambda: window.preview_panel.position.text().startswith("hit 1 of"), timeout=5000)

@@ -1,0 +1,276 @@
+"""Every file a desktop holds: spreadsheets, slides, OpenDocument, RTF, notebooks and mail, each
+made with its format's own library and holding one unusual word. One `findling add` finds every
+word, the window previews each, and no base64 (an image in a notebook, an e-mail attachment)
+ever reaches the index."""
+
+from __future__ import annotations
+
+import base64
+import json
+import mailbox
+import os
+import subprocess
+import sys
+from email.message import EmailMessage
+
+import pytest
+
+from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
+from tests.helpers import make_docx, write
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+BASE64_PNG = base64.b64encode(PNG * 40).decode()  # long enough to be tokenized if it ever got in
+
+# file name -> the words only it holds
+WORDS = {
+    "budget.xlsx": ["xlsxunicorn", "sheetzebra"],
+    "deck.pptx": ["pptxtitleword", "pptxbodyword", "pptxnotesword", "pptxtableword"],
+    "letter.odt": ["odtwalrus", "odtheading"],
+    "figures.ods": ["odsnarwhal"],
+    "talk.odp": ["odpplatypus"],
+    "memo.rtf": ["rtfpelican"],
+    "analysis.ipynb": ["notebookmarkdown", "notebookcode", "notebookprinted"],
+    "message.eml": ["emlquokka", "attachedaxolotl"],
+    "archive.mbox": ["mboxfirstword", "mboxsecondword"],
+    "bundle.zip": ["zipmemberword", "zippedsheetword"],
+    "sources.tar.gz": ["tarmemberword"],
+    "notes.txt.gz": ["gzippedword"],
+}
+
+
+def _xlsx(path):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Sheetzebra"
+    sheet.append(["item", "cost"])
+    sheet.append(["xlsxunicorn", 42])
+    book.save(path)
+
+
+def _pptx(path):
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "pptxtitleword"
+    slide.placeholders[1].text = "pptxbodyword"
+    slide.notes_slide.notes_text_frame.text = "pptxnotesword"
+    table = slide.shapes.add_table(2, 2, Inches(1), Inches(4), Inches(4), Inches(1)).table
+    table.cell(1, 1).text = "pptxtableword"
+    deck.save(path)
+
+
+def _odf(path, kind):
+    from odf.draw import Frame, Page, TextBox
+    from odf.opendocument import OpenDocumentPresentation, OpenDocumentSpreadsheet, OpenDocumentText
+    from odf.style import MasterPage, PageLayout
+    from odf.table import Table, TableCell, TableRow
+    from odf.text import H, P
+
+    if kind == "odt":
+        doc = OpenDocumentText()
+        doc.text.addElement(H(outlinelevel=1, text="Odtheading"))
+        doc.text.addElement(P(text="A letter about the odtwalrus."))
+    elif kind == "ods":
+        doc = OpenDocumentSpreadsheet()
+        table = Table(name="Figures")
+        row = TableRow()
+        cell = TableCell()
+        cell.addElement(P(text="odsnarwhal"))
+        row.addElement(cell)
+        table.addElement(row)
+        doc.spreadsheet.addElement(table)
+    else:
+        doc = OpenDocumentPresentation()
+        layout = PageLayout(name="layout")
+        doc.automaticstyles.addElement(layout)
+        master = MasterPage(name="master", pagelayoutname=layout)
+        doc.masterstyles.addElement(master)
+        page = Page(name="Opening", masterpagename=master)
+        frame = Frame(width="20cm", height="3cm", x="1cm", y="1cm")
+        box = TextBox()
+        box.addElement(P(text="The odpplatypus slide"))
+        frame.addElement(box)
+        page.addElement(frame)
+        doc.presentation.addElement(page)
+    doc.save(str(path))
+
+
+def _notebook(path):
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {"language_info": {"name": "python"}},
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Analysis\n", "The notebookmarkdown cell."]},
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "execution_count": 1,
+                "source": ["notebookcode = 1\n", "print('notebookprinted')"],
+                "outputs": [
+                    {"output_type": "stream", "name": "stdout", "text": ["notebookprinted\n"]},
+                    {"output_type": "display_data", "metadata": {}, "data": {"image/png": BASE64_PNG}},
+                ],
+            },
+        ],
+    }
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+
+
+def _message(subject, body, attachments=()):
+    message = EmailMessage()
+    message["Subject"] = subject
+    message["From"] = "Ada <ada@example.org>"
+    message["To"] = "bob@example.org"
+    message["Date"] = "Tue, 24 Nov 2026 10:00:00 +0000"
+    message.set_content(body)
+    for name, data, maintype, subtype in attachments:
+        message.add_attachment(data, maintype=maintype, subtype=subtype, filename=name)
+    return message
+
+
+def _mail(folder, tmp_path):
+    docx = make_docx(tmp_path / "attached.docx", "Report", "Figures", ["The attachedaxolotl report."])
+    eml = _message(
+        "Quarterly numbers",
+        "Hello, the emlquokka figures are attached.",
+        [
+            (
+                "report.docx",
+                docx.read_bytes(),
+                "application",
+                "vnd.openxmlformats-officedocument.wordprocessingml.document",
+            ),
+            ("chart.png", PNG * 40, "image", "png"),
+        ],
+    )
+    (folder / "message.eml").write_bytes(bytes(eml))
+    box = mailbox.mbox(str(folder / "archive.mbox"))
+    box.add(_message("First", "The mboxfirstword message."))
+    box.add(_message("Second", "The mboxsecondword message.", [("picture.png", PNG * 40, "image", "png")]))
+    box.close()
+
+
+def _archives(folder, tmp_path):
+    import gzip
+    import tarfile
+    import zipfile
+
+    from openpyxl import Workbook
+
+    sheet_path = tmp_path / "inner.xlsx"
+    book = Workbook()
+    book.active.append(["zippedsheetword"])
+    book.save(sheet_path)
+    with zipfile.ZipFile(folder / "bundle.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("docs/inner.md", "# Inner\n\nThe zipmemberword lives here.")
+        z.write(sheet_path, "data/inner.xlsx")
+        z.writestr("images/photo.png", PNG * 40)
+    member = tmp_path / "readme.txt"
+    member.write_text("A tarmemberword in a tarball.")
+    with tarfile.open(folder / "sources.tar.gz", "w:gz") as tar:
+        tar.add(member, arcname="project/readme.txt")
+    (folder / "notes.txt.gz").write_bytes(gzip.compress(b"Some gzippedword notes."))
+
+
+def make_everyday_folder(folder, tmp_path):
+    folder.mkdir(parents=True, exist_ok=True)
+    _xlsx(folder / "budget.xlsx")
+    _pptx(folder / "deck.pptx")
+    for kind, name in (("odt", "letter.odt"), ("ods", "figures.ods"), ("odp", "talk.odp")):
+        _odf(folder / name, kind)
+    write(
+        folder / "memo.rtf",
+        r"{\rtf1\ansi\deff0 {\fonttbl {\f0 Times;}}\f0\fs24 A memo about the \b rtfpelican\b0 .\par}",
+    )
+    _notebook(folder / "analysis.ipynb")
+    _mail(folder, tmp_path)
+    _archives(folder, tmp_path)
+    (folder / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + b"olddocword")
+    return folder
+
+
+@pytest.fixture
+def everyday(tmp_path, settings):
+    folder = make_everyday_folder(tmp_path / "desk", tmp_path)
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(folder)
+        report = engine.index()
+        yield engine, folder, report
+
+
+def test_every_word_of_every_kind_is_found(everyday):
+    engine, folder, report = everyday
+    assert report.failed == 0, engine.status().problems
+    for name, words in WORDS.items():
+        for word in words:
+            hits = engine.find(SearchRequest(word, SearchMode.KEYWORD)).hits
+            assert [os.path.basename(h.path) for h in hits] == [name], (word, hits)
+
+
+def test_no_base64_reaches_the_index(everyday):
+    engine, _folder, _report = everyday
+    for piece in (BASE64_PNG[:24], BASE64_PNG[100:130], "iVBORw0KGgo"):
+        assert engine.find(SearchRequest(piece, SearchMode.KEYWORD)).hits == (), piece
+    text = engine.document_text(engine.find(SearchRequest("emlquokka", SearchMode.KEYWORD)).hits[0].doc_id).text
+    assert "## Attachment: report.docx" in text and "attachedaxolotl" in text
+    assert "## Attachment: chart.png (a kind Findling does not read)" in text
+    assert "base64" not in text.lower() and "iVBORw0KGgo" not in text
+
+
+def test_archive_members_are_read_under_their_names(everyday):
+    engine, _folder, _report = everyday
+    hit = engine.find(SearchRequest("zipmemberword", SearchMode.KEYWORD)).hits[0]
+    text = engine.document_text(hit.doc_id).text
+    assert "## docs/inner.md" in text and "## data/inner.xlsx" in text and "zippedsheetword" in text
+    assert "## images/photo.png (a kind Findling does not read)" in text
+
+
+def test_legacy_office_files_are_listed_with_why(everyday):
+    engine, folder, _report = everyday
+    problems = {os.path.basename(p.path): p for p in engine.status().problems}
+    assert problems["old.doc"].status == "skipped" and "legacy Word format" in problems["old.doc"].error
+    assert engine.find(SearchRequest("olddocword", SearchMode.KEYWORD)).hits == ()
+
+
+def test_titles_and_structure(everyday):
+    engine, _folder, _report = everyday
+
+    def text_of(word):
+        hit = engine.find(SearchRequest(word, SearchMode.KEYWORD)).hits[0]
+        return hit.title, engine.document_text(hit.doc_id).text
+
+    title, text = text_of("emlquokka")
+    assert title == "Quarterly numbers" and "From: Ada <ada@example.org>" in text
+    _title, text = text_of("pptxbodyword")
+    assert "## Slide 1: pptxtitleword" in text and "Notes: pptxnotesword" in text
+    _title, text = text_of("xlsxunicorn")
+    assert "# Sheetzebra" in text and "xlsxunicorn\t42" in text
+    title, _text = text_of("notebookmarkdown")
+    assert title == "Analysis"
+
+
+@pytest.mark.slow
+def test_one_findling_add_finds_every_word(tmp_path):
+    folder = make_everyday_folder(tmp_path / "desk", tmp_path)
+    env = {**os.environ, "FINDLING_HOME": str(tmp_path / "clihome"), "NO_COLOR": "1"}
+
+    def findling(*args):
+        proc = subprocess.run(
+            [sys.executable, "-m", "findling", *args], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    assert "0 failed" in findling("add", str(folder))
+    for name, words in WORDS.items():
+        for word in words:
+            found = json.loads(findling("search", word, "--json"))["results"]
+            assert [os.path.basename(r["path"]) for r in found] == [name], word
