@@ -31,6 +31,9 @@ class Filters:
     folders: tuple[str, ...] = ()
     after: float | None = None  # epoch seconds, inclusive
     before: float | None = None  # epoch seconds, exclusive
+    authors: tuple[str, ...] = ()  # the author contains each (lower case)
+    titles: tuple[str, ...] = ()  # the title contains each
+    names: tuple[str, ...] = ()  # the file name contains each
 
     def merged(self, other: Filters) -> Filters:
         return Filters(
@@ -39,6 +42,9 @@ class Filters:
             folders=self.folders + other.folders,
             after=max(filter(None, (self.after, other.after)), default=None),
             before=min(filter(None, (self.before, other.before)), default=None),
+            authors=self.authors + other.authors,
+            titles=self.titles + other.titles,
+            names=self.names + other.names,
         )
 
     @property
@@ -237,6 +243,7 @@ class DocumentRow:
     terms: dict[str, float] = field(default_factory=dict)
     doc_id: int = 0
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
+    author: str = ""  # the document's author (or an e-mail's sender), from its properties
 
 
 @dataclass(frozen=True)
@@ -339,6 +346,7 @@ class Hit:
     weak: bool = False
     line: int = 0  # the snippet's line in the document's text (0: unknown)
     page: int = 0  # the snippet's page, for PDFs (0: not paged)
+    author: str = ""  # from the document's properties, when it has any
 
     @property
     def docid(self) -> str:

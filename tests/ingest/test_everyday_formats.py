@@ -47,6 +47,7 @@ def _xlsx(path):
     book = Workbook()
     sheet = book.active
     sheet.title = "Sheetzebra"
+    book.properties.creator = "Ada Xlsxauthor"
     sheet.append(["item", "cost"])
     sheet.append(["xlsxunicorn", 42])
     book.save(path)
@@ -57,6 +58,7 @@ def _pptx(path):
     from pptx.util import Inches
 
     deck = Presentation()
+    deck.core_properties.author = "Grace Pptxauthor"
     slide = deck.slides.add_slide(deck.slide_layouts[1])
     slide.shapes.title.text = "pptxtitleword"
     slide.placeholders[1].text = "pptxbodyword"
@@ -74,7 +76,10 @@ def _odf(path, kind):
     from odf.text import H, P
 
     if kind == "odt":
+        from odf.dc import Creator
+
         doc = OpenDocumentText()
+        doc.meta.addElement(Creator(text="Odtauthor Person"))
         doc.text.addElement(H(outlinelevel=1, text="Odtheading"))
         doc.text.addElement(P(text="A letter about the odtwalrus."))
     elif kind == "ods":
@@ -180,8 +185,18 @@ def _archives(folder, tmp_path):
     (folder / "notes.txt.gz").write_bytes(gzip.compress(b"Some gzippedword notes."))
 
 
+def _docx(path):
+    import docx
+
+    make_docx(path, "Plans", "Plans", ["Nothing unusual in the text."])
+    document = docx.Document(str(path))
+    document.core_properties.author = "Docxauthor Writer"
+    document.save(str(path))
+
+
 def make_everyday_folder(folder, tmp_path):
     folder.mkdir(parents=True, exist_ok=True)
+    _docx(folder / "plans.docx")
     _xlsx(folder / "budget.xlsx")
     _pptx(folder / "deck.pptx")
     for kind, name in (("odt", "letter.odt"), ("ods", "figures.ods"), ("odp", "talk.odp")):
@@ -231,6 +246,36 @@ def test_archive_members_are_read_under_their_names(everyday):
     text = engine.document_text(hit.doc_id).text
     assert "## docs/inner.md" in text and "## data/inner.xlsx" in text and "zippedsheetword" in text
     assert "## images/photo.png (a kind Findling does not read)" in text
+
+
+AUTHORS = {
+    "plans.docx": "Docxauthor Writer",
+    "budget.xlsx": "Ada Xlsxauthor",
+    "deck.pptx": "Grace Pptxauthor",
+    "letter.odt": "Odtauthor Person",
+    "message.eml": "Ada <ada@example.org>",
+}
+
+
+def test_authors_are_found_by_their_words_and_filtered_by_author(everyday):
+    engine, _folder, _report = everyday
+
+    def names(query):
+        return sorted(os.path.basename(h.path) for h in engine.find(SearchRequest(query, SearchMode.KEYWORD)).hits)
+
+    for name, author in AUTHORS.items():
+        word = author.split()[1] if name != "message.eml" else "ada"
+        assert name in names(word), (name, word)
+        hit = next(
+            h for h in engine.find(SearchRequest(word, SearchMode.KEYWORD, limit=50)).hits if h.path.endswith(name)
+        )
+        assert hit.author == author
+    assert names("author:xlsxauthor") == ["budget.xlsx"]  # a filter alone lists what it lets through
+    assert names("ada author:xlsxauthor") == ["budget.xlsx"]
+    assert names("ada author:example.org") == ["message.eml"]
+    assert names("slide title:quarterly") == [] and names("quokka title:quarterly") == []
+    assert names("emlquokka title:quarterly") == ["message.eml"]
+    assert names("zipmemberword name:bundle") == ["bundle.zip"] and names("zipmemberword name:deck") == []
 
 
 def test_legacy_office_files_are_listed_with_why(everyday):

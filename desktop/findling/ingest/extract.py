@@ -98,4 +98,5 @@ def extract(path: str, data: bytes, depth: int = 0) -> Extracted:
         mime=mime,
         notes=parsed.notes,
         pages=parsed.pages,
+        author=printable(" ".join(parsed.author.split()))[:500],
     )

@@ -177,6 +177,8 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         terms.update(term_counts(title, language, task.title_weight))
         if title != name:  # the file name is findable too
             terms.update(term_counts(PurePath(name).stem, language))
+    if extracted.author:  # an author's name finds the document, as Recoll's does
+        terms.update(term_counts(extracted.author, language))
     return DocumentRow(
         path=path,
         ext=extension_of(task.kind_path or path),
@@ -192,4 +194,5 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         chunks=[(span, text[span.start : span.end]) for span in spans],
         terms=dict(terms),
         pages=tuple(start for start in extracted.pages if start < len(text)),
+        author=extracted.author,
     )

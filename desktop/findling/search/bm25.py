@@ -78,6 +78,15 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
     if filters.folders:
         clauses.append("(" + " OR ".join(f"starts_with({alias}.path, ?)" for _ in filters.folders) + ")")
         params.extend(filters.folders)
+    for needle in filters.authors:
+        clauses.append(f"{alias}.id IN (SELECT doc_id FROM doc_fields WHERE contains(lower(author), ?))")
+        params.append(needle.lower())
+    for needle in filters.titles:
+        clauses.append(f"contains(lower(coalesce({alias}.title, '')), ?)")
+        params.append(needle.lower())
+    for needle in filters.names:
+        clauses.append(f"contains(lower(regexp_extract({alias}.path, '[^/\\\\]*$')), ?)")
+        params.append(needle.lower())
     if filters.after is not None:
         clauses.append(f"{alias}.mtime >= ?")
         params.append(filters.after)

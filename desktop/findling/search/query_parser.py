@@ -20,11 +20,14 @@ SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("rust OR go", "either word"),
     ("ext:md  ext:pdf", "only these file types (type: works too)"),
     ("path:notes", "the path contains this text"),
+    ("author:lovelace  title:budget  name:draft", "the author, the title, the file name contains this text"),
     ("folder:/home/me/papers", "only under this folder (in: works too)"),
     ("after:2024-01-01  before:7d", "modified on or after / before: a date, or 30d, 2w, 6m, 1y ago; since: until:"),
 )
 
-_FILTER_KEYS = {"ext", "type", "path", "folder", "in", "after", "since", "before", "until"}
+_FILTER_KEYS = {"ext", "type", "path", "folder", "in", "after", "since", "before", "until", "author", "title", "name"}
+# field filter -> the Filters field it adds to
+_FIELD_FILTERS = {"author": "authors", "title": "titles", "name": "names"}
 MAX_QUERY_CHARS = 4000
 
 
@@ -59,6 +62,9 @@ def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:
     elif key == "path":
         if value:
             filters["path_contains"].append(value.lower())
+    elif key in _FIELD_FILTERS:
+        if value:
+            filters[_FIELD_FILTERS[key]].append(value.lower())
     elif key in ("folder", "in"):
         if value:
             filters["folders"].append(value)
@@ -77,7 +83,9 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901 - one branch per piece
     phrases: list[tuple[str, ...]] = []
     excluded_words: list[str] = []
     excluded_phrases: list[tuple[str, ...]] = []
-    filters: dict[str, list[Any]] = {k: [] for k in ("extensions", "path_contains", "folders", "after", "before")}
+    filters: dict[str, list[Any]] = {
+        k: [] for k in ("extensions", "path_contains", "folders", "after", "before", *_FIELD_FILTERS.values())
+    }
     text_parts: list[str] = []
     join_next = False
     for match in _ITEM.finditer(query):
@@ -133,6 +141,9 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901 - one branch per piece
             folders=tuple(filters["folders"]),
             after=max(filters["after"]) if filters["after"] else None,
             before=min(filters["before"]) if filters["before"] else None,
+            authors=tuple(filters["authors"]),
+            titles=tuple(filters["titles"]),
+            names=tuple(filters["names"]),
         ),
         text=" ".join(text_parts),
     )

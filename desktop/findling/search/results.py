@@ -87,6 +87,7 @@ def present(
                 chunk_end=snippet.chunk_end,
                 line=line,
                 page=page_at(doc.pages, snippet.at),
+                author=doc.author,
             )
         )
     return hits

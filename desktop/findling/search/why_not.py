@@ -69,6 +69,9 @@ def filter_names(filters: Filters) -> list[tuple[str, Filters]]:
     named += [(f"ext:{e}", Filters(extensions=(e,))) for e in filters.extensions]
     named += [(f"path:{p}", Filters(path_contains=(p,))) for p in filters.path_contains]
     named += [(f"folder:{f}", Filters(folders=(f,))) for f in filters.folders]
+    named += [(f"author:{a}", Filters(authors=(a,))) for a in filters.authors]
+    named += [(f"title:{t}", Filters(titles=(t,))) for t in filters.titles]
+    named += [(f"name:{n}", Filters(names=(n,))) for n in filters.names]
     if filters.after is not None:
         named.append((f"after:{datetime.fromtimestamp(filters.after):%Y-%m-%d}", Filters(after=filters.after)))
     if filters.before is not None:

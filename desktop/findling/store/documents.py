@@ -100,11 +100,34 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         cur.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM pages WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM doc_fields WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
         delete_vectors(cur, "(SELECT id FROM batch_ids)", keep_for_reuse=changed)
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
     finally:
         cur.unregister("batch_ids")
+
+
+def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -> None:
+    """What a document has besides its text: its author, where its pages begin."""
+    authored = [(r.doc_id, r.author) for r in rows if r.author]
+    if authored:
+        cur.executemany("INSERT INTO doc_fields VALUES (?, ?)", authored)
+
+    paged = [r for r in rows if r.pages]
+    if paged:
+        cur.register(
+            "batch_pages",
+            {
+                "doc_id": np.concatenate([np.full(len(r.pages), r.doc_id, dtype=np.int32) for r in paged]),
+                "page": np.concatenate([np.arange(1, len(r.pages) + 1, dtype=np.int32) for r in paged]),
+                "start_char": np.concatenate([np.asarray(r.pages, dtype=np.int32) for r in paged]),
+            },
+        )
+        try:
+            cur.execute("INSERT INTO pages SELECT doc_id, page, start_char FROM batch_pages")
+        finally:
+            cur.unregister("batch_pages")
 
 
 def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequence[DocumentRow]) -> None:
@@ -164,20 +187,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
         finally:
             cur.unregister("batch_chunks")
 
-    paged = [r for r in rows if r.pages]
-    if paged:
-        cur.register(
-            "batch_pages",
-            {
-                "doc_id": np.concatenate([np.full(len(r.pages), r.doc_id, dtype=np.int32) for r in paged]),
-                "page": np.concatenate([np.arange(1, len(r.pages) + 1, dtype=np.int32) for r in paged]),
-                "start_char": np.concatenate([np.asarray(r.pages, dtype=np.int32) for r in paged]),
-            },
-        )
-        try:
-            cur.execute("INSERT INTO pages SELECT doc_id, page, start_char FROM batch_pages")
-        finally:
-            cur.unregister("batch_pages")
+    _write_properties(cur, rows)
 
     post_doc: list[int] = []
     post_term: list[str] = []
@@ -248,20 +258,21 @@ class DocumentMeta:
     ext: str
     language: str
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
+    author: str = ""
 
 
 META_SQL = (
     f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
-    f"d.indexed_at, g.starts FROM documents d {WITH_RAW_PATH} "
+    f"d.indexed_at, g.starts, coalesce(f.author, '') FROM documents d {WITH_RAW_PATH} "
     "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
-    "ON g.doc_id = d.id"
+    "ON g.doc_id = d.id LEFT JOIN doc_fields f ON f.doc_id = d.id"
 )
 
 
 def meta_of(row: Sequence[Any]) -> DocumentMeta:
     """A META_SQL row (without its id and version) as DocumentMeta."""
     title, mtime, size, ext, language = row[3:8]
-    return DocumentMeta(stored_path(row[1], row[2]), title, mtime, size, ext, language, tuple(row[9] or ()))
+    return DocumentMeta(stored_path(row[1], row[2]), title, mtime, size, ext, language, tuple(row[9] or ()), row[10])
 
 
 def document_meta(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, DocumentMeta]:

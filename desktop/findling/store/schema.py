@@ -115,6 +115,14 @@ MIGRATIONS: list[Migration] = [
         f"""UPDATE documents SET size = -1, hash = NULL
             WHERE id IN (SELECT DISTINCT doc_id FROM chunks WHERE regexp_matches(text, '{LETTERS_CLASS}'))""",
     ],
+    [
+        # A document's author (an e-mail's sender), from its properties: `author:` filters by it and
+        # its words find the document. A side table, as raw_paths (documents cannot be altered
+        # safely). Files whose formats carry one are read again by the next `index`.
+        "CREATE TABLE IF NOT EXISTS doc_fields (doc_id INTEGER NOT NULL, author VARCHAR NOT NULL)",
+        """UPDATE documents SET size = -1, hash = NULL
+            WHERE ext IN ('pdf', 'docx', 'docm', 'epub', 'odt', 'ods', 'odp', 'xlsx', 'xlsm', 'pptx', 'pptm', 'eml')""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

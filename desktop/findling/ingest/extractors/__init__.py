@@ -16,6 +16,7 @@ class Extracted:
     notes: tuple[str, ...] = ()
     # Where each page begins in `text` (PDFs), so a passage can say its page: () elsewhere
     pages: tuple[int, ...] = ()
+    author: str = ""  # from the file's properties (an e-mail's sender); "" when it has none
 
 
 class Parsed(NamedTuple):
@@ -25,3 +26,4 @@ class Parsed(NamedTuple):
     title: str
     notes: tuple[str, ...] = ()
     pages: tuple[int, ...] = ()
+    author: str = ""

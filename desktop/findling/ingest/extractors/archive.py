@@ -8,6 +8,8 @@ import io
 import zipfile
 from collections.abc import Iterable
 
+import lxml.etree
+
 from findling.errors import ExtractionError
 
 _MB = 1024 * 1024
@@ -29,3 +31,26 @@ def check_unpacked(infos: Iterable[zipfile.ZipInfo], what: str, limit: int = MAX
         raise ExtractionError(
             f"{what} would unpack to {total / _MB:,.0f} MB, over the {limit / _MB:.0f} MB limit (a zip bomb?)"
         )
+
+
+_DC = "{http://purl.org/dc/elements/1.1/}"
+
+
+def core_properties(archive: zipfile.ZipFile) -> tuple[str, str]:
+    """(title, author) from an Office file's docProps/core.xml; "" where it says nothing."""
+    try:
+        info = archive.getinfo("docProps/core.xml")
+    except KeyError:
+        return "", ""
+    if info.file_size > _MB:
+        return "", ""
+    try:
+        root = lxml.etree.fromstring(archive.read(info), parser=lxml.etree.XMLParser(resolve_entities=False))
+    except (lxml.etree.LxmlError, zipfile.BadZipFile, OSError, ValueError):
+        return "", ""  # damaged properties do not make the document unreadable
+
+    def field(name: str) -> str:
+        node = root.find(f"{_DC}{name}")
+        return " ".join((node.text or "").split()) if node is not None else ""
+
+    return field("title"), field("creator")

@@ -15,7 +15,7 @@ import lxml.etree
 
 from findling.errors import ExtractionError
 from findling.ingest.extractors import Parsed
-from findling.ingest.extractors.archive import MAX_PART, check_unpacked, open_zip
+from findling.ingest.extractors.archive import MAX_PART, check_unpacked, core_properties, open_zip
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
@@ -49,18 +49,6 @@ def _style_levels(archive: zipfile.ZipFile) -> dict[str, int]:
         if level:
             levels[style_id] = level
     return levels
-
-
-def _core_title(archive: zipfile.ZipFile) -> str:
-    try:
-        info = archive.getinfo("docProps/core.xml")
-    except KeyError:
-        return ""
-    if info.file_size > _MB:
-        return ""
-    root = lxml.etree.fromstring(archive.read(info), parser=lxml.etree.XMLParser(resolve_entities=False))
-    node = root.find(_DC_TITLE)
-    return (node.text or "").strip() if node is not None else ""
 
 
 def _paragraph_text(paragraph: lxml.etree._Element) -> str:
@@ -136,13 +124,13 @@ def extract_docx(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
         check_unpacked([info], "the DOCX text", MAX_PART * 4)
         try:
             levels = _style_levels(archive)
-            title = _core_title(archive)
+            title, author = core_properties(archive)
             with archive.open(info) as stream:
                 many = _paragraph_count(stream) > _STREAM_PARAGRAPHS
             if many:
                 with archive.open(info) as stream:
-                    return _flat(stream, title, max_chars)
-            return _body(archive, info, levels, title, max_chars)
+                    return _flat(stream, title, max_chars)._replace(author=author)
+            return _body(archive, info, levels, title, max_chars)._replace(author=author)
         except (lxml.etree.LxmlError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
             raise ExtractionError(f"cannot read DOCX: {exc}") from exc
 

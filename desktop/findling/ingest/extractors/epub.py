@@ -30,6 +30,8 @@ def extract_epub(data: bytes, max_chars: int = 64 * 1024 * 1024) -> Parsed:
         raise ExtractionError(f"cannot read EPUB: {exc}") from exc
     titles = book.get_metadata("DC", "title")
     title = titles[0][0].strip() if titles and titles[0] and titles[0][0] else ""
+    creators = book.get_metadata("DC", "creator")
+    author = ", ".join(c[0].strip() for c in creators if c and c[0])
     ordered = []
     by_id = {item.get_id(): item for item in book.get_items_of_type(ebooklib.ITEM_DOCUMENT)}
     for spine_id, _linear in book.spine:
@@ -55,4 +57,4 @@ def extract_epub(data: bytes, max_chars: int = 64 * 1024 * 1024) -> Parsed:
         if size > max_chars:
             notes.append(f"only the first {max_chars // (1024 * 1024)} MB of text were read")
             break
-    return Parsed("\n\n".join(parts), title, tuple(dict.fromkeys(notes)))
+    return Parsed("\n\n".join(parts), title, tuple(dict.fromkeys(notes)), author=author)

@@ -100,10 +100,11 @@ def extract_eml(data: bytes, read_attachment: ReadAttachment) -> Parsed:
         raise ExtractionError("the message is empty")
     notes: list[str] = []
     try:
-        subject, text = _message(_parse(data), read_attachment, notes)
+        message = _parse(data)
+        subject, text = _message(message, read_attachment, notes)
     except (ValueError, TypeError, IndexError, LookupError) as exc:
         raise ExtractionError(f"cannot read the message: {exc}") from exc
-    return Parsed(text, subject, tuple(dict.fromkeys(notes)))
+    return Parsed(text, subject, tuple(dict.fromkeys(notes)), author=_header(message, "from"))
 
 
 def extract_mbox(data: bytes, read_attachment: ReadAttachment) -> Parsed:

@@ -19,7 +19,7 @@ import lxml.etree
 
 from findling.errors import ExtractionError
 from findling.ingest.extractors import Parsed
-from findling.ingest.extractors.archive import MAX_PART, check_unpacked, open_zip
+from findling.ingest.extractors.archive import MAX_PART, check_unpacked, core_properties, open_zip
 
 _MB = 1024 * 1024
 _MAX_CHARS = 64 * _MB
@@ -31,6 +31,8 @@ _REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 _DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+_DC_CREATOR = "{http://purl.org/dc/elements/1.1/}creator"
+_META_CREATOR = "{urn:oasis:names:tc:opendocument:xmlns:meta:1.0}initial-creator"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -59,9 +61,9 @@ class _Text:
             return False
         return True
 
-    def parsed(self, title: str) -> Parsed:
+    def parsed(self, title: str, author: str = "") -> Parsed:
         text = re.sub(r"\n{3,}", "\n\n", "\n".join(self.lines)).strip()
-        return Parsed(text, title, tuple(self.notes))
+        return Parsed(text, title, tuple(self.notes), author=author)
 
 
 def _part(archive: zipfile.ZipFile, name: str, what: str) -> bytes | None:
@@ -91,12 +93,6 @@ def _rels(archive: zipfile.ZipFile, part: str, what: str) -> dict[str, str]:
             target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
         )
     return out
-
-
-def _core_title(archive: zipfile.ZipFile, what: str) -> str:
-    root = _xml(archive, "docProps/core.xml", what)
-    found = root.find(f".//{_DC_TITLE}") if root is not None else None
-    return " ".join((found.text or "").split()) if found is not None else ""
 
 
 @contextmanager
@@ -168,7 +164,7 @@ def extract_xlsx(data: bytes) -> Parsed:
                     line = "\t".join(v for v in values if v).strip()
                     if line and not out.add(line):
                         break
-            return out.parsed(_core_title(archive, "XLSX"))
+            return out.parsed(*core_properties(archive))
 
 
 # -- PPTX ----------------------------------------------------------------------------------------
@@ -220,7 +216,7 @@ def extract_pptx(data: bytes) -> Parsed:
                         out.add("Notes: " + "\n".join(spoken))
                 if out.size > out.limit:
                     break
-            return out.parsed(_core_title(archive, "PPTX"))
+            return out.parsed(*core_properties(archive))
 
 
 # -- OpenDocument --------------------------------------------------------------------------------
@@ -313,6 +309,9 @@ def extract_odf(data: bytes, what: str = "OpenDocument") -> Parsed:
             if body is not None:
                 _odf_body(body, out)
             meta = _xml(archive, "meta.xml", what)
-            found = meta.find(f".//{_DC_TITLE}") if meta is not None else None
-            title = " ".join((found.text or "").split()) if found is not None else ""
-            return out.parsed(title)
+
+            def field(path: str) -> str:
+                found = meta.find(path) if meta is not None else None
+                return " ".join((found.text or "").split()) if found is not None else ""
+
+            return out.parsed(field(f".//{_DC_TITLE}"), field(f".//{_DC_CREATOR}") or field(f".//{_META_CREATOR}"))

@@ -79,9 +79,10 @@ def extract_pdf(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
             raise ExtractionError("encrypted PDF: a password is needed to read it") from exc
         raise ExtractionError(f"cannot open PDF: {message}") from exc
     try:
-        title = ""
+        title = author = ""
         try:
-            title = (pdf.get_metadata_dict().get("Title") or "").strip()
+            properties = pdf.get_metadata_dict()
+            title, author = (properties.get("Title") or "").strip(), (properties.get("Author") or "").strip()
         except pdfium.PdfiumError:
             pass
         pages: list[str] = []
@@ -103,7 +104,7 @@ def extract_pdf(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
                     textpage.close()
             finally:
                 page.close()
-        return Parsed(_SEPARATOR.join(pages), title, notes, page_starts(pages))
+        return Parsed(_SEPARATOR.join(pages), title, notes, page_starts(pages), author)
     except pdfium.PdfiumError as exc:
         raise ExtractionError(f"cannot read PDF text: {exc}") from exc
     finally:
