@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ingest.test_everyday_formats import WORDS, make_everyday_folder
+from tests.ingest.test_everyday_formats import AUTHORS, WORDS, make_everyday_folder
 
 
 def test_each_kind_previews_with_its_word(qtbot, window, tmp_path):
@@ -21,3 +21,5 @@ def test_each_kind_previews_with_its_word(qtbot, window, tmp_path):
         window.results_view.setCurrentIndex(window.results.index(0, 0))
         qtbot.waitUntil(lambda word=word: word in window.preview.toPlainText().lower(), timeout=5000)
         qtbot.waitUntil(lambda: window.preview_panel.position.text().startswith("hit 1 of"), timeout=5000)
+        author = AUTHORS.get(name)
+        assert window.preview_panel.byline.text() == (f"· by {author}" if author else ""), name

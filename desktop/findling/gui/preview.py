@@ -259,6 +259,9 @@ class PreviewPanel(QWidget):
         self.next.setToolTip("Next match (F3)")
         self.next.clicked.connect(self.next_hit)
         self.position = QLabel("")
+        self.byline = QLabel("")  # the document's author, from its properties
+        self.byline.setObjectName("byline")
+        self.byline.setTextFormat(Qt.TextFormat.PlainText)
         self.page_button = QToolButton()
         self.page_button.setToolTip("Open the PDF in its viewer at the current match's page")
         self.page_button.clicked.connect(lambda: self.open_page.emit(self.pane.current_page()))
@@ -276,7 +279,7 @@ class PreviewPanel(QWidget):
         self.similar.clicked.connect(self.more_like_this.emit)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.previous, self.next, self.position):
+        for widget in (self.previous, self.next, self.position, self.byline):
             bar.addWidget(widget)
         bar.addStretch(1)
         bar.addWidget(self.page_button)
@@ -301,6 +304,9 @@ class PreviewPanel(QWidget):
             self.formatted.show_source(source[0], source[1], words, passage)
         self._choose_view(self.format_button.isChecked())
 
+    def show_author(self, author: str) -> None:
+        self.byline.setText(f"· by {author}" if author else "")
+
     def show_message(self, text: str) -> None:
         """Nothing of any document: the pane cleared, saying why (a failed preview, a list
         that no longer holds the document shown)."""
@@ -311,6 +317,7 @@ class PreviewPanel(QWidget):
         self.format_button.setEnabled(False)
         self._choose_view(False)
         self.position.setText("")  # no document: no matches to walk
+        self.byline.setText("")
 
     def view(self) -> PreviewPane | FormattedView:
         return self.formatted if self.stack.currentWidget() is self.formatted else self.pane
