@@ -128,7 +128,7 @@ class Engine:
         self.models = ModelService(self.settings.models)
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()
-        self._text_waiting = threading.Event()  # a text run wants the lock: embedding steps aside
+        self._text_waiting = _Waiting()  # text runs that want the lock: embedding steps aside
         # The vector lane and the pipeline are made when first needed: a keyword search from a
         # terminal never loads what semantic search and reranking import.
         self._lazy_lock = threading.Lock()
@@ -240,9 +240,9 @@ class Engine:
         another run's embedding: that steps aside at its next batch and goes on after."""
         from findling.ingest.indexer import Indexer  # the extractors' libraries load when first needed
 
-        self._text_waiting.set()
+        self._text_waiting.add()
         with self._index_lock:
-            self._text_waiting.clear()
+            self._text_waiting.done()
             try:
                 report = Indexer(self._db, self.settings.index, progress, cancel).run(self.sources())
             finally:
@@ -258,10 +258,11 @@ class Engine:
         while True:
             with self._index_lock:
                 part = self._embed_locked(progress, _EitherEvent(cancel, self._text_waiting))
+                # asked under the lock: the text run clears the flag only once it holds the lock
+                stepped_aside = part.cancelled and self._text_waiting.is_set() and not (cancel and cancel.is_set())
             done = done.followed_by(part)
-            asked_to_stop = cancel is not None and cancel.is_set()
-            if not part.cancelled or asked_to_stop or not self._text_waiting.is_set():
-                return replace(done, cancelled=part.cancelled and (asked_to_stop or not self._text_waiting.is_set()))
+            if not stepped_aside:
+                return done
             while self._text_waiting.is_set():  # the text run takes the lock; go on once it has
                 time.sleep(0.01)
 
@@ -298,9 +299,9 @@ class Engine:
         after a model import that can be the whole index, and the window shows it."""
         from findling.ingest.indexer import Indexer
 
-        self._text_waiting.set()
+        self._text_waiting.add()
         with self._index_lock:
-            self._text_waiting.clear()
+            self._text_waiting.done()
             try:
                 report = Indexer(self._db, self.settings.index).update_paths(
                     self.sources(), [_normalise_path(p) for p in paths]
@@ -689,10 +690,29 @@ if TYPE_CHECKING:
         return engine  # mypy holds the Engine to the one API every face calls
 
 
+class _Waiting:
+    """How many text runs wait for the index lock; set while any does (as an Event reads)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self._count += 1
+
+    def done(self) -> None:
+        with self._lock:
+            self._count -= 1
+
+    def is_set(self) -> bool:
+        return self._count > 0
+
+
 class _EitherEvent(threading.Event):
     """Set when either event is: the caller's cancel, or a text run waiting for the index."""
 
-    def __init__(self, *events: threading.Event | None) -> None:
+    def __init__(self, *events: threading.Event | _Waiting | None) -> None:
         super().__init__()
         self._events = [e for e in events if e is not None]
 
