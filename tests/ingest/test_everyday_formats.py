@@ -245,6 +245,7 @@ def test_archive_members_are_read_under_their_names(everyday):
     hit = engine.find(SearchRequest("zipmemberword", SearchMode.KEYWORD)).hits[0]
     text = engine.document_text(hit.doc_id).text
     assert "## docs/inner.md" in text and "## data/inner.xlsx" in text and "zippedsheetword" in text
+    assert "\n### Inner\n" in text  # a member's own headings sit under its name
     assert "## images/photo.png (a kind Findling does not read)" in text
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import PurePath
 
@@ -29,6 +30,7 @@ class NotRead(Exception):
     """A format Findling recognises but does not read (legacy Office): listed as skipped, with why."""
 
 
+_DEEPER = re.compile(r"^(#{1,4}) ", re.MULTILINE)
 MAX_NESTING = 3  # an attachment of an attachment of an attachment is read; deeper ones are named
 
 # Kinds whose extractor reads the bytes itself; the others are text, checked for binary content.
@@ -54,7 +56,8 @@ def _nested_reader(depth: int) -> Callable[[str, bytes], str | None]:
         if depth >= MAX_NESTING:
             return "(nested too deeply: not read)"
         try:
-            return extract(name, content, depth + 1).text
+            # its headings sit under the container's "## name" heading: one level deeper at least
+            return _DEEPER.sub(r"##\1 ", extract(name, content, depth + 1).text)
         except (NotText, NotRead):
             return None
         except ExtractionError as exc:
