@@ -254,3 +254,32 @@ def test_highlighting_and_why_not_use_the_terms_the_lane_matched(searchable, que
     matched = set(lane.search(parsed).terms)
     assert set(lane.terms_of(parsed)) == matched
     assert {t for _, terms in lane.query_words(parsed) for t in terms} == matched
+
+
+def test_a_prefix_finds_the_words_it_begins(engine, docs):
+    write(docs / "guide.md", "Run the installer first.")
+    write(docs / "notes.md", "The installation took an hour.")
+    write(docs / "old.md", "We install it by hand.")
+    write(docs / "money.md", "A monthly instalment is due.")
+    write(docs / "other.md", "Nothing of the kind here.")
+    write(docs / "objects.md", "Each instance keeps its state.")
+    engine.add_source(docs)
+    engine.index()
+
+    def names(query):
+        result = engine.find(SearchRequest(query, SearchMode.KEYWORD))
+        return sorted(os.path.basename(h.path) for h in result.hits), result
+
+    found, result = names("instal*")
+    assert found == ["guide.md", "money.md", "notes.md", "old.md"]
+    hit = next(h for h in result.hits if h.path.endswith("guide.md"))
+    assert hit.snippet[hit.highlights[0].start : hit.highlights[0].end] == "installer"  # highlighted as matched
+    # the index holds stems ("installation" is "instal", as is "instalment"): a prefix longer than the
+    # stem takes the stem
+    assert {"guide.md", "notes.md", "old.md"} <= set(names("installat*")[0])
+    assert names("inst*")[0] == ["guide.md", "money.md", "notes.md", "objects.md", "old.md"]
+    assert names("instal* hour")[0] == ["notes.md"]  # with other words: all required
+    assert names("zq*")[0] == []  # nothing begins so
+    assert "objects.md" not in names("instal")[0]  # no star: the word (and its stem) only
+    hybrid = engine.find(SearchRequest("instal*", rerank="off"))
+    assert {os.path.basename(h.path) for h in hybrid.hits} >= {"guide.md", "notes.md"}

@@ -11,6 +11,7 @@ changes no ranking), so the two agree score for score on the same tokens."""
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -22,7 +23,7 @@ import duckdb
 from findling.records import Filters
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import id_list
-from findling.text.analyzer import is_stopword, is_unspaced, query_terms, term_sequence
+from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, term_sequence
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
@@ -152,9 +153,9 @@ class Bm25Lane:
     ) -> _Plan:
         planned = word_groups(parsed, languages)
         groups = [(list(g.terms), g.stop) for g in planned if not g.phrase]
+        groups, known = _with_prefixes(cur, groups)  # each prefix stands for the index terms it begins
         qtf: list[float] = [1.0] * len(groups)
         long = len(groups) > self.max_terms
-        known: dict[str, tuple[int, int]] = {}
         if long:
             groups, qtf, known = _top_groups(cur, groups, self.max_terms, n_docs)
         phrase_bits = 0
@@ -402,7 +403,7 @@ def word_groups(parsed: ParsedQuery, languages: list[str]) -> list[WordGroup]:
     groups: list[WordGroup] = []
     for words in parsed.groups:
         stop = all(is_stopword(w) for w in words)
-        alternatives = [query_terms(w, languages) for w in words]
+        alternatives = [[prefix] if (prefix := prefix_term(w)) else query_terms(w, languages) for w in words]
         if len(words) == 1 and len(alternatives[0]) > 1 and (len(languages) <= 1 or is_unspaced(words[0])):
             groups.extend(WordGroup(words[0], (term,), stop) for term in alternatives[0])
         else:
@@ -417,6 +418,51 @@ def word_groups(parsed: ParsedQuery, languages: list[str]) -> list[WordGroup]:
                     seen.add(term)
                     groups.append(WordGroup(word, (term,), False, phrase=True))
     return groups
+
+
+_PREFIX = re.compile(r"^(\w{2,})\*$")
+PREFIX_EXPANSIONS = 64  # the most frequent index terms a prefix stands for
+
+
+def prefix_term(word: str) -> str | None:
+    """`instal*` as the lane matches it: the folded beginning, marked with its `*` (terms never
+    hold one); None for a plain word."""
+    match = _PREFIX.match(word)
+    return fold(match.group(1)).lower() + "*" if match else None
+
+
+def _expand_prefixes(cur: duckdb.DuckDBPyConnection, prefixes: set[str]) -> dict[str, dict[str, tuple[int, int]]]:
+    """Each prefix term's index terms (term -> (id, df)), most frequent first. The index holds
+    stems ("installation" is "instal"), so a prefix longer than a word's stem ("installat*")
+    also takes the stems it begins with, from four letters on."""
+    found: dict[str, dict[str, tuple[int, int]]] = {}
+    for prefix in prefixes:
+        start = prefix[:-1]
+        rows = cur.execute(
+            """SELECT term, id, df FROM terms WHERE df > 0
+               AND (starts_with(term, ?) OR (starts_with(?, term) AND length(term) >= 4))
+               ORDER BY df DESC, term LIMIT ?""",
+            [start, start, PREFIX_EXPANSIONS],
+        ).fetchall()
+        found[prefix] = {str(term): (int(term_id), int(df)) for term, term_id, df in rows}
+    return found
+
+
+def _with_prefixes(
+    cur: duckdb.DuckDBPyConnection, groups: list[tuple[list[str], bool]]
+) -> tuple[list[tuple[list[str], bool]], dict[str, tuple[int, int]]]:
+    """The groups with each prefix term replaced by the index terms it stands for (a prefix
+    nothing begins stays, and matches nothing), and those terms' (id, df)."""
+    prefixes = {t for terms, _ in groups for t in terms if t.endswith("*")}
+    if not prefixes:
+        return groups, {}
+    expanded = _expand_prefixes(cur, prefixes)
+    known = {term: ids for found in expanded.values() for term, ids in found.items()}
+
+    def replaced(terms: list[str]) -> list[str]:
+        return [x for t in terms for x in ((list(expanded[t]) or [t]) if t in expanded else [t])]
+
+    return [(replaced(terms), stop) for terms, stop in groups], known
 
 
 def _first_terms(word: str, languages: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ('"lifetime elision"', "a phrase, word for word"),
     ('-async  -"draft notes"', "leave out documents with this word or phrase"),
     ("rust OR go", "either word"),
+    ("instal*", "words that begin so: install, installer, installation"),
     ("ext:md  ext:pdf", "only these file types (type: works too)"),
     ("path:notes", "the path contains this text"),
     ("author:lovelace  title:budget  name:draft", "the author, the title, the file name contains this text"),
@@ -123,7 +124,7 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901 - one branch per piece
             groups[-1].append(word)
         else:
             groups.append([word])
-        text_parts.append(word)
+        text_parts.append(word.rstrip("*"))  # the vector lane embeds the word, not the syntax
         join_next = False
     if len(groups) + sum(len(p) for p in phrases) > PLAIN_TEXT_WORDS:
         # A pasted paragraph is text, not syntax: its quotes, dashes and ORs are prose.
