@@ -201,6 +201,14 @@ def test_judge_weak_cut_and_ranked_low():
         judge(_facts(keyword=none, semantic_off="no embedder installed"))[2][1]
         == "semantic: off (no embedder installed)"
     )
+    # in semantic mode with semantic search off, the sentence says so rather than "nothing matches"
+    reason, summary, _ = judge(_facts(mode="semantic", semantic_off="no embedder installed"))
+    assert (
+        reason == "no_match" and summary == "Semantic search is off, so this mode finds nothing: no embedder installed."
+    )
+    assert (
+        "Nothing in it matches" in judge(_facts(mode="hybrid", keyword=none, semantic_off="no embedder installed"))[1]
+    )
 
 
 def test_judge_tells_a_hybrid_cut_as_one_story():

@@ -169,6 +169,8 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
     candidate = {"keyword": keyword_matched, "semantic": semantic_near}.get(
         facts.mode, keyword_matched or semantic_near
     )
+    if not candidate and facts.mode == "semantic" and facts.semantic_off:
+        return "no_match", f"Semantic search is off, so this mode finds nothing: {facts.semantic_off}.", details
     if not candidate:
         return "no_match", "Nothing in it matches the query closely enough to be a candidate.", details
     return ("ranked_low", f"Other documents ranked higher: it is not within the first {WIDE_LIMIT} results.", details)
