@@ -112,14 +112,10 @@ def _shared_strings(archive: zipfile.ZipFile) -> list[str]:
     if data is None:
         return []
     strings = []
-    for _event, item in lxml.etree.iterparse(_bytes_stream(data), tag=f"{_S}si", resolve_entities=False):
+    for _event, item in lxml.etree.iterparse(io.BytesIO(data), tag=f"{_S}si", resolve_entities=False):
         strings.append("".join(t.text or "" for t in item.iter(f"{_S}t")))
         item.clear()
     return strings
-
-
-def _bytes_stream(data: bytes) -> io.BytesIO:
-    return io.BytesIO(data)
 
 
 def _cell_value(cell: lxml.etree._Element, strings: list[str]) -> str:
@@ -137,34 +133,40 @@ def _cell_value(cell: lxml.etree._Element, strings: list[str]) -> str:
     return value  # numbers, dates as serial numbers, and a formula's cached result ("str", "e")
 
 
+@contextmanager
+def _package(data: bytes, what: str, root: str, kind: str) -> Iterator[tuple[zipfile.ZipFile, lxml.etree._Element]]:
+    """The zip package, checked whole against the unpacked-size limits, and its root part parsed;
+    whatever a damaged package raises inside becomes one ExtractionError."""
+    archive = open_zip(data, what)
+    with archive:
+        check_unpacked(archive.infolist(), f"the {what}")
+        with _reading(what):
+            parsed = _xml(archive, root, what)
+            if parsed is None:
+                raise ExtractionError(f"cannot open {what}: it has no {root} (not {kind}?)")
+            yield archive, parsed
+
+
 def extract_xlsx(data: bytes) -> Parsed:
     """Each sheet a heading (its name), each row a tab-separated line of its cells' values."""
-    archive = open_zip(data, "XLSX")
-    with archive:
-        check_unpacked(archive.infolist(), "the XLSX")
-        with _reading("XLSX"):
-            workbook = _xml(archive, "xl/workbook.xml", "XLSX")
-            if workbook is None:
-                raise ExtractionError("cannot open XLSX: it has no xl/workbook.xml (not a spreadsheet?)")
-            targets = _rels(archive, "xl/workbook.xml", "XLSX")
-            strings = _shared_strings(archive)
-            out = _Text()
-            for sheet in workbook.iter(f"{_S}sheet"):
-                part = targets.get(sheet.get(f"{_R}id", ""))
-                data_part = _part(archive, part, "XLSX") if part else None
-                if data_part is None:
-                    continue
-                if not out.add(f"\n# {sheet.get('name', 'Sheet')}\n"):
+    with _package(data, "XLSX", "xl/workbook.xml", "a spreadsheet") as (archive, workbook):
+        targets = _rels(archive, "xl/workbook.xml", "XLSX")
+        strings = _shared_strings(archive)
+        out = _Text()
+        for sheet in workbook.iter(f"{_S}sheet"):
+            part = targets.get(sheet.get(f"{_R}id", ""))
+            data_part = _part(archive, part, "XLSX") if part else None
+            if data_part is None:
+                continue
+            if not out.add(f"\n# {sheet.get('name', 'Sheet')}\n"):
+                break
+            for _event, row in lxml.etree.iterparse(io.BytesIO(data_part), tag=f"{_S}row", resolve_entities=False):
+                values = [_cell_value(cell, strings) for cell in row.iter(f"{_S}c")]
+                row.clear()
+                line = "\t".join(v for v in values if v).strip()
+                if line and not out.add(line):
                     break
-                for _event, row in lxml.etree.iterparse(
-                    _bytes_stream(data_part), tag=f"{_S}row", resolve_entities=False
-                ):
-                    values = [_cell_value(cell, strings) for cell in row.iter(f"{_S}c")]
-                    row.clear()
-                    line = "\t".join(v for v in values if v).strip()
-                    if line and not out.add(line):
-                        break
-            return out.parsed(*core_properties(archive))
+        return out.parsed(*core_properties(archive))
 
 
 # -- PPTX ----------------------------------------------------------------------------------------
@@ -188,35 +190,29 @@ def _paragraphs(root: lxml.etree._Element) -> Iterator[tuple[str, bool]]:
 
 def extract_pptx(data: bytes) -> Parsed:
     """One heading per slide (its title), its text, tables and speaker notes, in slide order."""
-    archive = open_zip(data, "PPTX")
-    with archive:
-        check_unpacked(archive.infolist(), "the PPTX")
-        with _reading("PPTX"):
-            presentation = _xml(archive, "ppt/presentation.xml", "PPTX")
-            if presentation is None:
-                raise ExtractionError("cannot open PPTX: it has no ppt/presentation.xml (not a presentation?)")
-            targets = _rels(archive, "ppt/presentation.xml", "PPTX")
-            out = _Text()
-            for number, slide_id in enumerate(presentation.iter(f"{_P}sldId"), 1):
-                part = targets.get(slide_id.get(f"{_R}id", ""))
-                slide = _xml(archive, part, "PPTX") if part else None
-                if part is None or slide is None:
-                    continue
-                pieces = list(_paragraphs(slide))
-                title = next((text for text, is_title in pieces if is_title), "")
-                out.add(f"\n## Slide {number}" + (f": {title}" if title else "") + "\n")
-                for text, is_title in pieces:
-                    if not is_title and not out.add(text):
-                        break
-                notes_part = next((t for t in _rels(archive, part, "PPTX").values() if "notesSlide" in t), None)
-                notes = _xml(archive, notes_part, "PPTX") if notes_part else None
-                if notes is not None:
-                    spoken = [text for text, _title in _paragraphs(notes) if not text.isdigit()]
-                    if spoken:
-                        out.add("Notes: " + "\n".join(spoken))
-                if out.size > out.limit:
+    with _package(data, "PPTX", "ppt/presentation.xml", "a presentation") as (archive, presentation):
+        targets = _rels(archive, "ppt/presentation.xml", "PPTX")
+        out = _Text()
+        for number, slide_id in enumerate(presentation.iter(f"{_P}sldId"), 1):
+            part = targets.get(slide_id.get(f"{_R}id", ""))
+            slide = _xml(archive, part, "PPTX") if part else None
+            if part is None or slide is None:
+                continue
+            pieces = list(_paragraphs(slide))
+            title = next((text for text, is_title in pieces if is_title), "")
+            out.add(f"\n## Slide {number}" + (f": {title}" if title else "") + "\n")
+            for text, is_title in pieces:
+                if not is_title and not out.add(text):
                     break
-            return out.parsed(*core_properties(archive))
+            notes_part = next((t for t in _rels(archive, part, "PPTX").values() if "notesSlide" in t), None)
+            notes = _xml(archive, notes_part, "PPTX") if notes_part else None
+            if notes is not None:
+                spoken = [text for text, _title in _paragraphs(notes) if not text.isdigit()]
+                if spoken:
+                    out.add("Notes: " + "\n".join(spoken))
+            if out.size > out.limit:
+                break
+        return out.parsed(*core_properties(archive))
 
 
 # -- OpenDocument --------------------------------------------------------------------------------
@@ -297,21 +293,15 @@ def _odf_body(node: lxml.etree._Element, out: _Text) -> None:
 
 def extract_odf(data: bytes, what: str = "OpenDocument") -> Parsed:
     """ODT, ODS and ODP: content.xml's text in order; the title from meta.xml."""
-    archive = open_zip(data, what)
-    with archive:
-        check_unpacked(archive.infolist(), f"the {what}")
-        with _reading(what):
-            content = _xml(archive, "content.xml", what)
-            if content is None:
-                raise ExtractionError(f"cannot open {what}: it has no content.xml (not an OpenDocument file?)")
-            body = content.find(f"{_OFFICE}body")
-            out = _Text()
-            if body is not None:
-                _odf_body(body, out)
-            meta = _xml(archive, "meta.xml", what)
+    with _package(data, what, "content.xml", "an OpenDocument file") as (archive, content):
+        body = content.find(f"{_OFFICE}body")
+        out = _Text()
+        if body is not None:
+            _odf_body(body, out)
+        meta = _xml(archive, "meta.xml", what)
 
-            def field(path: str) -> str:
-                found = meta.find(path) if meta is not None else None
-                return " ".join((found.text or "").split()) if found is not None else ""
+        def field(path: str) -> str:
+            found = meta.find(path) if meta is not None else None
+            return " ".join((found.text or "").split()) if found is not None else ""
 
-            return out.parsed(field(f".//{_DC_TITLE}"), field(f".//{_DC_CREATOR}") or field(f".//{_META_CREATOR}"))
+        return out.parsed(field(f".//{_DC_TITLE}"), field(f".//{_DC_CREATOR}") or field(f".//{_META_CREATOR}"))
