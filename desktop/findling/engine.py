@@ -86,6 +86,7 @@ T = TypeVar("T")
 if TYPE_CHECKING:
     from findling.index_api import IndexAPI
     from findling.ingest.indexer import ProgressCallback
+    from findling.search.fusion import Fused
     from findling.search.pipeline import Pipeline, PipelineResult
     from findling.search.vector_lane import VectorLane
 
@@ -158,9 +159,7 @@ class Engine:
                     self.models,
                     self.settings.pipeline,
                     self._documents,
-                    newer_first=lambda ranked, score_of: self._newer_first(
-                        ranked, lambda f: score_of[f.doc_id], lambda f: f.doc_id
-                    ),
+                    newer_first=self._fused_newer_first,
                 )
             return self._hybrid
 
@@ -348,7 +347,7 @@ class Engine:
             if (score := relevance(e)) >= request.min_score
         ]
         presenting = time.perf_counter()
-        hits = self._present(self._newer_first(entries, lambda e: e.score, lambda e: e.doc_id), lane.terms)
+        hits = self._newer_first(self._present(entries, lane.terms), lambda h: h.score, lambda h: h.mtime)
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         return SearchResult(
             query=request.text,
@@ -548,16 +547,22 @@ class Engine:
         lane = self._bm25.search(parsed, limit, match)
         return [RankedEntry(h.doc_id, h.score, h.score) for h in lane.hits]
 
-    def _newer_first(self, items: Sequence[T], score: Callable[[T], float], doc_id: Callable[[T], int]) -> list[T]:
+    def _newer_first(
+        self, items: Sequence[T], score: Callable[[T], float], mtime: Callable[[T], float | None]
+    ) -> list[T]:
         """Best first by score, where a newer file gets a nudge too small to pass a clearly better
         one (relevance.with_recency): every list in every mode is ordered here."""
         s = self.settings.search
         if s.recency_weight <= 0 or len(items) < 2:
             return sorted(items, key=lambda item: -score(item))
-        mtimes = modified_times(self._db.cursor(), [doc_id(item) for item in items])
-        return newer_first_among_equals(
-            items, score, lambda item: mtimes.get(doc_id(item)), s.recency_weight, s.recency_half_life_days, time.time()
-        )
+        return newer_first_among_equals(items, score, mtime, s.recency_weight, s.recency_half_life_days, time.time())
+
+    def _fused_newer_first(self, ranked: list[Fused], score_of: dict[int, float]) -> list[Fused]:
+        """The pipeline's candidates ordered as every list is: their dates read from the store
+        (they are not presented yet), only when recency counts."""
+        wanted = self.settings.search.recency_weight > 0 and len(ranked) > 1
+        mtimes = modified_times(self._db.cursor(), [f.doc_id for f in ranked]) if wanted else {}
+        return self._newer_first(ranked, lambda f: score_of[f.doc_id], lambda f: mtimes.get(f.doc_id))
 
     def _keep_good(self, hits: list[Hit], keep_weak: bool = False) -> tuple[list[Hit], tuple[str, ...]]:
         """Semantic and hybrid results are ranked, not matched: every document is somewhat
@@ -626,7 +631,7 @@ class Engine:
             RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))
         ]
-        hits = self._present(self._newer_first(entries, lambda e: e.score, lambda e: e.doc_id), ())
+        hits = self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime)
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
             query=ref,
