@@ -201,6 +201,13 @@ def test_judge_weak_cut_and_ranked_low():
         judge(_facts(keyword=none, semantic_off="no embedder installed"))[2][1]
         == "semantic: off (no embedder installed)"
     )
+    # a score just under its floor is not shown as equal to it
+    close = judge(_facts(wider_rank=4, wider_score=0.0496, too_weak=True, weak_floor=0.05, keyword=keyword))[1]
+    assert "its score 0.0496 is below 0.05," in close
+    assert (
+        "its score 0.03 is below 0.05,"
+        in judge(_facts(wider_rank=4, wider_score=0.03, too_weak=True, weak_floor=0.05, keyword=keyword))[1]
+    )
     # in semantic mode with semantic search off, the sentence says so rather than "nothing matches"
     reason, summary, _ = judge(_facts(mode="semantic", semantic_off="no embedder installed"))
     assert (

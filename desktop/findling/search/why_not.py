@@ -124,6 +124,12 @@ def _lanes_told(facts: SearchFacts) -> str:
     return f" in the combined list ({', '.join(parts)})" if parts else ""
 
 
+def _below(score: float, floor: float) -> str:
+    """ "0.03 is below": with as many decimals as it takes for a score not to look equal to its floor."""
+    digits = next((d for d in range(2, 7) if f"{score:.{d}f}" != f"{floor:.{d}f}"), 6)
+    return f"{score:.{digits}f} is below"
+
+
 def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
     """(reason, one sentence, detail lines) for a document that is indexed and searchable."""
     lines: list[str] = []
@@ -140,14 +146,14 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
         if facts.wider_score is not None and facts.wider_score < facts.min_score:
             return (
                 "below_floor",
-                f"Its score {facts.wider_score:.2f} is below the score floor {facts.min_score:.2f} "
+                f"Its score {_below(facts.wider_score, facts.min_score)} the score floor {facts.min_score:.2f} "
                 f"(it would rank #{facts.wider_rank}).",
                 details,
             )
         if facts.too_weak:
             return (
                 "too_weak",
-                f"It matches too weakly: its score {facts.wider_score or 0.0:.2f} is below "
+                f"It matches too weakly: its score {_below(facts.wider_score or 0.0, facts.weak_floor)} "
                 f"{facts.weak_floor:.2f}, and weak results are left out when better ones exist (it would "
                 f"rank #{facts.wider_rank}).",
                 details,
