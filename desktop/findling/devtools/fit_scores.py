@@ -34,7 +34,8 @@ MODELS = {
 def collect(spec: str, workdir: Path, pool: int = 200) -> dict:
     folder, _, split = spec.partition(":")
     dataset = load_beir(Path(folder), split or "train")
-    work = workdir / dataset.name
+    # an index `findling eval --workdir W` built is used as it is
+    work = workdir if (workdir / "ids.json").exists() else workdir / dataset.name
     work.mkdir(parents=True, exist_ok=True)
     engine, mapping, _ = build_index(dataset, work, Settings())
     ids = {doc_id: mapping.get(path, "") for doc_id, path in engine.document_paths().items()}
