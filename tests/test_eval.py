@@ -115,3 +115,38 @@ def test_calibration_rises_allows_sampling_noise_only():
     assert rises(table((400, 0.05), (200, 0.2), (129, 0.736), (46, 0.652)))  # 46 results: noise
     assert not rises(table((400, 0.05), (400, 0.5), (400, 0.3)))  # a real fall
     assert rises(table((400, 0.5), (5, 0.0), (400, 0.6)))  # tiny buckets are not judged
+
+
+def test_eval_keyword_mode_is_findling_search(tmp_path):
+    """`findling eval`'s bm25 mode ranks exactly as keyword search does, in its default
+    match mode (every word, relaxed when no document has them all) or the one asked for."""
+    from findling.devtools.eval import _runner
+    from findling.engine import Engine
+    from findling.records import SearchMode, SearchRequest
+    from findling.settings import Settings
+
+    folder = tmp_path / "docs"
+    write(folder / "both.md", "# Vacuum\n\nvacuum reclaims storage held by dead tuples.\n")
+    write(folder / "vacuum.md", "# Vacuum\n\nvacuum vacuum vacuum, and vacuum again.\n")
+    write(folder / "storage.md", "# Storage\n\nstorage storage storage everywhere.\n")
+    write(folder / "other.md", "# Other\n\nnothing to see.\n")
+    for match in ("all", "any"):
+        settings = Settings()
+        settings.search.match = match
+        engine = Engine(tmp_path / f"home-{match}", settings=settings)
+        try:
+            engine.add_source(folder)
+            engine.index(embed=False)
+            paths = engine.document_paths()
+            for query in ("vacuum storage", "vacuum", "vacuum xylophone"):
+                ranked = [paths[d] for d in _runner(engine, "bm25")(query).doc_ids]
+                shown = engine.find(SearchRequest(query, SearchMode.KEYWORD, limit=100))
+                assert ranked == [h.path for h in shown.hits], (match, query)
+            # the mode decides: "all" keeps only the document holding both words
+            names = [paths[d].rsplit("/", 1)[-1] for d in _runner(engine, "bm25")("vacuum storage").doc_ids]
+            if match == "all":
+                assert names == ["both.md"]
+            else:
+                assert set(names) == {"both.md", "vacuum.md", "storage.md"}
+        finally:
+            engine.close()

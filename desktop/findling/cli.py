@@ -474,6 +474,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if args.reranker:
         settings.pipeline.reranker = args.reranker
+    if args.match:
+        settings.search.match = args.match
     workdir = Path(args.workdir) if args.workdir else None
     if args.known_items:
         result = evaluate_known_items(
@@ -751,7 +753,17 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument(
         "--calibration", action="store_true", help="also print how often results in each score bucket are relevant"
     )
-    p.add_argument("--modes", help="comma-separated subset of: bm25, vector, hybrid, hybrid+rerank, full")
+    p.add_argument(
+        "--modes",
+        help="comma-separated subset of: bm25 (keyword search, as `findling search` ranks), vector, hybrid, "
+        "hybrid+rerank, full",
+    )
+    p.add_argument(
+        "--match",
+        choices=("all", "any"),
+        help="bm25 mode: every word, relaxed when no document has them all (the settings' default, as "
+        "`findling search`), or any word",
+    )
     p.add_argument("--split", default="test", help="the qrels file to judge by: test, or train/dev for tuning")
     p.add_argument("--workdir", help="keep the throwaway index here, to reuse it (and its embeddings)")
     p.add_argument("--max-queries", type=int, default=0, help="only the first N queries (quick runs)")

@@ -26,7 +26,6 @@ from findling.records import (
     Hit,
     IndexReport,
     Lane,
-    MatchMode,
     MultiGetResult,
     QueryExplain,
     RerankerMode,
@@ -38,7 +37,7 @@ from findling.records import (
     StoreStatus,
     WhyNotAnswer,
 )
-from findling.search.bm25 import Bm25Lane
+from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import newer_first_among_equals, relative, relevance
@@ -337,8 +336,11 @@ class Engine:
         result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
         return result
 
-    def _keyword(self, request: SearchRequest, parsed: ParsedQuery, limit: int) -> SearchResult:
-        """Keyword mode: the BM25 lane alone, every word required unless no document has them all."""
+    def _keyword_entries(
+        self, request: SearchRequest, parsed: ParsedQuery, limit: int
+    ) -> tuple[list[RankedEntry], Bm25Result]:
+        """Keyword mode's ranking: the BM25 lane alone, every word required unless no document
+        has them all (or as the request's `match` says), scored by its keyword evidence."""
         lane = self._bm25.search(parsed, limit, request.match or self.settings.search.match)
         evidence = relative([Evidence(coverage=h.coverage, saturation=h.saturation) for h in lane.hits])
         entries = [
@@ -346,6 +348,10 @@ class Engine:
             for h, e in zip(lane.hits, evidence)
             if (score := relevance(e)) >= request.min_score
         ]
+        return entries, lane
+
+    def _keyword(self, request: SearchRequest, parsed: ParsedQuery, limit: int) -> SearchResult:
+        entries, lane = self._keyword_entries(request, parsed, limit)
         presenting = time.perf_counter()
         hits = self._newer_first(self._present(entries, lane.terms), lambda h: h.score, lambda h: h.mtime)
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
@@ -541,11 +547,15 @@ class Engine:
         parsed, limit = self._parse(SearchRequest(query, limit=limit))
         return self._run_pipeline(query, parsed, limit, lanes, expand, rerank)
 
-    def rank_keywords(self, query: str, limit: int = 20, match: MatchMode = "all") -> list[RankedEntry]:
-        """The BM25 lane alone, without snippets: for benchmarks."""
-        parsed, limit = self._parse(SearchRequest(query, SearchMode.KEYWORD, limit=limit))
-        lane = self._bm25.search(parsed, limit, match)
-        return [RankedEntry(h.doc_id, h.score, h.score) for h in lane.hits]
+    def rank_keywords(self, request: SearchRequest) -> tuple[list[RankedEntry], bool]:
+        """Keyword mode's list as `find` orders it, without snippets: for evaluation and
+        benchmarks, which measure the product's keyword search, not rendering. Also whether
+        the match was relaxed to some of the words."""
+        parsed, limit = self._parse(replace(request, mode=SearchMode.KEYWORD))
+        entries, lane = self._keyword_entries(request, parsed, limit)
+        wanted = self.settings.search.recency_weight > 0 and len(entries) > 1
+        mtimes = modified_times(self._db.cursor(), [e.doc_id for e in entries]) if wanted else {}
+        return self._newer_first(entries, lambda e: e.score, lambda e: mtimes.get(e.doc_id)), lane.relaxed
 
     def _newer_first(
         self, items: Sequence[T], score: Callable[[T], float], mtime: Callable[[T], float | None]

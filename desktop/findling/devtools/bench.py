@@ -20,7 +20,7 @@ from findling.devtools.memory import peak_rss_mb, rss_now_mb
 from findling.engine import Engine
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import kind_of
-from findling.records import SearchMode, SearchRequest
+from findling.records import MatchMode, SearchMode, SearchRequest
 from findling.settings import Settings
 from findling.text.analyzer import STOPWORDS
 
@@ -128,6 +128,10 @@ def _long_queries(corpus: Path, count: int, rng: random.Random) -> list[str]:
     return queries or [" ".join(_WORD.findall(files[0].read_text(encoding="utf-8"))[:200])]
 
 
+def _keywords(query: str, match: MatchMode) -> SearchRequest:
+    return SearchRequest(query, SearchMode.KEYWORD, limit=20, match=match)
+
+
 def _percentiles(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     return {
@@ -230,8 +234,8 @@ def run_bench(  # noqa: PLR0915 - a measurement script: one step after another, 
 
     qs = _queries(corpus_dir, queries, rng)
     _log(f"timing {len(qs)} queries…")
-    lane_all = _time_all(qs, lambda q: engine.rank_keywords(q, 20, "all"))
-    lane_any = _time_all(qs, lambda q: engine.rank_keywords(q, 20, "any"))
+    lane_all = _time_all(qs, lambda q: engine.rank_keywords(_keywords(q, "all")))
+    lane_any = _time_all(qs, lambda q: engine.rank_keywords(_keywords(q, "any")))
     cold = _time_all(qs[:40], lambda q: engine.find(SearchRequest(q, mode=SearchMode.KEYWORD, limit=20)), warmup=0)
     started = time.perf_counter()
     engine.warm()  # what the app does in the background after its window shows
@@ -239,7 +243,7 @@ def run_bench(  # noqa: PLR0915 - a measurement script: one step after another, 
     with_snippets = _time_all(qs, lambda q: engine.find(SearchRequest(q, mode=SearchMode.KEYWORD, limit=20)))
     rss_searching = rss_now_mb()
     paragraphs = _long_queries(corpus_dir, max(20, queries // 4), rng)
-    long_any = _time_all(paragraphs, lambda q: engine.rank_keywords(q, 20, "any"), warmup=3)
+    long_any = _time_all(paragraphs, lambda q: engine.rank_keywords(_keywords(q, "any")), warmup=3)
 
     # One changed file: rewritten, then searchable through the live-update path.
     files = sorted(corpus_dir.rglob("*.md"))
