@@ -20,7 +20,7 @@ from findling.settings import Settings, load_settings, save_settings, settings_p
         ("index", "file_timeout_s", 0, "between"),
         ("index", "follow_outside_links", 1, "true or false"),
         ("search", "limit", -5, "between 1"),
-        ("search", "match", "some", "one of all, any"),
+        ("search", "match", "some", "one of most, all, any"),
         ("models", "threads", -2, "between 0"),
         ("models", "threads", True, "whole number"),
         ("models", "provider", "banana", "one of auto, cpu, cuda, directml, coreml"),

@@ -655,7 +655,12 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p = sub.add_parser("search", help="keyword (BM25) search")
     p.add_argument("query", nargs="+", help="the query; words after the options count too")
     _search_options(p)
-    p.add_argument("--match", choices=["all", "any"], help="require all words (default) or any")
+    p.add_argument(
+        "--match",
+        choices=["most", "all", "any"],
+        help="most: any word, ranked by how much of the query a file holds and its title (default); "
+        "all: every word required; any: any word",
+    )
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("query", help="hybrid search: keywords and meaning, fused, reranked")
@@ -704,7 +709,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
         help="which search to explain: query (hybrid), search (keyword) or vsearch (semantic)",
     )
     _search_options(p)
-    p.add_argument("--match", choices=["all", "any"], help="keyword mode: as search --match")
+    p.add_argument("--match", choices=["most", "all", "any"], help="keyword mode: as search --match")
     p.add_argument("--min-score", type=float, default=0.0, help="the score floor the search used")
     p.set_defaults(func=cmd_why_not)
 
@@ -760,9 +765,8 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     )
     p.add_argument(
         "--match",
-        choices=("all", "any"),
-        help="bm25 mode: every word, relaxed when no document has them all (the settings' default, as "
-        "`findling search`), or any word",
+        choices=("most", "all", "any"),
+        help="bm25 mode: as `findling search --match` (default: the settings' match, as `findling search`)",
     )
     p.add_argument("--split", default="test", help="the qrels file to judge by: test, or train/dev for tuning")
     p.add_argument("--workdir", help="keep the throwaway index here, to reuse it (and its embeddings)")

@@ -121,9 +121,8 @@ class Engine:
         self._db = Database(
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
         )
-        self._bm25 = Bm25Lane(
-            self._db.cursor, self.settings.search.k1, self.settings.search.b, self.settings.search.max_query_terms
-        )
+        s = self.settings.search
+        self._bm25 = Bm25Lane(self._db.cursor, s.k1, s.b, s.max_query_terms, s.title_boost)
         self._documents = DocumentCache(self._db.cursor, self.home)
         self.models = ModelService(self.settings.models)
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)

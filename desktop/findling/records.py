@@ -17,7 +17,9 @@ Lane = Literal["bm25", "vector"]
 Role = Literal["embedder", "reranker", "generator"]
 IndexPhase = Literal["scanning", "indexing", "embedding", "optimizing", "done"]
 RerankerMode = Literal["auto", "cross-encoder", "llm", "off"]
-MatchMode = Literal["all", "any"]  # every query word must match, or any
+# "most": any word matches, ranked by the share of the query's weight a document holds and by
+# the words in its title or file name; "all": every word must match; "any": plain BM25 of any.
+MatchMode = Literal["most", "all", "any"]
 FusionMode = Literal["evidence", "rrf"]
 StageName = Literal["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
 
@@ -244,6 +246,7 @@ class DocumentRow:
     doc_id: int = 0
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
     author: str = ""  # the document's author (or an e-mail's sender), from its properties
+    title_terms: frozenset[str] = frozenset()  # the title field's terms (text/analyzer.py title_terms)
 
 
 @dataclass(frozen=True)

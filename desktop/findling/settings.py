@@ -68,8 +68,12 @@ class SearchSettings:
     open_at_page: str = ""
     k1: float = 1.2
     b: float = 0.75
-    # "all": every non-stopword term must match, relaxed to "any" when nothing does.
-    match: MatchMode = "all"
+    # "most": documents holding any of the words, ranked by BM25 times the share of the
+    # query's weight they hold, times 1 + title_boost × the share in their title or file
+    # name. "all": every non-stopword term must match, relaxed to "any" when nothing does.
+    # "any": plain BM25 over any word. Measured with `findling eval --match` (docs/eval).
+    match: MatchMode = "most"
+    title_boost: float = 2.0
     # A longer query (a pasted paragraph) keeps its most telling words, by idf × count,
     # and matches any of them: see search/bm25.py `_top_groups`.
     max_query_terms: int = 16
@@ -152,6 +156,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "index.max_file_mb": (0.001, 4096),
     "index.chunk_tokens": (32, 8192),
     "index.chunk_overlap": (0.0, 0.9),
+    "search.title_boost": (0.0, 100),
     "index.title_weight": (0.0, 100),
     "index.batch_files": (1, 100_000),
     "index.workers": (0, 256),
@@ -187,7 +192,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "models.threads": (0, 1024),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "search.match": ("all", "any"),
+    "search.match": ("most", "all", "any"),
     "pipeline.reranker": ("auto", "cross-encoder", "llm", "off"),
     "pipeline.fusion": ("evidence", "rrf"),
     "models.provider": ("auto", "cpu", "cuda", "directml", "coreml"),

@@ -266,8 +266,8 @@ def test_a_prefix_finds_the_words_it_begins(engine, docs):
     engine.add_source(docs)
     engine.index()
 
-    def names(query):
-        result = engine.find(SearchRequest(query, SearchMode.KEYWORD))
+    def names(query, match=None):
+        result = engine.find(SearchRequest(query, SearchMode.KEYWORD, match=match))
         return sorted(os.path.basename(h.path) for h in result.hits), result
 
     found, result = names("instal*")
@@ -278,7 +278,9 @@ def test_a_prefix_finds_the_words_it_begins(engine, docs):
     # stem takes the stem
     assert {"guide.md", "notes.md", "old.md"} <= set(names("installat*")[0])
     assert names("inst*")[0] == ["guide.md", "money.md", "notes.md", "objects.md", "old.md"]
-    assert names("instal* hour")[0] == ["notes.md"]  # with other words: all required
+    assert names("instal* hour", "all")[0] == ["notes.md"]  # with other words: all required
+    by_most = engine.find(SearchRequest("instal* hour", SearchMode.KEYWORD)).hits  # or the most of them first
+    assert os.path.basename(by_most[0].path) == "notes.md" and len(by_most) == 4
     assert names("zq*")[0] == []  # nothing begins so
     assert "objects.md" not in names("instal")[0]  # no star: the word (and its stem) only
     hybrid = engine.find(SearchRequest("instal*", rerank="off"))

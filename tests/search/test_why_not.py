@@ -133,8 +133,11 @@ def test_no_match_names_the_missing_words(indexed):
     answer = _why(engine, "zebra crossing", docs / "horse.md", mode="keyword")
     assert answer.reason == "no_match"
     assert "“zebra” and “crossing”" in answer.details[0]
-    partly = _why(engine, "zebra stripes", docs / "stripes1.txt", mode="keyword")
+    partly = _why(engine, "zebra stripes", docs / "stripes1.txt", mode="keyword", match="all")
     assert partly.reason == "no_match" and "lacks “zebra”" in partly.details[0]
+    # the default ranks documents that lack a word after those that have them all
+    ranked = _why(engine, "zebra stripes", docs / "stripes1.txt", mode="keyword")
+    assert ranked.reason == "shown" and ranked.rank is not None
 
 
 def test_cut_by_the_result_limit(indexed):

@@ -16,7 +16,7 @@ from findling.ingest.formats import extension_of
 from findling.ingest.scan import special_kind
 from findling.pathnames import readable_name
 from findling.records import DocumentRow, DocumentStatus
-from findling.text.analyzer import term_counts
+from findling.text.analyzer import term_counts, title_terms
 from findling.text.language import detect_language
 
 _MB = 1024 * 1024
@@ -195,4 +195,5 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         terms=dict(terms),
         pages=tuple(start for start in extracted.pages if start < len(text)),
         author=extracted.author,
+        title_terms=frozenset(title_terms(title, name, language)),
     )

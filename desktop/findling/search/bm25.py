@@ -60,6 +60,8 @@ class _Plan:
     terms: tuple[str, ...]
     group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
     term_weight: dict[int, float] = field(default_factory=dict)  # how often a long query repeats the term
+    by_coverage: bool = False  # match "most": scored by coverage and the title field too
+    every: int = 0  # the groups that match "all" requires
 
 
 def idf_of(df: int, n_docs: int) -> float:
@@ -99,12 +101,18 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
 
 class Bm25Lane:
     def __init__(
-        self, cursor: Callable[[], duckdb.DuckDBPyConnection], k1: float = 1.2, b: float = 0.75, max_terms: int = 16
+        self,
+        cursor: Callable[[], duckdb.DuckDBPyConnection],
+        k1: float = 1.2,
+        b: float = 0.75,
+        max_terms: int = 16,
+        title_weight: float = 2.0,
     ) -> None:
         self._cursor = cursor
         self.k1 = k1
         self.b = b
         self.max_terms = max_terms
+        self.title_weight = title_weight
         self._stats: tuple[float, int, float, tuple[str, ...]] | None = None
         self._lock = threading.Lock()
 
@@ -156,6 +164,9 @@ class Bm25Lane:
         groups, known = _with_prefixes(cur, groups)  # each prefix stands for the index terms it begins
         qtf: list[float] = [1.0] * len(groups)
         long = len(groups) > self.max_terms
+        # the parts of one word (foo-bar, a.b, the bigrams of 北京大学) match together in every mode:
+        # "most" lets a document lack a word, never half of one
+        compounds = [] if long else _split_words(planned)
         if long:
             groups, qtf, known = _top_groups(cur, groups, self.max_terms, n_docs)
         phrase_bits = 0
@@ -173,15 +184,15 @@ class Bm25Lane:
         ids = {t: known[t] for t in wanted if t in known}
         ids.update(_lookup(cur, {t for t in wanted if t not in known}))  # a word already looked up is not again
         term_masks: dict[int, int] = {}
-        required = 0
+        every = 0  # the groups "every word" means: all but stopwords, unless the query is only those
         for bit, (terms, stop) in enumerate(groups):
-            if match == "all" and (not stop or all_stop) and not long:
-                required |= 1 << bit
+            if (not stop or all_stop) and not long:
+                every |= 1 << bit
             for term in terms:
                 if term in ids:
                     term_id = ids[term][0]
                     term_masks[term_id] = term_masks.get(term_id, 0) | (1 << bit)
-        required |= phrase_bits  # a phrase's words are required whatever the match mode
+        required = _required(match, every, phrase_bits, _whole_words(compounds, term_masks))
         excluded_phrases = tuple(
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.excluded_phrases
         )
@@ -206,9 +217,11 @@ class Bm25Lane:
             terms=tuple(sorted(t for terms, _ in groups for t in terms)),
             group_idf=group_idf,
             term_weight=term_weight,
+            by_coverage=match == "most",
+            every=every & ~phrase_bits,
         )
 
-    def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "all") -> Bm25Result:
+    def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "most") -> Bm25Result:
         started = time.perf_counter()
         cur = self._cursor()
         n_docs, avgdl, languages = self._corpus_stats(cur)
@@ -222,6 +235,10 @@ class Bm25Lane:
             # without phrases nothing else is required: the same terms, any of them
             hits, total = self._score(cur, replace(plan, required=0), parsed.filters, limit, n_docs, avgdl)
             relaxed = bool(hits)
+        elif plan.by_coverage and hits and plan.every and not any(h.coverage >= 1.0 for h in hits):
+            # "most" ranks partial matches too: say so when no document holds every word
+            complete = replace(plan, required=plan.required | plan.every, by_coverage=False)
+            relaxed = not self._score(cur, complete, parsed.filters, 1, n_docs, avgdl)[0]
         return Bm25Result(hits, total, relaxed, plan.terms, _ms(started), plan)
 
     def evidence(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, LaneHit]:
@@ -315,7 +332,10 @@ class Bm25Lane:
         needs_check = bool(plan.phrases or plan.excluded_phrases)
         fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
         k1, b = float(self.k1), float(self.b)
-        sql = f"""
+        if plan.by_coverage and sum(plan.group_idf) > 0:
+            sql = self._by_coverage_sql(plan, id_list, idf_case, mask_case, conditions)
+        else:
+            sql = f"""
             SELECT doc_id,
                    sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
                        / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
@@ -339,6 +359,34 @@ class Bm25Lane:
         )
         return hits, int(total)
 
+    def _by_coverage_sql(self, plan: _Plan, id_list: str, idf_case: str, mask_case: str, conditions: list[str]) -> str:
+        """Match "most": every document holding any query word, its BM25 score times the share
+        of the query's weight it holds (so one that lacks a rare word falls behind, but is not
+        dropped, as "all" drops it) times a bonus for the query's weight in its title field
+        (title and file name: what a person names a document by). Tuned on the Python-docs
+        questions, SciFact train and NFCorpus dev (docs/eval/README.md)."""
+        k1, b = float(self.k1), float(self.b)
+        coverage = _coverage_sql(plan.group_idf, "m.mask")
+        in_title = _coverage_sql(plan.group_idf, "coalesce(t.mask, 0)")
+        return f"""
+            WITH m AS (
+                SELECT doc_id,
+                       sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
+                           / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
+                       bit_or(CASE term_id {mask_case} END) AS mask
+                FROM postings
+                WHERE {" AND ".join(conditions)}
+                GROUP BY doc_id
+                HAVING (mask & ?) = ?),
+            t AS (
+                SELECT doc_id, bit_or(CASE term_id {mask_case} END) AS mask
+                FROM title_postings WHERE term_id IN ({id_list}) GROUP BY doc_id)
+            SELECT m.doc_id, m.score * {coverage} * (1 + {float(self.title_weight)!r}::DOUBLE * {in_title}) AS score,
+                   m.mask, count(*) OVER () AS total
+            FROM m LEFT JOIN t USING (doc_id)
+            ORDER BY score DESC, m.doc_id
+            LIMIT ?"""
+
     def _browse(self, cur: duckdb.DuckDBPyConnection, filters: Filters, limit: int) -> tuple[tuple[LaneHit, ...], int]:
         """A query of filters only (`ext:pdf after:7d`): newest first."""
         where, params = filter_sql(filters)
@@ -348,6 +396,41 @@ class Bm25Lane:
             [*params, limit],
         ).fetchall()
         return tuple(LaneHit(int(r[0]), 1.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)
+
+
+def _required(match: str, every: int, phrases: int, whole_words: int) -> int:
+    """The groups a document must match: a quoted phrase's in every mode; with "all", every
+    word (but stopwords); with "most", the parts of each split word together."""
+    if match == "all":
+        return phrases | every
+    return phrases | (whole_words if match == "most" else 0)
+
+
+def _split_words(planned: list[WordGroup]) -> list[int]:
+    """The group bits of each query word that was split into parts (one bit per part)."""
+    words: dict[str, int] = {}
+    for bit, group in enumerate(g for g in planned if not g.phrase):
+        words[group.label] = words.get(group.label, 0) | (1 << bit)
+    return [bits for bits in words.values() if bits & (bits - 1)]
+
+
+def _whole_words(compounds: list[int], term_masks: dict[int, int]) -> int:
+    """The bits of the split words whose parts all occur in the index: each such word's parts
+    are required together. A word with a part no document holds stays optional, as any
+    other word the index lacks."""
+    known = 0
+    for mask in term_masks.values():
+        known |= mask
+    return sum(bits for bits in compounds if bits & known == bits)
+
+
+def _coverage_sql(group_idf: tuple[float, ...], mask: str) -> str:
+    """SQL for the share of the query's idf mass that the groups set in `mask` hold."""
+    mass = sum(group_idf)
+    # DOUBLE literals: DuckDB reads 0.98 as a DECIMAL, and a sum of sixteen of them can
+    # overflow the DECIMAL type it infers
+    parts = [f"(({mask} >> {bit}) & 1) * {idf!r}::DOUBLE" for bit, idf in enumerate(group_idf) if idf > 0]
+    return f"(({' + '.join(parts)}) / {mass!r}::DOUBLE)"
 
 
 def _evidence(plan: _Plan, mask: int, score: float, k1: float) -> tuple[float, float]:

@@ -104,13 +104,14 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         annotations=_READ,
         description=(
             "Keyword (BM25) search: documents containing the words, best first, with highlighted snippets. Fast "
-            "and exact: use it for names, identifiers, error messages. match='any' relaxes to any word. " + SYNTAX
+            "and exact: use it for names, identifiers, error messages. match='all' requires every word, 'any' any "
+            "word; the default ranks files by how much of the query they hold and by their titles. " + SYNTAX
         ),
     )
     async def search(
         query: str,
         limit: Limit = 10,
-        match: Literal["all", "any"] = "all",
+        match: Literal["most", "all", "any"] | None = None,
         ext: Extensions = None,
         folder: Folders = None,
         after: After = None,

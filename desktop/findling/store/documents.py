@@ -101,6 +101,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM pages WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM doc_fields WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM title_postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
         delete_vectors(cur, "(SELECT id FROM batch_ids)", keep_for_reuse=changed)
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
@@ -128,6 +129,25 @@ def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow
             cur.execute("INSERT INTO pages SELECT doc_id, page, start_char FROM batch_pages")
         finally:
             cur.unregister("batch_pages")
+
+
+def write_title_terms(cur: duckdb.DuckDBPyConnection, fields: Sequence[tuple[int, Sequence[str]]]) -> None:
+    """Each document's title-field terms, (doc_id, terms), as postings of the title field:
+    only terms the index already holds (a document's title terms are among its own terms)."""
+    docs = [doc_id for doc_id, terms in fields for _ in terms]
+    if not docs:
+        return
+    cur.register(
+        "batch_titles",
+        {"doc_id": np.array(docs, dtype=np.int32), "term": _strings([t for _, terms in fields for t in terms])},
+    )
+    try:
+        cur.execute(
+            """INSERT INTO title_postings
+               SELECT DISTINCT t.id, b.doc_id FROM batch_titles b JOIN terms t ON t.term = b.term"""
+        )
+    finally:
+        cur.unregister("batch_titles")
 
 
 def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequence[DocumentRow]) -> None:
@@ -226,6 +246,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
             )
         finally:
             cur.unregister("batch_postings")
+    write_title_terms(cur, [(r.doc_id, sorted(r.title_terms)) for r in rows if r.title_terms])
 
 
 def update_stat(

@@ -3,12 +3,13 @@ and keeps existing data; the version lives in `meta`."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import duckdb
 
 from findling.errors import SchemaTooNewError
-from findling.text.analyzer import LETTERS_CLASS, UNSPACED_CLASS
+from findling.text.analyzer import DEFAULT_LANGUAGE, LETTERS_CLASS, UNSPACED_CLASS, title_terms
 
 Migration = list[str] | Callable[[duckdb.DuckDBPyConnection], None]
 
@@ -39,6 +40,23 @@ def _hash_vectors(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("UPDATE vector_models SET table_name = ? WHERE model = ?", [fresh, model])
     # Pages lost their navigation, sidebars and footers (ingest/extractors/html.py).
     con.execute("UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('html', 'htm', 'xhtml', 'shtml', 'epub')")
+
+
+def _title_field(con: duckdb.DuckDBPyConnection) -> None:
+    """Schema 10: the title field (a document's title and file name), whose query words the
+    keyword lane weighs (search/bm25.py). Filled here from what the index holds: nothing
+    is read again."""
+    from findling.store.documents import write_title_terms
+
+    con.execute("CREATE TABLE IF NOT EXISTS title_postings (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL)")
+    rows = con.execute("SELECT id, coalesce(title, ''), path, language FROM documents WHERE status = 'ok'").fetchall()
+    write_title_terms(
+        con,
+        [
+            (doc_id, sorted(title_terms(title, os.path.basename(path), language or DEFAULT_LANGUAGE)))
+            for doc_id, title, path, language in rows
+        ],
+    )
 
 
 # Why no PRIMARY KEY / UNIQUE on documents or postings: DuckDB keeps ART indexes in
@@ -123,6 +141,7 @@ MIGRATIONS: list[Migration] = [
         """UPDATE documents SET size = -1, hash = NULL
             WHERE ext IN ('pdf', 'docx', 'docm', 'epub', 'odt', 'ods', 'odp', 'xlsx', 'xlsm', 'pptx', 'pptm', 'eml')""",
     ],
+    _title_field,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

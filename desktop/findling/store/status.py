@@ -71,7 +71,8 @@ def consistency_problems(cur: duckdb.DuckDBPyConnection) -> list[str]:
         """SELECT (SELECT count(*) FROM postings p ANTI JOIN documents d ON d.id = p.doc_id)
                 + (SELECT count(*) FROM chunks c ANTI JOIN documents d ON d.id = c.doc_id)
                 + (SELECT count(*) FROM pages g ANTI JOIN documents d ON d.id = g.doc_id)
-                + (SELECT count(*) FROM doc_fields f ANTI JOIN documents d ON d.id = f.doc_id)"""
+                + (SELECT count(*) FROM doc_fields f ANTI JOIN documents d ON d.id = f.doc_id)
+                + (SELECT count(*) FROM title_postings t ANTI JOIN documents d ON d.id = t.doc_id)"""
     ).fetchall()[0][0]
     if orphans:
         found.append("postings, chunks or pages without a document")

@@ -19,6 +19,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import PurePath
 
 import Stemmer
 
@@ -267,6 +268,13 @@ def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0
             for term, n in found.items():
                 counts[term] += n * weight  # type: ignore[assignment]
     return counts
+
+
+def title_terms(title: str, name: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
+    """The terms of a document's title field: its title and its file name without the
+    extension, what a person who knows the document names it by. Ingest writes them and
+    the keyword lane weighs a query's words found there (search/bm25.py)."""
+    return set(term_counts(title, language)) | set(term_counts(PurePath(name).stem, language))
 
 
 def term_sequence(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:

@@ -1,0 +1,149 @@
+"""Keyword search's default match, "most": any word matches, a document is ranked by its
+BM25 score times the share of the query's weight it holds, times a bonus for the query
+words in its title field (title and file name); quoted phrases and split words stay whole."""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+import pytest
+
+from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
+from findling.settings import Settings
+from tests.helpers import write
+
+FILLER = "Some words about other things entirely, for length. " * 30
+
+
+@pytest.fixture()
+def engine(tmp_path):
+    settings = Settings()
+    settings.index.workers = 1
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        yield engine
+
+
+def _names(engine, query, match=None, limit=10):
+    result = engine.find(SearchRequest(query, SearchMode.KEYWORD, limit=limit, match=match))
+    return [os.path.basename(h.path) for h in result.hits], result
+
+
+def test_the_page_named_by_the_query_outranks_a_long_page_holding_every_word(engine, tmp_path):
+    docs = tmp_path / "docs"
+    # the known-item case: the page about temporary files lacks "automatically"; release
+    # notes hold every word somewhere in their length
+    write(
+        docs / "tempfile.html",
+        "<title>tempfile — Generate temporary files and directories</title>"
+        "<p>This module creates temporary files and directories. The temporary directory and its "
+        "contents are deleted when it is closed.</p>",
+    )
+    write(
+        docs / "whatsnew.html",
+        "<title>What's new in 3.2</title><p>"
+        + FILLER
+        + " A temporary fix was made. "
+        + FILLER
+        + " The directory module was deleted. "
+        + FILLER
+        + " Builds now run automatically. "
+        + FILLER
+        + "</p>",
+    )
+    for i in range(20):  # the rest of a documentation folder, so that the words have their usual rarity
+        write(docs / f"page{i}.html", f"<title>Module {i}</title><p>Functions of module {i}, with examples.</p>")
+    engine.add_source(docs)
+    engine.index(embed=False)
+    strict, _ = _names(engine, "temporary directory deleted automatically", "all")
+    assert strict == ["whatsnew.html"]  # "all" drops the page that lacks a word
+    ranked, result = _names(engine, "temporary directory deleted automatically")
+    assert ranked == ["tempfile.html", "whatsnew.html"]
+    assert not result.relaxed  # a document holds every word: nothing to say
+    first = result.hits[0]
+    assert 0.0 < first.score <= 1.0
+
+
+def test_the_file_name_is_part_of_the_title_field(engine, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "budget-2025.txt", "Numbers for the coming year: rent, food and travel.")
+    write(docs / "diary.txt", "I made a budget for the year, a budget with rent and food and travel in it.")
+    engine.add_source(docs)
+    engine.index(embed=False)
+    ranked, result = _names(engine, "budget rent")
+    assert ranked[0] == "budget-2025.txt"
+    # the same two words in both bodies: the name makes the difference, beyond its weight as text
+    assert result.hits[0].score > result.hits[1].score
+
+
+def test_documents_lacking_a_word_follow_and_the_note_says_when_none_has_them_all(engine, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "both.md", "# Notes\n\nvacuum reclaims storage.\n")
+    write(docs / "vacuum.md", "# Notes\n\nvacuum runs at night.\n")
+    write(docs / "other.md", "# Notes\n\nnothing here.\n")
+    engine.add_source(docs)
+    engine.index(embed=False)
+    names, result = _names(engine, "vacuum storage")
+    assert names == ["both.md", "vacuum.md"] and not result.relaxed
+    names, result = _names(engine, "vacuum xylophone")
+    assert sorted(names) == ["both.md", "vacuum.md"]
+    assert result.relaxed and result.notes  # no document holds "xylophone": said, as with "all"
+
+
+def test_phrases_and_the_parts_of_a_word_stay_whole(engine, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "campus.txt", "我在北京大学学习。")
+    write(docs / "apart.txt", "北京的大学很多。")
+    write(docs / "quoted.txt", "rename table is the command; see also table rename.")
+    write(docs / "loose.txt", "table of contents; rename files.")
+    write(docs / "split.py", "def parse_known_args(): pass")
+    write(docs / "half.txt", "we parse the known world.")
+    engine.add_source(docs)
+    engine.index(embed=False)
+    assert _names(engine, '"北京大学"')[0] == ["campus.txt"]
+    assert _names(engine, '"rename table"')[0] == ["quoted.txt"]
+    assert _names(engine, "parse_known_args")[0][0] == "split.py"
+    assert "half.txt" not in _names(engine, "parse_known_args")[0]  # a part of the word is not the word
+
+
+def test_a_long_query_of_many_words_is_scored(engine, tmp_path):
+    """Sixteen words of different rarity: the coverage sums stay exact (DuckDB would read the
+    weights as DECIMALs and overflow their sum)."""
+    docs = tmp_path / "docs"
+    words = [f"word{i}" for i in range(16)]
+    for i in range(20):
+        write(docs / f"d{i}.txt", " ".join(words[: 1 + i % 16]) + " common")
+    engine.add_source(docs)
+    engine.index(embed=False)
+    names, _ = _names(engine, " ".join(reversed(words)), limit=20)
+    assert len(names) == 20 and names[0] == "d15.txt"  # the one holding all sixteen
+
+
+def test_an_index_from_before_the_title_field_gets_it_without_reading_files_again(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "tempfile.md", "# Temporary files\n\nmake them and they go away.")
+    write(docs / "long.md", "# Other\n\n" + FILLER + " temporary " + FILLER + " files " + FILLER)
+    settings = Settings()
+    settings.index.workers = 1
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        before = _names(engine, "temporary files")[0]
+    con = duckdb.connect(str(tmp_path / "home" / "findling.duckdb"))
+    con.execute("DROP TABLE title_postings")  # as schema 9 left it
+    con.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    con.close()
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        assert _names(engine, "temporary files")[0] == before == ["tempfile.md", "long.md"]
+        report = engine.index(embed=False)
+        assert report.unchanged == 2 and engine.check_index() == []
+        # the migration wrote what ingest writes: the same rows as a fresh index
+        con = engine._db.cursor()
+        migrated = sorted(con.execute("SELECT term_id, doc_id FROM title_postings").fetchall())
+    with Engine(tmp_path / "fresh", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        con = engine._db.cursor()
+        fresh = con.execute("SELECT t.term, p.doc_id FROM title_postings p JOIN terms t ON t.id = p.term_id").fetchall()
+    assert len(migrated) == len(fresh) > 4
