@@ -143,6 +143,9 @@ class Evidence:
     cosine: float | None = None  # best chunk's cosine similarity to the query
     saturation_share: float | None = None  # saturation over the query's best document's, [0, 1]
     cosine_gap: float | None = None  # cosine minus the query's best document's, <= 0
+    # how strong the query's keywords are at all: its best document's saturation and coverage
+    top_saturation: float | None = None
+    top_coverage: float | None = None
 
 
 @dataclass(frozen=True)

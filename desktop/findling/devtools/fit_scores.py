@@ -1,6 +1,11 @@
 """Fit the absolute-relevance models of search/relevance.py on tuning splits only.
 
-    python -m findling.devtools.fit_scores --workdir W ../shared/datasets/scifact:train ../shared/datasets/nfcorpus:dev
+    python -m findling.devtools.fit_scores --workdir W \
+        ../shared/datasets/scifact:train ../shared/datasets/nfcorpus:dev /tmp/para/dev:dev \
+        docs/eval/pydocs-questions.tsv@/tmp/pydoc/root/usr/share/doc/python3.11/html
+
+A dataset is a BEIR folder with its split (FOLDER:SPLIT), or known-item questions with the
+folder they are about (QUESTIONS.tsv@FOLDER, as `findling eval --known-items` takes them).
 
 For each query of each dataset split, every hybrid candidate's evidence (coverage,
 saturation, cosine, and the last two against the query's best) is collected with its
@@ -12,14 +17,17 @@ same splits beside reciprocal rank fusion. Test splits are never read here: they
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from findling.devtools.eval import build_index, load_beir
+from findling.devtools.eval import build_index, load_beir, load_known_items, result_name
+from findling.engine import Engine
 from findling.settings import Settings
 
 # Keyword and semantic use features monotone in their lane's score within a query, so
@@ -27,11 +35,54 @@ from findling.settings import Settings
 MODELS = {
     "keyword": ("saturation", "saturation_share"),
     "semantic": ("cosine", "cosine_gap"),
-    "hybrid": ("coverage", "saturation", "cosine", "saturation_share", "cosine_gap"),
+    "hybrid": (
+        "coverage",
+        "saturation",
+        "cosine",
+        "saturation_share",
+        "cosine_gap",
+        "top_saturation",
+        "top_coverage",
+    ),
 }
 
 
+def _rows(engine: Engine, queries: list[tuple[str, str]], label: Callable[[str, int], int], pool: int) -> np.ndarray:
+    """(query number, coverage, saturation, cosine, rrf score, label) of every hybrid candidate
+    with evidence from both lanes."""
+    rows: list[tuple[int, float, float, float, float, int]] = []
+    for number, (qid, text) in enumerate(queries):
+        result = engine.rank(text, pool, ("bm25", "vector"), False, "off")
+        for r in result.explain.results:
+            ev = r.evidence
+            if ev.cosine is not None and ev.coverage is not None:
+                rows.append((number, ev.coverage, ev.saturation or 0.0, ev.cosine, r.fused, label(qid, r.doc_id)))
+    return np.asarray(rows, dtype=np.float64)
+
+
+def collect_known_items(spec: str, workdir: Path, pool: int = 200) -> dict:
+    """QUESTIONS.tsv@FOLDER: each question's target pages are its relevant documents."""
+    questions, _, folder = spec.partition("@")
+    items = load_known_items(Path(questions))
+    resolved = Path(folder).expanduser().resolve()
+    work = workdir / f"{resolved.name}-{hashlib.sha1(str(resolved).encode()).hexdigest()[:8]}"  # as eval's
+    engine = Engine(work / "home", settings=Settings())
+    try:
+        engine.add_source(resolved)
+        engine.index()
+        names = {doc_id: result_name(path) for doc_id, path in engine.document_paths().items()}
+        queries = [(str(i), item.query) for i, item in enumerate(items)]
+        array = _rows(engine, queries, lambda qid, doc: int(names.get(doc, "") in items[int(qid)].targets), pool)
+    finally:
+        engine.close()
+    print(f"{Path(questions).name}: {len(items)} questions, {len(array)} candidates", file=sys.stderr)
+    qrels = {str(i): {"target": 1} for i in range(len(items))}  # one answer each, for nDCG's ideal
+    return {"name": Path(questions).stem, "rows": array, "qrels": qrels, "queries": list(qrels)}
+
+
 def collect(spec: str, workdir: Path, pool: int = 200) -> dict:
+    if "@" in spec:
+        return collect_known_items(spec, workdir, pool)
     folder, _, split = spec.partition(":")
     dataset = load_beir(Path(folder), split or "train")
     # an index `findling eval --workdir W` built is used as it is
@@ -39,23 +90,17 @@ def collect(spec: str, workdir: Path, pool: int = 200) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     engine, mapping, _ = build_index(dataset, work, Settings())
     ids = {doc_id: mapping.get(path, "") for doc_id, path in engine.document_paths().items()}
-    rows: list[tuple[int, float, float, float, float, int]] = []  # query, features, rrf score, label
     try:
-        for number, (qid, text) in enumerate(dataset.queries.items()):
-            result = engine.rank(text, pool, ("bm25", "vector"), False, "off")
-            rels = dataset.qrels[qid]
-            for r in result.explain.results:
-                ev = r.evidence
-                if ev.cosine is None or ev.coverage is None:
-                    continue
-                rows.append(
-                    (number, ev.coverage, ev.saturation or 0.0, ev.cosine, r.fused, rels.get(ids.get(r.doc_id, ""), 0))
-                )
+        array = _rows(
+            engine,
+            list(dataset.queries.items()),
+            lambda qid, doc: dataset.qrels[qid].get(ids.get(doc, ""), 0),
+            pool,
+        )
     finally:
         engine.close()
-    array = np.asarray(rows, dtype=np.float64)
     print(
-        f"{dataset.name}/{split}: {len(dataset.queries)} queries, {len(rows)} candidates, "
+        f"{dataset.name}/{split}: {len(dataset.queries)} queries, {len(array)} candidates, "
         f"{int((array[:, 5] > 0).sum())} relevant",
         file=sys.stderr,
     )
@@ -108,6 +153,8 @@ def _features(rows: np.ndarray) -> dict[str, np.ndarray]:
         "cosine": rows[:, 3],
         "saturation_share": _per_query(rows, 2, lambda v: v / v.max() if v.max() > 0 else v * 0),
         "cosine_gap": _per_query(rows, 3, lambda v: v - v.max()),
+        "top_saturation": _per_query(rows, 2, lambda v: v * 0 + v.max()),
+        "top_coverage": _per_query(rows, 1, lambda v: v * 0 + v.max()),
     }
 
 
