@@ -475,7 +475,7 @@ class Engine:
         if status in ("failed", "skipped"):
             what = "Reading it failed" if status == "failed" else "It was skipped"
             return answer(status, f"{what}: {error or 'no reason was recorded'}.")
-        facts = self._search_facts(request, parsed, doc_id, limit)
+        facts = self._search_facts(request, parsed, doc_id, display_path(target), limit)
         reason, summary, details = judge(facts)
         return answer(
             reason,
@@ -486,7 +486,9 @@ class Engine:
             semantic_rank=facts.semantic.rank if facts.semantic else None,
         )
 
-    def _search_facts(self, request: SearchRequest, parsed: ParsedQuery, doc_id: int, limit: int) -> SearchFacts:
+    def _search_facts(
+        self, request: SearchRequest, parsed: ParsedQuery, doc_id: int, path: str, limit: int
+    ) -> SearchFacts:
         mode = request.mode
         min_score = request.min_score
 
@@ -494,7 +496,9 @@ class Engine:
             return self._find(replace(request, limit=n, min_score=floor), keep_weak=keep_weak)
 
         def place(result: SearchResult) -> tuple[int | None, float | None]:
-            return next(((i, h.score) for i, h in enumerate(result.hits, 1) if h.doc_id == doc_id), (None, None))
+            """Its row in the list, also when it is listed as a copy of another file."""
+            rows = enumerate(result.hits, 1)
+            return next(((i, h.score) for i, h in rows if h.doc_id == doc_id or path in h.copies), (None, None))
 
         shown = results(limit, min_score)
         shown_rank, _ = place(shown)

@@ -353,6 +353,7 @@ class Hit:
     line: int = 0  # the snippet's line in the document's text (0: unknown)
     page: int = 0  # the snippet's page, for PDFs (0: not paged)
     author: str = ""  # from the document's properties, when it has any
+    copies: tuple[str, ...] = ()  # other files with the same bytes, listed once under this one
 
     @property
     def docid(self) -> str:

@@ -304,8 +304,13 @@ class PreviewPanel(QWidget):
             self.formatted.show_source(source[0], source[1], words, passage)
         self._choose_view(self.format_button.isChecked())
 
-    def show_author(self, author: str) -> None:
-        self.byline.setText(f"· by {author}" if author else "")
+    def show_byline(self, author: str, copies: Sequence[str] = ()) -> None:
+        """The document's author, and the other places the same file is (listed once)."""
+        parts = [f"by {author}"] if author else []
+        if copies:
+            parts.append(f"{len(copies) + 1} copies" + (f", also at {copies[0]}" if len(copies) == 1 else ""))
+        self.byline.setText("".join(f" · {p}" for p in parts).strip())
+        self.byline.setToolTip("\n".join(("Same file at:", *copies)) if copies else "")
 
     def show_message(self, text: str) -> None:
         """Nothing of any document: the pane cleared, saying why (a failed preview, a list

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -56,16 +56,24 @@ def present(
     snippet_chars: int,
 ) -> list[Hit]:
     """Results in the entries' order: a snippet from the matched span when one is given,
-    else from the best chunk. Documents removed since they were ranked are left out."""
+    else from the best chunk. Documents removed since they were ranked are left out, and
+    copies (files with the same bytes) are listed once, under the best-ranked of them."""
     if not entries:
         return []
     found = documents.documents(cur, [e.doc_id for e in entries])
-    hits = []
+    hits: list[Hit] = []
+    first_of: dict[str, int] = {}  # content hash -> index of the hit that stands for it
     for entry in entries:
         cached = found.get(entry.doc_id)
         if cached is None:
             continue
         doc = cached.meta
+        if doc.content_hash in first_of:
+            at = first_of[doc.content_hash]
+            hits[at] = replace(hits[at], copies=(*hits[at].copies, doc.path))
+            continue
+        if doc.content_hash:
+            first_of[doc.content_hash] = len(hits)
         doc_chunks = cached.chunks
         if entry.span is not None:
             doc_chunks = _cut_span(doc_chunks, entry.span)

@@ -25,6 +25,8 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "mtime": h.mtime,
                 "size": h.size,
                 "doc_id": h.doc_id,
+                "author": h.author,
+                "copies": list(h.copies),
             }
             for h in result.hits
         ],

@@ -280,11 +280,12 @@ class DocumentMeta:
     language: str
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
     author: str = ""
+    content_hash: str = ""  # of the file's bytes: files with the same one are copies
 
 
 META_SQL = (
     f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
-    f"d.indexed_at, g.starts, coalesce(f.author, '') FROM documents d {WITH_RAW_PATH} "
+    f"d.indexed_at, g.starts, coalesce(f.author, ''), coalesce(d.hash, '') FROM documents d {WITH_RAW_PATH} "
     "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
     "ON g.doc_id = d.id LEFT JOIN doc_fields f ON f.doc_id = d.id"
 )
@@ -293,7 +294,9 @@ META_SQL = (
 def meta_of(row: Sequence[Any]) -> DocumentMeta:
     """A META_SQL row (without its id and version) as DocumentMeta."""
     title, mtime, size, ext, language = row[3:8]
-    return DocumentMeta(stored_path(row[1], row[2]), title, mtime, size, ext, language, tuple(row[9] or ()), row[10])
+    return DocumentMeta(
+        stored_path(row[1], row[2]), title, mtime, size, ext, language, tuple(row[9] or ()), row[10], row[11]
+    )
 
 
 def document_meta(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, DocumentMeta]:

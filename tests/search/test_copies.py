@@ -1,0 +1,63 @@
+"""Copies of one file (the same bytes in two places) are listed once, under the better-ranked
+of them, with the other paths: in every mode, in JSON, in the terminal and to why-not."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from findling.cli import main
+from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
+from findling.server.payloads import result_json
+from tests.helpers import write
+
+REPORT = "Quarterly report: the turbine overhaul finished early and under budget.\n"
+
+
+@pytest.fixture()
+def copies(tmp_path, settings):
+    docs = tmp_path / "docs"
+    write(docs / "report.txt", REPORT)
+    write(docs / "backup" / "report-copy.txt", REPORT)
+    write(docs / "draft.txt", "Draft: the turbine overhaul may finish late.\n")
+    engine = Engine(tmp_path / "home", settings=settings)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    yield engine, docs
+    engine.close()
+
+
+def test_a_file_and_its_copy_are_one_result(copies):
+    engine, docs = copies
+    for mode in (SearchMode.KEYWORD, SearchMode.HYBRID):  # hybrid runs keywords alone without an embedder
+        result = engine.find(SearchRequest("turbine overhaul", mode=mode, rerank="off"))
+        names = [os.path.basename(h.path) for h in result.hits]
+        assert sorted(names) in (["draft.txt", "report-copy.txt"], ["draft.txt", "report.txt"]), mode
+        listed = next(h for h in result.hits if h.copies)
+        assert {listed.path, *listed.copies} == {str(docs / "report.txt"), str(docs / "backup" / "report-copy.txt")}
+        assert result_json(result)["results"][names.index(os.path.basename(listed.path))]["copies"] == list(
+            listed.copies
+        )
+
+
+def test_why_not_finds_a_copy_in_the_row_of_its_twin(copies):
+    engine, docs = copies
+    result = engine.find(SearchRequest("turbine overhaul", mode=SearchMode.KEYWORD))
+    listed = next(h for h in result.hits if h.copies)
+    answer = engine.why_not(SearchRequest("turbine overhaul", mode=SearchMode.KEYWORD), listed.copies[0])
+    assert answer.reason == "shown" and answer.rank == result.hits.index(listed) + 1
+
+
+def test_the_terminal_names_the_other_place(tmp_path, capsys):
+    docs = tmp_path / "docs"
+    write(docs / "a.txt", REPORT)
+    write(docs / "b.txt", REPORT)
+    home = str(tmp_path / "home")
+    assert main(["--home", home, "add", "--wait", str(docs)]) == 0
+    capsys.readouterr()
+    assert main(["--home", home, "search", "turbine"]) == 0
+    out = capsys.readouterr().out
+    assert " 1. " in out and " 2. " not in out  # one result
+    assert "same file at" in out and ("a.txt" in out and "b.txt" in out)
