@@ -41,7 +41,7 @@ from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import newer_first_among_equals, relative, relevance
-from findling.search.results import RankedEntry, document_text, present, rebuilt_offsets
+from findling.search.results import RankedEntry, collapse_copies, document_text, present, rebuilt_offsets
 from findling.search.snippets import highlight_spans
 from findling.search.why_not import (
     WIDE_LIMIT,
@@ -352,7 +352,9 @@ class Engine:
     def _keyword(self, request: SearchRequest, parsed: ParsedQuery, limit: int) -> SearchResult:
         entries, lane = self._keyword_entries(request, parsed, limit)
         presenting = time.perf_counter()
-        hits = self._newer_first(self._present(entries, lane.terms), lambda h: h.score, lambda h: h.mtime)
+        hits = collapse_copies(
+            self._newer_first(self._present(entries, lane.terms), lambda h: h.score, lambda h: h.mtime)
+        )
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         return SearchResult(
             query=request.text,
@@ -371,7 +373,7 @@ class Engine:
         result = self._run_pipeline(
             request.text, parsed, limit, request.mode.lanes, request.expand, request.rerank, request.min_score
         )
-        hits, notes = self._keep_good(self._present(result.entries, result.terms), keep_weak)
+        hits, notes = self._keep_good(collapse_copies(self._present(result.entries, result.terms)), keep_weak)
         explain = result.explain
         return SearchResult(
             query=request.text,
@@ -644,7 +646,7 @@ class Engine:
             RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))
         ]
-        hits = self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime)
+        hits = collapse_copies(self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime))
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
             query=ref,

@@ -354,6 +354,7 @@ class Hit:
     page: int = 0  # the snippet's page, for PDFs (0: not paged)
     author: str = ""  # from the document's properties, when it has any
     copies: tuple[str, ...] = ()  # other files with the same bytes, listed once under this one
+    content_hash: str = ""  # of the file's bytes: what tells copies apart from look-alikes
 
     @property
     def docid(self) -> str:

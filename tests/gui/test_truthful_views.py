@@ -303,7 +303,9 @@ def test_a_custom_date_range_filters_from_one_day_to_another(qtbot, window, tmp_
 
     from findling.gui import main_window as main_window_module
 
-    folder = index_files(window.engine, tmp_path / "docs", {"old.md": "quokka", "mid.md": "quokka", "new.md": "quokka"})
+    folder = index_files(
+        window.engine, tmp_path / "docs", {"old.md": "quokka 1", "mid.md": "quokka 2", "new.md": "quokka 3"}
+    )
     for name, day in (("old.md", date(2023, 5, 1)), ("mid.md", date(2024, 2, 10)), ("new.md", date.today())):
         stamp = datetime.combine(day, datetime.min.time()).timestamp() + 3600
         os.utime(folder / name, (stamp, stamp))

@@ -61,3 +61,20 @@ def test_the_terminal_names_the_other_place(tmp_path, capsys):
     out = capsys.readouterr().out
     assert " 1. " in out and " 2. " not in out  # one result
     assert "same file at" in out and ("a.txt" in out and "b.txt" in out)
+
+
+def test_the_newest_copy_stands_for_the_others(tmp_path, settings):
+    import time
+
+    docs = tmp_path / "docs"
+    for name in ("a-old.txt", "b-new.txt", "c-mid.txt"):
+        write(docs / name, REPORT)
+    now = time.time()
+    os.utime(docs / "a-old.txt", (now - 400 * 86400, now - 400 * 86400))
+    os.utime(docs / "c-mid.txt", (now - 20 * 86400, now - 20 * 86400))
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        (hit,) = engine.find(SearchRequest("turbine", mode=SearchMode.KEYWORD)).hits
+    assert os.path.basename(hit.path) == "b-new.txt"  # equal scores: newer first, as every list
+    assert [os.path.basename(p) for p in hit.copies] == ["c-mid.txt", "a-old.txt"]

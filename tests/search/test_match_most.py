@@ -113,7 +113,7 @@ def test_a_long_query_of_many_words_is_scored(engine, tmp_path):
     docs = tmp_path / "docs"
     words = [f"word{i}" for i in range(16)]
     for i in range(20):
-        write(docs / f"d{i}.txt", " ".join(words[: 1 + i % 16]) + " common")
+        write(docs / f"d{i}.txt", " ".join(words[: 1 + i % 16]) + f" common, file {i}")
     engine.add_source(docs)
     engine.index(embed=False)
     names, _ = _names(engine, " ".join(reversed(words)), limit=20)

@@ -135,8 +135,8 @@ def test_a_thai_word_inside_an_unspaced_run_is_found(engine, docs):
 
 
 def test_newer_file_first_among_equal_scores(engine, docs):
-    for name in ("old.txt", "new.txt", "middle.txt"):
-        write(docs / name, "quarterly budget review notes")
+    for name, word in (("old.txt", "alpha"), ("new.txt", "gamma"), ("middle.txt", "delta")):
+        write(docs / name, f"quarterly budget review notes {word}")  # not copies: the same words but one
     now = time.time()
     os.utime(docs / "old.txt", (now - 400 * 86400, now - 400 * 86400))
     os.utime(docs / "middle.txt", (now - 20 * 86400, now - 20 * 86400))

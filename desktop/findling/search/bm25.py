@@ -58,6 +58,7 @@ class _Plan:
     phrases: tuple[tuple[str, ...], ...]  # analysed phrase term sequences
     excluded_phrases: tuple[tuple[str, ...], ...]
     terms: tuple[str, ...]
+    nears: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (other words allowed between, the terms)
     group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
     term_weight: dict[int, float] = field(default_factory=dict)  # how often a long query repeats the term
     by_coverage: bool = False  # match "most": scored by coverage and the title field too
@@ -177,6 +178,7 @@ class Bm25Lane:
                 groups.append((list(group.terms), False))
         phrases = tuple(tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases)
         phrases = tuple(p for p in phrases if p)
+        nears = _near_sets(parsed, languages)
         groups = groups[:MAX_GROUPS]
         all_stop = all(stop for _, stop in groups)
         excluded_terms = [t for w in parsed.excluded_words for t in query_terms(w, languages)]
@@ -214,6 +216,7 @@ class Bm25Lane:
             excluded_ids=tuple(ids[t][0] for t in excluded_terms if t in ids),
             phrases=phrases,
             excluded_phrases=tuple(p for p in excluded_phrases if p),
+            nears=nears,
             terms=tuple(sorted(t for terms, _ in groups for t in terms)),
             group_idf=group_idf,
             term_weight=term_weight,
@@ -231,7 +234,7 @@ class Bm25Lane:
         plan = self._plan(cur, parsed, list(languages), match, n_docs)
         relaxed = False
         hits, total = self._score(cur, plan, parsed.filters, limit, n_docs, avgdl)
-        if not hits and match == "all" and plan.required and not plan.phrases:
+        if not hits and match == "all" and plan.required and not plan.phrases and not plan.nears:
             # without phrases nothing else is required: the same terms, any of them
             hits, total = self._score(cur, replace(plan, required=0), parsed.filters, limit, n_docs, avgdl)
             relaxed = bool(hits)
@@ -252,7 +255,7 @@ class Bm25Lane:
         n_docs, avgdl, languages = self._corpus_stats(cur)
         if plan is None:
             plan = self._plan(cur, parsed, list(languages), "any", n_docs)
-        plan = replace(plan, required=0, phrases=(), excluded_phrases=())
+        plan = replace(plan, required=0, phrases=(), excluded_phrases=(), nears=())
         hits, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
         return {h.doc_id: h for h in hits}
 
@@ -275,8 +278,8 @@ class Bm25Lane:
                 ).fetchall()
             }
             keep = [d for d in keep if d not in holding]
-        if plan.phrases and keep:
-            words = {t for phrase in plan.phrases for t in phrase}
+        if (plan.phrases or plan.nears) and keep:
+            words = {t for phrase in plan.phrases for t in phrase} | {t for _, terms in plan.nears for t in terms}
             ids = _lookup(cur, words)
             if len(ids) < len(words):
                 return set()  # a phrase word no document holds
@@ -289,7 +292,7 @@ class Bm25Lane:
                 ).fetchall()
             }
             keep = [d for d in keep if d in holding]
-        if (plan.phrases or plan.excluded_phrases) and keep:
+        if (plan.phrases or plan.nears or plan.excluded_phrases) and keep:
             rows = [(d, 0.0, 0, 0) for d in keep]
             keep = [int(r[0]) for r in _check_phrases(cur, rows, plan, len(rows))]
         return set(keep)
@@ -329,7 +332,7 @@ class Bm25Lane:
         if plan.excluded_ids:
             ex = ", ".join(str(int(i)) for i in plan.excluded_ids)
             conditions.append(f"doc_id NOT IN (SELECT doc_id FROM postings WHERE term_id IN ({ex}))")
-        needs_check = bool(plan.phrases or plan.excluded_phrases)
+        needs_check = bool(plan.phrases or plan.nears or plan.excluded_phrases)
         fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
         k1, b = float(self.k1), float(self.b)
         if plan.by_coverage and sum(plan.group_idf) > 0:
@@ -493,7 +496,7 @@ def word_groups(parsed: ParsedQuery, languages: list[str]) -> list[WordGroup]:
             groups.append(WordGroup(" or ".join(words), tuple(t for alt in alternatives for t in alt), stop))
     if not all(g.stop for g in groups):
         groups = [g for g in groups if not g.stop]
-    for phrase in parsed.phrases:
+    for phrase in (*parsed.phrases, *(words for _, words in parsed.near)):  # every word of both is required
         seen: set[str] = set()
         for word in phrase:
             for term in _first_terms(word, languages):
@@ -574,10 +577,42 @@ def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
     return False
 
 
+def _near_sets(parsed: ParsedQuery, languages: list[str]) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """Each proximity set as the terms it is matched with (a set of one term is no constraint)."""
+    found = []
+    for window, words in parsed.near:
+        terms = tuple(dict.fromkeys(t for w in words for t in _first_terms(w, languages)))
+        if len(terms) > 1:
+            found.append((window, terms))
+    return tuple(found)
+
+
+def _near(sequence: list[str], terms: tuple[str, ...], between: int) -> bool:
+    """Whether every term occurs in `sequence` with at most `between` other words among them:
+    the narrowest stretch holding each term once (a sliding window over their positions)."""
+    wanted = set(terms)
+    marks = [(i, t) for i, t in enumerate(sequence) if t in wanted]
+    seen: dict[str, int] = {}
+    lo = 0
+    for position, term in marks:
+        seen[term] = seen.get(term, 0) + 1
+        while len(seen) == len(wanted):
+            start, first = marks[lo]
+            if position - start + 1 - len(wanted) <= between:
+                return True
+            seen[first] -= 1
+            if not seen[first]:
+                del seen[first]
+            lo += 1
+    return False
+
+
 def _check_phrases(
     cur: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], plan: _Plan, limit: int
 ) -> list[tuple[Any, ...]]:
-    """Keep candidates whose text holds every phrase and no excluded phrase, best first."""
+    """Keep candidates whose text holds every phrase and proximity set and no excluded phrase,
+    best first. A proximity set is checked within one chunk, as a phrase is (a chunk is about
+    800 tokens, far wider than any NEAR)."""
     kept: list[tuple[Any, ...]] = []
     step = max(limit * 2, 50)
     for offset in range(0, len(rows), step):
@@ -594,8 +629,10 @@ def _check_phrases(
         for row in part:
             chunks = texts.get(int(row[0]), [])
             sequences = [term_sequence(text, lang) for text, lang in chunks]
-            if all(any(_contains(seq, p) for seq in sequences) for p in plan.phrases) and not any(
-                any(_contains(seq, p) for seq in sequences) for p in plan.excluded_phrases
+            if (
+                all(any(_contains(seq, p) for seq in sequences) for p in plan.phrases)
+                and all(any(_near(seq, terms, window) for seq in sequences) for window, terms in plan.nears)
+                and not any(any(_contains(seq, p) for seq in sequences) for p in plan.excluded_phrases)
             ):
                 kept.append(row)
                 if len(kept) >= limit:

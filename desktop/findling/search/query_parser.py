@@ -1,5 +1,5 @@
-"""Desktop-search query syntax: words, "quoted phrases", -exclusions, OR, and filters
-(ext:, path:, folder:, after:, before:). Anything it cannot read is a plain word, so no
+"""Desktop-search query syntax: words, "quoted phrases", proximity ("a b"~5, a NEAR b),
+-exclusions, OR, and filters (ext:, path:, folder:, after:, before:). Anything it cannot read is a plain word, so no
 query is an error except a filter with an unreadable date."""
 
 from __future__ import annotations
@@ -11,11 +11,14 @@ from typing import Any
 from findling.dates import parse_date
 from findling.records import Filters
 
-_ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+_ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?(?:~(\d+))?|(\S+))')
+_NEAR = re.compile(r"NEAR(?:/(\d+))?")
+NEAR_WORDS = 10  # `a NEAR b`: at most this many other words between them, as Xapian's NEAR
 # The query syntax as every face teaches it (the window's Help, the MCP server's instructions).
 SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
-    ("borrow checker", "plain words: keyword search needs all of them; hybrid also matches by meaning"),
+    ("borrow checker", "plain words: files holding the most of them first, rare words and titles weigh most"),
     ('"lifetime elision"', "a phrase, word for word"),
+    ('"rename table"~3  rename NEAR table', "the words close together, in any order (at most 3 / 10 words apart)"),
     ('-async  -"draft notes"', "leave out documents with this word or phrase"),
     ("rust OR go", "either word"),
     ("instal*", "words that begin so: install, installer, installation"),
@@ -38,17 +41,19 @@ class ParsedQuery:
     phrases: tuple[tuple[str, ...], ...] = ()
     excluded_words: tuple[str, ...] = ()
     excluded_phrases: tuple[tuple[str, ...], ...] = ()
+    # (at most this many other words between them, the words): each set close together, any order
+    near: tuple[tuple[int, tuple[str, ...]], ...] = ()
     filters: Filters = field(default_factory=Filters)
     text: str = ""  # the free text, operators removed: what the vector lane embeds
 
     @property
     def has_terms(self) -> bool:
-        return bool(self.groups or self.phrases)
+        return bool(self.groups or self.phrases or self.near)
 
     @property
     def has_constraints(self) -> bool:
-        """Phrases or exclusions: what every lane must obey, not only the keyword lane."""
-        return bool(self.phrases or self.excluded_words or self.excluded_phrases)
+        """Phrases, proximity or exclusions: what every lane must obey, not only the keyword lane."""
+        return bool(self.phrases or self.near or self.excluded_words or self.excluded_phrases)
 
     def with_filters(self, extra: Filters) -> ParsedQuery:
         return replace(self, filters=self.filters.merged(extra))
@@ -75,10 +80,21 @@ def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:
         filters["before"].append(parse_date(value))
 
 
+def _joined_near(
+    near: list[tuple[int, tuple[str, ...]]], groups: list[list[str]], window: int, word: str, chained: bool
+) -> list[tuple[int, tuple[str, ...]]]:
+    """`a NEAR b`: the word before NEAR and the word after it become one proximity set;
+    `a NEAR b NEAR c` is one set of three (within the widest of its windows)."""
+    if chained:
+        last_window, words = near[-1]
+        return [*near[:-1], (max(last_window, window), (*words, word))]
+    return [*near, (window, (groups.pop()[0], word))]
+
+
 PLAIN_TEXT_WORDS = 40  # a query longer than this reads as plain text (query by example)
 
 
-def parse_query(query: str) -> ParsedQuery:  # noqa: C901 - one branch per piece of query syntax
+def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch per piece of query syntax
     query = query[:MAX_QUERY_CHARS]
     groups: list[list[str]] = []
     phrases: list[tuple[str, ...]] = []
@@ -88,9 +104,12 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901 - one branch per piece
         k: [] for k in ("extensions", "path_contains", "folders", "after", "before", *_FIELD_FILTERS.values())
     }
     text_parts: list[str] = []
+    near: list[tuple[int, tuple[str, ...]]] = []
     join_next = False
+    near_next: int | None = None  # the window of a NEAR just read, waiting for its next word
+    chained = False  # the last item read was a NEAR set: a NEAR after it adds to that set
     for match in _ITEM.finditer(query):
-        negated, key, quoted, bare = match.group(1), match.group(2), match.group(3), match.group(4)
+        negated, key, quoted, slop, bare = (match.group(i) for i in range(1, 6))
         key_l = key.lower() if key else None
         if key_l in _FILTER_KEYS:
             _filter(key_l, quoted if quoted is not None else (bare or ""), filters)
@@ -103,18 +122,31 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901 - one branch per piece
                 continue
             if negated:
                 excluded_phrases.append(words)
+            elif slop is not None and len(words) > 1:
+                near.append((int(slop), words))
+                text_parts.append(quoted)
             elif len(words) == 1:
                 groups.append([words[0]])
                 text_parts.append(words[0])
             else:
                 phrases.append(words)
                 text_parts.append(quoted)
-            join_next = False
+            join_next = chained = False
             continue
         word = bare or ""
         if word in ("OR", "|") and groups:
             join_next = True
             continue
+        proximity = _NEAR.fullmatch(word)
+        if proximity and near_next is None and (chained or (groups and len(groups[-1]) == 1)):
+            near_next = int(proximity.group(1) or NEAR_WORDS)
+            continue
+        if near_next is not None and not negated and any(c.isalnum() for c in word):
+            near = _joined_near(near, groups, near_next, word, chained)
+            text_parts.append(word)
+            near_next, chained = None, True
+            continue
+        chained = False
         if negated and len(word) > 0 and any(c.isalnum() for c in word):
             excluded_words.append(word)
             continue
@@ -126,14 +158,19 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901 - one branch per piece
             groups.append([word])
         text_parts.append(word.rstrip("*"))  # the vector lane embeds the word, not the syntax
         join_next = False
+    if near_next is not None:  # "NEAR" at the end: a plain word after all
+        groups.append(["NEAR"])
+        text_parts.append("NEAR")
     if len(groups) + sum(len(p) for p in phrases) > PLAIN_TEXT_WORDS:
         # A pasted paragraph is text, not syntax: its quotes, dashes and ORs are prose.
         groups += [[w] for p in phrases for w in p] + [[w] for w in excluded_words]
         groups += [[w] for p in excluded_phrases for w in p]
-        phrases, excluded_words, excluded_phrases = [], [], []
+        groups += [[w] for _, words in near for w in words]
+        phrases, excluded_words, excluded_phrases, near = [], [], [], []
     return ParsedQuery(
         groups=tuple(tuple(g) for g in groups),
         phrases=tuple(phrases),
+        near=tuple(near),
         excluded_words=tuple(excluded_words),
         excluded_phrases=tuple(excluded_phrases),
         filters=Filters(

@@ -56,24 +56,16 @@ def present(
     snippet_chars: int,
 ) -> list[Hit]:
     """Results in the entries' order: a snippet from the matched span when one is given,
-    else from the best chunk. Documents removed since they were ranked are left out, and
-    copies (files with the same bytes) are listed once, under the best-ranked of them."""
+    else from the best chunk. Documents removed since they were ranked are left out."""
     if not entries:
         return []
     found = documents.documents(cur, [e.doc_id for e in entries])
     hits: list[Hit] = []
-    first_of: dict[str, int] = {}  # content hash -> index of the hit that stands for it
     for entry in entries:
         cached = found.get(entry.doc_id)
         if cached is None:
             continue
         doc = cached.meta
-        if doc.content_hash in first_of:
-            at = first_of[doc.content_hash]
-            hits[at] = replace(hits[at], copies=(*hits[at].copies, doc.path))
-            continue
-        if doc.content_hash:
-            first_of[doc.content_hash] = len(hits)
         doc_chunks = cached.chunks
         if entry.span is not None:
             doc_chunks = _cut_span(doc_chunks, entry.span)
@@ -96,9 +88,26 @@ def present(
                 line=line,
                 page=page_at(doc.pages, snippet.at),
                 author=doc.author,
+                content_hash=doc.content_hash,
             )
         )
     return hits
+
+
+def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
+    """Copies (files with the same bytes) listed once, under the first of them in the list's
+    final order, which names the others."""
+    out: list[Hit] = []
+    first_of: dict[str, int] = {}  # content hash -> index of the hit that stands for it
+    for hit in hits:
+        at = first_of.get(hit.content_hash) if hit.content_hash else None
+        if at is None:
+            if hit.content_hash:
+                first_of[hit.content_hash] = len(out)
+            out.append(hit)
+        else:
+            out[at] = replace(out[at], copies=(*out[at].copies, hit.path))
+    return out
 
 
 def line_at(chunks: Sequence[Chunk], offset: int) -> int:

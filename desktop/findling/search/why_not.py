@@ -35,6 +35,8 @@ class KeywordStanding:
     missing: tuple[str, ...]  # query words the document does not contain
     words: tuple[str, ...]  # the query words the lane searches for
     relaxed: bool  # no document had every word, so any word was allowed
+    every_word: bool = True  # the search needs every word (match "all"); else it ranks partial matches
+    constrained: bool = False  # the query has a quoted phrase or a NEAR set, which the document must hold
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,13 @@ def _keyword_line(k: KeywordStanding) -> str:
         return "keyword: the query has no words the keyword search uses"
     if len(k.missing) == len(k.words):
         return f"keyword: no match: it contains none of {_words(k.words)}"
-    return f"keyword: no match: it lacks {_words(k.missing)}, and this search needs every word"
+    if not k.missing:  # every word is there: a phrase or proximity set is not
+        return "keyword: no match: it has every word, but not together as the quoted phrase or NEAR asks"
+    if k.every_word:
+        return f"keyword: no match: it lacks {_words(k.missing)}, and this search needs every word"
+    if k.constrained:
+        return f"keyword: no match: it lacks {_words(k.missing)}, or the quoted phrase or NEAR"
+    return f"keyword: below #{KEYWORD_DEPTH}: it lacks {_words(k.missing)}"
 
 
 def _semantic_line(s: SemanticStanding | None, off: str | None) -> str:
@@ -194,7 +202,10 @@ def keyword_standing(
         return KeywordStanding(None, 0, missing, tuple(w for w, _ in words), False)
     found = bm25.search(parsed, KEYWORD_DEPTH, match)
     rank = next((h.rank for h in found.hits if h.doc_id == doc_id), None)
-    return KeywordStanding(rank, found.total, missing, tuple(w for w, _ in words), found.relaxed)
+    constrained = bool(parsed.phrases or parsed.near)
+    return KeywordStanding(
+        rank, found.total, missing, tuple(w for w, _ in words), found.relaxed, match == "all", constrained
+    )
 
 
 def semantic_standing(
