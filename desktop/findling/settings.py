@@ -19,6 +19,7 @@ import tomli_w
 from findling.errors import FindlingError
 from findling.paths import config_dir
 from findling.records import FusionMode, MatchMode, RerankerMode
+from findling.text.analyzer import STEMMERS
 
 SETTINGS_FILENAME = "settings.toml"
 
@@ -32,6 +33,11 @@ class IndexSettings:
     chunk_overlap: float = 0.15
     # BM25F-style: title terms count this many times in tf and document length.
     title_weight: float = 2.0
+    # The language words are stemmed in: "auto" detects each document's; a code (en, de, fr,
+    # es, it, nl, pt, sv, da, no, fi, ru) uses that one for every document, for folders whose
+    # short notes the detector misreads. Changing it (or how text is cut and weighed) makes
+    # the next `index` read every file again.
+    language: str = "auto"
     batch_files: int = 256
     # Extraction processes; 0 = one per core, at low priority.
     workers: int = 0
@@ -193,6 +199,7 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "search.match": ("most", "all", "any"),
+    "index.language": ("auto", *STEMMERS),
     "pipeline.reranker": ("auto", "cross-encoder", "llm", "off"),
     "pipeline.fusion": ("evidence", "rrf"),
     "models.provider": ("auto", "cpu", "cuda", "directml", "coreml"),

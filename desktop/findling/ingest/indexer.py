@@ -6,6 +6,7 @@ next run picks up exactly what is missing: nothing is half-indexed or duplicated
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
@@ -34,7 +35,11 @@ from findling.store.documents import (
     update_stat,
     write_documents,
 )
-from findling.store.maintenance import compact_postings_if_needed, note_appended_postings
+from findling.store.maintenance import (
+    compact_postings_if_needed,
+    note_appended_postings,
+    read_again_if_analysis_changed,
+)
 from findling.store.sources import owner_of
 
 ProgressCallback = Callable[[IndexProgress], None]
@@ -97,6 +102,15 @@ def worker_count(settings: IndexSettings) -> int:
     return max(1, os.cpu_count() or 2)
 
 
+def analysis_of(s: IndexSettings) -> str:
+    """The settings that decide what a file becomes in the index (its terms, chunks and their
+    weights), as one string: when it changes, indexed files are read again."""
+    return json.dumps(
+        {"language": s.language, "title_weight": s.title_weight, "chunk": [s.chunk_tokens, s.chunk_overlap]},
+        sort_keys=True,
+    )
+
+
 class Indexer:
     def __init__(
         self,
@@ -120,6 +134,10 @@ class Indexer:
         report = IndexReport()
         plans: list[tuple[Source, list[_Job]]] = []
         self.roots = [source.path for source in sources]
+        if read_again_if_analysis_changed(self.db, analysis_of(self.settings)):
+            report.warnings.append(
+                "the settings for reading text changed (language, chunk size or title weight): every file is read again"
+            )
         self.progress(IndexProgress("scanning", 0, 0))
         for source in sources:
             if self.cancel.is_set():
@@ -316,6 +334,7 @@ class Indexer:
                 max_bytes=int(s.max_file_mb * 1024 * 1024),
                 max_text_mb=s.max_text_mb,
                 kind_path=job.entry.target,
+                language=s.language,
             )
             for job in jobs
         ]

@@ -33,6 +33,7 @@ class PrepareTask:
     max_text_mb: float = 16.0
     # The file whose name says what it is: the target when `path` is a symbolic link.
     kind_path: str = ""
+    language: str = "auto"  # the stemming language: "auto" detects it from the text
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
     if len(text) > limit:
         text = text[:limit]
         notes.append(f"text truncated at {task.max_text_mb:g} MB")
-    language = detect_language(text)
+    language = detect_language(text) if task.language == "auto" else task.language
     spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
     terms = term_counts(text, language)
     name = readable_name(PurePath(path).name)

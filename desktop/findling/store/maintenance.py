@@ -51,3 +51,22 @@ def compact_postings_if_needed(db: Database) -> bool:
         return False
     compact_postings(db)
     return True
+
+
+_ANALYSIS_KEY = "analysis"
+
+
+def read_again_if_analysis_changed(db: Database, analysis: str) -> bool:
+    """When the settings that turn a file into postings and chunks (`analysis`, a fingerprint)
+    differ from those the index was built with, mark every document to be read again by this
+    run (their vectors are reused where the text is the same). An index that never recorded
+    them takes the current ones. Whether it marked anything."""
+    with db.transaction() as tx:
+        stored = scalar(tx, "SELECT value FROM meta WHERE key = ?", [_ANALYSIS_KEY])
+        if stored == analysis:
+            return False
+        tx.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [_ANALYSIS_KEY, analysis])
+        if stored is None:
+            return False
+        tx.execute("UPDATE documents SET size = -1, hash = NULL WHERE status = 'ok'")
+        return True
