@@ -250,6 +250,7 @@ class DocumentRow:
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
     author: str = ""  # the document's author (or an e-mail's sender), from its properties
     title_terms: frozenset[str] = frozenset()  # the title field's terms (text/analyzer.py title_terms)
+    link_share: float = 0.0  # a web page's share of text inside links: index pages are nearly all links
 
 
 @dataclass(frozen=True)

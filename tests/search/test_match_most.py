@@ -147,3 +147,27 @@ def test_an_index_from_before_the_title_field_gets_it_without_reading_files_agai
         con = engine._db.cursor()
         fresh = con.execute("SELECT t.term, p.doc_id FROM title_postings p JOIN terms t ON t.id = p.term_id").fetchall()
     assert len(migrated) == len(fresh) > 4
+
+
+def test_a_page_of_links_ranks_below_the_page_it_links_to(engine, tmp_path):
+    from findling.ingest.extractors.html import link_share
+
+    docs = tmp_path / "docs"
+    entries = "".join(
+        f'<li><a href="p{i}.html">{w} reference {i}</a></li>'
+        for i, w in enumerate(["socket server", "tcp listen", "accept connections", "threads"] * 5)
+    )
+    index_page = f"<title>Library index</title><ul>{entries}</ul>"
+    write(docs / "index.html", index_page)
+    content = (
+        "<title>socketserver</title><p>A framework for network servers. A TCP server will listen "
+        "and accept connections, one at a time or in threads. See <a href='x.html'>examples</a>.</p>"
+    ) * 3
+    write(docs / "socketserver.html", content)
+    for i in range(10):
+        write(docs / f"other{i}.html", f"<title>Other {i}</title><p>Unrelated page {i} about files.</p>")
+    assert link_share(index_page) > 0.9 and link_share(content) < 0.2
+    engine.add_source(docs)
+    engine.index(embed=False)
+    for match in ("most", "any", "all"):
+        assert _names(engine, "tcp server listen accept connections", match)[0][0] == "socketserver.html", match

@@ -102,4 +102,5 @@ def extract(path: str, data: bytes, depth: int = 0) -> Extracted:
         notes=parsed.notes,
         pages=parsed.pages,
         author=printable(" ".join(parsed.author.split()))[:500],
+        link_share=parsed.link_share,
     )

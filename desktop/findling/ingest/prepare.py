@@ -197,4 +197,5 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         pages=tuple(start for start in extracted.pages if start < len(text)),
         author=extracted.author,
         title_terms=frozenset(title_terms(title, name, language)),
+        link_share=extracted.link_share,
     )

@@ -339,16 +339,18 @@ class Bm25Lane:
             sql = self._by_coverage_sql(plan, id_list, idf_case, mask_case, conditions)
         else:
             sql = f"""
-            SELECT doc_id,
-                   sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
-                       / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
-                   bit_or(CASE term_id {mask_case} END) AS mask,
-                   count(*) OVER () AS total
-            FROM postings
-            WHERE {" AND ".join(conditions)}
-            GROUP BY doc_id
-            HAVING (mask & ?) = ?
-            ORDER BY score DESC, doc_id
+            WITH m AS (
+                SELECT doc_id,
+                       sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
+                           / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
+                       bit_or(CASE term_id {mask_case} END) AS mask
+                FROM postings
+                WHERE {" AND ".join(conditions)}
+                GROUP BY doc_id
+                HAVING (mask & ?) = ?)
+            SELECT m.doc_id, m.score * {_HUB_PRIOR} AS score, m.mask, count(*) OVER () AS total
+            FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
+            ORDER BY score DESC, m.doc_id
             LIMIT ?"""
         rows = cur.execute(sql, [avgdl, *params, plan.required, plan.required, fetch]).fetchall()
         rows = [(r[0], r[1], r[3], r[2]) for r in rows]  # doc, score, total, mask
@@ -366,8 +368,9 @@ class Bm25Lane:
         """Match "most": every document holding any query word, its BM25 score times the share
         of the query's weight it holds (so one that lacks a rare word falls behind, but is not
         dropped, as "all" drops it) times a bonus for the query's weight in its title field
-        (title and file name: what a person names a document by). Tuned on the Python-docs
-        questions, SciFact train and NFCorpus dev (docs/eval/README.md)."""
+        (title and file name: what a person names a document by), times the prior against
+        pages of links (_HUB_PRIOR). Tuned on the Python-docs questions, SciFact train and
+        NFCorpus dev (docs/eval/README.md)."""
         k1, b = float(self.k1), float(self.b)
         coverage = _coverage_sql(plan.group_idf, "m.mask")
         in_title = _coverage_sql(plan.group_idf, "coalesce(t.mask, 0)")
@@ -384,9 +387,11 @@ class Bm25Lane:
             t AS (
                 SELECT doc_id, bit_or(CASE term_id {mask_case} END) AS mask
                 FROM title_postings WHERE term_id IN ({id_list}) GROUP BY doc_id)
-            SELECT m.doc_id, m.score * {coverage} * (1 + {float(self.title_weight)!r}::DOUBLE * {in_title}) AS score,
+            SELECT m.doc_id,
+                   m.score * {coverage} * (1 + {float(self.title_weight)!r}::DOUBLE * {in_title})
+                       * {_HUB_PRIOR} AS score,
                    m.mask, count(*) OVER () AS total
-            FROM m LEFT JOIN t USING (doc_id)
+            FROM m LEFT JOIN t USING (doc_id) LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
 
@@ -425,6 +430,19 @@ def _whole_words(compounds: list[int], term_masks: dict[int, int]) -> int:
     for mask in term_masks.values():
         known |= mask
     return sum(bits for bits in compounds if bits & known == bits)
+
+
+# A page whose text is mostly links (an index, a table of contents, a section's list of pages)
+# holds every word of a question somewhere and answers none: from a quarter of its text in
+# links its score falls linearly, to HUB_FLOOR of itself when it is all links. Measured on the
+# Python-docs questions (docs/eval): content pages hold .02-.2 of their text in links, index
+# pages .55-1.
+HUB_FROM = 0.25
+HUB_FLOOR = 0.2
+_HUB_PRIOR = (
+    f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
+    f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {1 - HUB_FROM!r}::DOUBLE)))"
+)
 
 
 def _coverage_sql(group_idf: tuple[float, ...], mask: str) -> str:

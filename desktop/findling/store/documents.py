@@ -102,6 +102,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         cur.execute("DELETE FROM pages WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM doc_fields WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM title_postings WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM link_shares WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
         delete_vectors(cur, "(SELECT id FROM batch_ids)", keep_for_reuse=changed)
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
@@ -110,10 +111,13 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
 
 
 def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -> None:
-    """What a document has besides its text: its author, where its pages begin."""
+    """What a document has besides its text: its author, its share of link text, where its pages begin."""
     authored = [(r.doc_id, r.author) for r in rows if r.author]
     if authored:
         cur.executemany("INSERT INTO doc_fields VALUES (?, ?)", authored)
+    linked = [(r.doc_id, r.link_share) for r in rows if r.link_share > 0]
+    if linked:
+        cur.executemany("INSERT INTO link_shares VALUES (?, ?)", linked)
 
     paged = [r for r in rows if r.pages]
     if paged:

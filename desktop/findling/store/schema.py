@@ -142,6 +142,13 @@ MIGRATIONS: list[Migration] = [
             WHERE ext IN ('pdf', 'docx', 'docm', 'epub', 'odt', 'ods', 'odp', 'xlsx', 'xlsm', 'pptx', 'pptm', 'eml')""",
     ],
     _title_field,
+    [
+        # A web page's share of text inside links: index and contents pages are nearly all links,
+        # and keyword search ranks them below pages of content (search/bm25.py). Web pages are
+        # read again by the next `index` to measure it; their vectors are reused.
+        "CREATE TABLE IF NOT EXISTS link_shares (doc_id INTEGER NOT NULL, share REAL NOT NULL)",
+        "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('html', 'htm', 'xhtml', 'shtml')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

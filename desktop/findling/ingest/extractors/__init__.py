@@ -17,6 +17,7 @@ class Extracted:
     # Where each page begins in `text` (PDFs), so a passage can say its page: () elsewhere
     pages: tuple[int, ...] = ()
     author: str = ""  # from the file's properties (an e-mail's sender); "" when it has none
+    link_share: float = 0.0  # of a web page's text, the share inside links (index and contents pages: most)
 
 
 class Parsed(NamedTuple):
@@ -27,3 +28,4 @@ class Parsed(NamedTuple):
     notes: tuple[str, ...] = ()
     pages: tuple[int, ...] = ()
     author: str = ""
+    link_share: float = 0.0

@@ -267,6 +267,31 @@ def page_content(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     return _main_content(body)
 
 
+_ANCHOR = re.compile(r"<(/?)a\b[^<>]*>", re.IGNORECASE)
+_ANY_TAG = re.compile(r"<[^<>]*>")
+_SPACE = re.compile(r"\s+")
+
+
+def _visible(html_part: str) -> int:
+    return len(_SPACE.sub("", _ANY_TAG.sub("", html_part)))
+
+
+def link_share(page: str) -> float:
+    """The share of a page's visible characters inside links: an index, a table of contents or
+    a section's list of pages is nearly all links (.9 and more), a page of content a tenth or
+    so. The whole page, chrome included, in one linear pass (an unclosed link ends where the
+    next begins, as browsers read it)."""
+    total = _visible(page)
+    if total < 200:  # too little text to call it a list of links
+        return 0.0
+    linked, start = 0, -1
+    for tag in _ANCHOR.finditer(page):
+        if start >= 0:
+            linked += _visible(page[start : tag.start()])
+        start = -1 if tag.group(1) else tag.end()
+    return min(1.0, linked / total)
+
+
 def html_to_text(data: bytes | str) -> Parsed:
     """Text and title (<title>, else the first <h1>) of a page, with a note when a part of
     it could be read only without its structure."""
@@ -274,6 +299,7 @@ def html_to_text(data: bytes | str) -> Parsed:
         return Parsed("", "")
     text = data if isinstance(data, str) else _html_text(data)
     text = without_xml_declaration(text)
+    links = link_share(text)
     text = _INLINE.sub("", _PERMALINK.sub("", text))
     if not text.strip():
         return Parsed("", "")
@@ -294,7 +320,10 @@ def html_to_text(data: bytes | str) -> Parsed:
             title = " ".join(h1.text_content().split())
     if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
         return Parsed(
-            _tidy(_flat_text(text)), title, ("the page nests too deeply; its text was read without headings",)
+            _tidy(_flat_text(text)),
+            title,
+            ("the page nests too deeply; its text was read without headings",),
+            link_share=links,
         )
     main = page_content(root)
     body = root.find("body")
@@ -306,4 +335,4 @@ def html_to_text(data: bytes | str) -> Parsed:
         if h1 is not None and " ".join(h1.text_content().split()):
             out.append(f"# {' '.join(h1.text_content().split())}\n\n")
     _walk(main, out)
-    return Parsed(_tidy("".join(out)), title)
+    return Parsed(_tidy("".join(out)), title, link_share=links)
