@@ -16,7 +16,7 @@ from findling.errors import FindlingError, QuerySyntaxError, SourceError
 from findling.models.manifest import ROLES
 from findling.models.service import ModelService
 from findling.pathnames import display_path
-from findling.paths import DB_FILENAME, data_home
+from findling.paths import DB_FILENAME, config_dir, data_home
 from findling.records import (
     DocumentSlice,
     EmbedReport,
@@ -79,6 +79,7 @@ from findling.store.status import (
 )
 from findling.store.text_cache import DocumentCache
 from findling.store.vectors import embedded_share, table_for
+from findling.text.synonyms import SYNONYMS_FILENAME, SynonymFile
 
 T = TypeVar("T")
 
@@ -122,7 +123,8 @@ class Engine:
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
         )
         s = self.settings.search
-        self._bm25 = Bm25Lane(self._db.cursor, s.k1, s.b, s.max_query_terms, s.title_boost)
+        self.synonyms = SynonymFile(config_dir(home) / SYNONYMS_FILENAME)  # beside settings.toml
+        self._bm25 = Bm25Lane(self._db.cursor, s.k1, s.b, s.max_query_terms, s.title_boost, self.synonyms.get)
         self._documents = DocumentCache(self._db.cursor, self.home)
         self.models = ModelService(self.settings.models)
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)

@@ -14,7 +14,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,6 +24,7 @@ from findling.records import Filters
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import id_list
 from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, term_sequence
+from findling.text.synonyms import with_synonyms
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
@@ -108,12 +109,14 @@ class Bm25Lane:
         b: float = 0.75,
         max_terms: int = 16,
         title_weight: float = 2.0,
+        synonyms: Callable[[], Mapping[str, tuple[str, ...]]] | None = None,
     ) -> None:
         self._cursor = cursor
         self.k1 = k1
         self.b = b
         self.max_terms = max_terms
         self.title_weight = title_weight
+        self._synonyms = synonyms or (lambda: {})
         self._stats: tuple[float, int, float, tuple[str, ...]] | None = None
         self._lock = threading.Lock()
 
@@ -125,14 +128,14 @@ class Bm25Lane:
         """The query's words as index terms, as the lane matches them: what a result from
         another lane is highlighted with."""
         languages = list(self._corpus_stats(self._cursor())[2])
-        return list(dict.fromkeys(t for group in word_groups(parsed, languages) for t in group.terms))
+        return list(dict.fromkeys(t for group in word_groups(parsed, languages, self._synonyms()) for t in group.terms))
 
     def query_words(self, parsed: ParsedQuery) -> list[tuple[str, list[str]]]:
         """The query's words as the lane matches them, each with its analysed terms (`a OR b`
         is one entry): what a document lacks, said in the query's own words."""
         languages = list(self._corpus_stats(self._cursor())[2])
         words: dict[str, list[str]] = {}
-        for group in word_groups(parsed, languages):
+        for group in word_groups(parsed, languages, self._synonyms()):
             known = words.setdefault(group.label, [])
             known.extend(t for t in group.terms if t not in known)
         return list(words.items())
@@ -160,7 +163,7 @@ class Bm25Lane:
     def _plan(
         self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str, n_docs: int
     ) -> _Plan:
-        planned = word_groups(parsed, languages)
+        planned = word_groups(parsed, languages, self._synonyms())
         groups = [(list(g.terms), g.stop) for g in planned if not g.phrase]
         groups, known = _with_prefixes(cur, groups)  # each prefix stands for the index terms it begins
         qtf: list[float] = [1.0] * len(groups)
@@ -497,17 +500,23 @@ class WordGroup:
     phrase: bool = False  # a word of a quoted phrase: always required, matched in order
 
 
-def word_groups(parsed: ParsedQuery, languages: list[str]) -> list[WordGroup]:
+def word_groups(
+    parsed: ParsedQuery, languages: list[str], synonyms: Mapping[str, tuple[str, ...]] | None = None
+) -> list[WordGroup]:
     """The query's words as the lane matches them, one rule for ranking, highlighting and
     why-not: each group of alternatives analysed in every language the index holds; a
     compound ("foo-bar", "a.b.c", the bigrams of 北京大学) split into parts that must each
     match; function and question words dropped unless nothing else is left ("how do I
     report a bug" keeps report and bug, "to be or not to be" keeps them all); then each
-    distinct term of each quoted phrase, analysed as the phrase is matched."""
+    distinct term of each quoted phrase, analysed as the phrase is matched. A word's synonyms
+    (text/synonyms.py) are alternatives of its group."""
     groups: list[WordGroup] = []
     for words in parsed.groups:
         stop = all(is_stopword(w) for w in words)
-        alternatives = [[prefix] if (prefix := prefix_term(w)) else query_terms(w, languages) for w in words]
+        alternatives = [
+            [prefix] if (prefix := prefix_term(w)) else query_terms(w, languages)
+            for w in with_synonyms(words, synonyms or {})
+        ]
         if len(words) == 1 and len(alternatives[0]) > 1 and (len(languages) <= 1 or is_unspaced(words[0])):
             groups.extend(WordGroup(words[0], (term,), stop) for term in alternatives[0])
         else:

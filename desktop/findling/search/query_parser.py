@@ -21,6 +21,7 @@ SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ('"rename table"~3  rename NEAR table', "the words close together, in any order (at most 3 / 10 words apart)"),
     ('-async  -"draft notes"', "leave out documents with this word or phrase"),
     ("rust OR go", "either word"),
+    ("pg", "also its synonyms: sets of words, one per line, in synonyms.txt beside settings.toml"),
     ("instal*", "words that begin so: install, installer, installation"),
     ("ext:md  ext:pdf", "only these file types (type: works too)"),
     ("path:notes", "the path contains this text"),
