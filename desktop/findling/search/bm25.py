@@ -342,16 +342,8 @@ class Bm25Lane:
             sql = self._by_coverage_sql(plan, id_list, idf_case, mask_case, conditions)
         else:
             sql = f"""
-            WITH m AS (
-                SELECT doc_id,
-                       sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
-                           / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
-                       bit_or(CASE term_id {mask_case} END) AS mask
-                FROM postings
-                WHERE {" AND ".join(conditions)}
-                GROUP BY doc_id
-                HAVING (mask & ?) = ?)
-            SELECT m.doc_id, m.score * {_HUB_PRIOR} AS score, m.mask, count(*) OVER () AS total
+            WITH m AS ({_matched_sql(idf_case, mask_case, conditions, k1, b)})
+            SELECT m.doc_id, m.score * {_HUB_PRIOR} AS score, m.mask, m.total
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
@@ -378,22 +370,14 @@ class Bm25Lane:
         coverage = _coverage_sql(plan.group_idf, "m.mask")
         in_title = _coverage_sql(plan.group_idf, "coalesce(t.mask, 0)")
         return f"""
-            WITH m AS (
-                SELECT doc_id,
-                       sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
-                           / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
-                       bit_or(CASE term_id {mask_case} END) AS mask
-                FROM postings
-                WHERE {" AND ".join(conditions)}
-                GROUP BY doc_id
-                HAVING (mask & ?) = ?),
+            WITH m AS ({_matched_sql(idf_case, mask_case, conditions, k1, b)}),
             t AS (
                 SELECT doc_id, bit_or(CASE term_id {mask_case} END) AS mask
                 FROM title_postings WHERE term_id IN ({id_list}) GROUP BY doc_id)
             SELECT m.doc_id,
                    m.score * {coverage} * (1 + {float(self.title_weight)!r}::DOUBLE * {in_title})
                        * {_HUB_PRIOR} AS score,
-                   m.mask, count(*) OVER () AS total
+                   m.mask, m.total
             FROM m LEFT JOIN t USING (doc_id) LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
@@ -446,6 +430,23 @@ _HUB_PRIOR = (
     f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
     f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {1 - HUB_FROM!r}::DOUBLE)))"
 )
+
+
+def _matched_sql(idf_case: str, mask_case: str, conditions: list[str], k1: float, b: float) -> str:
+    """Every document holding a query term: its BM25 score, the groups it matched, and how many
+    documents match (a window over the grouped rows: DuckDB 1.5.5 once failed an internal
+    check on a window over a join's output, so the count is taken here, before the joins).
+    Parameters: the average document length, then the required mask twice."""
+    return f"""
+                SELECT doc_id,
+                       sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
+                           / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
+                       bit_or(CASE term_id {mask_case} END) AS mask,
+                       count(*) OVER () AS total
+                FROM postings
+                WHERE {" AND ".join(conditions)}
+                GROUP BY doc_id
+                HAVING (mask & ?) = ?"""
 
 
 def _coverage_sql(group_idf: tuple[float, ...], mask: str) -> str:
