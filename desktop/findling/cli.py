@@ -17,7 +17,7 @@ from findling.launch import VERSION_LINE
 from findling.pathnames import printable
 from findling.records import Filters, Hit, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
 from findling.search.presentation import explain_columns, explain_lines, explain_row, highlight_pieces, report_counts
-from findling.server.payloads import multi_get_json, result_json, slice_json, status_json
+from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json, status_json
 
 _BOLD = "\033[1m"
 _YELLOW = "\033[33m"
@@ -138,7 +138,9 @@ def print_results(result: SearchResult) -> None:
         title = f"{_BOLD}{printable(hit.title)}{_RESET}" if color else printable(hit.title)
         print(f"{i:>2}. {title}  [{hit.score:.2f}{' weak' if hit.weak else ''}]  #{hit.docid}")
         print(
-            f"    {printable(hit.path)}"
+            "    "
+            + (f"{printable(hit.symbol)} · " if hit.symbol else "")
+            + printable(hit.path)
             + (f":{hit.line}" if hit.line else "")
             + (f"  (page {hit.page})" if hit.page else "")
         )
@@ -310,6 +312,27 @@ def cmd_get(args: argparse.Namespace) -> int:
             f"#{piece.docid} {printable(piece.path)} lines {piece.first_line}–{piece.last_line} of {piece.total_lines}",
             file=sys.stderr,
         )
+    return 0
+
+
+def cmd_symbols(args: argparse.Namespace) -> int:
+    """A source file's outline: one line per definition, indented under its owner."""
+    with _engine(args) as engine:
+        outline = engine.symbols(args.ref)
+    if args.json:
+        print(dump_json(outline_json(outline)))
+        return 0
+    if not outline.symbols:
+        why = "none found" if outline.language else "not a source file Findling reads definitions in"
+        print(f"{printable(outline.path)}: no definitions ({why})")
+        return 0
+    open_ends: list[int] = []
+    for symbol in outline.symbols:
+        while open_ends and open_ends[-1] < symbol.end:
+            open_ends.pop()
+        indent = "  " * len(open_ends)
+        print(f"{symbol.line:>6}  {indent}{symbol.kind:<9} {printable(symbol.signature or symbol.qualname)}")
+        open_ends.append(symbol.end)
     return 0
 
 
@@ -688,6 +711,11 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("-l", "--line-numbers", action="store_true", help="number the lines")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_get)
+
+    p = sub.add_parser("symbols", help="a source file's outline: its functions, classes and methods")
+    p.add_argument("ref", help="#docid or path of an indexed source file")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_symbols)
 
     p = sub.add_parser("multi-get", help="print several indexed documents (docids, paths or glob patterns)")
     p.add_argument("refs", nargs="+")

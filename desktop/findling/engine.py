@@ -11,7 +11,7 @@ from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from findling.docids import split_reference
+from findling.docids import docid, split_reference
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
 from findling.models.manifest import ROLES
 from findling.models.service import ModelService
@@ -27,6 +27,7 @@ from findling.records import (
     IndexReport,
     Lane,
     MultiGetResult,
+    Outline,
     QueryExplain,
     RerankerMode,
     SearchMode,
@@ -55,6 +56,7 @@ from findling.settings import Settings, load_settings
 from findling.store.db import Database
 from findling.store.documents import (
     delete_documents,
+    document_meta,
     document_paths,
     document_state,
     documents_named,
@@ -77,8 +79,10 @@ from findling.store.status import (
     problems,
     totals,
 )
+from findling.store.symbols import symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.store.vectors import embedded_share, table_for
+from findling.text.code_languages import language_of
 from findling.text.synonyms import SYNONYMS_FILENAME, SynonymFile
 
 T = TypeVar("T")
@@ -344,10 +348,11 @@ class Engine:
         has them all (or as the request's `match` says), scored by its keyword evidence."""
         lane = self._bm25.search(parsed, limit, request.match or self.settings.search.match)
         evidence = relative([Evidence(coverage=h.coverage, saturation=h.saturation) for h in lane.hits])
+        # A query of filters alone is no evidence of relevance: its list keeps the lane's own
+        # score (0 for plain filters, how well a name matches for `sym:`).
+        scores = [relevance(e) for e in evidence] if parsed.has_terms else [h.score for h in lane.hits]
         entries = [
-            RankedEntry(h.doc_id, h.score, score)
-            for h, e in zip(lane.hits, evidence)
-            if (score := relevance(e)) >= request.min_score
+            RankedEntry(h.doc_id, h.score, score) for h, score in zip(lane.hits, scores) if score >= request.min_score
         ]
         return entries, lane
 
@@ -355,7 +360,9 @@ class Engine:
         entries, lane = self._keyword_entries(request, parsed, limit)
         presenting = time.perf_counter()
         hits = collapse_copies(
-            self._newer_first(self._present(entries, lane.terms), lambda h: h.score, lambda h: h.mtime)
+            self._newer_first(
+                self._present(entries, lane.terms, parsed.filters.symbols), lambda h: h.score, lambda h: h.mtime
+            )
         )
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         return SearchResult(
@@ -375,7 +382,9 @@ class Engine:
         result = self._run_pipeline(
             request.text, parsed, limit, request.mode.lanes, request.expand, request.rerank, request.min_score
         )
-        hits, notes = self._keep_good(collapse_copies(self._present(result.entries, result.terms)), keep_weak)
+        hits, notes = self._keep_good(
+            collapse_copies(self._present(result.entries, result.terms, parsed.filters.symbols)), keep_weak
+        )
         explain = result.explain
         return SearchResult(
             query=request.text,
@@ -597,8 +606,8 @@ class Engine:
             "no good matches; the closest documents are shown, marked weak",
         )
 
-    def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str]) -> list[Hit]:
-        return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars)
+    def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str], symbols: Sequence[str] = ()) -> list[Hit]:
+        return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars, symbols)
 
     def document_text(self, doc_id: int, terms: Sequence[str] = ()) -> DocumentText | None:
         """The document's text, rebuilt from its overlapping chunks (for the preview pane),
@@ -626,6 +635,19 @@ class Engine:
         optionally followed by `:line` or `:line:count`."""
         ref, line, n = split_reference(ref)
         return self._fetch.get(self._fetch.resolve(ref, self.sources()), first_line or line, count or n)
+
+    def symbols(self, ref: str) -> Outline:
+        """A source file's outline: its functions, classes and methods, in order. `ref` as `get` takes it."""
+        doc_id = self._fetch.resolve(split_reference(ref)[0], self.sources())
+        cur = self._db.cursor()
+        meta = document_meta(cur, [doc_id])[doc_id]
+        return Outline(
+            docid(meta.path),
+            meta.path,
+            meta.title,
+            tuple(symbols_of(cur, [doc_id]).get(doc_id, ())),
+            language_of(meta.ext) or "",
+        )
 
     def multi_get(self, refs: Sequence[str], max_bytes: int = 60_000, max_lines: int | None = None) -> MultiGetResult:
         """Several documents (docids, paths or glob patterns over the indexed paths), up to max_bytes."""

@@ -14,6 +14,7 @@ from findling.records import (
     IndexProgress,
     IndexReport,
     MultiGetResult,
+    Outline,
     SearchRequest,
     SearchResult,
     Source,
@@ -63,6 +64,8 @@ class IndexAPI(Protocol):
     def multi_get(
         self, refs: Sequence[str], max_bytes: int = 60_000, max_lines: int | None = None
     ) -> MultiGetResult: ...
+
+    def symbols(self, ref: str) -> Outline: ...
 
     def status(self) -> StoreStatus: ...
 

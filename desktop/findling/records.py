@@ -36,6 +36,7 @@ class Filters:
     authors: tuple[str, ...] = ()  # the author contains each (lower case)
     titles: tuple[str, ...] = ()  # the title contains each
     names: tuple[str, ...] = ()  # the file name contains each
+    symbols: tuple[str, ...] = ()  # the file defines a function, class... so named (store/symbols.py)
 
     def merged(self, other: Filters) -> Filters:
         return Filters(
@@ -47,6 +48,7 @@ class Filters:
             authors=self.authors + other.authors,
             titles=self.titles + other.titles,
             names=self.names + other.names,
+            symbols=self.symbols + other.symbols,
         )
 
     @property
@@ -229,6 +231,21 @@ class ChunkSpan:
     heading: str = ""
 
 
+@dataclass(frozen=True)
+class CodeSymbol:
+    """A definition in a source file: a function, method, class, struct, interface..."""
+
+    name: str  # parse_known_args
+    qualname: str  # ArgumentParser.parse_known_args: its containers' names, then its own
+    kind: str  # function, method, class, struct, interface, enum, trait, impl, module, namespace, ...
+    start: int  # character span in the document's text, its doc comment and decorators included
+    end: int
+    line: int  # 1-based lines of the definition itself
+    end_line: int
+    signature: str = ""  # the definition up to its body, on one line
+    doc: str = ""  # its docstring or doc comment, shortened
+
+
 @dataclass
 class DocumentRow:
     """Everything the indexer writes for one file."""
@@ -251,6 +268,7 @@ class DocumentRow:
     author: str = ""  # the document's author (or an e-mail's sender), from its properties
     title_terms: frozenset[str] = frozenset()  # the title field's terms (text/analyzer.py title_terms)
     link_share: float = 0.0  # a web page's share of text inside links: index pages are nearly all links
+    symbols: tuple[CodeSymbol, ...] = ()  # a source file's definitions (ingest/code_symbols.py)
 
 
 @dataclass(frozen=True)
@@ -356,6 +374,8 @@ class Hit:
     author: str = ""  # from the document's properties, when it has any
     copies: tuple[str, ...] = ()  # other files with the same bytes, listed once under this one
     content_hash: str = ""  # of the file's bytes: what tells copies apart from look-alikes
+    symbol: str = ""  # the definition the snippet lies in (source files): `Parser.parse_known_args`
+    symbol_kind: str = ""  # function, method, class...
 
     @property
     def docid(self) -> str:
@@ -445,6 +465,17 @@ class Check:
     ok: bool
     detail: str
     optional: bool = False  # information (an optional part not installed), never a problem
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A source file's definitions in the order of its text (what `symbols` returns)."""
+
+    docid: str
+    path: str
+    title: str
+    symbols: tuple[CodeSymbol, ...]
+    language: str = ""  # the grammar that read it; "" when its type has none
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,10 @@ class IndexSettings:
     # short notes the detector misreads. Changing it (or how text is cut and weighed) makes
     # the next `index` read every file again.
     language: str = "auto"
+    # Source files are cut at their functions, classes and methods (tree-sitter grammars for
+    # Python, JavaScript/TypeScript, Go, Rust, Java, C/C++, C#, Ruby and shell), each chunk
+    # named by its definition; off: windows, as for text.
+    code_symbols: bool = True
     batch_files: int = 256
     # Extraction processes; 0 = one per core, at low priority.
     workers: int = 0

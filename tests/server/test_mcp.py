@@ -21,7 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from findling.server.handle import IndexHandle
 
-READ_TOOLS = {"query", "search", "vsearch", "get", "multi_get", "similar", "status", "why_not"}
+READ_TOOLS = {"query", "search", "vsearch", "get", "multi_get", "similar", "status", "why_not", "symbols"}
 WRITE_TOOLS = {"add_folder", "remove_folder", "index"}
 
 
@@ -35,6 +35,7 @@ def indexed(tmp_path, settings, embedder_installed):
     )
     (docs / "garden.md").write_text("# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n")
     (docs / "soup.md").write_text("# Soup\n\nSimmer the tomatoes with garlic and basil for an hour.\n")
+    (docs / "kitchen.py").write_text('class Pot:\n    def simmer(self, minutes):\n        """Low heat."""\n')
     home = tmp_path / "home"
     with IndexHandle.open(home, settings=settings) as handle:
         handle.add_source(str(docs))
@@ -68,6 +69,13 @@ def test_stdio_tools_answer_and_refuse_properly(indexed):
             piece = _payload(await client.call_tool("get", {"ref": f"{top['docid']}:3:1"}))
             assert piece["text"] == "The borrow checker rejects two mutable references.\n"
             assert piece["from_line"] == 3 and piece["total_lines"] == 4
+            outline = _payload(await client.call_tool("symbols", {"ref": str(docs / "kitchen.py")}))
+            assert [(s["kind"], s["qualname"], s["line"]) for s in outline["symbols"]] == [
+                ("class", "Pot", 1),
+                ("method", "Pot.simmer", 2),
+            ]
+            defined = _payload(await client.call_tool("search", {"query": "sym:simmer"}))
+            assert defined["results"][0]["symbol"] == "Pot.simmer"
             many = _payload(await client.call_tool("multi_get", {"refs": ["*.md"], "max_bytes": 1000}))
             assert len(many["documents"]) == 3 and many["left_out"] == []
             capped = _payload(
@@ -83,7 +91,7 @@ def test_stdio_tools_answer_and_refuse_properly(indexed):
             )
             assert why["reason"] == "no_match" and "“borrow” and “checker”" in why["details"][0]
             status = _payload(await client.call_tool("status", {}))
-            assert status["documents"] == 3 and status["semantic"]["embedder"] == "ready"
+            assert status["documents"] == 4 and status["semantic"]["embedder"] == "ready"
             assert not status["writes_allowed"]
             # Refusals are tool errors the agent can read, and the server keeps serving.
             outside = await client.call_tool("get", {"ref": "/etc/passwd"})

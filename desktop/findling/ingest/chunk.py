@@ -4,8 +4,9 @@ then sentences, keeping each chunk's character span and heading path."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from findling.records import ChunkSpan
+from findling.records import ChunkSpan, CodeSymbol
 
 CHARS_PER_TOKEN = 4  # English prose averages about four characters a token
 # Linear: the heading's trailing "#"s and spaces are stripped in Python, not by a lazy
@@ -113,3 +114,77 @@ def chunk_text(text: str, kind: str = "text", chunk_tokens: int = 800, overlap: 
             nxt += 1
         start = nxt
     return spans
+
+
+_SMALL_GAP = 200  # characters of code between definitions (imports, a closing brace) kept with a neighbour
+
+
+def code_spans(
+    text: str, symbols: Sequence[CodeSymbol], chunk_tokens: int = 800, overlap: float = 0.15
+) -> list[ChunkSpan]:
+    """Chunks of a source file that follow its definitions: each function, method or class that
+    fits is one chunk headed by its qualified name; a class too large is cut at its methods (its
+    head and the code between them chunks of their own), a function too large into windows
+    that keep its name. Code outside every definition (imports, module-level statements) is
+    windowed as before. The chunks cover all of the text, in order, without overlap."""
+    target = max(200, chunk_tokens * CHARS_PER_TOKEN)
+    children: dict[int, list[int]] = {}
+    tops: list[int] = []
+    open_: list[int] = []  # the definitions that contain the current one, innermost last
+    for i, sym in enumerate(symbols):
+        while open_ and symbols[open_[-1]].end < sym.end:
+            open_.pop()
+        (children.setdefault(open_[-1], []) if open_ else tops).append(i)
+        open_.append(i)
+    pieces: list[tuple[int, int, str, bool]] = []  # (start, end, heading, is a definition)
+
+    def add_range(lo: int, hi: int, heading: str, members: list[int]) -> None:
+        pos = lo
+        for i in members:
+            sym = symbols[i]
+            start, end = max(sym.start, pos), min(sym.end, hi)
+            if end <= start:
+                continue
+            if start > pos:
+                pieces.append((pos, start, heading, False))
+            if end - start <= target or not children.get(i):
+                pieces.append((start, end, sym.qualname, True))
+            else:
+                add_range(start, end, sym.qualname, children[i])
+            pos = end
+        if pos < hi:
+            pieces.append((pos, hi, heading, False))
+
+    add_range(0, len(text), "", tops)
+    merged = _merge_small_gaps(text, pieces)
+    spans: list[ChunkSpan] = []
+    for start, end, heading, _definition in merged:
+        if end - start <= target:
+            spans.append(ChunkSpan(start, end, heading))
+            continue
+        for part in chunk_text(text[start:end], "code", chunk_tokens, overlap):
+            spans.append(ChunkSpan(start + part.start, start + part.end, heading))
+    return spans
+
+
+def _merge_small_gaps(text: str, pieces: list[tuple[int, int, str, bool]]) -> list[tuple[int, int, str, bool]]:
+    """Short stretches of code between definitions (blank lines, a closing brace, one import)
+    join the piece after them, or the one before at the end: no chunk of a lone `}`."""
+    out: list[tuple[int, int, str, bool]] = []
+    carry: int | None = None  # start of a small gap waiting for the next piece
+    for start, end, heading, definition in pieces:
+        if not definition and (end - start <= _SMALL_GAP or not text[start:end].strip()):
+            if carry is None:
+                carry = start
+            continue
+        if carry is not None:
+            start, carry = carry, None
+        out.append((start, end, heading, definition))
+    if carry is not None:
+        end = pieces[-1][1]
+        if out:
+            first, _, heading, definition = out[-1]
+            out[-1] = (first, end, heading, definition)
+        elif text[carry:end].strip():
+            out.append((carry, end, "", False))
+    return out

@@ -105,10 +105,14 @@ def worker_count(settings: IndexSettings) -> int:
 def analysis_of(s: IndexSettings) -> str:
     """The settings that decide what a file becomes in the index (its terms, chunks and their
     weights), as one string: when it changes, indexed files are read again."""
-    return json.dumps(
-        {"language": s.language, "title_weight": s.title_weight, "chunk": [s.chunk_tokens, s.chunk_overlap]},
-        sort_keys=True,
-    )
+    analysis: dict[str, object] = {
+        "language": s.language,
+        "title_weight": s.title_weight,
+        "chunk": [s.chunk_tokens, s.chunk_overlap],
+    }
+    if not s.code_symbols:  # named only when off: indexes from before it existed keep their files
+        analysis["code_symbols"] = False
+    return json.dumps(analysis, sort_keys=True)
 
 
 class Indexer:
@@ -335,6 +339,7 @@ class Indexer:
                 max_text_mb=s.max_text_mb,
                 kind_path=job.entry.target,
                 language=s.language,
+                code_symbols=s.code_symbols,
             )
             for job in jobs
         ]

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from findling.errors import ExtractionError
-from findling.ingest.chunk import chunk_text
+from findling.ingest.chunk import chunk_text, code_spans
+from findling.ingest.code_symbols import find_symbols
 from findling.ingest.extract import NotRead, NotText, extract
 from findling.ingest.formats import extension_of
 from findling.ingest.scan import special_kind
@@ -34,6 +35,7 @@ class PrepareTask:
     # The file whose name says what it is: the target when `path` is a symbolic link.
     kind_path: str = ""
     language: str = "auto"  # the stemming language: "auto" detects it from the text
+    code_symbols: bool = True  # source files chunked at their definitions (ingest/code_symbols.py)
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,12 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         text = text[:limit]
         notes.append(f"text truncated at {task.max_text_mb:g} MB")
     language = detect_language(text) if task.language == "auto" else task.language
-    spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
+    ext = extension_of(task.kind_path or path)
+    symbols = find_symbols(text, ext) if extracted.kind == "code" and task.code_symbols else ()
+    if symbols:
+        spans = code_spans(text, symbols, task.chunk_tokens, task.chunk_overlap)
+    else:
+        spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
     terms = term_counts(text, language)
     name = readable_name(PurePath(path).name)
     fallback = PurePath(task.kind_path or path).name  # what extract() calls an untitled file
@@ -182,7 +189,7 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         terms.update(term_counts(extracted.author, language))
     return DocumentRow(
         path=path,
-        ext=extension_of(task.kind_path or path),
+        ext=ext,
         size=size,
         mtime=mtime,
         hash=digest,
@@ -198,4 +205,5 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         author=extracted.author,
         title_terms=frozenset(title_terms(title, name, language)),
         link_share=extracted.link_share,
+        symbols=symbols,
     )

@@ -23,6 +23,7 @@ import duckdb
 from findling.records import Filters
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import id_list
+from findling.store.symbols import matching_symbols, symbol_match_sql
 from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, term_sequence
 from findling.text.synonyms import with_synonyms
 
@@ -92,6 +93,10 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
     for needle in filters.names:
         clauses.append(f"contains(lower(regexp_extract({alias}.path, '[^/\\\\]*$')), ?)")
         params.append(needle.lower())
+    for needle in filters.symbols:
+        match, values = symbol_match_sql(needle)
+        clauses.append(f"{alias}.id IN (SELECT doc_id FROM symbols WHERE {match})")
+        params.extend(values)
     if filters.after is not None:
         clauses.append(f"{alias}.mtime >= ?")
         params.append(filters.after)
@@ -383,14 +388,27 @@ class Bm25Lane:
             LIMIT ?"""
 
     def _browse(self, cur: duckdb.DuckDBPyConnection, filters: Filters, limit: int) -> tuple[tuple[LaneHit, ...], int]:
-        """A query of filters only (`ext:pdf after:7d`): newest first."""
+        """A query of filters only (`ext:pdf after:7d`): newest first; with `sym:`, the files whose
+        definitions match it best first (an exact name before longer ones)."""
         where, params = filter_sql(filters)
+        if filters.symbols:
+            ids = [
+                r[0] for r in cur.execute(f"SELECT id FROM documents d WHERE status = 'ok'{where}", params).fetchall()
+            ]
+            best: dict[int, float] = {}
+            wanted = filters.symbols[-1].lower().replace("::", ".").rstrip("*").split(".")[-1]
+            for doc, symbol in matching_symbols(cur, filters.symbols, ids, 20 * limit):
+                # an exact name scores 1; a longer one, the share of it the query spells, halved
+                name = symbol.name.lower()
+                best.setdefault(doc, 1.0 if name == wanted else 0.5 * len(wanted) / max(1, len(name)))
+            ranked = list(best.items())[:limit]
+            return tuple(LaneHit(doc, score, i + 1) for i, (doc, score) in enumerate(ranked)), len(ids)
         rows = cur.execute(
             f"""SELECT id, count(*) OVER () FROM documents d WHERE status = 'ok'{where}
                 ORDER BY mtime DESC, id LIMIT ?""",
             [*params, limit],
         ).fetchall()
-        return tuple(LaneHit(int(r[0]), 1.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)
+        return tuple(LaneHit(int(r[0]), 0.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)
 
 
 def _required(match: str, every: int, phrases: int, whole_words: int) -> int:

@@ -1,6 +1,7 @@
 """Desktop-search query syntax: words, "quoted phrases", proximity ("a b"~5, a NEAR b),
--exclusions, OR, and filters (ext:, path:, folder:, after:, before:). Anything it cannot read is a plain word, so no
-query is an error except a filter with an unreadable date."""
+-exclusions, OR, and filters (ext:, path:, folder:, after:, before:, author:, title:, name:,
+sym:). Anything it cannot read is a plain word, so no query is an error except a filter with
+an unreadable date."""
 
 from __future__ import annotations
 
@@ -26,13 +27,29 @@ SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("ext:md  ext:pdf", "only these file types (type: works too)"),
     ("path:notes", "the path contains this text"),
     ("author:lovelace  title:budget  name:draft", "the author, the title, the file name contains this text"),
+    ("sym:parse_known  sym:Parser.parse_args", "source files that define a function, class or method so named"),
     ("folder:/home/me/papers", "only under this folder (in: works too)"),
     ("after:2024-01-01  before:7d", "modified on or after / before: a date, or 30d, 2w, 6m, 1y ago; since: until:"),
 )
 
-_FILTER_KEYS = {"ext", "type", "path", "folder", "in", "after", "since", "before", "until", "author", "title", "name"}
+_FILTER_KEYS = {
+    "ext",
+    "type",
+    "path",
+    "folder",
+    "in",
+    "after",
+    "since",
+    "before",
+    "until",
+    "author",
+    "title",
+    "name",
+    "sym",
+    "symbol",
+}
 # field filter -> the Filters field it adds to
-_FIELD_FILTERS = {"author": "authors", "title": "titles", "name": "names"}
+_FIELD_FILTERS = {"author": "authors", "title": "titles", "name": "names", "sym": "symbols", "symbol": "symbols"}
 MAX_QUERY_CHARS = 4000
 
 
@@ -102,7 +119,7 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch 
     excluded_words: list[str] = []
     excluded_phrases: list[tuple[str, ...]] = []
     filters: dict[str, list[Any]] = {
-        k: [] for k in ("extensions", "path_contains", "folders", "after", "before", *_FIELD_FILTERS.values())
+        k: [] for k in ("extensions", "path_contains", "folders", "after", "before", *set(_FIELD_FILTERS.values()))
     }
     text_parts: list[str] = []
     near: list[tuple[int, tuple[str, ...]]] = []
@@ -183,6 +200,7 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch 
             authors=tuple(filters["authors"]),
             titles=tuple(filters["titles"]),
             names=tuple(filters["names"]),
+            symbols=tuple(filters["symbols"]),
         ),
         text=" ".join(text_parts),
     )

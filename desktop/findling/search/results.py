@@ -10,10 +10,13 @@ from pathlib import Path
 import duckdb
 
 from findling.pathnames import readable_name
-from findling.records import Hit
+from findling.records import CodeSymbol, Hit
 from findling.search.snippets import make_snippet
 from findling.store.documents import Chunk
+from findling.store.symbols import matching_symbols, symbols_of
 from findling.store.text_cache import DocumentCache
+from findling.text.analyzer import identifier_term
+from findling.text.code_languages import language_of
 
 
 @dataclass(frozen=True)
@@ -54,12 +57,21 @@ def present(
     entries: Sequence[RankedEntry],
     terms: Sequence[str],
     snippet_chars: int,
+    symbol_needles: Sequence[str] = (),
 ) -> list[Hit]:
-    """Results in the entries' order: a snippet from the matched span when one is given,
-    else from the best chunk. Documents removed since they were ranked are left out."""
+    """Results in the entries' order: a snippet from the matched span when one is given (from
+    the definition a `sym:` asked for, in source files), else from the best chunk; each
+    source file's result names the definition its snippet lies in. Documents removed since
+    they were ranked are left out."""
     if not entries:
         return []
     found = documents.documents(cur, [e.doc_id for e in entries])
+    code = [doc_id for doc_id, doc in found.items() if language_of(doc.meta.ext)]
+    definitions = symbols_of(cur, code)
+    asked: dict[int, CodeSymbol] = {}
+    if symbol_needles:
+        for doc_id, matched in matching_symbols(cur, symbol_needles, code, 50 * len(code)):
+            asked.setdefault(doc_id, matched)
     hits: list[Hit] = []
     for entry in entries:
         cached = found.get(entry.doc_id)
@@ -67,10 +79,15 @@ def present(
             continue
         doc = cached.meta
         doc_chunks = cached.chunks
-        if entry.span is not None:
-            doc_chunks = _cut_span(doc_chunks, entry.span)
+        target: CodeSymbol | None = asked.get(entry.doc_id) or _defined(definitions.get(entry.doc_id, ()), terms)
+        span = (target.start, target.end) if target is not None else entry.span
+        if span is not None:
+            doc_chunks = _cut_span(doc_chunks, span)
         snippet = make_snippet(doc_chunks, terms, doc.language or "en", snippet_chars)
         line = line_at(cached.chunks, snippet.at) if snippet.chunk_start is not None else 0
+        symbol = target or innermost(definitions.get(entry.doc_id, ()), snippet.at)
+        if target is not None and not terms:
+            line = target.line
         hits.append(
             Hit(
                 doc_id=entry.doc_id,
@@ -89,9 +106,31 @@ def present(
                 page=page_at(doc.pages, snippet.at),
                 author=doc.author,
                 content_hash=doc.content_hash,
+                symbol=symbol.qualname if symbol else "",
+                symbol_kind=symbol.kind if symbol else "",
             )
         )
     return hits
+
+
+def _defined(symbols: Sequence[CodeSymbol], terms: Sequence[str]) -> CodeSymbol | None:
+    """The definition of an identifier the query names whole (`parse_known_args`): the place to
+    show, rather than the passage that mentions it most."""
+    if not symbols or not terms:
+        return None
+    wanted = set(terms)
+    return next((s for s in symbols if identifier_term(s.name) in wanted), None)
+
+
+def innermost(symbols: Sequence[CodeSymbol], offset: int) -> CodeSymbol | None:
+    """The narrowest definition holding a character offset (symbols in text order, outer first)."""
+    best = None
+    for symbol in symbols:
+        if symbol.start > offset:
+            break
+        if offset < symbol.end:
+            best = symbol
+    return best
 
 
 def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:

@@ -74,6 +74,7 @@ def filter_names(filters: Filters) -> list[tuple[str, Filters]]:
     named += [(f"author:{a}", Filters(authors=(a,))) for a in filters.authors]
     named += [(f"title:{t}", Filters(titles=(t,))) for t in filters.titles]
     named += [(f"name:{n}", Filters(names=(n,))) for n in filters.names]
+    named += [(f"sym:{n}", Filters(symbols=(n,))) for n in filters.symbols]
     if filters.after is not None:
         named.append((f"after:{datetime.fromtimestamp(filters.after):%Y-%m-%d}", Filters(after=filters.after)))
     if filters.before is not None:

@@ -51,6 +51,7 @@ _HERE: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "remove_source": lambda a: dict(a, path=_path(a["path"])),
     "why_not": lambda a: dict(a, path=_path(a["path"])),
     "get": lambda a: dict(a, ref=_absolute(a["ref"])),
+    "symbols": lambda a: dict(a, ref=_absolute(a["ref"])),
     "multi_get": lambda a: dict(a, refs=list(a["refs"])),
 }
 

@@ -20,7 +20,7 @@ from findling.errors import FindlingError
 from findling.records import Filters, SearchMode, SearchRequest
 from findling.search.query_parser import SYNTAX_EXAMPLES
 from findling.server.handle import IndexHandle
-from findling.server.payloads import multi_get_json, result_json, slice_json
+from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -34,7 +34,8 @@ SYNTAX = (
 INSTRUCTIONS = (
     "Findling searches the user's indexed local documents (folders they added to Findling). Start with "
     "`query` (hybrid: keywords and meaning, reranked) for questions; use `search` for exact words, names and "
-    "identifiers; `vsearch` for meaning alone. Then read a result with `get` (by docid, with a line range "
+    "identifiers (sym:NAME for where a function or class is defined, `symbols` for a source file's outline); "
+    "`vsearch` for meaning alone. Then read a result with `get` (by docid, with a line range "
     "around the snippet's line), or several with `multi_get`. `similar` finds documents like one you have. "
     "`status` says what is indexed and whether semantic search is on. " + SYNTAX
 )
@@ -161,6 +162,18 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
     ) -> dict[str, Any]:
         piece = await _run(lambda: handle.get(ref, from_line, lines))
         return slice_json(piece)
+
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "A source file's outline: its functions, classes, methods... each with its qualified name, kind, "
+            "signature, doc comment and line range (then `get` with #docid:LINE:COUNT reads one). `ref` is a docid "
+            "or an absolute path. To find where a name is defined across files, `search` with sym:NAME."
+        ),
+    )
+    async def symbols(ref: str) -> dict[str, Any]:
+        outline = await _run(lambda: handle.symbols(ref))
+        return outline_json(outline)
 
     @server.tool(
         annotations=_READ,

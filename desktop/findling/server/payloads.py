@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from findling.records import DocumentSlice, MultiGetResult, SearchResult, StoreStatus
+from findling.records import DocumentSlice, MultiGetResult, Outline, SearchResult, StoreStatus
 
 
 def result_json(result: SearchResult, extra: dict | None = None) -> dict:
@@ -27,6 +27,8 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "doc_id": h.doc_id,
                 "author": h.author,
                 "copies": list(h.copies),
+                "symbol": h.symbol,
+                "symbol_kind": h.symbol_kind,
             }
             for h in result.hits
         ],
@@ -50,6 +52,27 @@ def slice_json(piece: DocumentSlice) -> dict:
         "mtime": piece.mtime,
         "size": piece.size,
         "text": piece.text,
+    }
+
+
+def outline_json(outline: Outline) -> dict:
+    return {
+        "docid": f"#{outline.docid}",
+        "path": outline.path,
+        "title": outline.title,
+        "language": outline.language,
+        "symbols": [
+            {
+                "name": s.name,
+                "qualname": s.qualname,
+                "kind": s.kind,
+                "line": s.line,
+                "end_line": s.end_line,
+                "signature": s.signature,
+                "doc": s.doc,
+            }
+            for s in outline.symbols
+        ],
     }
 
 

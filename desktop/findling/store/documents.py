@@ -12,6 +12,7 @@ import numpy as np
 
 from findling.pathnames import clean_text, display_path, path_bytes, stored_path
 from findling.records import DocumentRow
+from findling.store.symbols import write_symbols
 from findling.store.vectors import delete_vectors
 
 
@@ -103,6 +104,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         cur.execute("DELETE FROM doc_fields WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM title_postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM link_shares WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM symbols WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
         delete_vectors(cur, "(SELECT id FROM batch_ids)", keep_for_reuse=changed)
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
@@ -212,6 +214,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
             cur.unregister("batch_chunks")
 
     _write_properties(cur, rows)
+    write_symbols(cur, rows)
 
     post_doc: list[int] = []
     post_term: list[str] = []

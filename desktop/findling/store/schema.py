@@ -10,6 +10,7 @@ import duckdb
 
 from findling.errors import SchemaTooNewError
 from findling.text.analyzer import DEFAULT_LANGUAGE, LETTERS_CLASS, UNSPACED_CLASS, title_terms
+from findling.text.code_languages import LANGUAGE_OF_EXTENSION
 
 Migration = list[str] | Callable[[duckdb.DuckDBPyConnection], None]
 
@@ -58,6 +59,8 @@ def _title_field(con: duckdb.DuckDBPyConnection) -> None:
         ],
     )
 
+
+_GRAMMAR_EXTENSIONS = ", ".join(f"'{ext}'" for ext in sorted(LANGUAGE_OF_EXTENSION))
 
 # Why no PRIMARY KEY / UNIQUE on documents or postings: DuckDB keeps ART indexes in
 # memory and rewrites them on update; ids come from sequences and the indexer is the
@@ -148,6 +151,16 @@ MIGRATIONS: list[Migration] = [
         # read again by the next `index` to measure it; their vectors are reused.
         "CREATE TABLE IF NOT EXISTS link_shares (doc_id INTEGER NOT NULL, share REAL NOT NULL)",
         "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('html', 'htm', 'xhtml', 'shtml')",
+    ],
+    [
+        # A source file's definitions (ingest/code_symbols.py): `sym:`, outlines, and results named by
+        # the function they fall in. Source files with a grammar are read again by the next `index`
+        # (chunked at their definitions now); vectors of unchanged windows are reused.
+        """CREATE TABLE IF NOT EXISTS symbols (
+            doc_id INTEGER NOT NULL, name VARCHAR NOT NULL, qualname VARCHAR NOT NULL, kind VARCHAR NOT NULL,
+            start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL, signature VARCHAR NOT NULL, doc VARCHAR NOT NULL)""",
+        f"UPDATE documents SET size = -1, hash = NULL WHERE ext IN ({_GRAMMAR_EXTENSIONS})",
     ],
 ]
 

@@ -270,6 +270,15 @@ def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0
     return counts
 
 
+def identifier_term(name: str) -> str | None:
+    """The whole term an identifier (`parse_known_args`, `readFileSync`) indexes under; None for
+    a plain word, whose term is its stem."""
+    word = name.strip("_")
+    if not word or not _is_identifier(word) or _TOKEN.fullmatch(word) is None:
+        return None
+    return fold(word)[:_MAX_TOKEN]
+
+
 def title_terms(title: str, name: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
     """The terms of a document's title field: its title and its file name without the
     extension, what a person who knows the document names it by. Ingest writes them and
