@@ -18,6 +18,7 @@ from findling.models.service import ModelService
 from findling.pathnames import display_path
 from findling.paths import DB_FILENAME, config_dir, data_home
 from findling.records import (
+    CodeSymbol,
     DocumentSlice,
     EmbedReport,
     Evidence,
@@ -104,6 +105,8 @@ class DocumentText:
     language: str
     highlights: tuple[Highlight, ...] = ()  # where the given query terms occur
     pages: tuple[int, ...] = ()  # where each page begins in `text` (PDFs)
+    # a source file's definitions, their spans in `text`: the preview's outline
+    symbols: tuple[CodeSymbol, ...] = ()
 
 
 _WEAK_SHOWN = 3
@@ -618,6 +621,8 @@ class Engine:
         meta = cached.meta
         text = document_text(cached.chunks)
         language = meta.language or "en"
+        defined = symbols_of(self._db.cursor(), [doc_id]).get(doc_id, []) if language_of(meta.ext) else []
+        starts = rebuilt_offsets(cached.chunks, [s.start for s in defined])
         return DocumentText(
             doc_id,
             meta.path,
@@ -626,6 +631,7 @@ class Engine:
             language,
             tuple(highlight_spans(text, terms, language)),
             tuple(rebuilt_offsets(cached.chunks, meta.pages)),
+            tuple(replace(s, start=at, end=at + (s.end - s.start)) for s, at in zip(defined, starts)),
         )
 
     # -- documents by reference (docid or path) ---------------------------------------------

@@ -99,6 +99,15 @@ def result_name(path: str) -> str:
     return base.rsplit(".", 1)[0] if "." in base else base
 
 
+def answers(path: str, folder: Path, targets: frozenset[str]) -> bool:
+    """Whether a result is one of a question's targets: by its file name without the extension,
+    or, for a target with a slash (`json/decoder`), by its path under the folder without it."""
+    if result_name(path) in targets:
+        return True
+    within = os.path.relpath(path, folder).replace(os.sep, "/")
+    return within.rsplit(".", 1)[0] in targets
+
+
 def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
     dcg = sum(rels.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
     ideal = sorted((r for r in rels.values() if r > 0), reverse=True)[:k]
@@ -345,12 +354,13 @@ def evaluate_known_items(
         report = engine.index()
         index_s = time.perf_counter() - started
         _log(f"index: {report.added} added, {report.unchanged} unchanged in {index_s:.1f}s")
-        names = {doc_id: result_name(path) for doc_id, path in engine.document_paths().items()}
+        paths = engine.document_paths()
+        names = {doc_id: result_name(path) for doc_id, path in paths.items()}
         queries = [(str(i), item.query) for i, item in enumerate(items)]
         targets = {str(i): item.targets for i, item in enumerate(items)}
 
         def relevant(qid: str, doc_ids: list[int]) -> list[bool]:
-            return [names.get(d, "") in targets[qid] for d in doc_ids]
+            return [d in paths and answers(paths[d], resolved, targets[qid]) for d in doc_ids]
 
         def judge(qid: str, doc_ids: list[int]) -> dict[str, float]:
             first = next((rank for rank, hit in enumerate(relevant(qid, doc_ids[:10]), 1) if hit), 0)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from findling.devtools.eval import build_index, load_beir, load_known_items, result_name
+from findling.devtools.eval import answers, build_index, load_beir, load_known_items
 from findling.engine import Engine
 from findling.settings import Settings
 
@@ -70,9 +70,14 @@ def collect_known_items(spec: str, workdir: Path, pool: int = 200) -> dict:
     try:
         engine.add_source(resolved)
         engine.index()
-        names = {doc_id: result_name(path) for doc_id, path in engine.document_paths().items()}
+        paths = engine.document_paths()
         queries = [(str(i), item.query) for i, item in enumerate(items)]
-        array = _rows(engine, queries, lambda qid, doc: int(names.get(doc, "") in items[int(qid)].targets), pool)
+        array = _rows(
+            engine,
+            queries,
+            lambda qid, doc: int(doc in paths and answers(paths[doc], resolved, items[int(qid)].targets)),
+            pool,
+        )
     finally:
         engine.close()
     print(f"{Path(questions).name}: {len(items)} questions, {len(array)} candidates", file=sys.stderr)

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from findling.devtools.eval import load_known_items, result_name
+from findling.devtools.eval import answers, load_known_items
 
 MODES = {"all words": [], "any word": ["-o"]}
 
@@ -42,7 +42,7 @@ def _ranked(config: Path, flags: list[str], query: str) -> tuple[list[str], floa
     ).stdout
     took = (time.perf_counter() - started) * 1000
     paths = [line.strip().removeprefix("file://") for line in out.splitlines() if line.startswith("file://")]
-    return [result_name(path) for path in paths], took
+    return paths, took
 
 
 def measure(questions: Path, folder: Path, workdir: Path) -> dict:
@@ -54,9 +54,11 @@ def measure(questions: Path, folder: Path, workdir: Path) -> dict:
         scores: dict[str, dict[str, list[float]]] = {}
         times = []
         for item in items:
-            names, took = _ranked(config, flags, item.query)
+            paths, took = _ranked(config, flags, item.query)
             times.append(took)
-            first = next((rank for rank, name in enumerate(names, 1) if name in item.targets), 0)
+            first = next(
+                (rank for rank, path in enumerate(paths, 1) if answers(path, folder.resolve(), item.targets)), 0
+            )
             for kind in ("all", item.kind or "other"):
                 kept = scores.setdefault(kind, {"mrr@10": [], "hit@1": [], "hit@3": []})
                 kept["mrr@10"].append(1 / first if first else 0.0)

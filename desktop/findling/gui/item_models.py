@@ -28,8 +28,10 @@ def plain_tooltip(text: str) -> str:
 
 def snippet_html(hit: Hit) -> str:
     """The snippet as HTML with matches in bold: text escaped, nothing from the file is markup.
-    A PDF's snippet starts with its page, as in Recoll."""
+    A PDF's snippet starts with its page, as in Recoll; a source file's with the definition it lies in."""
     page = f"p.&nbsp;{hit.page}&nbsp;· " if hit.page else ""  # no colour of its own: it must read when selected
+    if hit.symbol:
+        page += f"<code>{html.escape(hit.symbol)}</code>&nbsp;· "
     return page + "".join(
         f"<b style='background:#ffe68a;color:#000'>{html.escape(piece)}</b>" if match else html.escape(piece)
         for piece, match in highlight_pieces(hit.snippet, hit.highlights)
@@ -120,6 +122,7 @@ class ResultsModel(_TableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             score = match_word(hit.score, hit.weak)
             snippet = f"p. {hit.page} · {hit.snippet}" if hit.page else hit.snippet
+            snippet = f"{hit.symbol} · {snippet}" if hit.symbol else snippet
             return (
                 hit.title,
                 snippet,

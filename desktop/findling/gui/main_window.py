@@ -79,6 +79,19 @@ T = TypeVar("T")
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 
 
+def symbol_query(text: str) -> str:
+    """The query with its first plain word asking for a definition so named (`sym:`); a query
+    that already has a filter of its own is left as it is."""
+    words = text.split()
+    if not words or "sym:" in text or "symbol:" in text:
+        return text
+    at = next((i for i, w in enumerate(words) if ":" not in w and not w.startswith(("-", '"'))), None)
+    if at is None:
+        return text
+    words[at] = f"sym:{words[at]}"
+    return " ".join(words)
+
+
 class MainWindow(QMainWindow):
     def __init__(self, engine: Engine, debounce_ms: int = 250, rescan: bool = False) -> None:
         """`rescan`: bring the index up to date at once (files changed while the app was closed;
@@ -190,6 +203,14 @@ class MainWindow(QMainWindow):
         for box in (self.mode_box, self.type_box, self.folder_box):
             box.currentIndexChanged.connect(lambda _i: self.run_search(full=False))
         self.date_box.currentIndexChanged.connect(self._on_date_choice)
+        self.symbols_button = QToolButton()
+        self.symbols_button.setText("Symbols")
+        self.symbols_button.setCheckable(True)
+        self.symbols_button.setToolTip(
+            "Definitions: the first word names a function, class or method that source files define "
+            "(as sym:WORD in the query; a prefix is enough), the other words rank them"
+        )
+        self.symbols_button.toggled.connect(lambda _on: self.run_search(full=False))
         self.sort_box = QComboBox()
         self.sort_box.addItems(list(SORTS))
         self.sort_box.currentIndexChanged.connect(lambda _i: self._resort())
@@ -211,6 +232,7 @@ class MainWindow(QMainWindow):
         ):
             filters.addWidget(QLabel(label))
             filters.addWidget(box)
+        filters.addWidget(self.symbols_button)
         filters.addStretch(1)  # under the field, the boxes stay together on the left
         self.filter_bar.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
         # The field beside the boxes where the window is wide, above them where it is not:
@@ -476,10 +498,12 @@ class MainWindow(QMainWindow):
         return SearchMode(self.mode_box.currentData())
 
     def request(self) -> SearchRequest:
-        """The search the field and the boxes ask for."""
-        return SearchRequest(
-            self.search_field.text().strip(), self.mode(), self.engine.settings.search.limit, self.filters()
-        )
+        """The search the field and the boxes ask for: with Symbols on, the field's first word as
+        `sym:` (the request says it in the query's own syntax, as the explain panel shows it)."""
+        text = self.search_field.text().strip()
+        if self.symbols_button.isChecked():
+            text = symbol_query(text)
+        return SearchRequest(text, self.mode(), self.engine.settings.search.limit, self.filters())
 
     def run_search(self, full: bool) -> None:
         """Search as the field and boxes say: the quick list at once; with `full` (Enter), the
@@ -578,6 +602,7 @@ class MainWindow(QMainWindow):
         self.preview_panel.pages_open = pages_open
         self.preview_panel.show_byline(hit.author, hit.copies)
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
+        self.preview_panel.show_outline(doc.symbols)
         words = sorted({doc.text[h.start : h.end] for h in doc.highlights})
         self.preview_panel.show_formatted(formatted, words, passage_pattern(hit.snippet, hit.highlights))
 

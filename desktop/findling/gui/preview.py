@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from findling.gui.formatted import FormattedView
 from findling.gui.hits import hit_selections, span_cursor, utf16_positions
-from findling.records import Highlight
+from findling.records import CodeSymbol, Highlight
 from findling.search.results import page_at
 
 
@@ -74,6 +75,7 @@ class PreviewPane(QPlainTextEdit):
         self._hits: list[tuple[int, int]] = []
         self._band: tuple[int, int] | None = None
         self._pages: list[int] = []
+        self._at = utf16_positions("")
         self.current = -1
 
     def contextMenuEvent(self, event) -> None:  # noqa: N802 (Qt's name)
@@ -108,7 +110,7 @@ class PreviewPane(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap if code else QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setPlainText(text)
         # Qt counts UTF-16 units, the engine characters: they differ past U+FFFF (emoji)
-        at = utf16_positions(text)
+        at = self._at = utf16_positions(text)
         self._pages = [at(p) for p in pages]
         self.numbers.show_for(code, [self.document().findBlock(p).blockNumber() for p in self._pages])
         self._hits = sorted((at(h.start), at(h.end)) for h in highlights)
@@ -168,6 +170,14 @@ class PreviewPane(QPlainTextEdit):
         super().resizeEvent(event)
         rect = self.contentsRect()
         self.numbers.setGeometry(rect.left(), rect.top(), self.numbers.width_needed(), rect.height())
+
+    def go_to(self, offset: int) -> None:
+        """Put the cursor at a character of the text shown (a definition of the outline), its line at the top."""
+        target = self._at(offset)
+        self.setTextCursor(self._cursor(target, target))
+        block = self.document().findBlock(target)
+        self.verticalScrollBar().setValue(block.blockNumber())
+        self.setFocus()
 
     def _cursor(self, start: int, end: int) -> QTextCursor:
         return span_cursor(self.document(), start, end)
@@ -277,11 +287,13 @@ class PreviewPanel(QWidget):
         self.similar.setText("More like this")
         self.similar.setToolTip("Documents like this one, by meaning")
         self.similar.clicked.connect(self.more_like_this.emit)
+        self.outline, self._symbols = self._outline_box(), list[CodeSymbol]()
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         for widget in (self.previous, self.next, self.position, self.byline):
             bar.addWidget(widget)
         bar.addStretch(1)
+        bar.addWidget(self.outline)
         bar.addWidget(self.page_button)
         bar.addWidget(self.format_button)
         bar.addWidget(self.similar)
@@ -312,6 +324,37 @@ class PreviewPanel(QWidget):
         self.byline.setText("".join(f" · {p}" for p in parts).strip())
         self.byline.setToolTip("\n".join(("Same file at:", *copies)) if copies else "")
 
+    def _outline_box(self) -> QComboBox:
+        """A source file's definitions, as an editor's symbol list: choosing one shows it."""
+        box = QComboBox()
+        box.setToolTip("The file's functions, classes and methods: choose one to go to it")
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box.setMinimumContentsLength(24)
+        box.activated.connect(self._go_to_symbol)
+        box.setVisible(False)
+        return box
+
+    def show_outline(self, symbols: Sequence[CodeSymbol]) -> None:
+        """The definitions of the source file shown (spans in the pane's text), indented under
+        their owners; hidden for any other document."""
+        self._symbols = list(symbols)
+        self.outline.clear()
+        open_ends: list[int] = []
+        for symbol in self._symbols:
+            while open_ends and open_ends[-1] < symbol.end:
+                open_ends.pop()
+            self.outline.addItem("    " * len(open_ends) + f"{symbol.name}  ({symbol.kind}, line {symbol.line})")
+            self.outline.setItemData(
+                self.outline.count() - 1, symbol.signature or symbol.qualname, Qt.ItemDataRole.ToolTipRole
+            )
+            open_ends.append(symbol.end)
+        self.outline.setVisible(bool(self._symbols))
+
+    def _go_to_symbol(self, index: int) -> None:
+        if 0 <= index < len(self._symbols):
+            self._choose_view(False)  # lines are the plain view's
+            self.pane.go_to(self._symbols[index].start)
+
     def show_message(self, text: str) -> None:
         """Nothing of any document: the pane cleared, saying why (a failed preview, a list
         that no longer holds the document shown)."""
@@ -323,6 +366,7 @@ class PreviewPanel(QWidget):
         self._choose_view(False)
         self.position.setText("")  # no document: no matches to walk
         self.byline.setText("")
+        self.show_outline(())
 
     def view(self) -> PreviewPane | FormattedView:
         return self.formatted if self.stack.currentWidget() is self.formatted else self.pane

@@ -28,8 +28,13 @@ from findling.store.vectors import (
     pending_documents,
     write_vectors,
 )
+from findling.text.code_languages import language_of
 
 _DOCS_PER_BATCH = 16
+# A source file's window is titled with its file and the definition it lies in
+# (`argparse.py · ArgumentParser.parse_known_args`): the model reads what the code is part of
+# even in a function's third window. Measured in docs/eval/README.md (code questions).
+NAMED_CODE_PASSAGES = True
 
 
 def embed_pending(
@@ -55,19 +60,25 @@ def embed_pending(
             break
         titles = dict(docs)
         rows = cur.execute(
-            f"""SELECT doc_id, ordinal, start_char, text FROM chunks WHERE doc_id IN {id_list(list(titles))}
-                ORDER BY doc_id, ordinal"""
+            f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext
+                FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(list(titles))}
+                ORDER BY c.doc_id, c.ordinal"""
         ).fetchall()
         by_doc: dict[int, list[tuple[int, int, str]]] = {}
-        for doc_id, ordinal, chunk_start, text in rows:
+        named: dict[tuple[int, int], str] = {}  # (doc, ordinal) -> the definition a source file's chunk holds
+        for doc_id, ordinal, chunk_start, text, heading, ext in rows:
             by_doc.setdefault(doc_id, []).append((ordinal, chunk_start, text))
+            if heading and NAMED_CODE_PASSAGES and language_of(ext):
+                named[doc_id, ordinal] = heading
         doc_ids, ordinals, spans, texts = [], [], [], []
         for doc_id, chunks in by_doc.items():
             for ordinal, lo, hi, window in document_windows(chunks, spec.window_length):
                 doc_ids.append(doc_id)
                 ordinals.append(ordinal)
                 spans.append((lo, hi))
-                texts.append(spec.passage(titles[doc_id], window))
+                definition = named.get((doc_id, ordinal))
+                title = f"{titles[doc_id]} · {definition}" if definition else titles[doc_id]
+                texts.append(spec.passage(title, window))
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
         vectors, computed = _vectors_for(cur, table, embedder, texts, hashes)
         with db.transaction() as tx:
