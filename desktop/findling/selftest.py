@@ -50,6 +50,12 @@ def mcp_check(home: Path) -> str:
     return anyio.run(call)
 
 
+def _grammars() -> str:
+    from findling.ingest.code_symbols import grammar_check
+
+    return grammar_check()
+
+
 def run_selftest(stream=sys.stdout) -> int:  # noqa: C901 - each check of the installation in turn, each reported on its own
     report: list[tuple[str, bool, str]] = []
     with tempfile.TemporaryDirectory(prefix="findling-selftest-") as tmp:
@@ -110,6 +116,7 @@ def run_selftest(stream=sys.stdout) -> int:  # noqa: C901 - each check of the in
         for name, fn in (
             ("onnxruntime", onnx),
             ("index and search", index_and_search),
+            ("code grammars", _grammars),
             ("qt app", qt),
             ("command line", executables),
             ("mcp over stdio", mcp),

@@ -334,9 +334,9 @@ class PreviewPanel(QWidget):
         box.setVisible(False)
         return box
 
-    def show_outline(self, symbols: Sequence[CodeSymbol]) -> None:
+    def show_outline(self, symbols: Sequence[CodeSymbol], current: str = "") -> None:
         """The definitions of the source file shown (spans in the pane's text), indented under
-        their owners; hidden for any other document."""
+        their owners, the one named `current` (the result's) chosen; hidden for any other document."""
         self._symbols = list(symbols)
         self.outline.clear()
         open_ends: list[int] = []
@@ -348,6 +348,7 @@ class PreviewPanel(QWidget):
                 self.outline.count() - 1, symbol.signature or symbol.qualname, Qt.ItemDataRole.ToolTipRole
             )
             open_ends.append(symbol.end)
+        self.outline.setCurrentIndex(next((i for i, s in enumerate(self._symbols) if s.qualname == current), 0))
         self.outline.setVisible(bool(self._symbols))
 
     def _go_to_symbol(self, index: int) -> None:

@@ -117,6 +117,23 @@ _GRAMMARS: dict[str, _Grammar] = {
     ),
     "bash": _Grammar("tree_sitter_bash", "language", "(function_definition) @function", ("#",)),
 }
+# One definition in each language: the installed app's self-test reads them all.
+SAMPLES = {
+    "python": ("py", "def f():\n    pass\n"),
+    "javascript": ("js", "function f() {}\n"),
+    "typescript": ("ts", "function f(): void {}\n"),
+    "tsx": ("tsx", "function f() { return <a/>; }\n"),
+    "go": ("go", "package p\nfunc f() {}\n"),
+    "rust": ("rs", "fn f() {}\n"),
+    "java": ("java", "class f {}\n"),
+    "c": ("c", "void f(void) {}\n"),
+    "cpp": ("cc", "void f() {}\n"),
+    "csharp": ("cs", "class f {}\n"),
+    "ruby": ("rb", "def f\nend\n"),
+    "bash": ("sh", "f() { :; }\n"),
+}
+# Imported by name on first use: the installer bundles them by this list.
+GRAMMAR_MODULES = tuple(sorted({g.module for g in _GRAMMARS.values()}))
 # Kinds that hold others: a function inside one is its method, and its name qualifies theirs.
 _CONTAINERS = {"class", "struct", "interface", "enum", "trait", "impl", "module", "namespace"}
 _TYPE_ARGS = re.compile(r"<[^<>]*>")
@@ -312,3 +329,11 @@ class _Reader:
             signature=_signature(node, source, first_line=self.language == "ruby"),
             doc=_SPACES.sub(" ", doc)[:_DOC_CHARS],
         )
+
+
+def grammar_check() -> str:
+    """Every grammar loads and finds the definition in its sample (the bundled app's self-test)."""
+    failed = [lang for lang, (ext, text) in SAMPLES.items() if [s.name for s in find_symbols(text, ext)] != ["f"]]
+    if failed:
+        raise RuntimeError(f"no definition found in {', '.join(failed)}")
+    return f"{len(SAMPLES)} grammars read their samples"

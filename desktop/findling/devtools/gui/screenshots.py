@@ -111,6 +111,21 @@ def _dialogs(app: QApplication, window, target: Path, model_folder: Path | None)
     dialog.close()
 
 
+def _code(app: QApplication, window, target: Path) -> None:
+    """Source code: Python's own json package, a definition asked for by name, its outline."""
+    import json
+
+    window.add_paths([str(Path(json.__file__).parent)])
+    _wait(app, lambda: not window.indexing.running and window.sources_model.rowCount() > 1)
+    window.mode_box.setCurrentText("Keyword")
+    window.symbols_button.setChecked(True)
+    window.search_field.setText("raw_decode")
+    window.run_search(full=False)
+    _wait(app, lambda: window.results.rowCount() > 0 and window.preview_panel.outline.count() > 0)
+    _shot(app, window, target / "19-code-definition-and-outline.png")
+    window.symbols_button.setChecked(False)
+
+
 def main(out: str, model_folder: Path | None = None) -> int:  # noqa: PLR0915 - a tour of the window, one screenshot after another
     from findling.engine import Engine
     from findling.gui.app import _follow_os_theme
@@ -215,6 +230,7 @@ def main(out: str, model_folder: Path | None = None) -> int:  # noqa: PLR0915 - 
         window.run_search(full=False)
         _wait(app, lambda: "Search failed" in window.statusBar().currentMessage())
         _shot(app, window, target / "18-bad-query-clears-the-list.png")
+        _code(app, window, target)
         window.close()
         QTimer.singleShot(0, app.quit)
     print("\n".join(str(p) for p in sorted(target.glob("*.png"))))
