@@ -16,8 +16,8 @@ from findling.ingest.extract import NotRead, NotText, extract
 from findling.ingest.formats import extension_of
 from findling.ingest.scan import special_kind
 from findling.pathnames import readable_name
-from findling.records import DocumentRow, DocumentStatus
-from findling.text.analyzer import term_counts, title_terms
+from findling.records import CodeSymbol, DocumentRow, DocumentStatus
+from findling.text.analyzer import identifier_term, term_counts, title_terms
 from findling.text.language import detect_language
 
 _MB = 1024 * 1024
@@ -162,6 +162,23 @@ def _stat_or_zero(path: str) -> tuple[int, float]:
     return st.st_size, st.st_mtime
 
 
+def _defined_names(symbols: tuple[CodeSymbol, ...], language: str) -> frozenset[str]:
+    """A source file's title field also holds the names it defines: every identifier whole
+    (`parse_known_args`, `JSONDecoder`) and the plain-word names of its top-level definitions
+    (`namedtuple`, `iterparse`), so the file that defines a name a query spells ranks above the
+    files that only use it. Plain-word method names (`run`, `close`, `get`) stay out: nearly
+    every file defines some. Measured on the code questions (docs/eval/README.md): keyword
+    MRR@10 .725 -> .760 with identifiers, .778 with top-level words too, .754 with every name."""
+    out: set[str] = set()
+    for s in symbols:
+        term = identifier_term(s.name)
+        if term is not None:
+            out.add(term)
+        elif "." not in s.qualname:
+            out.update(term_counts(s.name, language))
+    return frozenset(out)
+
+
 def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str) -> DocumentRow:
     path = task.path
     text = extracted.text
@@ -203,7 +220,7 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         terms=dict(terms),
         pages=tuple(start for start in extracted.pages if start < len(text)),
         author=extracted.author,
-        title_terms=frozenset(title_terms(title, name, language)),
+        title_terms=frozenset(title_terms(title, name, language)) | _defined_names(symbols, language),
         link_share=extracted.link_share,
         symbols=symbols,
     )
