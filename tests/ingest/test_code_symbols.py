@@ -196,3 +196,13 @@ def test_any_text_parses_without_error_and_chunks_cover_it(ext, text):
         assert 0 <= s.start <= s.end <= len(text)
     spans = code_spans(text, symbols, chunk_tokens=32)
     assert _rebuilt(text, spans).split() == text.split() or not symbols
+
+
+def test_deep_nesting_and_many_definitions_stay_bounded():
+    nested = "function a() {" * 3000 + "}" * 3000 + "\n"
+    symbols = find_symbols(nested, "js")
+    assert 0 < len(symbols) <= 32
+    spans = code_spans(nested, symbols, chunk_tokens=64)
+    assert _rebuilt(nested, spans) == nested
+    many = "".join(f"def f{i}():\n    pass\n" for i in range(8000))
+    assert len(find_symbols(many, "py")) == 5000

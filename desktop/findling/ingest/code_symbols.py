@@ -22,6 +22,7 @@ from findling.text.code_languages import language_of
 # Larger sources are generated or minified: their windows are enough, and parsing them is slow.
 MAX_PARSED_BYTES = 1_000_000
 MAX_SYMBOLS = 5_000
+MAX_DEPTH = 32  # definitions inside definitions, at most
 _SIGNATURE_CHARS = 200
 _DOC_CHARS = 400
 
@@ -278,6 +279,8 @@ def find_symbols(text: str, ext: str) -> tuple[CodeSymbol, ...]:
     for kind, node in ordered:
         while scopes and scopes[-1][0] < node.end_byte:
             scopes.pop()
+        if len(scopes) >= MAX_DEPTH:
+            continue  # generated nesting: its outer definitions name it well enough
         symbol = read.symbol(node, kind, scopes[-1] if scopes else None)
         if symbol is None:
             continue
