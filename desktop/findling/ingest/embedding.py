@@ -8,6 +8,7 @@ document) gets the stored vector instead of a model run."""
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -31,9 +32,9 @@ from findling.store.vectors import (
 from findling.text.code_languages import language_of
 
 _DOCS_PER_BATCH = 16
-# A source file's window is titled with its file and the definition it lies in
-# (`argparse.py · ArgumentParser.parse_known_args`): the model reads what the code is part of
-# even in a function's third window. Measured in docs/eval/README.md (code questions).
+# A source file's window is titled with its folder, file and the definition it lies in
+# (`json/decoder.py · JSONDecoder.raw_decode`): the model reads what the code is part of even
+# in a function's third window. Measured in docs/eval/README.md (code questions).
 NAMED_CODE_PASSAGES = True
 
 
@@ -60,16 +61,18 @@ def embed_pending(
             break
         titles = dict(docs)
         rows = cur.execute(
-            f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext
+            f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext, d.path
                 FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(list(titles))}
                 ORDER BY c.doc_id, c.ordinal"""
         ).fetchall()
         by_doc: dict[int, list[tuple[int, int, str]]] = {}
         named: dict[tuple[int, int], str] = {}  # (doc, ordinal) -> the definition a source file's chunk holds
-        for doc_id, ordinal, chunk_start, text, heading, ext in rows:
+        for doc_id, ordinal, chunk_start, text, heading, ext, path in rows:
             by_doc.setdefault(doc_id, []).append((ordinal, chunk_start, text))
-            if heading and NAMED_CODE_PASSAGES and language_of(ext):
-                named[doc_id, ordinal] = heading
+            if NAMED_CODE_PASSAGES and language_of(ext):
+                titles[doc_id] = code_title(path)
+                if heading:
+                    named[doc_id, ordinal] = heading
         doc_ids, ordinals, spans, texts = [], [], [], []
         for doc_id, chunks in by_doc.items():
             for ordinal, lo, hi, window in document_windows(chunks, spec.window_length):
@@ -121,6 +124,14 @@ def document_windows(chunks: list[tuple[int, int, str]], window_tokens: int) -> 
             if machine_data:
                 return spans
     return spans
+
+
+def code_title(path: str) -> str:
+    """A source file as its passages name it: its folder and name (`json/decoder.py`), what the
+    module is part of."""
+    parent, name = os.path.split(path)
+    folder = os.path.basename(parent)
+    return f"{folder}/{name}" if folder else name
 
 
 def text_hash(text: str) -> int:

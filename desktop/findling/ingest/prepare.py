@@ -17,7 +17,7 @@ from findling.ingest.formats import extension_of
 from findling.ingest.scan import special_kind
 from findling.pathnames import readable_name
 from findling.records import CodeSymbol, DocumentRow, DocumentStatus
-from findling.text.analyzer import identifier_term, term_counts, title_terms
+from findling.text.analyzer import identifier_term, iter_tokens, term_counts, title_terms
 from findling.text.language import detect_language
 
 _MB = 1024 * 1024
@@ -175,7 +175,7 @@ def _defined_names(symbols: tuple[CodeSymbol, ...], language: str) -> frozenset[
         if term is not None:
             out.add(term)
         elif "." not in s.qualname:
-            out.update(term_counts(s.name, language))
+            out.update(token.term for token in iter_tokens(s.name, language))
     return frozenset(out)
 
 

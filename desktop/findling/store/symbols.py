@@ -22,14 +22,15 @@ def write_symbols(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -
         "batch_symbols",
         {
             "doc_id": np.array([d for d, _ in coded], dtype=np.int32),
-            "name": np.array([s.name for _, s in coded], dtype=object),
-            "qualname": np.array([s.qualname for _, s in coded], dtype=object),
-            "kind": np.array([s.kind for _, s in coded], dtype=object),
+            # short strings as fixed-width numpy text: DuckDB reads those faster than object columns
+            "name": np.array([s.name for _, s in coded], dtype=str),
+            "qualname": np.array([s.qualname for _, s in coded], dtype=str),
+            "kind": np.array([s.kind for _, s in coded], dtype=str),
             "start_char": np.array([s.start for _, s in coded], dtype=np.int32),
             "end_char": np.array([s.end for _, s in coded], dtype=np.int32),
             "line": np.array([s.line for _, s in coded], dtype=np.int32),
             "end_line": np.array([s.end_line for _, s in coded], dtype=np.int32),
-            "signature": np.array([s.signature for _, s in coded], dtype=object),
+            "signature": np.array([s.signature for _, s in coded], dtype=str),
             "doc": np.array([s.doc for _, s in coded], dtype=object),
         },
     )
