@@ -124,11 +124,15 @@ class ExtractionPool:
         starting = {w.conn: w for w in self._workers}
         idle: list[_Worker] = []
         busy: dict[Connection, _Worker] = {}
-        while queue or busy:
+
+        def dispatch() -> None:
             while queue and idle and not cancel.is_set():
                 worker = idle.pop()
                 worker.give(queue.popleft(), self._budget.timeout_s)
                 busy[worker.conn] = worker
+
+        while queue or busy:
+            dispatch()
             if cancel.is_set():
                 return
             now = time.monotonic()
@@ -151,6 +155,9 @@ class ExtractionPool:
                 try:
                     result = worker.conn.recv()
                     idle.append(worker)
+                    # The next file goes out before this result is handed over: the worker
+                    # reads it while the caller writes what it was given.
+                    dispatch()
                 except (EOFError, OSError):
                     fresh = self._replace(worker)
                     starting[fresh.conn] = fresh
