@@ -148,6 +148,8 @@ def print_results(result: SearchResult) -> None:
             print(f"    {_highlight(hit, color)}")
         for copy in hit.copies:
             print(f"    {_DIM if color else ''}same file at {printable(copy)}{_RESET if color else ''}")
+        for copy in hit.near_copies:
+            print(f"    {_DIM if color else ''}nearly the same text at {printable(copy)}{_RESET if color else ''}")
     shown = len(result.hits)
     if result.total_matched > shown:
         print(f"{shown} of {result.total_matched} matching documents ({result.timings_ms.get('total', 0):.0f} ms)")

@@ -43,7 +43,7 @@ from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import newer_first_among_equals, relative, relevance
-from findling.search.results import RankedEntry, collapse_copies, document_text, present, rebuilt_offsets
+from findling.search.results import RankedEntry, collapse_copies, present, rebuilt_offsets
 from findling.search.snippets import highlight_spans
 from findling.search.why_not import (
     WIDE_LIMIT,
@@ -60,6 +60,7 @@ from findling.store.documents import (
     document_meta,
     document_paths,
     document_state,
+    document_text,
     documents_named,
     modified_times,
 )
@@ -362,7 +363,7 @@ class Engine:
     def _keyword(self, request: SearchRequest, parsed: ParsedQuery, limit: int) -> SearchResult:
         entries, lane = self._keyword_entries(request, parsed, limit)
         presenting = time.perf_counter()
-        hits = collapse_copies(
+        hits = self._collapse(
             self._newer_first(
                 self._present(entries, lane.terms, parsed.filters.symbols), lambda h: h.score, lambda h: h.mtime
             )
@@ -386,7 +387,7 @@ class Engine:
             request.text, parsed, limit, request.mode.lanes, request.expand, request.rerank, request.min_score
         )
         hits, notes = self._keep_good(
-            collapse_copies(self._present(result.entries, result.terms, parsed.filters.symbols)), keep_weak
+            self._collapse(self._present(result.entries, result.terms, parsed.filters.symbols)), keep_weak
         )
         explain = result.explain
         return SearchResult(
@@ -512,9 +513,12 @@ class Engine:
             return self._find(replace(request, limit=n, min_score=floor), keep_weak=keep_weak)
 
         def place(result: SearchResult) -> tuple[int | None, float | None]:
-            """Its row in the list, also when it is listed as a copy of another file."""
+            """Its row in the list, also when it is listed as a copy (or near copy) of another file."""
             rows = enumerate(result.hits, 1)
-            return next(((i, h.score) for i, h in rows if h.doc_id == doc_id or path in h.copies), (None, None))
+            return next(
+                ((i, h.score) for i, h in rows if h.doc_id == doc_id or path in h.copies or path in h.near_copies),
+                (None, None),
+            )
 
         shown = results(limit, min_score)
         shown_rank, _ = place(shown)
@@ -609,6 +613,11 @@ class Engine:
             "no good matches; the closest documents are shown, marked weak",
         )
 
+    def _collapse(self, hits: Sequence[Hit]) -> list[Hit]:
+        """Copies and near copies listed once (search/results.py collapse_copies)."""
+        found = self._documents.documents(self._db.cursor(), [h.doc_id for h in hits])
+        return collapse_copies(hits, {doc_id: doc.meta.signature for doc_id, doc in found.items()})
+
     def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str], symbols: Sequence[str] = ()) -> list[Hit]:
         return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars, symbols)
 
@@ -676,7 +685,7 @@ class Engine:
             RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))
         ]
-        hits = collapse_copies(self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime))
+        hits = self._collapse(self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime))
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
             query=ref,

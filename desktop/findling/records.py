@@ -269,6 +269,7 @@ class DocumentRow:
     title_terms: frozenset[str] = frozenset()  # the title field's terms (text/analyzer.py title_terms)
     link_share: float = 0.0  # a web page's share of text inside links: index pages are nearly all links
     symbols: tuple[CodeSymbol, ...] = ()  # a source file's definitions (ingest/code_symbols.py)
+    signature: bytes = b""  # MinHash of the text's shingles, to know near-duplicates (text/shingles.py)
 
 
 @dataclass(frozen=True)
@@ -373,6 +374,7 @@ class Hit:
     page: int = 0  # the snippet's page, for PDFs (0: not paged)
     author: str = ""  # from the document's properties, when it has any
     copies: tuple[str, ...] = ()  # other files with the same bytes, listed once under this one
+    near_copies: tuple[str, ...] = ()  # other files with nearly the same text, listed under this one
     content_hash: str = ""  # of the file's bytes: what tells copies apart from look-alikes
     symbol: str = ""  # the definition the snippet lies in (source files): `Parser.parse_known_args`
     symbol_kind: str = ""  # function, method, class...

@@ -96,3 +96,12 @@ def test_matches_after_an_emoji_are_marked_on_the_word(qtbot, window):
         cursor.movePosition(cursor.MoveOperation.Right, cursor.MoveMode.KeepAnchor, 6)
         assert cursor.selectedText() == "quokka"
         window.preview_panel.next_hit()
+
+
+def test_the_byline_names_copies_and_near_copies(qtbot, window):
+    panel = window.preview_panel
+    panel.show_byline("Ada", ("/b/report.txt",), ("/c/report-final.txt",))
+    assert panel.byline.text() == "· by Ada · 2 copies, also at /b/report.txt · nearly the same: /c/report-final.txt"
+    assert "Nearly the same text at:\n/c/report-final.txt" in panel.byline.toolTip()
+    panel.show_byline("", (), ("/x", "/y"))
+    assert panel.byline.text() == "· 2 nearly the same"

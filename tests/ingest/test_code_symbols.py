@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from findling.ingest.chunk import code_spans
 from findling.ingest.code_symbols import find_symbols
-from findling.search.results import document_text
+from findling.store.documents import document_text
 from findling.text.code_languages import LANGUAGE_OF_EXTENSION
 
 # (extension, source, expected (kind, qualified name, line) in order)

@@ -600,7 +600,7 @@ class MainWindow(QMainWindow):
             self.preview_panel.show_message("This document is no longer in the index.")
             return
         self.preview_panel.pages_open = pages_open
-        self.preview_panel.show_byline(hit.author, hit.copies)
+        self.preview_panel.show_byline(hit.author, hit.copies, hit.near_copies)
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
         self.preview_panel.show_outline(doc.symbols, hit.symbol)
         words = sorted({doc.text[h.start : h.end] for h in doc.highlights})

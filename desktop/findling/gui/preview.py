@@ -316,13 +316,20 @@ class PreviewPanel(QWidget):
             self.formatted.show_source(source[0], source[1], words, passage)
         self._choose_view(self.format_button.isChecked())
 
-    def show_byline(self, author: str, copies: Sequence[str] = ()) -> None:
-        """The document's author, and the other places the same file is (listed once)."""
+    def show_byline(self, author: str, copies: Sequence[str] = (), near: Sequence[str] = ()) -> None:
+        """The document's author, and the other places the same file (and nearly the same text)
+        is, listed once under this one."""
         parts = [f"by {author}"] if author else []
         if copies:
             parts.append(f"{len(copies) + 1} copies" + (f", also at {copies[0]}" if len(copies) == 1 else ""))
+        if near:
+            parts.append(f"nearly the same: {near[0]}" if len(near) == 1 else f"{len(near)} nearly the same")
         self.byline.setText("".join(f" · {p}" for p in parts).strip())
-        self.byline.setToolTip("\n".join(("Same file at:", *copies)) if copies else "")
+        lines = [
+            *(("Same file at:", *copies) if copies else ()),
+            *(("Nearly the same text at:", *near) if near else ()),
+        ]
+        self.byline.setToolTip("\n".join(lines))
 
     def _outline_box(self) -> QComboBox:
         """A source file's definitions, as an editor's symbol list: choosing one shows it."""

@@ -19,6 +19,7 @@ from findling.pathnames import readable_name
 from findling.records import CodeSymbol, DocumentRow, DocumentStatus
 from findling.text.analyzer import identifier_term, iter_tokens, term_counts, title_terms
 from findling.text.language import detect_language
+from findling.text.shingles import signature
 
 _MB = 1024 * 1024
 
@@ -223,4 +224,5 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         title_terms=frozenset(title_terms(title, name, language)) | _defined_names(symbols, language),
         link_share=extracted.link_share,
         symbols=symbols,
+        signature=signature(text),
     )

@@ -15,8 +15,7 @@ from findling.docids import docid, docid_prefix, full_docid
 from findling.errors import NotFoundError
 from findling.pathnames import display_path
 from findling.records import DocumentSlice, MultiGetResult, Source
-from findling.search.results import document_text
-from findling.store.documents import document_paths, document_state
+from findling.store.documents import document_paths, document_state, document_text
 from findling.store.sources import owner_of
 from findling.store.text_cache import DocumentCache
 

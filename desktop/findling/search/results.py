@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from findling.store.symbols import matching_symbols, symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.text.analyzer import identifier_term
 from findling.text.code_languages import language_of
+from findling.text.shingles import NEAR, similarity
 
 
 @dataclass(frozen=True)
@@ -133,19 +134,29 @@ def innermost(symbols: Sequence[CodeSymbol], offset: int) -> CodeSymbol | None:
     return best
 
 
-def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
-    """Copies (files with the same bytes) listed once, under the first of them in the list's
-    final order, which names the others."""
+def collapse_copies(hits: Sequence[Hit], signatures: Mapping[int, bytes] | None = None) -> list[Hit]:
+    """Copies listed once, under the first of them in the list's final order, which names the
+    others: files with the same bytes (`copies`), and, given the documents' shingle signatures,
+    files with nearly the same text (`near_copies`: estimated similarity NEAR or more, such as
+    a copy with a corrected typo or the same page saved twice)."""
+    signatures = signatures or {}
     out: list[Hit] = []
     first_of: dict[str, int] = {}  # content hash -> index of the hit that stands for it
     for hit in hits:
         at = first_of.get(hit.content_hash) if hit.content_hash else None
-        if at is None:
-            if hit.content_hash:
-                first_of[hit.content_hash] = len(out)
-            out.append(hit)
-        else:
+        if at is not None:
             out[at] = replace(out[at], copies=(*out[at].copies, hit.path))
+            continue
+        mine = signatures.get(hit.doc_id, b"")
+        near = next(
+            (i for i, kept in enumerate(out) if similarity(mine, signatures.get(kept.doc_id, b"")) >= NEAR), None
+        )
+        if near is not None:
+            out[near] = replace(out[near], near_copies=(*out[near].near_copies, hit.path))
+            continue
+        if hit.content_hash:
+            first_of[hit.content_hash] = len(out)
+        out.append(hit)
     return out
 
 
@@ -182,15 +193,3 @@ def rebuilt_offsets(chunks: Sequence[Chunk], offsets: Sequence[int]) -> list[int
             index += 1
         out.append(offset - gaps)
     return out
-
-
-def document_text(chunks: Sequence[Chunk]) -> str:
-    """A document's text rebuilt from its overlapping chunks."""
-    pieces: list[str] = []
-    covered = 0
-    for start, end, text in chunks:
-        if end <= covered:
-            continue
-        pieces.append(text[max(0, covered - start) :])
-        covered = end
-    return "".join(pieces)

@@ -27,6 +27,7 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "doc_id": h.doc_id,
                 "author": h.author,
                 "copies": list(h.copies),
+                "near_copies": list(h.near_copies),
                 "symbol": h.symbol,
                 "symbol_kind": h.symbol_kind,
             }

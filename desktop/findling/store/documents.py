@@ -47,6 +47,12 @@ def _strings(values: Sequence[str | None]) -> np.ndarray:
     return column
 
 
+def _blobs(values: Sequence[bytes]) -> np.ndarray:
+    column = np.empty(len(values), dtype=object)
+    column[:] = values
+    return column
+
+
 def _known(row: tuple[Any, ...]) -> KnownDocument:
     doc_id, path, raw, size, mtime, digest, status = row
     return KnownDocument(doc_id, stored_path(path, raw), size, mtime, digest, status)
@@ -105,6 +111,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         cur.execute("DELETE FROM title_postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM link_shares WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM symbols WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM near_signatures WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
         delete_vectors(cur, "(SELECT id FROM batch_ids)", keep_for_reuse=changed)
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
@@ -120,6 +127,19 @@ def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow
     linked = [(r.doc_id, r.link_share) for r in rows if r.link_share > 0]
     if linked:
         cur.executemany("INSERT INTO link_shares VALUES (?, ?)", linked)
+    signed = [r for r in rows if r.signature]
+    if signed:
+        cur.register(
+            "batch_signatures",
+            {
+                "doc_id": np.array([r.doc_id for r in signed], dtype=np.int32),
+                "sig": _blobs([r.signature for r in signed]),
+            },
+        )
+        try:
+            cur.execute("INSERT INTO near_signatures SELECT doc_id, sig FROM batch_signatures")
+        finally:
+            cur.unregister("batch_signatures")
 
     paged = [r for r in rows if r.pages]
     if paged:
@@ -288,13 +308,14 @@ class DocumentMeta:
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
     author: str = ""
     content_hash: str = ""  # of the file's bytes: files with the same one are copies
+    signature: bytes = b""  # of its text's shingles: files with nearly the same one are near copies
 
 
 META_SQL = (
     f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
-    f"d.indexed_at, g.starts, coalesce(f.author, ''), coalesce(d.hash, '') FROM documents d {WITH_RAW_PATH} "
+    f"d.indexed_at, g.starts, coalesce(f.author, ''), coalesce(d.hash, ''), n.sig FROM documents d {WITH_RAW_PATH} "
     "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
-    "ON g.doc_id = d.id LEFT JOIN doc_fields f ON f.doc_id = d.id"
+    "ON g.doc_id = d.id LEFT JOIN doc_fields f ON f.doc_id = d.id LEFT JOIN near_signatures n ON n.doc_id = d.id"
 )
 
 
@@ -302,7 +323,16 @@ def meta_of(row: Sequence[Any]) -> DocumentMeta:
     """A META_SQL row (without its id and version) as DocumentMeta."""
     title, mtime, size, ext, language = row[3:8]
     return DocumentMeta(
-        stored_path(row[1], row[2]), title, mtime, size, ext, language, tuple(row[9] or ()), row[10], row[11]
+        stored_path(row[1], row[2]),
+        title,
+        mtime,
+        size,
+        ext,
+        language,
+        tuple(row[9] or ()),
+        row[10],
+        row[11],
+        bytes(row[12] or b""),
     )
 
 
@@ -320,6 +350,18 @@ def modified_times(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[i
 
 
 Chunk = tuple[int, int, str]  # (start_char, end_char, text) in the document
+
+
+def document_text(chunks: Sequence[Chunk]) -> str:
+    """A document's text rebuilt from its overlapping chunks."""
+    pieces: list[str] = []
+    covered = 0
+    for start, end, text in chunks:
+        if end <= covered:
+            continue
+        pieces.append(text[max(0, covered - start) :])
+        covered = end
+    return "".join(pieces)
 
 
 def chunks_by_document(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, list[Chunk]]:

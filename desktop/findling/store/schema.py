@@ -11,6 +11,7 @@ import duckdb
 from findling.errors import SchemaTooNewError
 from findling.text.analyzer import DEFAULT_LANGUAGE, LETTERS_CLASS, UNSPACED_CLASS, title_terms
 from findling.text.code_languages import LANGUAGE_OF_EXTENSION
+from findling.text.shingles import signature
 
 Migration = list[str] | Callable[[duckdb.DuckDBPyConnection], None]
 
@@ -61,6 +62,29 @@ def _title_field(con: duckdb.DuckDBPyConnection) -> None:
 
 
 _GRAMMAR_EXTENSIONS = ", ".join(f"'{ext}'" for ext in sorted(LANGUAGE_OF_EXTENSION))
+
+
+def _near_signatures(con: duckdb.DuckDBPyConnection) -> None:
+    """Schema 13: each document's MinHash signature (text/shingles.py), to list nearly identical
+    documents once. Computed here from the text the index holds, in slices of documents:
+    nothing is read again from disk."""
+    from findling.store.documents import document_text
+
+    con.execute("CREATE TABLE IF NOT EXISTS near_signatures (doc_id INTEGER NOT NULL, sig BLOB NOT NULL)")
+    ids = [r[0] for r in con.execute("SELECT id FROM documents WHERE status = 'ok' ORDER BY id").fetchall()]
+    for at in range(0, len(ids), 500):
+        part = ids[at : at + 500]
+        rows = con.execute(
+            f"""SELECT doc_id, start_char, end_char, text FROM chunks
+                WHERE doc_id BETWEEN {part[0]} AND {part[-1]} ORDER BY doc_id, ordinal"""
+        ).fetchall()
+        by_doc: dict[int, list[tuple[int, int, str]]] = {}
+        for doc_id, start, end, text in rows:
+            by_doc.setdefault(doc_id, []).append((start, end, text))
+        found = [(doc_id, sig) for doc_id, chunks in by_doc.items() if (sig := signature(document_text(chunks)))]
+        if found:
+            con.executemany("INSERT INTO near_signatures VALUES (?, ?)", found)
+
 
 # Why no PRIMARY KEY / UNIQUE on documents or postings: DuckDB keeps ART indexes in
 # memory and rewrites them on update; ids come from sequences and the indexer is the
@@ -162,6 +186,7 @@ MIGRATIONS: list[Migration] = [
             end_line INTEGER NOT NULL, signature VARCHAR NOT NULL, doc VARCHAR NOT NULL)""",
         f"UPDATE documents SET size = -1, hash = NULL WHERE ext IN ({_GRAMMAR_EXTENSIONS})",
     ],
+    _near_signatures,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -74,7 +74,8 @@ def consistency_problems(cur: duckdb.DuckDBPyConnection) -> list[str]:
                 + (SELECT count(*) FROM doc_fields f ANTI JOIN documents d ON d.id = f.doc_id)
                 + (SELECT count(*) FROM title_postings t ANTI JOIN documents d ON d.id = t.doc_id)
                 + (SELECT count(*) FROM link_shares s ANTI JOIN documents d ON d.id = s.doc_id)
-                + (SELECT count(*) FROM symbols y ANTI JOIN documents d ON d.id = y.doc_id)"""
+                + (SELECT count(*) FROM symbols y ANTI JOIN documents d ON d.id = y.doc_id)
+                + (SELECT count(*) FROM near_signatures n ANTI JOIN documents d ON d.id = n.doc_id)"""
     ).fetchall()[0][0]
     if orphans:
         found.append("postings, chunks or pages without a document")

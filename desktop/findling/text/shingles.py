@@ -1,0 +1,76 @@
+"""Near-duplicate detection: a MinHash signature of a text's word 4-shingles, so that two
+documents that are nearly the same text (a copy with a fixed typo, another export of the same
+page) are known by comparing 64 numbers instead of their text.
+
+The share of equal slots of two signatures estimates the Jaccard similarity of their shingle
+sets (standard error about .06 at 64 slots). Words are lower-cased runs of letters and digits,
+hashed on their bytes all at once (stable across processes and runs, unlike Python's `hash`),
+a shingle is four consecutive word hashes mixed, and each slot is the minimum over the
+shingles of one random multiply-add hash (fixed seeds, so signatures compare across runs)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SLOTS = 64
+SHINGLE = 4
+MIN_WORDS = 50  # shorter texts are too small to call near-duplicates by their wording
+MAX_CHARS = 1_000_000  # the first million characters stand for a longer text
+NEAR = 0.9  # estimated similarity from which two texts are nearly the same
+_MASK = np.uint64((1 << 61) - 1)
+_rng = np.random.default_rng(20261124)
+_A = _rng.integers(1, 1 << 61, size=SLOTS, dtype=np.uint64) | np.uint64(1)  # odd multipliers
+_B = _rng.integers(0, 1 << 61, size=SLOTS, dtype=np.uint64)
+_BLOCK = 1 << 20
+_P = 1_000_003  # odd: invertible modulo 2^64
+_P_INV = pow(_P, -1, 1 << 64)
+_WORD_BYTE = np.zeros(256, np.int8)
+for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_":
+    _WORD_BYTE[_c] = 1
+_WORD_BYTE[0x80:] = 1
+
+
+def signature(text: str) -> bytes:
+    """The text's MinHash signature (SLOTS little-endian 32-bit values); b"" for a text of
+    fewer than MIN_WORDS words."""
+    hashes = _word_hashes(text[:MAX_CHARS])
+    if len(hashes) < MIN_WORDS:
+        return b""
+    # each shingle's hash mixes its four words'
+    mixed = hashes[: len(hashes) - SHINGLE + 1].copy()
+    for k in range(1, SHINGLE):
+        mixed = (mixed * np.uint64(0x9E3779B1) + hashes[k : len(hashes) - SHINGLE + 1 + k]) & _MASK
+    shingles = np.unique(mixed)
+    slots = np.empty(SLOTS, dtype=np.uint64)
+    step = max(1, _BLOCK // len(shingles))  # slots per pass: at most _BLOCK values in memory
+    for i in range(0, SLOTS, step):
+        hashed = (shingles[:, None] * _A[None, i : i + step] + _B[None, i : i + step]) & _MASK
+        slots[i : i + step] = hashed.min(axis=0) >> np.uint64(29)
+    return slots.astype("<u4").tobytes()
+
+
+def _word_hashes(text: str) -> np.ndarray:
+    """A polynomial hash of each word of the lower-cased text, in order, computed on its UTF-8
+    bytes at once: a word is a run of ASCII letters, digits and underscores and of any
+    non-ASCII bytes (the letters of other scripts)."""
+    data = np.frombuffer(text.lower().encode("utf-8", "surrogatepass"), np.uint8)
+    edges = np.diff(np.concatenate(([0], _WORD_BYTE[data], [0])))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    if len(starts) == 0:
+        return np.empty(0, np.uint64)
+    # prefix sums of byte * P^i wrap modulo 2^64; P is odd, so P^-i exists modulo 2^64 and a
+    # word's hash no longer depends on where it stands
+    n = len(data)
+    one = np.ones(1, np.uint64)
+    powers = np.concatenate((one, np.cumprod(np.full(n - 1, _P, np.uint64))))  # P^0 .. P^(n-1), wrapping
+    inverses = np.concatenate((one, np.cumprod(np.full(n - 1, _P_INV, np.uint64))))
+    prefix = np.concatenate(([np.uint64(0)], np.cumsum(data.astype(np.uint64) * powers)))
+    hashes: np.ndarray = ((prefix[ends] - prefix[starts]) * inverses[starts]) & _MASK
+    return hashes
+
+
+def similarity(a: bytes, b: bytes) -> float:
+    """Estimated Jaccard similarity of two texts' shingles; 0 when either has no signature."""
+    if not a or not b or len(a) != len(b):
+        return 0.0
+    return float(np.mean(np.frombuffer(a, "<u4") == np.frombuffer(b, "<u4")))

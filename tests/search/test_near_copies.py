@@ -1,0 +1,102 @@
+"""Nearly identical documents (a copy with a corrected typo, the same page saved twice) are
+listed once, naming the other: MinHash signatures of their shingles, in every face."""
+
+from __future__ import annotations
+
+import os
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from findling.cli import main
+from findling.engine import Engine
+from findling.records import Hit, SearchMode, SearchRequest
+from findling.search.results import collapse_copies
+from findling.server.payloads import result_json
+from findling.text.shingles import MIN_WORDS, NEAR, signature, similarity
+from tests.helpers import write
+
+random.seed(7)
+_VOCAB = [f"word{i}" for i in range(5000)]
+
+
+def _prose(n: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(_VOCAB) for _ in range(n))
+
+
+REPORT = "Quarterly report on the turbine overhaul. " + _prose(400, 1)
+EDITED = REPORT.replace("word", "Word", 1) + " Signed, the engineering team."  # a typo fixed, a line added
+OTHER = "Quarterly report on the turbine overhaul. " + _prose(400, 2)  # same subject, other text
+
+
+def test_signatures_estimate_similarity():
+    assert similarity(signature(REPORT), signature(REPORT)) == 1.0
+    assert similarity(signature(REPORT), signature(EDITED)) >= NEAR
+    assert similarity(signature(REPORT), signature(OTHER)) < 0.2
+    assert signature("too short to tell") == b"" and similarity(b"", signature(REPORT)) == 0.0
+    # formatting does not matter: words, lower-cased
+    assert signature(REPORT) == signature(REPORT.upper().replace(" ", "\n  "))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_VOCAB[:300]), min_size=MIN_WORDS, max_size=400, unique=True))
+def test_signatures_see_words_in_order_not_their_spacing(words):
+    text = " ".join(words)
+    assert len(signature(text)) == 64 * 4
+    assert signature(text) == signature("\n".join(w.upper() for w in words))  # spacing and case do not count
+    assert similarity(signature(text), signature(" ".join(reversed(words)))) < 0.5  # the order does
+
+
+def test_collapse_keeps_the_first_and_names_near_copies():
+    hits = [Hit(i, f"/d/{n}", n, 1.0 - i / 10) for i, n in enumerate(["a", "b", "c"])]
+    sigs = {0: signature(REPORT), 1: signature(OTHER), 2: signature(EDITED)}
+    out = collapse_copies(hits, sigs)
+    assert [h.title for h in out] == ["a", "b"] and out[0].near_copies == ("/d/c",)
+    assert collapse_copies(hits) == hits  # without signatures nothing is near
+
+
+def test_near_copies_are_one_result_in_every_face(tmp_path, settings, capsys):
+    docs = tmp_path / "docs"
+    write(docs / "report.txt", REPORT)
+    write(docs / "report-final.txt", EDITED)
+    write(docs / "other.txt", OTHER)
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        for mode in (SearchMode.KEYWORD, SearchMode.HYBRID):
+            result = engine.find(SearchRequest("turbine overhaul", mode=mode, rerank="off"))
+            names = sorted(os.path.basename(h.path) for h in result.hits)
+            assert len(names) == 2 and "other.txt" in names, mode
+            listed = next(h for h in result.hits if h.near_copies)
+            assert {os.path.basename(listed.path), *map(os.path.basename, listed.near_copies)} == {
+                "report.txt",
+                "report-final.txt",
+            }
+            payload = result_json(result)["results"]
+            assert payload[result.hits.index(listed)]["near_copies"] == list(listed.near_copies)
+        hidden = listed.near_copies[0]
+        answer = engine.why_not(SearchRequest("turbine overhaul", mode=SearchMode.KEYWORD), hidden)
+        assert answer.reason == "shown"
+    assert main(["--home", str(home), "search", "turbine overhaul"]) == 0
+    assert "nearly the same text at" in capsys.readouterr().out
+
+
+def test_an_index_from_before_gets_its_signatures_without_reading_files(tmp_path, settings):
+    docs = tmp_path / "docs"
+    write(docs / "report.txt", REPORT)
+    write(docs / "report-final.txt", EDITED)
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        cur = engine._db.cursor()
+        cur.execute("DELETE FROM near_signatures")
+        cur.execute("DROP TABLE near_signatures")
+        cur.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    os.remove(docs / "report.txt")  # nothing is read from disk: the index's text is enough
+    with Engine(home, settings=settings) as engine:
+        rows = engine._db.cursor().execute("SELECT count(*) FROM near_signatures").fetchall()
+        assert rows[0][0] == 2
