@@ -18,9 +18,24 @@ MIN_WORDS = 50  # shorter texts are too small to call near-duplicates by their w
 MAX_CHARS = 1_000_000  # the first million characters stand for a longer text
 NEAR = 0.9  # estimated similarity from which two texts are nearly the same
 _MASK = np.uint64((1 << 61) - 1)
-_rng = np.random.default_rng(20261124)
-_A = _rng.integers(1, 1 << 61, size=SLOTS, dtype=np.uint64) | np.uint64(1)  # odd multipliers
-_B = _rng.integers(0, 1 << 61, size=SLOTS, dtype=np.uint64)
+
+
+def _splitmix64(seed: int, count: int) -> list[int]:
+    """Fixed pseudo-random numbers (SplitMix64): the same in every run and on every machine,
+    without numpy.random (which the app bundle leaves out)."""
+    out, state = [], seed
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        out.append(z ^ (z >> 31))
+    return out
+
+
+_RANDOM = _splitmix64(20261124, 2 * SLOTS)
+_A = np.array([(r & ((1 << 61) - 1)) | 1 for r in _RANDOM[:SLOTS]], np.uint64)  # odd multipliers
+_B = np.array([r & ((1 << 61) - 1) for r in _RANDOM[SLOTS:]], np.uint64)
 _BLOCK = 1 << 20
 _P = 1_000_003  # odd: invertible modulo 2^64
 _P_INV = pow(_P, -1, 1 << 64)
