@@ -15,7 +15,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "desktop" / "findling"
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     (
         "foundation",
-        frozenset({"findling", "errors", "paths", "pathnames", "scratch", "dates", "docids", "executables"}),
+        frozenset(
+            {"findling", "errors", "paths", "pathnames", "scratch", "dates", "docids", "executables", "terminal"}
+        ),
     ),
     ("records", frozenset({"records", "settings", "text"})),  # the vocabulary, and text analysis on it
     ("storage and models", frozenset({"store", "models"})),
@@ -24,7 +26,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("server", frozenset({"server"})),
     ("faces", frozenset({"gui", "doctor", "selftest"})),
     ("tools", frozenset({"devtools"})),  # measurement, apart from the product
-    ("command line", frozenset({"launch", "cli", "__main__"})),
+    ("command line", frozenset({"launch", "thin", "cli", "__main__"})),
 )
 # Within a layer, parts that must not see each other: the store holds no model code and the
 # models no SQL; ingest and search share only the layers below them.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import signal
 import sys
 import threading
@@ -15,18 +14,11 @@ from dataclasses import asdict
 from findling.errors import FindlingError
 from findling.launch import VERSION_LINE
 from findling.pathnames import printable
-from findling.records import Filters, Hit, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
-from findling.search.presentation import explain_columns, explain_lines, explain_row, highlight_pieces, report_counts
+from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
+from findling.search.presentation import explain_columns, explain_lines, explain_row, report_counts
 from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json, status_json
-
-_BOLD = "\033[1m"
-_YELLOW = "\033[33m"
-_DIM = "\033[2m"
-_RESET = "\033[0m"
-
-
-def _color() -> bool:
-    return sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
+from findling.terminal import color as _color
+from findling.terminal import dump_json, print_payload
 
 
 class ProgressBar:
@@ -97,28 +89,6 @@ def _request(args: argparse.Namespace, mode: SearchMode) -> SearchRequest:
     return SearchRequest(text, mode, limit, filters, getattr(args, "min_score", 0.0), expand, rerank)
 
 
-def _highlight(hit: Hit, color: bool) -> str:
-    """The snippet with its matches in colour. Every piece taken from the file is made
-    printable on its own, after slicing, so the offsets still fit."""
-    if not color or not hit.highlights:
-        return printable(hit.snippet)
-    return "".join(
-        f"{_BOLD}{_YELLOW}{printable(piece)}{_RESET}" if match else printable(piece)
-        for piece, match in highlight_pieces(hit.snippet, hit.highlights)
-    )
-
-
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
-
-
-def dump_json(payload: object) -> str:
-    """JSON for a terminal or a pipe: readable Unicode, but DEL, C1 controls (U+009B is a
-    one-character CSI), bidi overrides and lone surrogates (undecodable file names) as
-    \\u escapes. JSON escapes the C0 controls itself. Paths round-trip exactly."""
-    text = json.dumps(payload, ensure_ascii=False, indent=2, default=str)
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def _print_result(args: argparse.Namespace, result: SearchResult) -> int:
     """A result as the search verbs print it: JSON with --json, else the readable list."""
     if args.json:
@@ -129,30 +99,7 @@ def _print_result(args: argparse.Namespace, result: SearchResult) -> int:
 
 
 def print_results(result: SearchResult) -> None:
-    color = _color()
-    if not result.hits:
-        print("no results")
-    for note in result.notes:
-        print(f"{_DIM if color else ''}note: {printable(note)}{_RESET if color else ''}")
-    for i, hit in enumerate(result.hits, 1):
-        title = f"{_BOLD}{printable(hit.title)}{_RESET}" if color else printable(hit.title)
-        print(f"{i:>2}. {title}  [{hit.score:.2f}{' weak' if hit.weak else ''}]  #{hit.docid}")
-        print(
-            "    "
-            + (f"{printable(hit.symbol)} · " if hit.symbol else "")
-            + printable(hit.path)
-            + (f":{hit.line}" if hit.line else "")
-            + (f"  (page {hit.page})" if hit.page else "")
-        )
-        if hit.snippet:
-            print(f"    {_highlight(hit, color)}")
-        for copy in hit.copies:
-            print(f"    {_DIM if color else ''}same file at {printable(copy)}{_RESET if color else ''}")
-        for copy in hit.near_copies:
-            print(f"    {_DIM if color else ''}nearly the same text at {printable(copy)}{_RESET if color else ''}")
-    shown = len(result.hits)
-    if result.total_matched > shown:
-        print(f"{shown} of {result.total_matched} matching documents ({result.timings_ms.get('total', 0):.0f} ms)")
+    print_payload(result_json(result), _color())
 
 
 # -- commands ---------------------------------------------------------------------------

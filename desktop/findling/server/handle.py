@@ -223,6 +223,8 @@ class IndexHandle(_Verbs):
                 threading.Thread(target=self._rejoin, name="findling-rejoin", daemon=True).start()
         elif what == "call":
             self._answer_call(conn, message[1], message[2], message[3])
+        elif what == "search_payload":
+            self._answer_payload(conn, message[1])
         else:
             conn.send(("error", FindlingError(f"unknown request {what!r}")))
 
@@ -280,6 +282,32 @@ class IndexHandle(_Verbs):
             conn.send(reply)
         if verb in WRITE_VERBS and self._on_change is not None:
             self._on_change(verb)
+
+    def _answer_payload(self, conn: Connection, options: dict[str, Any]) -> None:
+        """A keyword search asked by a thin client (findling/thin.py) in plain values, answered
+        as its JSON payload: the client imports no records to read it. Any failure is sent back
+        as such, and the client runs the command the long way, which says it as usual."""
+        entered = self._enter()
+        if entered is None:
+            conn.send(("moved", None))
+            return
+        engine = entered[0]
+        try:
+            from findling.records import Filters, SearchMode, SearchRequest
+            from findling.server.payloads import result_json
+
+            filters = Filters.from_options(
+                options["ext"], options["folder"], options["after"], options["before"], options["path"]
+            )
+            request = SearchRequest(
+                options["query"], SearchMode.KEYWORD, options["limit"], filters, match=options["match"]
+            )
+            reply: tuple = ("ok", result_json(engine.find(request)))
+        except Exception as exc:  # the long way reports it, with the CLI's own wording
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        finally:
+            self._leave()
+        conn.send(reply)
 
     def _let_go(self) -> None:
         """Stop listening, stop indexing runs (they go on with the next owner), let the calls in

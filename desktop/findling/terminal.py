@@ -1,0 +1,93 @@
+"""Search results as a terminal shows them, from their JSON payload (server/payloads.py): the
+one printer for `findling search` whether it ran the search itself or asked the process that
+holds the index (findling/thin.py). Imports nothing heavier than the standard library."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+
+from findling.pathnames import printable
+
+# typing is not imported at run time: this path counts every millisecond (annotations are strings)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+BOLD = "\033[1m"
+YELLOW = "\033[33m"
+DIM = "\033[2m"
+RESET = "\033[0m"
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+def color() -> bool:
+    return sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
+
+
+def dump_json(payload: object) -> str:
+    """JSON for a terminal or a pipe: readable Unicode, but DEL, C1 controls (U+009B is a
+    one-character CSI), bidi overrides and lone surrogates (undecodable file names) as
+    \\u escapes. JSON escapes the C0 controls itself. Paths round-trip exactly."""
+    text = json.dumps(payload, ensure_ascii=False, indent=2, default=str)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def pieces(text: str, highlights: Sequence[Sequence[int]]) -> list[tuple[str, bool]]:
+    """`text` cut into (piece, is_match) in order; overlapping highlights are merged away."""
+    out: list[tuple[str, bool]] = []
+    pos = 0
+    for start, end in sorted(highlights, key=lambda h: (h[0], h[1])):
+        if start < pos:
+            continue
+        if start > pos:
+            out.append((text[pos:start], False))
+        out.append((text[start:end], True))
+        pos = end
+    if pos < len(text):
+        out.append((text[pos:], False))
+    return out
+
+
+def _snippet(hit: dict[str, Any], colored: bool) -> str:
+    """The snippet with its matches in colour. Every piece taken from the file is made
+    printable on its own, after slicing, so the offsets still fit."""
+    if not colored or not hit["highlights"]:
+        return printable(hit["snippet"])
+    return "".join(
+        f"{BOLD}{YELLOW}{printable(piece)}{RESET}" if match else printable(piece)
+        for piece, match in pieces(hit["snippet"], hit["highlights"])
+    )
+
+
+def print_payload(payload: dict[str, Any], colored: bool) -> None:
+    """A search payload as the readable list: rank, title, score and docid; where (the definition
+    in a source file, the path and line, the page); the snippet; the other places of copies."""
+    dim, reset = (DIM, RESET) if colored else ("", "")
+    if not payload["results"]:
+        print("no results")
+    for note in payload["notes"]:
+        print(f"{dim}note: {printable(note)}{reset}")
+    for i, hit in enumerate(payload["results"], 1):
+        title = f"{BOLD}{printable(hit['title'])}{RESET}" if colored else printable(hit["title"])
+        print(f"{i:>2}. {title}  [{hit['score']:.2f}{' weak' if hit['weak'] else ''}]  {hit['docid']}")
+        print(
+            "    "
+            + (f"{printable(hit['symbol'])} · " if hit["symbol"] else "")
+            + printable(hit["path"])
+            + (f":{hit['line']}" if hit["line"] else "")
+            + (f"  (page {hit['page']})" if hit["page"] else "")
+        )
+        if hit["snippet"]:
+            print(f"    {_snippet(hit, colored)}")
+        for copy in hit["copies"]:
+            print(f"    {dim}same file at {printable(copy)}{reset}")
+        for copy in hit["near_copies"]:
+            print(f"    {dim}nearly the same text at {printable(copy)}{reset}")
+    shown = len(payload["results"])
+    if payload["total"] > shown:
+        print(f"{shown} of {payload['total']} matching documents ({payload['timings_ms'].get('total', 0):.0f} ms)")

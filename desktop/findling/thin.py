@@ -1,0 +1,98 @@
+"""`findling search` as a thin client: when another Findling holds the index (the window, `mcp`,
+`serve`), the words and options go to it in plain values and its answer comes back as the JSON
+payload, printed by the one printer (findling/terminal.py). Nothing of the engine, the records,
+DuckDB or numpy is imported, so a call costs the interpreter's start, a connection and the search.
+
+Anything this does not read exactly as the command line would (another command, an option it does
+not know, a value it cannot check) is left to the full command line, as is every failure: no
+owner, an owner that lets the index go or does not know the request, an error. The full command
+then says what it always says. FINDLING_THIN=0 turns this path off."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# typing is not imported at run time: this path counts every millisecond (annotations are strings)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_MATCHES = ("most", "all", "any")
+_LISTS = {"--ext": "ext", "--path": "path", "--folder": "folder"}
+_SINGLE = {"--after": "after", "--before": "before", "--match": "match", "-n": "limit", "--limit": "limit"}
+
+
+def search_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
+    """(--home, the search's options) when argv is a `search` this path reads exactly; else None."""
+    home: str | None = None
+    words: list[str] = []
+    options: dict[str, Any] = {"ext": [], "path": [], "folder": [], "after": None, "before": None}
+    options.update(match=None, limit=None, json=False)
+    args = list(argv)
+    if args[:1] == ["--home"] and len(args) > 1:
+        home, args = args[1], args[2:]
+    if args[:1] != ["search"]:
+        return None
+    rest = iter(args[1:])
+    for token in rest:
+        name, value = token.split("=", 1) if token.startswith("--") and "=" in token else (token, None)
+        if name == "--json" and value is None:
+            options["json"] = True
+        elif name in _LISTS or name in _SINGLE:
+            value = value if value is not None else next(rest, None)
+            if value is None or value.startswith("-"):
+                return None
+            if name in _LISTS:
+                options[_LISTS[name]].append(value)
+            else:
+                options[_SINGLE[name]] = value
+        elif token.startswith("-"):
+            return None  # help, another option, or a word the command line refuses
+        else:
+            words.append(token)
+    if not words or (options["match"] is not None and options["match"] not in _MATCHES):
+        return None
+    limit = options["limit"]
+    if limit is not None:
+        if not limit.isdigit() or not 1 <= int(limit) <= 10_000:
+            return None
+        options["limit"] = int(limit)
+    # folders are read in this process's working directory, as the command line reads them
+    options["folder"] = [os.path.abspath(os.path.expanduser(f)) for f in options["folder"]]
+    options["query"] = " ".join(words)
+    return home, options
+
+
+def answered(argv: list[str]) -> int | None:
+    """The exit code, once the holder of the index answered and the result is printed; None
+    when the full command line must run the command."""
+    if os.environ.get("FINDLING_THIN") == "0":
+        return None
+    parsed = search_options(argv)
+    if parsed is None:
+        return None
+    home, options = parsed
+    from findling.paths import data_home
+    from findling.server.endpoint import connect
+
+    conn = connect(data_home(home))
+    if conn is None:
+        return None
+    try:
+        conn.send(("search_payload", options))
+        kind, payload = conn.recv()
+    except (OSError, EOFError, ValueError, AttributeError, ImportError):
+        return None
+    finally:
+        conn.close()
+    if kind != "ok":
+        return None
+    from findling.terminal import color, dump_json, print_payload
+
+    if options["json"]:
+        print(dump_json(payload))
+    else:
+        print_payload(payload, color())
+    sys.stdout.flush()
+    return 0

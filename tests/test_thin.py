@@ -1,0 +1,111 @@
+"""`findling search` as a thin client of the process that holds the index: the same output as the
+full command line, without the engine's imports, and the full command line whenever it cannot."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from findling.server.handle import IndexHandle
+from findling.thin import search_options
+from tests.helpers import write
+
+NOTES = {
+    "melon.md": "# Melons\n\nA melon ripens in August; the melon patch needs sun.\n",
+    "berry.md": "# Berries\n\nBerries and a melon salad for the summer party.\n",
+    "soup.txt": "Soup of the day: tomato. No melon today.\n",
+}
+_PROBE = """
+import json, sys
+from findling.thin import answered
+code = answered(sys.argv[1:])
+loaded = [m for m in ("findling.records", "findling.engine", "findling.cli", "duckdb", "numpy") if m in sys.modules]
+print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
+"""
+
+
+@pytest.fixture()
+def owned(tmp_path, settings):
+    docs = tmp_path / "docs"
+    for name, text in NOTES.items():
+        write(docs / name, text)
+    home = tmp_path / "home"
+    with IndexHandle.open(home, settings=settings) as handle:  # this test process holds the index and answers
+        handle.add_source(str(docs))
+        handle.index(embed=False)
+        yield home, docs
+
+
+def _findling(home, *argv, thin: bool = True) -> subprocess.CompletedProcess:
+    env = dict(os.environ, FINDLING_HOME=str(home), FINDLING_THIN="1" if thin else "0", NO_COLOR="1")
+    return subprocess.run(
+        [sys.executable, "-m", "findling", *argv], capture_output=True, text=True, env=env, timeout=60
+    )
+
+
+def _untimed(out: str) -> str:
+    """The output without what differs from run to run: how long the search took."""
+    if out.startswith("{"):
+        payload = json.loads(out)
+        payload.pop("timings_ms")
+        return json.dumps(payload)
+    return re.sub(r"\(\d+ ms\)", "(ms)", out)
+
+
+def _probe(home, *argv) -> dict:
+    env = dict(os.environ, FINDLING_HOME=str(home))
+    proc = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, env=env, timeout=60)
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+def test_the_owner_answers_with_the_same_output(owned):
+    home, docs = owned
+    for argv in (
+        ("search", "melon"),
+        ("search", "melon", "-n", "1"),
+        ("search", "melon", "--json"),
+        ("search", "--ext", "md", "melon", "summer"),
+        ("search", "melon", "--match", "all", "--folder", str(docs), "--after", "2000-01-01"),
+        ("search", "nothing-like-it"),
+    ):
+        thin, full = _findling(home, *argv), _findling(home, *argv, thin=False)
+        assert thin.returncode == full.returncode == 0, (argv, thin.stderr, full.stderr)
+        assert _untimed(thin.stdout) == _untimed(full.stdout), argv
+    assert "melon.md" in _findling(home, "search", "melon").stdout
+
+
+def test_the_thin_path_imports_no_engine(owned):
+    home, _ = owned
+    report = _probe(home, "search", "melon")
+    assert report == {"code": 0, "loaded": []}
+
+
+def test_without_an_owner_or_with_what_it_does_not_read_the_full_command_line_runs(owned, tmp_path):
+    home, _ = owned
+    assert _probe(tmp_path / "nobody-home", "search", "melon")["code"] is None  # no owner
+    assert _probe(home, "query", "melon")["code"] is None  # another command
+    assert _probe(home, "search", "melon", "--after", "someday")["code"] is None  # the owner's error
+    bad = _findling(home, "search", "melon", "--after", "someday")
+    assert bad.returncode == 2 and "someday" in bad.stderr  # said as the command line says it
+
+
+def test_search_options_read_exactly_what_the_command_line_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    home, options = search_options(["--home", "/h", "search", "a", "-n", "5", "b", "--ext=md", "--folder", "notes"])
+    assert home == "/h" and options["query"] == "a b" and options["limit"] == 5 and options["ext"] == ["md"]
+    assert options["folder"] == [str(tmp_path / "notes")]  # made absolute here, where it was typed
+    for refused in (
+        ["search"],  # no words
+        ["search", "a", "-n", "0"],  # out of range: the command line says so
+        ["search", "a", "--explain"],  # an option this path does not know
+        ["search", "a", "-async"],  # a word the command line refuses
+        ["search", "a", "--match", "some"],
+        ["search", "a", "-h"],
+        ["get", "x"],
+    ):
+        assert search_options(refused) is None, refused
