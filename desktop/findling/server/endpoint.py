@@ -13,14 +13,11 @@ self-pipe wakes it; it never connects to itself). A burst of callers queues in a
 from __future__ import annotations
 
 import json
-import logging
 import os
-import secrets
 import select
 import socket
 import struct
 import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import (  # type: ignore[attr-defined]
@@ -33,7 +30,8 @@ from multiprocessing.connection import (  # type: ignore[attr-defined]
 )
 from pathlib import Path
 
-log = logging.getLogger(__name__)
+# logging, secrets and tempfile serve only the owner's side: a client (a thin `findling search`)
+# connects without importing them (8 ms of its 55).
 
 _WINDOWS = sys.platform == "win32"
 RECORD = "owner.endpoint"
@@ -58,6 +56,8 @@ def _socket_folder() -> Path:
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and os.path.isdir(base) and len(base) < _SUN_PATH_MAX - 40:
         return _private_folder(Path(base) / "findling")
+    import tempfile
+
     temporary = tempfile.gettempdir()
     if len(temporary) >= _SUN_PATH_MAX - 40:
         temporary = "/tmp"
@@ -65,6 +65,8 @@ def _socket_folder() -> Path:
 
 
 def _new_address() -> str:
+    import secrets
+
     name = secrets.token_hex(8)
     if _WINDOWS:
         return rf"\\.\pipe\findling-{name}"
@@ -154,6 +156,8 @@ class EndpointServer:
     def __init__(self, home: Path, handler: Handler) -> None:
         self.home = home
         self._handler = handler
+        import secrets
+
         self._key = secrets.token_bytes(32)
         self._address = _new_address()
         self._closed = threading.Event()
@@ -219,7 +223,9 @@ class EndpointServer:
         except (OSError, EOFError):
             pass  # the peer left
         except Exception:  # a bug must not take the endpoint down with it
-            log.exception("endpoint request failed")
+            import logging
+
+            logging.getLogger(__name__).exception("endpoint request failed")
         finally:
             conn.close()
             with self._lock:
