@@ -164,3 +164,15 @@ def test_most_recently_modified_documents_are_embedded_first(tmp_path, settings,
             "middle",
             "old",
         ]
+
+
+def test_an_empty_file_does_not_keep_semantic_search_partial(engine, tmp_path):
+    """An empty file has terms (its name) but no text to embed: once the rest is embedded,
+    searches say nothing of a share still being embedded."""
+    docs = tmp_path / "empty-docs"
+    write(docs / "__init__.py", "")
+    write(docs / "notes.md", "# Notes\n\nThe nightly import handles invoices and receipts.\n")
+    engine.add_source(docs)
+    engine.index()
+    result = engine.find(SearchRequest("nightly import invoices", mode=SearchMode.HYBRID, rerank="off"))
+    assert result.hits and not any("documents so far" in note for note in result.notes), result.notes

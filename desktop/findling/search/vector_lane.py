@@ -17,8 +17,7 @@ from findling.records import Filters
 from findling.search.bm25 import filter_sql
 from findling.search.normalize import cosine_from_distance
 from findling.search.vector_index import VectorHit, VectorIndex
-from findling.store.db import scalar
-from findling.store.vectors import table_for
+from findling.store.vectors import embedded_share, table_for
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,9 @@ class VectorLane:
         if index is None:
             return None
         index.refresh()
-        total = int(scalar(self._cursor(), "SELECT count(*) FROM documents WHERE status = 'ok' AND length > 0"))
+        # documents with text to embed: an empty file (its name gives it terms, not chunks) has
+        # nothing to embed and must not keep the share below 100 % for ever
+        _, total = embedded_share(self._cursor(), None)
         return coverage_note(index.documents, total)
 
     def _allowed(self, filters: Filters | None) -> np.ndarray | None:
