@@ -483,6 +483,12 @@ class Engine:
             return answer("unsupported", f"Findling does not read {ext or 'this kind of'} files (binary or media).")
         cur = self._db.cursor()
         state = document_state(cur, display_path(target))
+        if state is None and kind_of(target) == "image":
+            return answer(
+                "unsupported",
+                f"Findling reads only the words in a picture's metadata (EXIF description, title, comment, keywords, "
+                f"artist); this {os.path.splitext(name)[1]} file has none, or it is not indexed yet (findling index).",
+            )
         if state is None:
             return answer(
                 "not_indexed",

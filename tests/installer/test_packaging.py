@@ -98,6 +98,11 @@ def _formats(folder: Path) -> Path:
         "<p>Photosynthesis turns sunlight, water and carbon dioxide into sugar "
         "inside the chloroplasts of a leaf.</p></main></body></html>"
     )
+    from PIL import Image
+
+    exif = Image.Exif()
+    exif[0x010E] = "The aurora over the fjord at midnight"  # ImageDescription
+    Image.new("RGB", (16, 16), "black").save(folder / "aurora.jpg", exif=exif)
     return folder
 
 
@@ -175,12 +180,13 @@ def test_bundle_builds_within_its_size_and_works(tmp_path):
     docs = _formats(tmp_path / "docs")
     run("add", str(docs))
     status = json.loads(run("status", "--json"))
-    assert status["documents"] == 4 and status["failed"] == 0, status
+    assert status["documents"] == 5 and status["failed"] == 0, status
     for word, name in (
         ("lighthouse", "logbook.pdf"),
         ("marketing", "budget.docx"),
         ("sourdough", "baking.epub"),
         ("chloroplasts", "leaf.html"),
+        ("aurora", "aurora.jpg"),  # the picture's EXIF description
     ):
         hits = json.loads(run("search", word, "--json"))["results"]
         assert [Path(h["path"]).name for h in hits] == [name], (word, hits)

@@ -94,8 +94,11 @@ def test_not_matched_by_the_folders_include_patterns(tmp_path, settings):
 
 def test_a_kind_findling_does_not_read(indexed):
     engine, docs = indexed
-    answer = _why(engine, "zebra", docs / "picture.png")
-    assert answer.reason == "unsupported" and ".png" in answer.summary
+    answer = _why(engine, "zebra", docs / "picture.png")  # a picture with no words in its metadata
+    assert answer.reason == "unsupported" and ".png" in answer.summary and "metadata" in answer.summary
+    write(docs / "movie.mp4", "not really a film")
+    answer = _why(engine, "zebra", docs / "movie.mp4")
+    assert answer.reason == "unsupported" and ".mp4" in answer.summary
 
 
 def test_failed_with_its_error(indexed):

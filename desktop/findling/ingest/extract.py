@@ -12,6 +12,7 @@ from findling.ingest.extractors.bundles import decompress, extract_archive
 from findling.ingest.extractors.docx import extract_docx
 from findling.ingest.extractors.epub import extract_epub
 from findling.ingest.extractors.html import html_to_text
+from findling.ingest.extractors.image import extract_image
 from findling.ingest.extractors.mail import extract_eml, extract_mbox
 from findling.ingest.extractors.notebook import extract_notebook
 from findling.ingest.extractors.office import extract_odf, extract_pptx, extract_xlsx
@@ -45,6 +46,7 @@ _READERS: dict[str, Callable[[bytes], Parsed]] = {
     "odp": lambda data: extract_odf(data, "ODP"),
     "rtf": extract_rtf,
     "notebook": extract_notebook,
+    "image": extract_image,
 }
 
 

@@ -96,6 +96,14 @@ DOCUMENTS = {
     ".ipynb": "notebook",
     ".eml": "eml",
     ".mbox": "mbox",
+    # pictures: the words in their metadata (ingest/extractors/image.py); one without is skipped
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".png": "image",
+    ".tif": "image",
+    ".tiff": "image",
+    ".webp": "image",
+    ".heic": "image",
 }
 COMPRESSED = {".gz", ".bz2", ".xz"}
 # Formats recognised but not read (no maintained reader): listed with the reason, never read as bytes.
@@ -106,17 +114,10 @@ LEGACY = {
 }
 # Never worth reading: their text, if any, is not the user's words.
 BINARY = {
-    ".png",
-    ".jpg",
-    ".jpeg",
     ".gif",
     ".bmp",
-    ".tif",
-    ".tiff",
-    ".webp",
     ".ico",
     ".icns",
-    ".heic",
     ".psd",
     ".mp3",
     ".wav",

@@ -13,7 +13,8 @@ from findling.errors import ExtractionError
 from findling.ingest.chunk import chunk_text, code_spans
 from findling.ingest.code_symbols import find_symbols
 from findling.ingest.extract import NotRead, NotText, extract
-from findling.ingest.formats import extension_of
+from findling.ingest.extractors.image import HEAD_BYTES
+from findling.ingest.formats import extension_of, kind_of
 from findling.ingest.scan import special_kind
 from findling.pathnames import readable_name
 from findling.records import CodeSymbol, DocumentRow, DocumentStatus
@@ -90,15 +91,18 @@ def _failed(path: str, size: int, mtime: float, digest: str | None, error: str) 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 
 
-def read_file(path: str, max_bytes: int | None = None) -> tuple[bytes, os.stat_result]:
-    """The bytes of a regular file, at most `max_bytes`. The type is checked on the opened
-    descriptor, not the name, so a file swapped for a pipe after the scan is refused too;
-    O_NONBLOCK keeps the open of a pipe from waiting for a writer."""
+def read_file(path: str, max_bytes: int | None = None, head: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file, at most `max_bytes` (or only its first `head` bytes, however
+    large it is). The type is checked on the opened descriptor, not the name, so a file swapped
+    for a pipe after the scan is refused too; O_NONBLOCK keeps the open of a pipe from waiting
+    for a writer."""
     fd = os.open(path, _OPEN_FLAGS)
     with os.fdopen(fd, "rb") as handle:
         st = os.fstat(handle.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(f"not a regular file ({special_kind(st.st_mode)})")
+        if head is not None:
+            return handle.read(head), st
         if max_bytes is None:
             return handle.read(), st
         data = handle.read(max_bytes + 1)
@@ -109,8 +113,10 @@ def read_file(path: str, max_bytes: int | None = None) -> tuple[bytes, os.stat_r
 
 def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  # noqa: C901 - each way a file can fail to read is reported where it happens
     path = task.path
+    # a picture is read for its metadata, in its first bytes: a folder of photos is not read whole
+    head = HEAD_BYTES if kind_of(task.kind_path or path) == "image" else None
     try:
-        data, st = read_file(path, task.max_bytes)
+        data, st = read_file(path, task.max_bytes, head)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return Vanished(path)
     except (NotRegularFile, TooLarge) as exc:
@@ -123,7 +129,7 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  
             return Vanished(path)
         return _failed(path, st.st_size, st.st_mtime, None, f"cannot read the file: {exc.strerror or exc}")
     size, mtime = st.st_size, st.st_mtime
-    digest = content_hash(data)
+    digest = content_hash(data if head is None else data + f"/{size}".encode())
     if digest == task.known_hash:
         return Unchanged(path, size, mtime)
     try:
