@@ -130,8 +130,12 @@ def test_symbols_and_sym_from_the_command_line(code, capsys):
     engine.close()
     assert main(["--home", home, "symbols", str(src / "files.js")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["2", "function", "export", "function", "readFileSync(path)"] or "readFileSync" in out[0]
-    assert any("method" in line and "listen(port)" in line for line in out)
+    assert [line.split() for line in out] == [
+        ["2", "function", "function", "readFileSync(path)"],
+        ["6", "class", "class", "HTTPServer"],
+        ["7", "method", "listen(port)"],
+    ]
+    assert out[2].startswith("     7    method")  # indented under its class
     assert main(["--home", home, "symbols", str(src / "argparse.py"), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["symbols"][0]["qualname"] == "ArgumentParser" and payload["language"] == "python"
