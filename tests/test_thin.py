@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from findling.server.handle import IndexHandle
-from findling.thin import search_options
+from findling.thin import get_options, search_options
 from tests.helpers import write
 
 NOTES = {
@@ -48,6 +48,13 @@ def _findling(home, *argv, thin: bool = True) -> subprocess.CompletedProcess:
     )
 
 
+def _findling_in(folder, home, *argv) -> subprocess.CompletedProcess:
+    env = dict(os.environ, FINDLING_HOME=str(home), NO_COLOR="1")
+    return subprocess.run(
+        [sys.executable, "-m", "findling", *argv], capture_output=True, text=True, env=env, timeout=60, cwd=folder
+    )
+
+
 def _untimed(out: str) -> str:
     """The output without what differs from run to run: how long the search took."""
     if out.startswith("{"):
@@ -77,12 +84,23 @@ def test_the_owner_answers_with_the_same_output(owned):
         assert thin.returncode == full.returncode == 0, (argv, thin.stderr, full.stderr)
         assert _untimed(thin.stdout) == _untimed(full.stdout), argv
     assert "melon.md" in _findling(home, "search", "melon").stdout
+    for argv in (
+        ("get", str(docs / "melon.md")),
+        ("get", str(docs / "melon.md") + ":3:1", "-l"),
+        ("get", str(docs / "melon.md"), "--from-line", "2", "--lines", "2", "--json"),
+    ):
+        thin, full = _findling(home, *argv), _findling(home, *argv, thin=False)
+        assert thin.returncode == full.returncode == 0, (argv, thin.stderr, full.stderr)
+        assert thin.stdout == full.stdout and thin.stdout, argv
+    relative = _findling_in(docs, home, "get", "melon.md:3:1")
+    assert relative.stdout == "A melon ripens in August; the melon patch needs sun.\n"  # read where it was typed
 
 
 def test_the_thin_path_imports_no_engine(owned):
     home, _ = owned
     report = _probe(home, "search", "melon")
     assert report == {"code": 0, "loaded": []}
+    assert _probe(home, "get", str(owned[1] / "melon.md")) == {"code": 0, "loaded": []}
 
 
 def test_without_an_owner_or_with_what_it_does_not_read_the_full_command_line_runs(owned, tmp_path):
@@ -109,3 +127,8 @@ def test_search_options_read_exactly_what_the_command_line_does(tmp_path, monkey
         ["get", "x"],
     ):
         assert search_options(refused) is None, refused
+    home, options = get_options(["get", "notes.md:12:3", "-l"])
+    assert home is None and options["ref"] == str(tmp_path / "notes.md") + ":12:3" and options["numbers"]
+    assert get_options(["get", "#3fa9c2", "--json"])[1]["ref"] == "#3fa9c2"
+    for refused in (["get"], ["get", "a", "b"], ["get", "a", "--lines", "x"], ["get", "a", "--other"]):
+        assert get_options(refused) is None, refused

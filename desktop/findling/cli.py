@@ -18,7 +18,7 @@ from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, S
 from findling.search.presentation import explain_columns, explain_lines, explain_row, report_counts
 from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json, status_json
 from findling.terminal import color as _color
-from findling.terminal import dump_json, print_payload
+from findling.terminal import dump_json, print_payload, print_slice
 
 
 class ProgressBar:
@@ -249,18 +249,8 @@ def cmd_get(args: argparse.Namespace) -> int:
         piece = engine.get(args.ref, args.from_line, args.lines)
     if args.json:
         print(dump_json(slice_json(piece)))
-        return 0
-    if args.line_numbers:
-        width = len(str(piece.last_line))
-        for number, line in enumerate(piece.text.splitlines(), piece.first_line):
-            print(f"{number:>{width}}  {printable(line)}")
     else:
-        sys.stdout.write(piece.text if piece.text.endswith("\n") or not piece.text else piece.text + "\n")
-    if sys.stderr.isatty():
-        print(
-            f"#{piece.docid} {printable(piece.path)} lines {piece.first_line}–{piece.last_line} of {piece.total_lines}",
-            file=sys.stderr,
-        )
+        print_slice(slice_json(piece), args.line_numbers)
     return 0
 
 

@@ -4,6 +4,7 @@ its id across re-indexing and between the window, the CLI and agents."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 
 from findling.errors import QuerySyntaxError
@@ -38,3 +39,13 @@ def split_reference(ref: str) -> tuple[str, int | None, int | None]:
         raise QuerySyntaxError(f"line numbers have at most {_MAX_DIGITS} digits: {ref.strip()[:60]}…")
     count = int(match.group(3)) if match.group(3) else None
     return match.group(1), int(match.group(2)), count
+
+
+def absolute_reference(ref: str) -> str:
+    """A path reference made absolute in the caller's folder (the index's owner runs in another);
+    a docid, even a mistyped one the owner will name as such, is left as it is."""
+    if ref.startswith("#") or docid_prefix(split_reference(ref)[0]) is not None and not os.path.exists(ref):
+        return ref
+    path, line, count = split_reference(ref)
+    suffix = "" if line is None else f":{line}" + ("" if count is None else f":{count}")
+    return os.path.abspath(os.path.expanduser(path)) + suffix

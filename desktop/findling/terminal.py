@@ -91,3 +91,21 @@ def print_payload(payload: dict[str, Any], colored: bool) -> None:
     shown = len(payload["results"])
     if payload["total"] > shown:
         print(f"{shown} of {payload['total']} matching documents ({payload['timings_ms'].get('total', 0):.0f} ms)")
+
+
+def print_slice(piece: dict[str, Any], line_numbers: bool) -> None:
+    """A `get` payload: the lines as they are (numbered with `line_numbers`), and on a terminal
+    which document and lines they are."""
+    text = piece["text"]
+    if line_numbers:
+        width = len(str(piece["to_line"]))
+        for number, line in enumerate(text.splitlines(), piece["from_line"]):
+            print(f"{number:>{width}}  {printable(line)}")
+    else:
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    if sys.stderr.isatty():
+        print(
+            f"{piece['docid']} {printable(piece['path'])} lines {piece['from_line']}–{piece['to_line']} "
+            f"of {piece['total_lines']}",
+            file=sys.stderr,
+        )

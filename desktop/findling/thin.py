@@ -1,4 +1,4 @@
-"""`findling search` as a thin client: when another Findling holds the index (the window, `mcp`,
+"""`findling search` and `findling get` as a thin client: when another Findling holds the index (the window, `mcp`,
 `serve`), the words and options go to it in plain values and its answer comes back as the JSON
 payload, printed by the one printer (findling/terminal.py). Nothing of the engine, the records,
 DuckDB or numpy is imported, so a call costs the interpreter's start, a connection and the search.
@@ -25,13 +25,10 @@ _SINGLE = {"--after": "after", "--before": "before", "--match": "match", "-n": "
 
 def search_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
     """(--home, the search's options) when argv is a `search` this path reads exactly; else None."""
-    home: str | None = None
+    home, args = _home(argv)
     words: list[str] = []
     options: dict[str, Any] = {"ext": [], "path": [], "folder": [], "after": None, "before": None}
     options.update(match=None, limit=None, json=False)
-    args = list(argv)
-    if args[:1] == ["--home"] and len(args) > 1:
-        home, args = args[1], args[2:]
     if args[:1] != ["search"]:
         return None
     rest = iter(args[1:])
@@ -64,12 +61,53 @@ def search_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
     return home, options
 
 
+def get_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
+    """(--home, the options) when argv is a `get` this path reads exactly; else None."""
+    home, args = _home(argv)
+    if args[:1] != ["get"]:
+        return None
+    options: dict[str, Any] = {"ref": None, "first": None, "count": None, "numbers": False, "json": False}
+    rest = iter(args[1:])
+    for token in rest:
+        if token in ("-l", "--line-numbers"):
+            options["numbers"] = True
+        elif token == "--json":
+            options["json"] = True
+        elif token in ("--from-line", "--lines"):
+            value = next(rest, None)
+            if value is None or not value.isdigit():
+                return None
+            options["first" if token == "--from-line" else "count"] = int(value)
+        elif token.startswith("-") or options["ref"] is not None:
+            return None
+        else:
+            options["ref"] = token
+    if options["ref"] is None:
+        return None
+    from findling.docids import absolute_reference
+    from findling.errors import FindlingError
+
+    try:
+        options["ref"] = absolute_reference(options["ref"])  # in this process's folder, as typed
+    except FindlingError:  # an unreadable line suffix: the command line says so
+        return None
+    return home, options
+
+
+def _home(argv: list[str]) -> tuple[str | None, list[str]]:
+    if argv[:1] == ["--home"] and len(argv) > 1:
+        return argv[1], list(argv[2:])
+    return None, list(argv)
+
+
 def answered(argv: list[str]) -> int | None:
     """The exit code, once the holder of the index answered and the result is printed; None
     when the full command line must run the command."""
     if os.environ.get("FINDLING_THIN") == "0":
         return None
-    parsed = search_options(argv)
+    parsed, verb = search_options(argv), "search"
+    if parsed is None:
+        parsed, verb = get_options(argv), "get"
     if parsed is None:
         return None
     home, options = parsed
@@ -80,7 +118,7 @@ def answered(argv: list[str]) -> int | None:
     if conn is None:
         return None
     try:
-        conn.send(("search_payload", options))
+        conn.send(("payload", verb, options))
         kind, payload = conn.recv()
     except (OSError, EOFError, ValueError, AttributeError, ImportError):
         return None
@@ -88,10 +126,12 @@ def answered(argv: list[str]) -> int | None:
         conn.close()
     if kind != "ok":
         return None
-    from findling.terminal import color, dump_json, print_payload
+    from findling.terminal import color, dump_json, print_payload, print_slice
 
     if options["json"]:
         print(dump_json(payload))
+    elif verb == "get":
+        print_slice(payload, options["numbers"])
     else:
         print_payload(payload, color())
     sys.stdout.flush()

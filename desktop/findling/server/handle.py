@@ -14,7 +14,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from findling.docids import docid_prefix, split_reference
+from findling.docids import absolute_reference
 from findling.errors import FindlingError, StoreLockedError
 from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.paths import data_home
@@ -50,8 +50,8 @@ _HERE: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     ),
     "remove_source": lambda a: dict(a, path=_path(a["path"])),
     "why_not": lambda a: dict(a, path=_path(a["path"])),
-    "get": lambda a: dict(a, ref=_absolute(a["ref"])),
-    "symbols": lambda a: dict(a, ref=_absolute(a["ref"])),
+    "get": lambda a: dict(a, ref=absolute_reference(a["ref"])),
+    "symbols": lambda a: dict(a, ref=absolute_reference(a["ref"])),
     "multi_get": lambda a: dict(a, refs=list(a["refs"])),
 }
 
@@ -223,8 +223,8 @@ class IndexHandle(_Verbs):
                 threading.Thread(target=self._rejoin, name="findling-rejoin", daemon=True).start()
         elif what == "call":
             self._answer_call(conn, message[1], message[2], message[3])
-        elif what == "search_payload":
-            self._answer_payload(conn, message[1])
+        elif what == "payload":
+            self._answer_payload(conn, message[1], message[2])
         else:
             conn.send(("error", FindlingError(f"unknown request {what!r}")))
 
@@ -283,26 +283,17 @@ class IndexHandle(_Verbs):
         if verb in WRITE_VERBS and self._on_change is not None:
             self._on_change(verb)
 
-    def _answer_payload(self, conn: Connection, options: dict[str, Any]) -> None:
-        """A keyword search asked by a thin client (findling/thin.py) in plain values, answered
-        as its JSON payload: the client imports no records to read it. Any failure is sent back
-        as such, and the client runs the command the long way, which says it as usual."""
+    def _answer_payload(self, conn: Connection, verb: str, options: dict[str, Any]) -> None:
+        """A keyword search or a `get` asked by a thin client (findling/thin.py) in plain values,
+        answered as its JSON payload: the client imports no records to read it. Any failure is
+        sent back as such, and the client runs the command the long way, which says it as usual."""
         entered = self._enter()
         if entered is None:
             conn.send(("moved", None))
             return
         engine = entered[0]
         try:
-            from findling.records import Filters, SearchMode, SearchRequest
-            from findling.server.payloads import result_json
-
-            filters = Filters.from_options(
-                options["ext"], options["folder"], options["after"], options["before"], options["path"]
-            )
-            request = SearchRequest(
-                options["query"], SearchMode.KEYWORD, options["limit"], filters, match=options["match"]
-            )
-            reply: tuple = ("ok", result_json(engine.find(request)))
+            reply: tuple = ("ok", _payload(engine, verb, options))
         except Exception as exc:  # the long way reports it, with the CLI's own wording
             reply = ("error", f"{type(exc).__name__}: {exc}")
         finally:
@@ -419,13 +410,19 @@ class ActivatedElsewhere(FindlingError):
     """Another window already shows this index; it was asked to come forward."""
 
 
-def _absolute(ref: str) -> str:
-    """A path reference made absolute here: the owner runs in another folder."""
-    if ref.startswith("#") or docid_prefix(split_reference(ref)[0]) is not None and not os.path.exists(ref):
-        return ref  # a docid (or a mistyped one, which the owner names as such)
-    path, line, count = split_reference(ref)
-    suffix = "" if line is None else f":{line}" + ("" if count is None else f":{count}")
-    return os.path.abspath(os.path.expanduser(path)) + suffix
+def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
+    from findling.records import Filters, SearchMode, SearchRequest
+    from findling.server.payloads import result_json, slice_json
+
+    if verb == "search":
+        filters = Filters.from_options(
+            options["ext"], options["folder"], options["after"], options["before"], options["path"]
+        )
+        request = SearchRequest(options["query"], SearchMode.KEYWORD, options["limit"], filters, match=options["match"])
+        return result_json(engine.find(request))
+    if verb == "get":
+        return slice_json(engine.get(options["ref"], options["first"], options["count"]))
+    raise FindlingError(f"unknown payload {verb!r}")
 
 
 def _ping(home: Path) -> bool:
