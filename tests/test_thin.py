@@ -92,6 +92,10 @@ def test_the_owner_answers_with_the_same_output(owned):
         thin, full = _findling(home, *argv), _findling(home, *argv, thin=False)
         assert thin.returncode == full.returncode == 0, (argv, thin.stderr, full.stderr)
         assert thin.stdout == full.stdout and thin.stdout, argv
+    for argv in (("status",), ("status", "--json")):
+        thin, full = _findling(home, *argv), _findling(home, *argv, thin=False)
+        assert thin.returncode == full.returncode == 0 and thin.stdout == full.stdout, argv
+    assert "3 indexed" in _findling(home, "status").stdout
     relative = _findling_in(docs, home, "get", "melon.md:3:1")
     assert relative.stdout == "A melon ripens in August; the melon patch needs sun.\n"  # read where it was typed
 
@@ -101,6 +105,7 @@ def test_the_thin_path_imports_no_engine(owned):
     report = _probe(home, "search", "melon")
     assert report == {"code": 0, "loaded": []}
     assert _probe(home, "get", str(owned[1] / "melon.md")) == {"code": 0, "loaded": []}
+    assert _probe(home, "status") == {"code": 0, "loaded": []}
 
 
 def test_without_an_owner_or_with_what_it_does_not_read_the_full_command_line_runs(owned, tmp_path):

@@ -18,7 +18,7 @@ from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, S
 from findling.search.presentation import explain_columns, explain_lines, explain_row, report_counts
 from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json, status_json
 from findling.terminal import color as _color
-from findling.terminal import dump_json, print_payload, print_slice
+from findling.terminal import dump_json, print_payload, print_slice, print_status
 
 
 class ProgressBar:
@@ -472,20 +472,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         st = engine.status()
     if args.json:
         print(dump_json(status_json(st)))
-        return 0
-    print(f"index: {printable(st.database)} ({st.size_bytes / 1e6:.1f} MB)")
-    print(
-        f"documents: {st.indexed} indexed, {st.failed} failed, {st.skipped} skipped; "
-        f"{st.chunks} chunks, {st.terms} terms"
-    )
-    for s in st.sources:
-        print(f"  {printable(s.source.path)}: {s.indexed} indexed, {s.failed} failed, {s.skipped} skipped")
-    print(st.semantic_line)
-    if st.problems:
-        print("problems:")
-        for p in st.problems:
-            label = "partly" if p.status == "ok" else p.status
-            print(f"  [{label}] {printable(p.path)}: {printable(p.error)}")
+    else:
+        print_status(status_json(st))
     return 0
 
 

@@ -109,3 +109,22 @@ def print_slice(piece: dict[str, Any], line_numbers: bool) -> None:
             f"of {piece['total_lines']}",
             file=sys.stderr,
         )
+
+
+def print_status(st: dict[str, Any]) -> None:
+    """A `status` payload: the index, its documents and folders, semantic search, the problems."""
+    print(f"index: {printable(st['database'])} ({st['size_bytes'] / 1e6:.1f} MB)")
+    print(
+        f"documents: {st['indexed']} indexed, {st['failed']} failed, {st['skipped']} skipped; "
+        f"{st['chunks']} chunks, {st['terms']} terms"
+    )
+    for s in st["sources"]:
+        print(
+            f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
+        )
+    print(st["semantic_line"])
+    if st["problems"]:
+        print("problems:")
+        for p in st["problems"]:
+            label = "partly" if p["status"] == "ok" else p["status"]
+            print(f"  [{label}] {printable(p['path'])}: {printable(p['error'])}")

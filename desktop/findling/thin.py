@@ -1,4 +1,4 @@
-"""`findling search` and `findling get` as a thin client: when another Findling holds the index (the window, `mcp`,
+"""`findling search`, `get` and `status` as a thin client: when another Findling holds the index (the window, `mcp`,
 `serve`), the words and options go to it in plain values and its answer comes back as the JSON
 payload, printed by the one printer (findling/terminal.py). Nothing of the engine, the records,
 DuckDB or numpy is imported, so a call costs the interpreter's start, a connection and the search.
@@ -94,6 +94,14 @@ def get_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
     return home, options
 
 
+def status_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
+    """(--home, the options) for `status` and `status --json`; else None."""
+    home, args = _home(argv)
+    if args not in (["status"], ["status", "--json"]):
+        return None
+    return home, {"json": args[1:] == ["--json"]}
+
+
 def _home(argv: list[str]) -> tuple[str | None, list[str]]:
     if argv[:1] == ["--home"] and len(argv) > 1:
         return argv[1], list(argv[2:])
@@ -108,6 +116,8 @@ def answered(argv: list[str]) -> int | None:
     parsed, verb = search_options(argv), "search"
     if parsed is None:
         parsed, verb = get_options(argv), "get"
+    if parsed is None:
+        parsed, verb = status_options(argv), "status"
     if parsed is None:
         return None
     home, options = parsed
@@ -126,12 +136,14 @@ def answered(argv: list[str]) -> int | None:
         conn.close()
     if kind != "ok":
         return None
-    from findling.terminal import color, dump_json, print_payload, print_slice
+    from findling.terminal import color, dump_json, print_payload, print_slice, print_status
 
     if options["json"]:
         print(dump_json(payload))
     elif verb == "get":
         print_slice(payload, options["numbers"])
+    elif verb == "status":
+        print_status(payload)
     else:
         print_payload(payload, color())
     sys.stdout.flush()

@@ -412,7 +412,7 @@ class ActivatedElsewhere(FindlingError):
 
 def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
     from findling.records import Filters, SearchMode, SearchRequest
-    from findling.server.payloads import result_json, slice_json
+    from findling.server.payloads import result_json, slice_json, status_json
 
     if verb == "search":
         filters = Filters.from_options(
@@ -422,6 +422,8 @@ def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
         return result_json(engine.find(request))
     if verb == "get":
         return slice_json(engine.get(options["ref"], options["first"], options["count"]))
+    if verb == "status":
+        return status_json(engine.status())
     raise FindlingError(f"unknown payload {verb!r}")
 
 

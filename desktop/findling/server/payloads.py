@@ -86,4 +86,4 @@ def multi_get_json(found: MultiGetResult) -> dict:
 
 
 def status_json(status: StoreStatus) -> dict:
-    return asdict(status)
+    return {**asdict(status), "semantic_line": status.semantic_line}
