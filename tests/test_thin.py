@@ -125,6 +125,7 @@ def test_search_options_read_exactly_what_the_command_line_does(tmp_path, monkey
     for refused in (
         ["search"],  # no words
         ["search", "a", "-n", "0"],  # out of range: the command line says so
+        ["search", "a", "-n", "²"],  # a digit to str.isdigit, not a number
         ["search", "a", "--explain"],  # an option this path does not know
         ["search", "a", "-async"],  # a word the command line refuses
         ["search", "a", "--match", "some"],
@@ -135,5 +136,11 @@ def test_search_options_read_exactly_what_the_command_line_does(tmp_path, monkey
     home, options = get_options(["get", "notes.md:12:3", "-l"])
     assert home is None and options["ref"] == str(tmp_path / "notes.md") + ":12:3" and options["numbers"]
     assert get_options(["get", "#3fa9c2", "--json"])[1]["ref"] == "#3fa9c2"
-    for refused in (["get"], ["get", "a", "b"], ["get", "a", "--lines", "x"], ["get", "a", "--other"]):
+    for refused in (
+        ["get"],
+        ["get", "a", "b"],
+        ["get", "a", "--lines", "x"],
+        ["get", "a", "--lines", "²"],
+        ["get", "a", "--other"],
+    ):
         assert get_options(refused) is None, refused

@@ -1,6 +1,6 @@
-"""`findling search`, `get` and `status` as a thin client: when another Findling holds the index (the window, `mcp`,
-`serve`), the words and options go to it in plain values and its answer comes back as the JSON
-payload, printed by the one printer (findling/terminal.py). Nothing of the engine, the records,
+"""`findling search`, `get` and `status` as a thin client: when another Findling holds the index
+(the window, `mcp`, `serve`), the words and options go to it in plain values and its answer comes
+back as the JSON payload, printed by the one printer (findling/terminal.py). Nothing of the engine, the records,
 DuckDB or numpy is imported, so a call costs the interpreter's start, a connection and the search.
 
 Anything this does not read exactly as the command line would (another command, an option it does
@@ -52,7 +52,7 @@ def search_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
         return None
     limit = options["limit"]
     if limit is not None:
-        if not limit.isdigit() or not 1 <= int(limit) <= 10_000:
+        if not _number(limit) or not 1 <= int(limit) <= 10_000:
             return None
         options["limit"] = int(limit)
     # folders are read in this process's working directory, as the command line reads them
@@ -75,7 +75,7 @@ def get_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
             options["json"] = True
         elif token in ("--from-line", "--lines"):
             value = next(rest, None)
-            if value is None or not value.isdigit():
+            if value is None or not _number(value):
                 return None
             options["first" if token == "--from-line" else "count"] = int(value)
         elif token.startswith("-") or options["ref"] is not None:
@@ -100,6 +100,10 @@ def status_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
     if args not in (["status"], ["status", "--json"]):
         return None
     return home, {"json": args[1:] == ["--json"]}
+
+
+def _number(text: str) -> bool:
+    return text.isascii() and text.isdigit()  # "²" is a digit to isdigit, not to int
 
 
 def _home(argv: list[str]) -> tuple[str | None, list[str]]:
