@@ -43,7 +43,7 @@ from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import newer_first_among_equals, relative, relevance
-from findling.search.results import RankedEntry, collapse_copies, present, rebuilt_offsets
+from findling.search.results import RankedEntry, collapse_copies, present, rebuilt_offsets, symbol_terms
 from findling.search.snippets import highlight_spans
 from findling.search.why_not import (
     WIDE_LIMIT,
@@ -363,9 +363,11 @@ class Engine:
     def _keyword(self, request: SearchRequest, parsed: ParsedQuery, limit: int) -> SearchResult:
         entries, lane = self._keyword_entries(request, parsed, limit)
         presenting = time.perf_counter()
+        # `sym:raw_decode` alone has no words, but the name it asks for is what to light up
+        terms = tuple(lane.terms) or symbol_terms(parsed.filters.symbols)
         hits = self._collapse(
             self._newer_first(
-                self._present(entries, lane.terms, parsed.filters.symbols), lambda h: h.score, lambda h: h.mtime
+                self._present(entries, terms, parsed.filters.symbols), lambda h: h.score, lambda h: h.mtime
             )
         )
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
@@ -376,7 +378,7 @@ class Engine:
             relaxed=lane.relaxed,
             notes=notes,
             timings_ms={"bm25": round(lane.ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)},
-            terms=tuple(lane.terms),
+            terms=terms,
         )
 
     def _ranked(self, request: SearchRequest, parsed: ParsedQuery, limit: int, keep_weak: bool) -> SearchResult:

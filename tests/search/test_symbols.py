@@ -68,6 +68,8 @@ def test_sym_finds_the_definition_and_names_it(code):
     assert hit.path == str(src / "argparse.py")
     assert hit.symbol == "ArgumentParser.parse_known_args" and hit.symbol_kind == "method"
     assert hit.line == 10 and hit.snippet.startswith("def parse_known_args")
+    exact = _keyword(engine, "sym:parse_date")
+    assert exact.terms == ("parse_date",) and exact.hits[0].highlights  # the name it asked for, lit up
     exact = _keyword(engine, "sym:ArgumentParser.parse_args").hits
     assert [h.symbol for h in exact] == ["ArgumentParser.parse_args"]
     assert _keyword(engine, "sym:readFileSync").hits[0].symbol == "readFileSync"

@@ -15,7 +15,7 @@ from findling.search.snippets import make_snippet
 from findling.store.documents import Chunk
 from findling.store.symbols import matching_symbols, symbols_of
 from findling.store.text_cache import DocumentCache
-from findling.text.analyzer import identifier_term
+from findling.text.analyzer import identifier_term, term_sequence
 from findling.text.code_languages import language_of
 from findling.text.shingles import NEAR, similarity
 
@@ -112,6 +112,13 @@ def present(
             )
         )
     return hits
+
+
+def symbol_terms(needles: Sequence[str]) -> tuple[str, ...]:
+    """The terms of the names `sym:` asks for (`sym:JSONDecoder.raw_decode` -> raw_decode), to
+    highlight where a query has no words of its own."""
+    names = (n.replace("::", ".").rstrip("*").split(".")[-1] for n in needles)
+    return tuple(dict.fromkeys(t for name in names for t in term_sequence(name)))
 
 
 def _defined(symbols: Sequence[CodeSymbol], terms: Sequence[str]) -> CodeSymbol | None:
