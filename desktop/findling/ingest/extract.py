@@ -8,6 +8,7 @@ from pathlib import PurePath
 
 from findling.errors import ExtractionError
 from findling.ingest.extractors import Extracted, Parsed
+from findling.ingest.extractors.audio import extract_audio
 from findling.ingest.extractors.bundles import decompress, extract_archive
 from findling.ingest.extractors.docx import extract_docx
 from findling.ingest.extractors.epub import extract_epub
@@ -68,8 +69,10 @@ def _nested_reader(depth: int) -> Callable[[str, bytes], str | None]:
     return nested
 
 
-def extract(path: str, data: bytes, depth: int = 0) -> Extracted:
-    """The file's text and title, by its kind. `depth`: how deep inside e-mail attachments it is."""
+def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False) -> Extracted:
+    """The file's text and title, by its kind. `depth`: how deep inside e-mail attachments it is;
+    `on_disk`: `path` is the file itself (an audio file's tags are read from it, not from `data`,
+    which then holds only its head)."""
     kind = kind_of(path)
     if kind is None:
         raise NotText(path)
@@ -88,6 +91,8 @@ def extract(path: str, data: bytes, depth: int = 0) -> Extracted:
     nested = _nested_reader(depth)
     if kind in _READERS:
         parsed = _READERS[kind](data)
+    elif kind == "audio":  # a file on disk is read where its tags are; a member from its bytes
+        parsed = extract_audio(data, path if depth == 0 and on_disk else None, PurePath(path).name)
     elif kind in ("eml", "mbox"):
         parsed = extract_eml(data, nested) if kind == "eml" else extract_mbox(data, nested)
     elif kind in ("zip", "tar"):

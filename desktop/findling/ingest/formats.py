@@ -104,6 +104,16 @@ DOCUMENTS = {
     ".tiff": "image",
     ".webp": "image",
     ".heic": "image",
+    # recordings: their tags (ingest/extractors/audio.py); one without is skipped
+    ".mp3": "audio",
+    ".flac": "audio",
+    ".ogg": "audio",
+    ".opus": "audio",
+    ".m4a": "audio",
+    ".wav": "audio",
+    ".aiff": "audio",
+    ".aif": "audio",
+    ".wma": "audio",
 }
 COMPRESSED = {".gz", ".bz2", ".xz"}
 # Formats recognised but not read (no maintained reader): listed with the reason, never read as bytes.
@@ -119,11 +129,6 @@ BINARY = {
     ".ico",
     ".icns",
     ".psd",
-    ".mp3",
-    ".wav",
-    ".flac",
-    ".ogg",
-    ".m4a",
     ".aac",
     ".mp4",
     ".mkv",

@@ -113,8 +113,9 @@ def read_file(path: str, max_bytes: int | None = None, head: int | None = None) 
 
 def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  # noqa: C901 - each way a file can fail to read is reported where it happens
     path = task.path
-    # a picture is read for its metadata, in its first bytes: a folder of photos is not read whole
-    head = HEAD_BYTES if kind_of(task.kind_path or path) == "image" else None
+    # a picture or a recording is read for its metadata, not whole: a folder of photos or music is
+    # hashed on its files' first bytes and sizes
+    head = HEAD_BYTES if kind_of(task.kind_path or path) in ("image", "audio") else None
     try:
         data, st = read_file(path, task.max_bytes, head)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -133,7 +134,7 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  
     if digest == task.known_hash:
         return Unchanged(path, size, mtime)
     try:
-        extracted = extract(task.kind_path or path, data)
+        extracted = extract(task.kind_path or path, data, on_disk=True)
     except NotText:
         return Binary(path)
     except NotRead as exc:
