@@ -103,6 +103,20 @@ def _formats(folder: Path) -> Path:
     exif = Image.Exif()
     exif[0x010E] = "The aurora over the fjord at midnight"  # ImageDescription
     Image.new("RGB", (16, 16), "black").save(folder / "aurora.jpg", exif=exif)
+    import wave
+
+    from mutagen.id3 import TIT2
+    from mutagen.wave import WAVE
+
+    with wave.open(str(folder / "song.wav"), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(8000)
+        out.writeframes(b"\x00\x00" * 800)
+    song = WAVE(str(folder / "song.wav"))
+    song.add_tags()
+    song.tags.add(TIT2(encoding=3, text="Lullaby of the harbour seals"))
+    song.save()
     return folder
 
 
@@ -180,13 +194,14 @@ def test_bundle_builds_within_its_size_and_works(tmp_path):
     docs = _formats(tmp_path / "docs")
     run("add", str(docs))
     status = json.loads(run("status", "--json"))
-    assert status["documents"] == 5 and status["failed"] == 0, status
+    assert status["documents"] == 6 and status["failed"] == 0, status
     for word, name in (
         ("lighthouse", "logbook.pdf"),
         ("marketing", "budget.docx"),
         ("sourdough", "baking.epub"),
         ("chloroplasts", "leaf.html"),
         ("aurora", "aurora.jpg"),  # the picture's EXIF description
+        ("lullaby", "song.wav"),  # the recording's title tag
     ):
         hits = json.loads(run("search", word, "--json"))["results"]
         assert [Path(h["path"]).name for h in hits] == [name], (word, hits)
