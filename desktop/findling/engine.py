@@ -365,7 +365,7 @@ class Engine:
         presenting = time.perf_counter()
         # `sym:raw_decode` alone has no words, but the name it asks for is what to light up
         terms = tuple(lane.terms) or symbol_terms(parsed.filters.symbols)
-        hits = self._collapse(
+        hits = collapse_copies(
             self._newer_first(
                 self._present(entries, terms, parsed.filters.symbols), lambda h: h.score, lambda h: h.mtime
             )
@@ -389,7 +389,7 @@ class Engine:
             request.text, parsed, limit, request.mode.lanes, request.expand, request.rerank, request.min_score
         )
         hits, notes = self._keep_good(
-            self._collapse(self._present(result.entries, result.terms, parsed.filters.symbols)), keep_weak
+            collapse_copies(self._present(result.entries, result.terms, parsed.filters.symbols)), keep_weak
         )
         explain = result.explain
         return SearchResult(
@@ -621,11 +621,6 @@ class Engine:
             "no good matches; the closest documents are shown, marked weak",
         )
 
-    def _collapse(self, hits: Sequence[Hit]) -> list[Hit]:
-        """Copies and near copies listed once (search/results.py collapse_copies)."""
-        found = self._documents.documents(self._db.cursor(), [h.doc_id for h in hits])
-        return collapse_copies(hits, {doc_id: doc.meta.signature for doc_id, doc in found.items()})
-
     def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str], symbols: Sequence[str] = ()) -> list[Hit]:
         return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars, symbols)
 
@@ -693,7 +688,7 @@ class Engine:
             RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))
         ]
-        hits = self._collapse(self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime))
+        hits = collapse_copies(self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime))
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
             query=ref,

@@ -376,6 +376,7 @@ class Hit:
     copies: tuple[str, ...] = ()  # other files with the same bytes, listed once under this one
     near_copies: tuple[str, ...] = ()  # other files with nearly the same text, listed under this one
     content_hash: str = ""  # of the file's bytes: what tells copies apart from look-alikes
+    text_signature: bytes = b""  # MinHash of its text's shingles: what finds near copies (text/shingles.py)
     symbol: str = ""  # the definition the snippet lies in (source files): `Parser.parse_known_args`
     symbol_kind: str = ""  # function, method, class...
 

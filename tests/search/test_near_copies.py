@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -50,11 +51,14 @@ def test_signatures_see_words_in_order_not_their_spacing(words):
 
 
 def test_collapse_keeps_the_first_and_names_near_copies():
-    hits = [Hit(i, f"/d/{n}", n, 1.0 - i / 10) for i, n in enumerate(["a", "b", "c"])]
-    sigs = {0: signature(REPORT), 1: signature(OTHER), 2: signature(EDITED)}
-    out = collapse_copies(hits, sigs)
+    texts = [REPORT, OTHER, EDITED]
+    hits = [
+        Hit(i, f"/d/{n}", n, 1.0 - i / 10, text_signature=signature(t)) for i, (n, t) in enumerate(zip("abc", texts))
+    ]
+    out = collapse_copies(hits)
     assert [h.title for h in out] == ["a", "b"] and out[0].near_copies == ("/d/c",)
-    assert collapse_copies(hits) == hits  # without signatures nothing is near
+    unsigned = [replace(h, text_signature=b"") for h in hits]
+    assert collapse_copies(unsigned) == unsigned  # without signatures nothing is near
 
 
 def test_near_copies_are_one_result_in_every_face(tmp_path, settings, capsys):

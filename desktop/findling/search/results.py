@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -107,6 +107,7 @@ def present(
                 page=page_at(doc.pages, snippet.at),
                 author=doc.author,
                 content_hash=doc.content_hash,
+                text_signature=doc.signature,
                 symbol=symbol.qualname if symbol else "",
                 symbol_kind=symbol.kind if symbol else "",
             )
@@ -141,12 +142,11 @@ def innermost(symbols: Sequence[CodeSymbol], offset: int) -> CodeSymbol | None:
     return best
 
 
-def collapse_copies(hits: Sequence[Hit], signatures: Mapping[int, bytes] | None = None) -> list[Hit]:
+def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
     """Copies listed once, under the first of them in the list's final order, which names the
-    others: files with the same bytes (`copies`), and, given the documents' shingle signatures,
-    files with nearly the same text (`near_copies`: estimated similarity NEAR or more, such as
-    a copy with a corrected typo or the same page saved twice)."""
-    signatures = signatures or {}
+    others: files with the same bytes (`copies`), and files with nearly the same text
+    (`near_copies`: their shingle signatures' estimated similarity NEAR or more, such as a copy
+    with a corrected typo or the same page saved twice)."""
     out: list[Hit] = []
     first_of: dict[str, int] = {}  # content hash -> index of the hit that stands for it
     for hit in hits:
@@ -154,9 +154,8 @@ def collapse_copies(hits: Sequence[Hit], signatures: Mapping[int, bytes] | None 
         if at is not None:
             out[at] = replace(out[at], copies=(*out[at].copies, hit.path))
             continue
-        mine = signatures.get(hit.doc_id, b"")
         near = next(
-            (i for i, kept in enumerate(out) if similarity(mine, signatures.get(kept.doc_id, b"")) >= NEAR), None
+            (i for i, kept in enumerate(out) if similarity(hit.text_signature, kept.text_signature) >= NEAR), None
         )
         if near is not None:
             out[near] = replace(out[near], near_copies=(*out[near].near_copies, hit.path))
