@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import PurePath
 
 from findling.errors import ExtractionError
-from findling.ingest.extractors import Extracted, Parsed
+from findling.ingest.extractors import Extracted, NotText, Parsed
 from findling.ingest.extractors.audio import extract_audio
 from findling.ingest.extractors.bundles import decompress, extract_archive
 from findling.ingest.extractors.docx import extract_docx
@@ -22,10 +22,6 @@ from findling.ingest.extractors.rtf import extract_rtf
 from findling.ingest.extractors.text import extract_text, looks_binary
 from findling.ingest.formats import LEGACY, kind_of, mime_of
 from findling.pathnames import clean_text, printable
-
-
-class NotText(Exception):
-    """The file is binary: skipped quietly, not a failure."""
 
 
 class NotRead(Exception):
@@ -92,7 +88,7 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False) -> Ex
     if kind in _READERS:
         parsed = _READERS[kind](data)
     elif kind == "audio":  # a file on disk is read where its tags are; a member from its bytes
-        parsed = extract_audio(data, path if depth == 0 and on_disk else None, PurePath(path).name)
+        parsed = extract_audio(data, path if on_disk else None, PurePath(path).name)
     elif kind in ("eml", "mbox"):
         parsed = extract_eml(data, nested) if kind == "eml" else extract_mbox(data, nested)
     elif kind in ("zip", "tar"):

@@ -13,7 +13,6 @@ from findling.errors import ExtractionError
 from findling.ingest.chunk import chunk_text, code_spans
 from findling.ingest.code_symbols import find_symbols
 from findling.ingest.extract import NotRead, NotText, extract
-from findling.ingest.extractors.image import HEAD_BYTES
 from findling.ingest.formats import extension_of, kind_of
 from findling.ingest.scan import special_kind
 from findling.pathnames import readable_name
@@ -23,6 +22,9 @@ from findling.text.language import detect_language
 from findling.text.shingles import signature
 
 _MB = 1024 * 1024
+# What is read of a picture or a recording: EXIF sits in a picture's first blocks; a recording's
+# tags are read from the file itself by its reader (ingest/extractors/audio.py).
+METADATA_HEAD_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  
     path = task.path
     # a picture or a recording is read for its metadata, not whole: a folder of photos or music is
     # hashed on its files' first bytes and sizes
-    head = HEAD_BYTES if kind_of(task.kind_path or path) in ("image", "audio") else None
+    head = METADATA_HEAD_BYTES if kind_of(task.kind_path or path) in ("image", "audio") else None
     try:
         data, st = read_file(path, task.max_bytes, head)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):

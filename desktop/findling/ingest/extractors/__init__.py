@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 
+class NotText(Exception):
+    """The file is binary (or a picture or recording without words): skipped quietly, not a failure."""
+
+
 @dataclass(frozen=True)
 class Extracted:
     text: str

@@ -11,7 +11,7 @@ import struct
 from pathlib import PurePath
 
 from findling.errors import ExtractionError
-from findling.ingest.extractors import Parsed
+from findling.ingest.extractors import NotText, Parsed
 
 _FIELDS = (
     ("Title", "title"),
@@ -28,8 +28,6 @@ _FIELDS = (
 def extract_audio(data: bytes, path: str | None, name: str) -> Parsed:
     """The tags of an audio file: read from `path` when it is a file on disk, else from `data`."""
     from tinytag import TinyTag, TinyTagException
-
-    from findling.ingest.extract import NotText  # a recording without tags is binary, as before
 
     try:
         tag = TinyTag.get(path) if path is not None else TinyTag.get(file_obj=io.BytesIO(data), filename=name)

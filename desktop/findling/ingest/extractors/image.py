@@ -1,8 +1,9 @@
 """What people write into their photos and scans: the EXIF description, title, comment, subject,
 keywords and artist (Windows' XP* fields too), with the camera and the date taken, read by
-ExifRead (pure Python, BSD) from the file's first bytes. A picture with none of those words is
-not a document: it is skipped as before, so a folder of photos does not fill the index with
-camera models."""
+ExifRead (pure Python, BSD) from the file's first bytes (the indexer reads no more: JPEG, PNG
+and WebP keep EXIF in their first blocks, TIFF in its first directory). A picture with none of
+those words is not a document: it is skipped as before, so a folder of photos does not fill the
+index with camera models."""
 
 from __future__ import annotations
 
@@ -10,11 +11,7 @@ import io
 import logging
 
 from findling.errors import ExtractionError
-from findling.ingest.extractors import Parsed
-
-# Read from the start of the file: JPEG, PNG and WebP keep EXIF in their first blocks, TIFF in
-# its first directory. The indexer reads no more of a picture than this.
-HEAD_BYTES = 256 * 1024
+from findling.ingest.extractors import NotText, Parsed
 
 # (label, EXIF tags in order of preference): what a person wrote about the picture
 _WRITTEN = (
@@ -48,8 +45,6 @@ def extract_image(data: bytes) -> Parsed:
     # ExifRead warns through logging about every file without EXIF ("File format not recognized"):
     # for us that is an ordinary picture, not news for the terminal
     logging.getLogger("exifread").setLevel(logging.CRITICAL)
-    from findling.ingest.extract import NotText  # a picture without words is binary, as before
-
     try:
         tags = exifread.process_file(io.BytesIO(data), details=False, extract_thumbnail=False)
     except Exception as exc:  # a damaged header: say so, as for any other unreadable file
