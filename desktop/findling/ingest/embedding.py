@@ -18,8 +18,7 @@ import numpy as np
 
 from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, Embedder, embedding_windows
 from findling.records import EmbedReport, IndexProgress
-from findling.store.db import Database
-from findling.store.documents import id_list
+from findling.store.db import Database, id_list
 from findling.store.vectors import (
     count_pending,
     drop_other_models,

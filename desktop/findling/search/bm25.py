@@ -22,8 +22,8 @@ import duckdb
 
 from findling.records import Filters
 from findling.search.query_parser import ParsedQuery
-from findling.store.documents import id_list
-from findling.store.symbols import matching_symbols, symbol_match_sql
+from findling.store.db import id_list
+from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, term_sequence
 from findling.text.synonyms import with_synonyms
 
@@ -396,7 +396,7 @@ class Bm25Lane:
                 r[0] for r in cur.execute(f"SELECT id FROM documents d WHERE status = 'ok'{where}", params).fetchall()
             ]
             best: dict[int, float] = {}
-            wanted = filters.symbols[-1].lower().replace("::", ".").rstrip("*").split(".")[-1]
+            wanted = needle_name(filters.symbols[-1])
             for doc, symbol in matching_symbols(cur, filters.symbols, ids, 20 * limit):
                 # an exact name scores 1; a longer one, the share of it the query spells, halved
                 name = symbol.name.lower()

@@ -13,7 +13,7 @@ from findling.pathnames import readable_name
 from findling.records import CodeSymbol, Hit
 from findling.search.snippets import make_snippet
 from findling.store.documents import Chunk
-from findling.store.symbols import matching_symbols, symbols_of
+from findling.store.symbols import matching_symbols, needle_path, symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.text.analyzer import identifier_term, term_sequence
 from findling.text.code_languages import language_of
@@ -118,7 +118,7 @@ def present(
 def symbol_terms(needles: Sequence[str]) -> tuple[str, ...]:
     """The terms of the names `sym:` asks for (`sym:JSONDecoder.raw_decode` -> raw_decode), to
     highlight where a query has no words of its own."""
-    names = (n.replace("::", ".").rstrip("*").split(".")[-1] for n in needles)
+    names = (needle_path(n).split(".")[-1] for n in needles)  # case kept: readFileSync is an identifier
     return tuple(dict.fromkeys(t for name in names for t in term_sequence(name)))
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from findling.pathnames import clean_text, display_path, path_bytes, stored_path
 from findling.records import DocumentRow
+from findling.store.db import id_list
 from findling.store.symbols import write_symbols
 from findling.store.vectors import delete_vectors
 
@@ -24,13 +25,6 @@ class KnownDocument:
     mtime: float
     hash: str | None
     status: str
-
-
-def id_list(ids: Sequence[int]) -> str:
-    """Ids as an SQL list literal. A literal `IN (1, 2, 3)` lets DuckDB skip row groups by
-    their min/max; a bound list (`IN (SELECT unnest(?))`) makes it scan the whole table.
-    The values are ints from our own tables, never user text."""
-    return "(" + ", ".join(str(int(i)) for i in ids) + ")" if ids else "(NULL)"
 
 
 def _strings(values: Sequence[str | None]) -> np.ndarray:

@@ -10,6 +10,7 @@ import duckdb
 import numpy as np
 
 from findling.records import CodeSymbol, DocumentRow
+from findling.store.db import id_list
 
 _COLUMNS = "name, qualname, kind, start_char, end_char, line, end_line, signature, doc"
 
@@ -41,8 +42,7 @@ def write_symbols(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -
 
 
 def _symbol(row: Sequence[Any]) -> CodeSymbol:
-    name, qualname, kind, start, end, line, end_line, signature, doc = row
-    return CodeSymbol(name, qualname, kind, start, end, line, end_line, signature, doc)
+    return CodeSymbol(*row)  # _COLUMNS are CodeSymbol's fields, in order
 
 
 def symbols_of(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, list[CodeSymbol]]:
@@ -50,7 +50,7 @@ def symbols_of(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, 
     if not ids:
         return {}
     rows = cur.execute(
-        f"""SELECT doc_id, {_COLUMNS} FROM symbols WHERE doc_id IN ({", ".join(str(int(i)) for i in ids)})
+        f"""SELECT doc_id, {_COLUMNS} FROM symbols WHERE doc_id IN {id_list(ids)}
             ORDER BY doc_id, start_char, end_char DESC"""
     ).fetchall()
     out: dict[int, list[CodeSymbol]] = {}
@@ -59,11 +59,21 @@ def symbols_of(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, 
     return out
 
 
+def needle_path(needle: str) -> str:
+    """A `sym:` needle as a dotted qualified name: `std::io::Read*` -> `std.io.Read` (case kept)."""
+    return needle.replace("::", ".").rstrip("*")
+
+
+def needle_name(needle: str) -> str:
+    """The definition's own name a `sym:` needle asks for: its last part, lower case."""
+    return needle_path(needle).split(".")[-1].lower()
+
+
 def symbol_match_sql(needle: str) -> tuple[str, list[object]]:
     """How `sym:needle` matches a definition: its name begins with the needle, or, for a qualified
     needle (`Parser.parse_known_args`, `std::io::Read`), its qualified name ends with it or
     begins with it. Case-insensitive; `*` at the end is allowed and changes nothing."""
-    wanted = needle.lower().replace("::", ".").rstrip("*")
+    wanted = needle_path(needle).lower()
     if "." in wanted:
         return (
             "(starts_with(lower(qualname), ?) OR ends_with(lower(qualname), ?) OR contains(lower(qualname), ?))",
@@ -82,12 +92,12 @@ def matching_symbols(
         clause, values = symbol_match_sql(needle)
         clauses.append(clause)
         params += values
-    exact = needles[-1].lower().replace("::", ".").rstrip("*").split(".")[-1] if needles else ""
+    exact = needle_name(needles[-1]) if needles else ""
     where = " AND ".join(clauses) or "TRUE"
     if ids is not None:
         if not ids:
             return []
-        where += f" AND doc_id IN ({', '.join(str(int(i)) for i in ids)})"
+        where += f" AND doc_id IN {id_list(ids)}"
     rows = cur.execute(
         f"""SELECT doc_id, {_COLUMNS} FROM symbols WHERE {where}
             ORDER BY lower(name) <> ?, length(name), length(qualname), doc_id, start_char LIMIT ?""",

@@ -24,7 +24,8 @@ import duckdb
 import numpy as np
 
 from findling.scratch import scratch_file
-from findling.store.documents import META_SQL, Chunk, DocumentMeta, chunks_by_document, id_list, meta_of
+from findling.store.db import id_list
+from findling.store.documents import META_SQL, Chunk, DocumentMeta, chunks_by_document, meta_of
 
 _BATCH = 32_768
 _Span = tuple[int, int, int, int]  # (start_char, end_char, byte offset, byte length)
