@@ -67,11 +67,12 @@ def embed_pending(
         by_doc: dict[int, list[tuple[int, int, str]]] = {}
         named: dict[tuple[int, int], str] = {}  # (doc, ordinal) -> the definition a source file's chunk holds
         for doc_id, ordinal, chunk_start, text, heading, ext, path in rows:
+            code = NAMED_CODE_PASSAGES and language_of(ext) is not None
+            if code and doc_id not in by_doc:
+                titles[doc_id] = code_title(path)  # once a document, at its first chunk
             by_doc.setdefault(doc_id, []).append((ordinal, chunk_start, text))
-            if NAMED_CODE_PASSAGES and language_of(ext):
-                titles[doc_id] = code_title(path)
-                if heading:
-                    named[doc_id, ordinal] = heading
+            if code and heading:
+                named[doc_id, ordinal] = heading
         doc_ids, ordinals, spans, texts = [], [], [], []
         for doc_id, chunks in by_doc.items():
             for ordinal, lo, hi, window in document_windows(chunks, spec.window_length):

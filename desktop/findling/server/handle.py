@@ -18,8 +18,9 @@ from findling.docids import absolute_reference
 from findling.errors import FindlingError, StoreLockedError
 from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.paths import data_home
-from findling.records import IndexProgress, IndexReport
+from findling.records import Filters, IndexProgress, IndexReport, SearchMode, SearchRequest
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, connect
+from findling.server.payloads import result_json, slice_json, status_json
 
 if TYPE_CHECKING:
     from findling.engine import Engine
@@ -284,7 +285,7 @@ class IndexHandle(_Verbs):
             self._on_change(verb)
 
     def _answer_payload(self, conn: Connection, verb: str, options: dict[str, Any]) -> None:
-        """A keyword search or a `get` asked by a thin client (findling/thin.py) in plain values,
+        """A keyword search, a `get` or `status` asked by a thin client (findling/thin.py) in plain values,
         answered as its JSON payload: the client imports no records to read it. Any failure is
         sent back as such, and the client runs the command the long way, which says it as usual."""
         entered = self._enter()
@@ -411,9 +412,7 @@ class ActivatedElsewhere(FindlingError):
 
 
 def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
-    from findling.records import Filters, SearchMode, SearchRequest
-    from findling.server.payloads import result_json, slice_json, status_json
-
+    """What a thin client asked, as the JSON payload the full command prints from."""
     if verb == "search":
         filters = Filters.from_options(
             options["ext"], options["folder"], options["after"], options["before"], options["path"]
