@@ -17,7 +17,7 @@ from findling.store.symbols import matching_symbols, needle_path, symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.text.analyzer import identifier_term, term_sequence
 from findling.text.code_languages import language_of
-from findling.text.shingles import NEAR, similarity
+from findling.text.shingles import NearIndex
 
 
 @dataclass(frozen=True)
@@ -149,19 +149,19 @@ def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
     with a corrected typo or the same page saved twice)."""
     out: list[Hit] = []
     first_of: dict[str, int] = {}  # content hash -> index of the hit that stands for it
+    near = NearIndex(len(hits))
     for hit in hits:
         at = first_of.get(hit.content_hash) if hit.content_hash else None
         if at is not None:
             out[at] = replace(out[at], copies=(*out[at].copies, hit.path))
             continue
-        near = next(
-            (i for i, kept in enumerate(out) if similarity(hit.text_signature, kept.text_signature) >= NEAR), None
-        )
-        if near is not None:
-            out[near] = replace(out[near], near_copies=(*out[near].near_copies, hit.path))
+        at = near.first_near(hit.text_signature)
+        if at is not None:
+            out[at] = replace(out[at], near_copies=(*out[at].near_copies, hit.path))
             continue
         if hit.content_hash:
             first_of[hit.content_hash] = len(out)
+        near.add(hit.text_signature, len(out))
         out.append(hit)
     return out
 
