@@ -146,3 +146,22 @@ def test_the_window_takes_the_index_over_from_a_headless_owner(tmp_path, setting
     finally:
         headless.close()
         app.close()
+
+
+def test_the_window_takes_the_index_from_an_owner_that_leaves_without_answering(tmp_path, settings, monkeypatch):
+    """A background `findling index` whose run stops for the handover exits at once, before its
+    reply is sent: the window sees the connection close and owns the index all the same."""
+    home, headless = _indexed_owner(tmp_path, settings)
+
+    def leaves_without_a_word(conn) -> None:
+        assert conn.recv() == ("handover",)  # the only request in this test
+        headless._release()  # lets the index go, then its process would exit: no reply
+
+    monkeypatch.setattr(headless._server, "_handler", leaves_without_a_word)
+    app = IndexHandle.open(home, kind="app")
+    try:
+        assert app.role == "owner"
+        assert app.find(SearchRequest("borrow", mode=SearchMode.KEYWORD)).total_matched == 3
+    finally:
+        app.close()
+        headless.close()

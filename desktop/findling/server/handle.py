@@ -36,6 +36,9 @@ _OWNER_GONE = (
 )
 
 
+_RELEASE_WAIT_S = 120.0  # how long a window waits for an owner that said it lets the index go
+
+
 class OwnerBusyError(FindlingError):
     """The owner did not let go of the index in time (a long `findling index` in another process)."""
 
@@ -190,14 +193,22 @@ class IndexHandle(_Verbs):
             conn = connect(self.home)
             if conn is not None:
                 with conn:
-                    conn.send(("handover",))
-                    if not conn.poll(max(0.1, deadline - time.monotonic() + 60.0)):
-                        raise OwnerBusyError(
-                            "the Findling process holding the index is busy; try again when its work is done"
-                        )
-                    answer = conn.recv()
+                    try:
+                        conn.send(("handover",))
+                        if not conn.poll(max(0.1, deadline - time.monotonic() + 60.0)):
+                            raise OwnerBusyError(
+                                "the Findling process holding the index is busy; try again when its work is done"
+                            )
+                        answer = conn.recv()
+                    except (OSError, EOFError):
+                        # it left without a word: a `findling index` whose run stopped for the
+                        # handover exits at once; the index is let go either way
+                        answer = ("released",)
                 if answer[0] == "app":
                     raise ActivatedElsewhere()
+                # It lets go once its calls in flight are done: an indexing run's batch (sixteen
+                # documents' embeddings) can outlast the usual wait on a busy machine.
+                deadline = max(deadline, time.monotonic() + _RELEASE_WAIT_S)
             try:
                 self._own()
                 return
