@@ -70,6 +70,8 @@ def test_sym_finds_the_definition_and_names_it(code):
     assert hit.line == 10 and hit.snippet.startswith("def parse_known_args")
     exact = _keyword(engine, "sym:parse_date")
     assert exact.terms == ("parse_date",) and exact.hits[0].highlights  # the name it asked for, lit up
+    camel = _keyword(engine, "sym:ArgumentParser")
+    assert camel.terms == ("argumentparser",) and camel.hits[0].highlights  # an identifier, not a stemmed word
     exact = _keyword(engine, "sym:ArgumentParser.parse_args").hits
     assert [h.symbol for h in exact] == ["ArgumentParser.parse_args"]
     assert _keyword(engine, "sym:readFileSync").hits[0].symbol == "readFileSync"

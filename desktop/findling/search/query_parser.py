@@ -88,7 +88,9 @@ def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:
             filters["path_contains"].append(value.lower())
     elif key in _FIELD_FILTERS:
         if value:
-            filters[_FIELD_FILTERS[key]].append(value.lower())
+            # a name keeps its case: `sym:JSONDecoder` is an identifier, and lights up as one
+            # (matching is case-insensitive all the same: store/symbols.py)
+            filters[_FIELD_FILTERS[key]].append(value if _FIELD_FILTERS[key] == "symbols" else value.lower())
     elif key in ("folder", "in"):
         if value:
             filters["folders"].append(value)
