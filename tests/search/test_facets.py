@@ -23,10 +23,11 @@ def test_counts_by_type_date_and_folder():
         _hit("/a/sub/z.md", "md", 40),
         _hit("/b/w.rs", "rs", 800),
         _hit("/c/v.bin", "bin", 2),
+        _hit("/c/photo.jpg", "jpg", 2),
     ]
     facets = facet_counts(hits, ["/a", "/a/sub", "/b"], NOW)
-    assert facets["type"] == [("Markdown", 2), ("Documents", 1), ("Code", 1), ("Other", 1)]
-    assert facets["modified"] == [("Today", 1), ("Past week", 2), ("Past year", 1), ("Older", 1)]
+    assert facets["type"] == [("Markdown", 2), ("Documents", 1), ("Code", 1), ("Other", 1), ("Pictures", 1)]
+    assert facets["modified"] == [("Today", 1), ("Past week", 3), ("Past year", 1), ("Older", 1)]
     assert facets["folder"] == [("/a", 2), ("/a/sub", 1), ("/b", 1)]  # the narrowest added folder counts
 
 

@@ -21,6 +21,9 @@ TYPE_GROUPS: dict[str, tuple[str, ...]] = {
     "Text": ("txt", "rst", "log"),
     "Web pages": ("html", "htm"),
     "Code": ("py", "js", "ts", "rs", "go", "c", "h", "cpp", "java"),
+    # read for the words in their metadata (ingest/extractors/image.py, audio.py)
+    "Pictures": ("jpg", "jpeg", "png", "tif", "tiff", "webp", "heic"),
+    "Music": ("mp3", "flac", "ogg", "opus", "m4a", "wav", "aiff", "aif", "wma"),
 }
 DATE_RANGES: dict[str, int | None] = {"Any time": None, "Today": 1, "Past week": 7, "Past month": 31, "Past year": 366}
 SORTS = ("Relevance", "Newest first", "Name")
