@@ -114,6 +114,11 @@ def write_test_manifest(path: Path) -> Path:
             ],
         )
     )
+    ocr = ocr_model_dir()
+    if ocr is not None:  # the shipped entry, pinned to the wheel's files
+        text = text.replace("[roles]\n", '[roles]\nocr = { default = "pp-ocrv4" }\n', 1)
+        shipped = (Path(__file__).resolve().parents[1] / "resources" / "models.toml").read_text(encoding="utf-8")
+        text += "\n" + shipped[shipped.index("[models.pp-ocrv4]") :]
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -131,6 +136,33 @@ def embedder_installed(tmp_path, monkeypatch):
     manifest = load_manifest(manifest_file)
     spec = manifest.get("minilm-test")
     ModelStore().import_dir(spec, MINILM)
+    return spec
+
+
+def ocr_model_dir() -> Path | None:
+    """The PP-OCRv4 files inside the rapidocr_onnxruntime wheel (a dev dependency), found
+    without importing it (its import needs OpenCV)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("rapidocr_onnxruntime")
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent / "models"
+    return folder if (folder / "ch_PP-OCRv4_rec_infer.onnx").is_file() else None
+
+
+@pytest.fixture
+def ocr_installed():
+    """The OCR model of the shipped manifest, installed through `findling models import` from the
+    wheel's folder, as a user without network would."""
+    from findling.models.download import ModelStore
+    from findling.models.manifest import load_manifest
+
+    folder = ocr_model_dir()
+    if folder is None:
+        pytest.skip("rapidocr_onnxruntime (the OCR model's wheel) is not installed")
+    spec = load_manifest(Path(__file__).resolve().parents[1] / "resources" / "models.toml").get("pp-ocrv4")
+    ModelStore().import_dir(spec, folder)
     return spec
 
 

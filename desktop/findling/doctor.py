@@ -110,6 +110,7 @@ _WITHOUT = {
     "embedder": "without it there is no semantic search",
     "reranker": "without it results are not reranked",
     "generator": "without it queries are not expanded",
+    "ocr": "without it words in pictures and scanned PDFs are not read",
 }
 
 

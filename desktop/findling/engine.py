@@ -78,6 +78,7 @@ from findling.store.status import (
     consistency_problems,
     counts_by_source,
     language_counts,
+    ocr_counts,
     problems,
     totals,
 )
@@ -251,7 +252,7 @@ class Engine:
         with self._index_lock:
             self._text_waiting.done()
             try:
-                report = Indexer(self._db, self.settings.index, progress, cancel).run(self.sources())
+                report = Indexer(self._db, self.settings.index, progress, cancel, self._ocr_files()).run(self.sources())
             finally:
                 self._bm25.invalidate()
         if embed and not report.cancelled:
@@ -310,7 +311,7 @@ class Engine:
         with self._index_lock:
             self._text_waiting.done()
             try:
-                report = Indexer(self._db, self.settings.index).update_paths(
+                report = Indexer(self._db, self.settings.index, ocr_models=self._ocr_files()).update_paths(
                     self.sources(), [_normalise_path(p) for p in paths]
                 )
             finally:
@@ -733,7 +734,34 @@ class Engine:
             problems=found,
             languages=tuple(language_counts(cur).items()),
             **self._embedding_state(cur),
+            **self._ocr_state(cur),
         )
+
+    def ocr_models(self) -> tuple[str, str] | str:
+        """The OCR model's (detector, recognizer) files when pictures and scans are read, else why not."""
+        if not self.settings.index.ocr:
+            return "off in settings: [index] ocr = true turns it on"
+        why = self.models.unavailable_reason("ocr")
+        if why:
+            return why
+        try:
+            spec = self.models.spec("ocr")
+            store = self.models.store
+            return (
+                str(store.verified_path(spec, spec.file_of_kind("detector"))),
+                str(store.verified_path(spec, spec.file_of_kind("model"))),
+            )
+        except FindlingError as exc:
+            return str(exc)
+
+    def _ocr_files(self) -> tuple[str, str] | tuple[()]:
+        models = self.ocr_models()
+        return () if isinstance(models, str) else models
+
+    def _ocr_state(self, cur: Any) -> dict[str, Any]:
+        models = self.ocr_models()
+        documents, pages = ocr_counts(cur)
+        return {"ocr": models if isinstance(models, str) else "", "ocr_documents": documents, "ocr_pages": pages}
 
     def _embedding_state(self, cur: Any) -> dict[str, Any]:
         name, table = "", None

@@ -14,7 +14,7 @@ from findling.docids import docid
 # The vocabularies that cross layers, spelled once.
 DocumentStatus = Literal["ok", "failed", "skipped"]
 Lane = Literal["bm25", "vector"]
-Role = Literal["embedder", "reranker", "generator"]
+Role = Literal["embedder", "reranker", "generator", "ocr"]
 IndexPhase = Literal["scanning", "indexing", "embedding", "optimizing", "done"]
 RerankerMode = Literal["auto", "cross-encoder", "llm", "off"]
 # "most": any word matches, ranked by the share of the query's weight a document holds and by
@@ -270,6 +270,7 @@ class DocumentRow:
     link_share: float = 0.0  # a web page's share of text inside links: index pages are nearly all links
     symbols: tuple[CodeSymbol, ...] = ()  # a source file's definitions (ingest/code_symbols.py)
     signature: bytes = b""  # MinHash of the text's shingles, to know near-duplicates (text/shingles.py)
+    ocr_pages: int = 0  # pictures or scanned pages whose words were read by OCR
 
 
 @dataclass(frozen=True)
@@ -379,6 +380,7 @@ class Hit:
     text_signature: bytes = b""  # MinHash of its text's shingles: what finds near copies (text/shingles.py)
     symbol: str = ""  # the definition the snippet lies in (source files): `Parser.parse_known_args`
     symbol_kind: str = ""  # function, method, class...
+    ocr_pages: int = 0  # its text (some of it) was read by OCR from this many pictures or scanned pages
 
     @property
     def docid(self) -> str:
@@ -417,6 +419,16 @@ class StoreStatus:
     embedder: str = ""  # the embedding model's name; "" when none is installed (no semantic search)
     embedded: int = 0  # documents with vectors of that model
     embeddable: int = 0  # documents with text to embed
+    ocr: str = ""  # "" when OCR reads pictures and scans, else why not (off, no model)
+    ocr_documents: int = 0  # documents with text OCR read
+    ocr_pages: int = 0  # their pictures and scanned pages
+
+    @property
+    def ocr_line(self) -> str:
+        """Whether pictures' and scans' words are read, in words."""
+        if self.ocr:
+            return f"pictures and scans: words not read ({self.ocr})"
+        return f"pictures and scans: OCR read {self.ocr_pages:,} pages of {self.ocr_documents:,} documents"
 
     @property
     def semantic_line(self) -> str:

@@ -42,6 +42,8 @@ class IndexSettings:
     # Python, JavaScript/TypeScript, Go, Rust, Java, C/C++, C#, Ruby and shell), each chunk
     # named by its definition; off: windows, as for text.
     code_symbols: bool = True
+    # words in pictures and scanned PDF pages read by the OCR model, when it is installed
+    ocr: bool = True
     batch_files: int = 256
     # Extraction processes; 0 = one per core, at low priority.
     workers: int = 0
@@ -141,6 +143,7 @@ class ModelSettings:
     embedder: str = ""
     reranker: str = ""
     generator: str = ""
+    ocr: str = ""
     # auto | cpu | cuda | directml | coreml
     provider: str = "auto"
     # onnxruntime threads; 0 = every core but one, so the UI stays responsive.

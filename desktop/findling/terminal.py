@@ -81,6 +81,7 @@ def print_payload(payload: dict[str, Any], colored: bool) -> None:
             + printable(hit["path"])
             + (f":{hit['line']}" if hit["line"] else "")
             + (f"  (page {hit['page']})" if hit["page"] else "")
+            + ("  (text read by OCR)" if hit.get("ocr_pages") else "")  # .get: an older owner's payload
         )
         if hit["snippet"]:
             print(f"    {_snippet(hit, colored)}")
@@ -123,6 +124,8 @@ def print_status(st: dict[str, Any]) -> None:
             f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
         )
     print(st["semantic_line"])
+    if "ocr_line" in st:  # an owner from before OCR answers without it
+        print(st["ocr_line"])
     if st["problems"]:
         print("problems:")
         for p in st["problems"]:

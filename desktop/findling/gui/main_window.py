@@ -600,7 +600,7 @@ class MainWindow(QMainWindow):
             self.preview_panel.show_message("This document is no longer in the index.")
             return
         self.preview_panel.pages_open = pages_open
-        self.preview_panel.show_byline(hit.author, hit.copies, hit.near_copies)
+        self.preview_panel.show_byline(hit.author, hit.copies, hit.near_copies, hit.ocr_pages)
         self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
         self.preview_panel.show_outline(doc.symbols, hit.symbol)
         words = sorted({doc.text[h.start : h.end] for h in doc.highlights})
@@ -609,7 +609,11 @@ class MainWindow(QMainWindow):
     def _show_explain(self, explain) -> None:
         rank = self.results_view.currentIndex().row() + 1
         dropped = dropped_words(self.search_field.text())
-        self.explain_sentence.setText(result_sentence(explain, rank, dropped) if explain else "")
+        sentence = result_sentence(explain, rank, dropped) if explain else ""
+        hit = self.current_hit()
+        if sentence and hit is not None and hit.ocr_pages:  # its words may be misread
+            sentence += " Its text was read by OCR from a picture or a scan."
+        self.explain_sentence.setText(sentence)
         self.explain_model.set_result(explain)
         self.score_bars.set_result(explain)
 

@@ -316,10 +316,14 @@ class PreviewPanel(QWidget):
             self.formatted.show_source(source[0], source[1], words, passage)
         self._choose_view(self.format_button.isChecked())
 
-    def show_byline(self, author: str, copies: Sequence[str] = (), near: Sequence[str] = ()) -> None:
-        """The document's author, and the other places the same file (and nearly the same text)
-        is, listed once under this one."""
+    def show_byline(
+        self, author: str, copies: Sequence[str] = (), near: Sequence[str] = (), ocr_pages: int = 0
+    ) -> None:
+        """The document's author, whether its words were read by OCR (they may hold its misreadings),
+        and the other places the same file (and nearly the same text) is, listed once under this one."""
         parts = [f"by {author}"] if author else []
+        if ocr_pages:
+            parts.append("text read by OCR" + (f" from {ocr_pages} pages" if ocr_pages > 1 else ""))
         if copies:
             parts.append(f"{len(copies) + 1} copies" + (f", also at {copies[0]}" if len(copies) == 1 else ""))
         if near:

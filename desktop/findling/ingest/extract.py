@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from findling.errors import ExtractionError
 from findling.ingest.extractors import Extracted, NotText, Parsed
@@ -20,8 +21,11 @@ from findling.ingest.extractors.office import extract_odf, extract_pptx, extract
 from findling.ingest.extractors.pdf import extract_pdf
 from findling.ingest.extractors.rtf import extract_rtf
 from findling.ingest.extractors.text import extract_text, looks_binary
-from findling.ingest.formats import LEGACY, kind_of, mime_of
+from findling.ingest.formats import LEGACY, OCR_PICTURES, kind_of, mime_of
 from findling.pathnames import clean_text, printable
+
+if TYPE_CHECKING:
+    from findling.ingest.ocr_pages import PageReader
 
 
 class NotRead(Exception):
@@ -33,7 +37,6 @@ MAX_NESTING = 3  # an attachment of an attachment of an attachment is read; deep
 
 # Kinds whose extractor reads the bytes itself; the others are text, checked for binary content.
 _READERS: dict[str, Callable[[bytes], Parsed]] = {
-    "pdf": extract_pdf,
     "docx": extract_docx,
     "epub": extract_epub,
     "xlsx": extract_xlsx,
@@ -43,11 +46,10 @@ _READERS: dict[str, Callable[[bytes], Parsed]] = {
     "odp": lambda data: extract_odf(data, "ODP"),
     "rtf": extract_rtf,
     "notebook": extract_notebook,
-    "image": extract_image,
 }
 
 
-def _nested_reader(depth: int) -> Callable[[str, bytes], str | None]:
+def _nested_reader(depth: int, ocr: PageReader | None) -> Callable[[str, bytes], str | None]:
     """How a mail attachment or an archive member `depth` levels down is read: its text, or
     None for a kind not read."""
 
@@ -56,7 +58,7 @@ def _nested_reader(depth: int) -> Callable[[str, bytes], str | None]:
             return "(nested too deeply: not read)"
         try:
             # its headings sit under the container's "## name" heading: one level deeper at least
-            return _DEEPER.sub(r"##\1 ", extract(name, content, depth + 1).text)
+            return _DEEPER.sub(r"##\1 ", extract(name, content, depth + 1, ocr=ocr).text)
         except (NotText, NotRead):
             return None
         except ExtractionError as exc:
@@ -65,10 +67,30 @@ def _nested_reader(depth: int) -> Callable[[str, bytes], str | None]:
     return nested
 
 
-def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False) -> Extracted:
+def _parse(
+    kind: str, path: str, data: bytes, nested: Callable[[str, bytes], str | None], on_disk: bool, ocr: PageReader | None
+) -> Parsed:
+    if kind == "pdf":
+        return extract_pdf(data, ocr=ocr)
+    if kind == "image":
+        return extract_image(data, ocr if PurePath(path).suffix.lower() in OCR_PICTURES else None)
+    if kind in _READERS:
+        return _READERS[kind](data)
+    if kind == "audio":  # a file on disk is read where its tags are; a member from its bytes
+        return extract_audio(data, path if on_disk else None, PurePath(path).name)
+    if kind in ("eml", "mbox"):
+        return extract_eml(data, nested) if kind == "eml" else extract_mbox(data, nested)
+    if kind in ("zip", "tar"):
+        return extract_archive(data, kind == "tar", nested)
+    if looks_binary(data[:8192]):
+        raise ExtractionError(f"binary content in a {kind} file")
+    return html_to_text(data) if kind == "html" else extract_text(data, kind, mime_of(path, kind))
+
+
+def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: PageReader | None = None) -> Extracted:
     """The file's text and title, by its kind. `depth`: how deep inside e-mail attachments it is;
     `on_disk`: `path` is the file itself (an audio file's tags are read from it, not from `data`,
-    which then holds only its head)."""
+    which then holds only its head); `ocr`: pictures and scanned PDF pages are read by it."""
     kind = kind_of(path)
     if kind is None:
         raise NotText(path)
@@ -82,21 +104,9 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False) -> Ex
         if depth >= MAX_NESTING:
             raise ExtractionError("compressed files nested too deeply: not read")
         suffix = PurePath(path).suffix.lower()
-        return extract(path[: -len(suffix)], decompress(data, suffix), depth + 1)
+        return extract(path[: -len(suffix)], decompress(data, suffix), depth + 1, ocr=ocr)
     mime = mime_of(path, kind)
-    nested = _nested_reader(depth)
-    if kind in _READERS:
-        parsed = _READERS[kind](data)
-    elif kind == "audio":  # a file on disk is read where its tags are; a member from its bytes
-        parsed = extract_audio(data, path if on_disk else None, PurePath(path).name)
-    elif kind in ("eml", "mbox"):
-        parsed = extract_eml(data, nested) if kind == "eml" else extract_mbox(data, nested)
-    elif kind in ("zip", "tar"):
-        parsed = extract_archive(data, kind == "tar", nested)
-    else:
-        if looks_binary(data[:8192]):
-            raise ExtractionError(f"binary content in a {kind} file")
-        parsed = html_to_text(data) if kind == "html" else extract_text(data, kind, mime)
+    parsed = _parse(kind, path, data, _nested_reader(depth, ocr), on_disk, ocr)
     return Extracted(
         text=clean_text(parsed.text.replace("\x00", "")),
         title=printable(" ".join(parsed.title.split())) or PurePath(path).name,
@@ -106,4 +116,5 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False) -> Ex
         pages=parsed.pages,
         author=printable(" ".join(parsed.author.split()))[:500],
         link_share=parsed.link_share,
+        ocr_pages=parsed.ocr_pages,
     )

@@ -116,6 +116,10 @@ DOCUMENTS = {
     ".wma": "audio",
 }
 COMPRESSED = {".gz", ".bz2", ".xz"}
+# pictures whose words OCR reads (Pillow decodes them; HEIC it cannot: its metadata is read)
+OCR_PICTURES = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp"})
+# what OCR adds words to: read again when it is turned on or off
+OCR_EXTENSIONS = frozenset({*OCR_PICTURES, ".pdf"})
 # Formats recognised but not read (no maintained reader): listed with the reason, never read as bytes.
 LEGACY = {
     ".doc": "legacy Word format (.doc): not read; saved as .docx it is",

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from findling.errors import StoreWriteError
-from findling.ingest.formats import extension_of, kind_of
+from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, content_hash, prepare, read_file
 from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
 from findling.ingest.workers import Budget, ExtractionPool
@@ -39,6 +39,7 @@ from findling.store.maintenance import (
     compact_postings_if_needed,
     note_appended_postings,
     read_again_if_analysis_changed,
+    read_again_if_ocr_changed,
 )
 from findling.store.sources import owner_of
 
@@ -94,6 +95,9 @@ def _inline_safe(task: PrepareTask) -> bool:
         return True  # prepare() records what happened to it
 
 
+_OCR_SECONDS = 20.0  # OCR's budget for one file: about 8 scanned pages on one core
+
+
 def worker_count(settings: IndexSettings) -> int:
     """Every core by default: workers run at low priority (see `_lower_priority`), so the
     UI thread still gets a core the moment it wants one."""
@@ -122,9 +126,11 @@ class Indexer:
         settings: IndexSettings,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
+        ocr_models: tuple[str, str] | tuple[()] = (),
     ) -> None:
         self.db = db
         self.settings = settings
+        self.ocr_models = ocr_models  # the OCR model's files: () = pictures and scans are not read
         self.progress = progress or (lambda _p: None)
         self.cancel = cancel or threading.Event()
         self._last_progress = 0.0
@@ -141,6 +147,11 @@ class Indexer:
         if read_again_if_analysis_changed(self.db, analysis_of(self.settings)):
             report.warnings.append(
                 "the settings for reading text changed (language, chunk size or title weight): every file is read again"
+            )
+        marked = read_again_if_ocr_changed(self.db, bool(self.ocr_models), (e.lstrip(".") for e in OCR_EXTENSIONS))
+        if marked:
+            report.warnings.append(
+                f"OCR was turned {'on' if self.ocr_models else 'off'}: {marked:,} pictures and PDFs are read again"
             )
         self.progress(IndexProgress("scanning", 0, 0))
         for source in sources:
@@ -340,6 +351,9 @@ class Indexer:
                 kind_path=job.entry.target,
                 language=s.language,
                 code_symbols=s.code_symbols,
+                ocr_models=self.ocr_models,
+                # within the watchdog's budget: a scan stops being read before its worker is stopped
+                ocr_seconds=min(_OCR_SECONDS, s.file_timeout_s * 0.6),
             )
             for job in jobs
         ]

@@ -14,6 +14,7 @@ from findling.ingest.chunk import chunk_text, code_spans
 from findling.ingest.code_symbols import find_symbols
 from findling.ingest.extract import NotRead, NotText, extract
 from findling.ingest.formats import extension_of, kind_of
+from findling.ingest.ocr_pages import PageReader
 from findling.ingest.scan import special_kind
 from findling.pathnames import readable_name
 from findling.records import CodeSymbol, DocumentRow, DocumentStatus
@@ -40,6 +41,9 @@ class PrepareTask:
     kind_path: str = ""
     language: str = "auto"  # the stemming language: "auto" detects it from the text
     code_symbols: bool = True  # source files chunked at their definitions (ingest/code_symbols.py)
+    # the OCR model's detector and recognizer files: () = pictures and scans are not read by OCR
+    ocr_models: tuple[str, str] | tuple[()] = ()
+    ocr_seconds: float = 20.0  # OCR's budget for one file (the watchdog's is larger)
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,9 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  
     path = task.path
     # a picture or a recording is read for its metadata, not whole: a folder of photos or music is
     # hashed on its files' first bytes and sizes
-    head = METADATA_HEAD_BYTES if kind_of(task.kind_path or path) in ("image", "audio") else None
+    kind = kind_of(task.kind_path or path)
+    # (pictures are read whole only for OCR)
+    head = METADATA_HEAD_BYTES if kind == "audio" or (kind == "image" and not task.ocr_models) else None
     try:
         data, st = read_file(path, task.max_bytes, head)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -136,7 +142,8 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  
     if digest == task.known_hash:
         return Unchanged(path, size, mtime)
     try:
-        extracted = extract(task.kind_path or path, data, on_disk=True)
+        ocr = PageReader(task.ocr_models, task.ocr_seconds) if len(task.ocr_models) == 2 else None
+        extracted = extract(task.kind_path or path, data, on_disk=True, ocr=ocr)
     except NotText:
         return Binary(path)
     except NotRead as exc:
@@ -232,6 +239,7 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
         author=extracted.author,
         title_terms=frozenset(title_terms(title, name, language)) | _defined_names(symbols, language),
         link_share=extracted.link_share,
+        ocr_pages=extracted.ocr_pages,
         symbols=symbols,
         signature=signature(text),
     )

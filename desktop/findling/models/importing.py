@@ -149,6 +149,12 @@ def identify(source: Path, manifest: Manifest, digest: Callable[[Path], str]) ->
     models = onnx_files(source)
     if not models:
         raise ModelImportError(f"{source} holds no ONNX model (looked for *.onnx in it and in onnx/)")
+    hashes = {digest(path) for path in models}
+    pinned = [
+        s for s in manifest.models.values() if all(f.sha256 in hashes for f in s.files if f.path.endswith(".onnx"))
+    ]
+    if len(pinned) == 1:  # every ONNX file a manifest entry pins is here (OCR's two, for one)
+        return pinned[0]
     if len(models) > 1:
         names = ", ".join(str(p.relative_to(source)) for p in models)
         raise ModelImportError(

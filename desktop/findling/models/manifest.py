@@ -15,7 +15,7 @@ from findling.errors import FindlingError
 from findling.paths import resources_dir
 from findling.records import Role
 
-ROLES = ("embedder", "reranker", "generator")
+ROLES = ("embedder", "reranker", "generator", "ocr")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 

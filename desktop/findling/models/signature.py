@@ -20,7 +20,11 @@ def _describe(tensors: Any) -> str:
 
 
 def guess_role(inputs: dict[str, list[Any]], outputs: dict[str, list[Any]]) -> str | None:
-    """embedder, reranker or generator, from tensor names and ranks; None when unclear."""
+    """embedder, reranker, generator or ocr, from tensor names and ranks; None when unclear."""
+    if len(inputs) == 1 and len(next(iter(inputs.values()))) == 4:
+        # a picture in; a text recognizer gives symbol probabilities per step (N, T, symbols)
+        shapes = list(outputs.values())
+        return "ocr" if len(shapes) == 1 and len(shapes[0]) == 3 else None
     if not {"input_ids", "attention_mask"} <= set(inputs):
         return None
     if any(name.startswith("past_key_values") for name in inputs):
@@ -59,7 +63,7 @@ def onnx_role(model_path: Path) -> str:
     found = _role_of(inputs, outputs)
     if found is None:
         raise ModelSignatureError(
-            f"{model_path.name} is not a text embedder, reranker or generator "
+            f"{model_path.name} is not a text embedder, reranker, generator or OCR recognizer "
             f"(inputs {_describe(inputs)}; outputs {_describe(outputs)})"
         )
     return found

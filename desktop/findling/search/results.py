@@ -110,6 +110,7 @@ def present(
                 text_signature=doc.signature,
                 symbol=symbol.qualname if symbol else "",
                 symbol_kind=symbol.kind if symbol else "",
+                ocr_pages=doc.ocr_pages,
             )
         )
     return hits

@@ -30,6 +30,7 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "near_copies": list(h.near_copies),
                 "symbol": h.symbol,
                 "symbol_kind": h.symbol_kind,
+                "ocr_pages": h.ocr_pages,
             }
             for h in result.hits
         ],
@@ -86,4 +87,4 @@ def multi_get_json(found: MultiGetResult) -> dict:
 
 
 def status_json(status: StoreStatus) -> dict:
-    return {**asdict(status), "semantic_line": status.semantic_line}
+    return {**asdict(status), "semantic_line": status.semantic_line, "ocr_line": status.ocr_line}

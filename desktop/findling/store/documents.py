@@ -104,6 +104,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         cur.execute("DELETE FROM doc_fields WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM title_postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM link_shares WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM ocr_pages WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM symbols WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM near_signatures WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
@@ -114,13 +115,17 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
 
 
 def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -> None:
-    """What a document has besides its text: its author, its share of link text, where its pages begin."""
+    """What a document has besides its text: its author, its share of link text, where its pages
+    begin, how many of its pages OCR read."""
     authored = [(r.doc_id, r.author) for r in rows if r.author]
     if authored:
         cur.executemany("INSERT INTO doc_fields VALUES (?, ?)", authored)
     linked = [(r.doc_id, r.link_share) for r in rows if r.link_share > 0]
     if linked:
         cur.executemany("INSERT INTO link_shares VALUES (?, ?)", linked)
+    scanned = [(r.doc_id, r.ocr_pages) for r in rows if r.ocr_pages > 0]
+    if scanned:
+        cur.executemany("INSERT INTO ocr_pages VALUES (?, ?)", scanned)
     signed = [r for r in rows if r.signature]
     if signed:
         cur.register(
@@ -303,13 +308,16 @@ class DocumentMeta:
     author: str = ""
     content_hash: str = ""  # of the file's bytes: files with the same one are copies
     signature: bytes = b""  # of its text's shingles: files with nearly the same one are near copies
+    ocr_pages: int = 0  # pictures or scanned pages whose words OCR read
 
 
 META_SQL = (
     f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
-    f"d.indexed_at, g.starts, coalesce(f.author, ''), coalesce(d.hash, ''), n.sig FROM documents d {WITH_RAW_PATH} "
+    f"d.indexed_at, g.starts, coalesce(f.author, ''), coalesce(d.hash, ''), n.sig, coalesce(o.pages, 0) "
+    f"FROM documents d {WITH_RAW_PATH} "
     "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
     "ON g.doc_id = d.id LEFT JOIN doc_fields f ON f.doc_id = d.id LEFT JOIN near_signatures n ON n.doc_id = d.id"
+    " LEFT JOIN ocr_pages o ON o.doc_id = d.id"
 )
 
 
@@ -327,6 +335,7 @@ def meta_of(row: Sequence[Any]) -> DocumentMeta:
         row[10],
         row[11],
         bytes(row[12] or b""),
+        int(row[13]),
     )
 
 

@@ -5,6 +5,8 @@ share of the table, the table is rewritten in term order in one transaction."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import duckdb
 
 from findling.store.db import Database, scalar
@@ -54,6 +56,23 @@ def compact_postings_if_needed(db: Database) -> bool:
 
 
 _ANALYSIS_KEY = "analysis"
+_OCR_KEY = "ocr"
+
+
+def read_again_if_ocr_changed(db: Database, reading: bool, extensions: Iterable[str]) -> int:
+    """When OCR was turned on (its model installed) or off since the last run, mark the files
+    it reads (`extensions`, without dots) to be read again: a scan indexed without it has no
+    words yet, and one indexed with it keeps words it should no longer have. How many."""
+    state = "on" if reading else "off"
+    with db.transaction() as tx:
+        stored = scalar(tx, "SELECT value FROM meta WHERE key = ?", [_OCR_KEY]) or "off"  # older indexes: off
+        if stored == state:
+            return 0
+        tx.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [_OCR_KEY, state])
+        exts: list[object] = [*sorted(extensions)]
+        marked = scalar(tx, f"SELECT count(*) FROM documents WHERE ext IN ({', '.join('?' * len(exts))})", exts)
+        tx.execute(f"UPDATE documents SET size = -1, hash = NULL WHERE ext IN ({', '.join('?' * len(exts))})", exts)
+        return int(marked or 0)
 
 
 def read_again_if_analysis_changed(db: Database, analysis: str) -> bool:

@@ -187,6 +187,12 @@ MIGRATIONS: list[Migration] = [
         f"UPDATE documents SET size = -1, hash = NULL WHERE ext IN ({_GRAMMAR_EXTENSIONS})",
     ],
     _near_signatures,
+    [
+        # How many of a document's pictures or scanned pages OCR read (ingest/ocr_pages.py): status
+        # and results say the text came from OCR. Nothing is read again for it: turning OCR on
+        # changes the hashes of pictures and PDFs, and the next `index` reads those.
+        "CREATE TABLE IF NOT EXISTS ocr_pages (doc_id INTEGER NOT NULL, pages INTEGER NOT NULL)",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -51,6 +51,12 @@ def totals(cur: duckdb.DuckDBPyConnection) -> Totals:
     return Totals(*row)
 
 
+def ocr_counts(cur: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(documents, pages) whose words OCR read."""
+    row = cur.execute("SELECT count(*), coalesce(sum(pages), 0) FROM ocr_pages").fetchall()[0]
+    return int(row[0]), int(row[1])
+
+
 def language_counts(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Indexed documents by detected language, most first."""
     rows = cur.execute(
@@ -74,6 +80,7 @@ def consistency_problems(cur: duckdb.DuckDBPyConnection) -> list[str]:
                 + (SELECT count(*) FROM doc_fields f ANTI JOIN documents d ON d.id = f.doc_id)
                 + (SELECT count(*) FROM title_postings t ANTI JOIN documents d ON d.id = t.doc_id)
                 + (SELECT count(*) FROM link_shares s ANTI JOIN documents d ON d.id = s.doc_id)
+                + (SELECT count(*) FROM ocr_pages s ANTI JOIN documents d ON d.id = s.doc_id)
                 + (SELECT count(*) FROM symbols y ANTI JOIN documents d ON d.id = y.doc_id)
                 + (SELECT count(*) FROM near_signatures n ANTI JOIN documents d ON d.id = n.doc_id)"""
     ).fetchall()[0][0]

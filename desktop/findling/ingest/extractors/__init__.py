@@ -22,6 +22,7 @@ class Extracted:
     pages: tuple[int, ...] = ()
     author: str = ""  # from the file's properties (an e-mail's sender); "" when it has none
     link_share: float = 0.0  # of a web page's text, the share inside links (index and contents pages: most)
+    ocr_pages: int = 0  # pictures or scanned pages whose words were read by OCR
 
 
 class Parsed(NamedTuple):
@@ -33,3 +34,4 @@ class Parsed(NamedTuple):
     pages: tuple[int, ...] = ()
     author: str = ""
     link_share: float = 0.0
+    ocr_pages: int = 0

@@ -3,15 +3,22 @@ keywords and artist (Windows' XP* fields too), with the camera and the date take
 ExifRead (pure Python, BSD) from the file's first bytes (the indexer reads no more: JPEG, PNG
 and WebP keep EXIF in their first blocks, TIFF in its first directory). A picture with none of
 those words is not a document: it is skipped as before, so a folder of photos does not fill the
-index with camera models."""
+index with camera models.
+
+With the OCR model, the words in the picture itself (a screenshot, a photo of a page, a scan)
+are read too, after what its metadata says."""
 
 from __future__ import annotations
 
 import io
 import logging
+from typing import TYPE_CHECKING
 
 from findling.errors import ExtractionError
 from findling.ingest.extractors import NotText, Parsed
+
+if TYPE_CHECKING:
+    from findling.ingest.ocr_pages import PageReader
 
 # (label, EXIF tags in order of preference): what a person wrote about the picture
 _WRITTEN = (
@@ -39,7 +46,7 @@ def _value(tag: object) -> str:
     return str(values if isinstance(values, str) else tag).strip("\0 ")
 
 
-def extract_image(data: bytes) -> Parsed:
+def extract_image(data: bytes, ocr: PageReader | None = None) -> Parsed:
     import exifread
 
     # ExifRead warns through logging about every file without EXIF ("File format not recognized"):
@@ -56,8 +63,13 @@ def extract_image(data: bytes) -> Parsed:
             lines.append(f"{label}: {text}")
             title = title or (text if label in ("Title", "Description") else "")
     author = next((v for name in _AUTHOR if name in tags and (v := _value(tags[name]))), "")
-    if not lines and not author:
-        raise NotText("no words in its metadata")
+    seen = ""
+    if ocr is not None:
+        from findling.ingest.ocr_pages import decode_picture
+
+        seen = (ocr.read(decode_picture(data)) or "").strip()
+    if not lines and not author and not seen:
+        raise NotText("no words in its metadata" + (" or in the picture" if ocr is not None else ""))
     if author:
         lines.append(f"Artist: {author}")
     camera = " ".join(_value(tags[n]) for n in ("Image Make", "Image Model") if n in tags).strip()
@@ -67,4 +79,8 @@ def extract_image(data: bytes) -> Parsed:
     if taken:
         date, _, clock = taken.partition(" ")
         lines.append(f"Taken: {date.replace(':', '-')} {clock}".strip())
-    return Parsed("\n".join(lines) + "\n", title[:300], author=author)
+    if seen:
+        lines.extend(("", seen) if lines else (seen,))
+    notes = ocr.note() if ocr is not None else ()
+    read = ocr.pages if ocr is not None else 0
+    return Parsed("\n".join(lines) + "\n", title[:300], notes, author=author, ocr_pages=read)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 import zlib
+from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium
 
 from findling.errors import ExtractionError
 from findling.ingest.extractors import Parsed
+
+if TYPE_CHECKING:
+    from findling.ingest.ocr_pages import PageReader
 
 _STREAM = re.compile(rb"(?<!end)stream\r?\n")
 _MB = 1024 * 1024
@@ -50,6 +54,8 @@ def unpacked_stream_bytes(data: bytes, limit: int = MAX_STREAMS, one_limit: int 
 
 
 _SEPARATOR = "\n\n"
+# a page with fewer characters of text than this is a scan (a page number or a stamp at most)
+_SCANNED_BELOW = 16
 
 
 def page_starts(pages: list[str]) -> tuple[int, ...]:
@@ -62,7 +68,21 @@ def page_starts(pages: list[str]) -> tuple[int, ...]:
     return tuple(starts)
 
 
-def extract_pdf(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
+def _scanned(page: pdfium.PdfPage, ocr: PageReader) -> str:
+    """The words of a page that has no text layer (a scan), read from its picture; "" when
+    the OCR budget is spent."""
+    from findling.ingest.ocr_pages import PDF_DPI
+
+    bitmap = page.render(scale=PDF_DPI / 72, rev_byteorder=True, grayscale=False)
+    try:
+        rgb = bitmap.to_numpy()[:, :, :3]
+    finally:
+        bitmap.close()
+    return ocr.read(rgb) or ""
+
+
+def extract_pdf(data: bytes, max_chars: int = 64 * _MB, ocr: PageReader | None = None) -> Parsed:
+    """The pages' text; with `ocr`, a page with no text layer is read from its picture."""
     total, largest = unpacked_stream_bytes(data)
     if total > MAX_STREAMS or largest > MAX_STREAM:
         what = (
@@ -98,13 +118,18 @@ def extract_pdf(data: bytes, max_chars: int = 64 * _MB) -> Parsed:
                 try:
                     # NULs are dropped here, not later, so that the page offsets stay true
                     text = textpage.get_text_range().replace("\r\n", "\n").replace("\r", "\n")
+                    if ocr is not None and len(text.strip()) < _SCANNED_BELOW:
+                        text = _scanned(page, ocr) or text
                     pages.append(text.replace("\x00", ""))
                     size += len(pages[-1])
                 finally:
                     textpage.close()
             finally:
                 page.close()
-        return Parsed(_SEPARATOR.join(pages), title, notes, page_starts(pages), author)
+        if ocr is not None:
+            notes += ocr.note()
+        read = ocr.pages if ocr is not None else 0
+        return Parsed(_SEPARATOR.join(pages), title, notes, page_starts(pages), author, ocr_pages=read)
     except pdfium.PdfiumError as exc:
         raise ExtractionError(f"cannot read PDF text: {exc}") from exc
     finally:
