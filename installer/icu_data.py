@@ -1,7 +1,8 @@
 """Qt's ICU data without the parts a search window never reads (Linux bundle).
 
 PySide6 ships ICU's whole data library (libicudata.so.73, 32 MB): besides what Qt uses
-(collation, break rules, converters, locale and time-zone rules) it holds the names of every
+(collation, case mapping, locale and time-zone rules) it holds break rules and legacy converters
+Qt 6 does not use on Unix, and the names of every
 unit, currency, language, region and time zone in every language, transliterators and spelled-
 out number rules, which only an application formatting such names through ICU itself reads.
 This rewrites ICU's common data package without those items and links it into a library of the
@@ -20,8 +21,12 @@ import struct
 import subprocess
 from pathlib import Path
 
-# What Findling's window never formats: localized names and spelled-out numbers.
-DROPPED = ("unit/", "curr/", "lang/", "region/", "zone/", "translit/", "rbnf/")
+# What Findling's window never formats: localized names and spelled-out numbers; and what Qt 6
+# never reads for it: break iterators (QTextBoundaryFinder and text layout use Qt's own Unicode
+# tables, qunicodetools) and the legacy converters (*.cnv: on Unix Qt 6's local 8-bit encoding
+# is UTF-8, which it converts itself; ICU's converters serve only codecs asked for by name).
+DROPPED = ("unit/", "curr/", "lang/", "region/", "zone/", "translit/", "rbnf/", "brkitr/")
+DROPPED_SUFFIXES = (".cnv",)
 _ALIGN = 16
 
 
@@ -85,7 +90,9 @@ def trim(library: Path, out_dir: Path, dropped: tuple[str, ...] = DROPPED) -> Pa
     offset, size = _symbol(library, symbol)
     header, items = read_package(library.read_bytes()[offset : offset + size])
     prefix = f"icudt{version}l/"
-    kept = [(n, b) for n, b in items if not n.removeprefix(prefix).startswith(dropped)]
+    kept = [
+        (n, b) for n, b in items if not n.removeprefix(prefix).startswith(dropped) and not n.endswith(DROPPED_SUFFIXES)
+    ]
     out_dir.mkdir(parents=True, exist_ok=True)
     blob = out_dir / "icudata.bin"
     blob.write_bytes(write_package(header, kept))

@@ -20,8 +20,10 @@ def dot_u8s8() -> bytes:
     graph = helper.make_graph(
         [helper.make_node("MatMulInteger", ["codes", "query"], ["scores"])],
         "dot_u8s8",
-        [helper.make_tensor_value_info("codes", TensorProto.UINT8, ["n", "dim"]),
-         helper.make_tensor_value_info("query", TensorProto.INT8, ["dim", "k"])],
+        [
+            helper.make_tensor_value_info("codes", TensorProto.UINT8, ["n", "dim"]),
+            helper.make_tensor_value_info("query", TensorProto.INT8, ["dim", "k"]),
+        ],
         [helper.make_tensor_value_info("scores", TensorProto.INT32, ["n", "k"])],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="findling")

@@ -95,6 +95,18 @@ def make_epub(path: Path, title: str, chapters: list[tuple[str, str]]) -> Path:
     return path
 
 
+def draw_page(lines: list[str], size=(1240, 1754), font_size: int = 34, mode: str = "L"):
+    """A picture of text as a scanner or a screenshot gives it (Pillow), no text layer."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    page = Image.new(mode, size, "white")
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.load_default(size=font_size)
+    for i, line in enumerate(lines):
+        draw.text((120, 200 + i * 2 * font_size), line, fill="black", font=font)
+    return page
+
+
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode(encoding))

@@ -81,6 +81,22 @@ def _xlsx_bomb(path: Path, unpacked_mb: int) -> None:
                 out.write(block)
 
 
+def _zip_with_encrypted_member(path: Path) -> None:
+    """A zip whose `secret.txt` says it is encrypted (the flag bit in its local and central
+    headers; the standard library writes no encrypted zips) beside a readable member."""
+    _zip_parts(path, {"open.txt": "openmemberword", "secret.txt": "secretmemberword"})
+    data = bytearray(path.read_bytes())
+    for signature, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        while at != -1:
+            name_len = int.from_bytes(data[at + (26 if signature == b"PK\x03\x04" else 28) :][:2], "little")
+            name_at = at + (30 if signature == b"PK\x03\x04" else 46)
+            if data[name_at : name_at + name_len] == b"secret.txt":
+                data[at + flags_at] |= 0x1
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
+
+
 def _zip_member_bomb(path: Path, unpacked_mb: int) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z, z.open("zeros.txt", "w", force_zip64=True) as out:
         block = b"0" * (1 << 20)
@@ -331,6 +347,13 @@ def build(root: Path, outside: Path, full: bool = False) -> list[Case]:  # noqa:
             },
         ),
         find="escapingmemberword",
+    )
+    case(
+        "zip-encrypted",
+        "locked.zip",
+        "ok",
+        lambda f: _zip_with_encrypted_member(f / "locked.zip"),
+        find="openmemberword",
     )
     case(
         "zip-nested-deep",

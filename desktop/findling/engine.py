@@ -15,7 +15,7 @@ from findling.docids import docid, split_reference
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
 from findling.models.manifest import ROLES
 from findling.models.service import ModelService
-from findling.pathnames import display_path
+from findling.pathnames import MEMBER_SEPARATOR, container_file, display_path
 from findling.paths import DB_FILENAME, config_dir, data_home
 from findling.records import (
     CodeSymbol,
@@ -476,9 +476,10 @@ class Engine:
             return answer(
                 "outside", f"It is not under any added folder (added: {added}); add its folder with findling add."
             )
-        if not os.path.lexists(target):
-            return answer("missing", f"There is no file at {target}.")
-        left_out = why_left_out(source.path, target, source.include, (*self.settings.index.exclude, *source.exclude))
+        on_disk = container_file(target)  # an archive's member: its archive
+        if not os.path.lexists(on_disk):
+            return answer("missing", f"There is no file at {on_disk}.")
+        left_out = why_left_out(source.path, on_disk, source.include, (*self.settings.index.exclude, *source.exclude))
         if left_out is not None:
             return answer("excluded", left_out.sentence(source.path, source.include, self.settings.index.exclude))
         if kind_of(target) is None:
@@ -491,6 +492,13 @@ class Engine:
                 "unsupported",
                 f"Findling reads only the words in a picture's metadata (EXIF description, title, comment, keywords, "
                 f"artist); this {os.path.splitext(name)[1]} file has none, or it is not indexed yet (findling index).",
+            )
+        if state is None and on_disk != target and document_state(cur, display_path(on_disk)) is not None:
+            member = target[len(on_disk) + len(MEMBER_SEPARATOR) :]
+            return answer(
+                "missing",
+                f"{os.path.basename(on_disk)} holds no {member} that Findling reads "
+                f"(its listing names what it holds: findling get {on_disk}).",
             )
         if state is None:
             return answer(

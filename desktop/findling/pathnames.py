@@ -98,3 +98,24 @@ def distinct_names(paths: Sequence[str]) -> list[str]:
                 grown = True
         if not grown:
             return tails
+
+
+# Between a file and a document inside it (an archive's member): `bundle.zip › docs/inner.md`
+MEMBER_SEPARATOR = " › "
+
+
+def member_path(container: str, name: str) -> str:
+    """The address of the document `name` inside the file (or member) `container`."""
+    return f"{container}{MEMBER_SEPARATOR}{name}"
+
+
+def container_file(path: str) -> str:
+    """The file on disk that holds the document at `path`: the path itself for a file, the
+    outermost archive for a member. A file's own name may hold the separator, so the file is
+    the shortest prefix before one that exists as a file."""
+    at = path.find(MEMBER_SEPARATOR)
+    while at != -1:
+        if os.path.isfile(path[:at]):
+            return path[:at]
+        at = path.find(MEMBER_SEPARATOR, at + 1)
+    return path

@@ -271,6 +271,8 @@ class DocumentRow:
     symbols: tuple[CodeSymbol, ...] = ()  # a source file's definitions (ingest/code_symbols.py)
     signature: bytes = b""  # MinHash of the text's shingles, to know near-duplicates (text/shingles.py)
     ocr_pages: int = 0  # pictures or scanned pages whose words were read by OCR
+    # documents inside this file (an archive's members, theirs too), each under its own address
+    members: tuple[DocumentRow, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,29 +11,18 @@ import pytest
 from findling.engine import Engine
 from findling.ingest.prepare import PrepareTask, prepare
 from findling.records import DocumentRow, SearchMode, SearchRequest
-
-
-def _page(lines, size=(1240, 1754), font_size=34, mode="L"):
-    """A page of text as a scanner gives it: a picture, no text layer."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    page = Image.new(mode, size, "white")
-    draw = ImageDraw.Draw(page)
-    font = ImageFont.load_default(size=font_size)
-    for i, line in enumerate(lines):
-        draw.text((120, 200 + i * 2 * font_size), line, fill="black", font=font)
-    return page
+from tests.helpers import draw_page
 
 
 def make_pictures(folder: Path) -> Path:
     from PIL import Image
 
     folder.mkdir(parents=True, exist_ok=True)
-    _page(["Meeting notes: the florbulate migration starts Monday"], size=(1200, 300), mode="RGB").save(
+    draw_page(["Meeting notes: the florbulate migration starts Monday"], size=(1200, 300), mode="RGB").save(
         folder / "screenshot.png"
     )
-    _page(["Scanned letter from the county office"]).save(folder / "letter.jpg", quality=90)
-    pages = [_page(["Your quindecagon permit was approved"]), _page(["Second page: the zarf inspection"])]
+    draw_page(["Scanned letter from the county office"]).save(folder / "letter.jpg", quality=90)
+    pages = [draw_page(["Your quindecagon permit was approved"]), draw_page(["Second page: the zarf inspection"])]
     pages[0].save(folder / "scan.pdf", save_all=True, append_images=pages[1:], resolution=150)
     gradient = np.tile(np.linspace(0, 255, 640, dtype=np.uint8), (480, 1))
     Image.fromarray(np.dstack([gradient, gradient[::-1], gradient])).save(folder / "sunset.png")

@@ -60,7 +60,7 @@ from findling.gui.state import window_state
 from findling.gui.strips import FacetBar, NameRow
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
-from findling.pathnames import display_path, distinct_names
+from findling.pathnames import container_file, display_path, distinct_names
 from findling.records import Filters, Hit, IndexProgress, SearchMode, SearchRequest, SearchResult
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
 from findling.search.presentation import (
@@ -738,7 +738,9 @@ class MainWindow(QMainWindow):
 
     def open_preview_page(self, page: int) -> None:
         hit = self.current_hit()
-        command = self._page_command(hit.path, page) if hit is not None and page else None
+        if hit is None or not page or container_file(hit.path) != hit.path:  # a member has no file to open at a page
+            return
+        command = self._page_command(hit.path, page)
         if command is not None:
             self.open_at(command, "open_at_page")
 
@@ -746,7 +748,7 @@ class MainWindow(QMainWindow):
         hit = self.results.hit(row)
         if hit is not None:
             self.history.add(self.search_field.text())
-            if not QDesktopServices.openUrl(file_url(hit.path)):
+            if not QDesktopServices.openUrl(file_url(container_file(hit.path))):  # a member: its archive
                 self.statusBar().showMessage(
                     f"No application on this computer opens {display_path(hit.path)}; "
                     "use Open at line, Show in folder or Copy path"
@@ -758,16 +760,18 @@ class MainWindow(QMainWindow):
         if hit is None:
             return
         menu = QMenu(self)
-        menu.addAction("Open", lambda: self.open_result(index.row()))
-        if hit.page:  # a PDF's lines are those of its extracted text: its page is the place to open
+        on_disk = container_file(hit.path)
+        inside = on_disk != hit.path  # an archive's member: its archive is what opens
+        menu.addAction(f"Open {os.path.basename(on_disk)}" if inside else "Open", lambda: self.open_result(index.row()))
+        if hit.page and not inside:  # a PDF's lines are those of its extracted text: its page is the place to open
             at_page = self._page_command(hit.path, hit.page)
             if at_page is not None:
                 menu.addAction(f"Open at page {hit.page}", lambda: self.open_at(at_page, "open_at_page"))
-        elif hit.line:
+        elif hit.line and not inside:
             at_line = editor_command(self.engine.settings.search.open_at_line, hit.path, hit.line)
             if at_line is not None:
                 menu.addAction(f"Open at line {hit.line}", lambda: self.open_at(at_line, "open_at_line"))
-        menu.addAction("Show in folder", lambda: QDesktopServices.openUrl(file_url(os.path.dirname(hit.path))))
+        menu.addAction("Show in folder", lambda: QDesktopServices.openUrl(file_url(os.path.dirname(on_disk))))
         menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))
         menu.addAction("More like this", lambda: self.more_like_this(hit))
         # the short id `findling get`, the MCP tools and the HTTP API accept

@@ -8,9 +8,9 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from findling.errors import ExtractionError
-from findling.ingest.extractors import Extracted, NotText, Parsed
+from findling.ingest.extractors import Extracted, NotText, Parsed, SubDocument, content_hash
 from findling.ingest.extractors.audio import extract_audio
-from findling.ingest.extractors.bundles import decompress, extract_archive
+from findling.ingest.extractors.bundles import archive_members, decompress
 from findling.ingest.extractors.docx import extract_docx
 from findling.ingest.extractors.epub import extract_epub
 from findling.ingest.extractors.html import html_to_text
@@ -67,8 +67,47 @@ def _nested_reader(depth: int, ocr: PageReader | None) -> Callable[[str, bytes],
     return nested
 
 
+def _archive(data: bytes, tar: bool, depth: int, ocr: PageReader | None) -> Parsed:
+    """An archive as a listing of its members, each member a document of its own (an archive
+    inside it too, to MAX_NESTING): what it holds is found under its own address."""
+    members, notes = archive_members(data, tar)
+    lines, found = [], []
+    for member in members:
+        if member.content is None:
+            lines.append(f"{member.name} ({member.why})")
+            continue
+        size, digest = len(member.content), content_hash(member.content)
+        if depth + 1 > MAX_NESTING:
+            lines.append(f"{member.name} (nested too deeply: not read)")
+            continue
+        try:
+            inner = extract(member.name, member.content, depth + 1, ocr=ocr)
+        except (NotText, NotRead):
+            lines.append(f"{member.name} (a kind Findling does not read)")
+            continue
+        except ExtractionError as exc:
+            found.append(SubDocument(member.name, None, str(exc), member.mtime, size, digest))
+            lines.append(f"{member.name} (could not be read)")
+            continue
+        except (MemoryError, RecursionError):
+            raise
+        except Exception as exc:  # a parser's bug on one member: that member fails, not its archive
+            found.append(SubDocument(member.name, None, f"extraction failed: {type(exc).__name__}: {exc}"))
+            lines.append(f"{member.name} (could not be read)")
+            continue
+        found.append(SubDocument(member.name, inner, "", member.mtime, size, digest))
+        lines.append(member.name)
+    return Parsed("\n".join(lines), "", tuple(dict.fromkeys(notes)), members=tuple(found))
+
+
 def _parse(
-    kind: str, path: str, data: bytes, nested: Callable[[str, bytes], str | None], on_disk: bool, ocr: PageReader | None
+    kind: str,
+    path: str,
+    data: bytes,
+    nested: Callable[[str, bytes], str | None],
+    on_disk: bool,
+    ocr: PageReader | None,
+    depth: int,
 ) -> Parsed:
     if kind == "pdf":
         return extract_pdf(data, ocr=ocr)
@@ -81,7 +120,7 @@ def _parse(
     if kind in ("eml", "mbox"):
         return extract_eml(data, nested) if kind == "eml" else extract_mbox(data, nested)
     if kind in ("zip", "tar"):
-        return extract_archive(data, kind == "tar", nested)
+        return _archive(data, kind == "tar", depth, ocr)
     if looks_binary(data[:8192]):
         raise ExtractionError(f"binary content in a {kind} file")
     return html_to_text(data) if kind == "html" else extract_text(data, kind, mime_of(path, kind))
@@ -106,7 +145,7 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: 
         suffix = PurePath(path).suffix.lower()
         return extract(path[: -len(suffix)], decompress(data, suffix), depth + 1, ocr=ocr)
     mime = mime_of(path, kind)
-    parsed = _parse(kind, path, data, _nested_reader(depth, ocr), on_disk, ocr)
+    parsed = _parse(kind, path, data, _nested_reader(depth, ocr), on_disk, ocr, depth)
     return Extracted(
         text=clean_text(parsed.text.replace("\x00", "")),
         title=printable(" ".join(parsed.title.split())) or PurePath(path).name,
@@ -117,4 +156,5 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: 
         author=printable(" ".join(parsed.author.split()))[:500],
         link_share=parsed.link_share,
         ocr_pages=parsed.ocr_pages,
+        members=parsed.members,
     )

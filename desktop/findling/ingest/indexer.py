@@ -18,8 +18,9 @@ from pathlib import Path
 import duckdb
 
 from findling.errors import StoreWriteError
+from findling.ingest.extractors import content_hash
 from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
-from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, content_hash, prepare, read_file
+from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare, read_file
 from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
 from findling.ingest.workers import Budget, ExtractionPool
 from findling.pathnames import display_path, readable_name
@@ -32,6 +33,7 @@ from findling.store.documents import (
     delete_documents,
     document_at,
     known_documents,
+    link_members,
     update_stat,
     write_documents,
 )
@@ -457,7 +459,12 @@ class Indexer:
             if known is not None:
                 row.doc_id = known.id
         write_documents(tx, source.id, rows)
-        note_appended_postings(tx, sum(len(row.terms) for row in rows))
+        inner = [(row.doc_id, member) for row in rows for member in row.members]
+        for (_, member), doc_id in zip(inner, allocate_ids(tx, len(inner)), strict=True):
+            member.doc_id = doc_id
+        write_documents(tx, source.id, [member for _, member in inner])
+        link_members(tx, [(member.doc_id, container) for container, member in inner])
+        note_appended_postings(tx, sum(len(row.terms) for row in (*rows, *(member for _, member in inner))))
 
     def _commit_one_by_one(
         self, source: Source, batch: _Batch, known_by_path: dict[str, KnownDocument | None], report: IndexReport

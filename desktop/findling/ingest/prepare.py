@@ -3,20 +3,21 @@ database. A pure function of the file, so it runs in worker processes."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
-from dataclasses import dataclass
-from pathlib import PurePath
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import PurePath, PurePosixPath
 
 from findling.errors import ExtractionError
 from findling.ingest.chunk import chunk_text, code_spans
 from findling.ingest.code_symbols import find_symbols
 from findling.ingest.extract import NotRead, NotText, extract
+from findling.ingest.extractors import Extracted, content_hash
 from findling.ingest.formats import extension_of, kind_of
 from findling.ingest.ocr_pages import PageReader
 from findling.ingest.scan import special_kind
-from findling.pathnames import readable_name
+from findling.pathnames import member_path, readable_name
 from findling.records import CodeSymbol, DocumentRow, DocumentStatus
 from findling.text.analyzer import identifier_term, iter_tokens, term_counts, title_terms
 from findling.text.language import detect_language
@@ -71,10 +72,6 @@ class NotRegularFile(OSError):
 
 class TooLarge(OSError):
     """The file grew past the size limit after the scan."""
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _row(path: str, size: int, mtime: float, digest: str | None, status: DocumentStatus, error: str) -> DocumentRow:
@@ -158,7 +155,10 @@ def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  
         return _failed(path, size, mtime, digest, f"extraction failed: {type(exc).__name__}: {exc}")
     del data
     try:
-        return _analyse(task, extracted, size, mtime, digest)
+        row = _analyse(task, extracted, size, mtime, digest)
+        if extracted.members:
+            row.members = tuple(_members(task, extracted, path, mtime))
+        return row
     except MemoryError:
         return _failed(path, size, mtime, digest, "not enough memory to index this file's text")
     except Exception as exc:  # same rule as extraction: one file, one failure, the run goes on
@@ -196,7 +196,28 @@ def _defined_names(symbols: tuple[CodeSymbol, ...], language: str) -> frozenset[
     return frozenset(out)
 
 
-def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str) -> DocumentRow:
+def _members(task: PrepareTask, extracted: Extracted, container: str, mtime: float) -> Iterator[DocumentRow]:
+    """The documents inside a file (an archive's members, and theirs), each analysed as a file
+    is, under its address (`bundle.zip › docs/inner.md`)."""
+    for sub in extracted.members:
+        path = member_path(container, sub.name)
+        when = sub.mtime or mtime
+        if sub.extracted is None:
+            yield _failed(path, sub.size, when, sub.digest or None, sub.error)
+            continue
+        inner = replace(task, path=path, kind_path=sub.name)
+        try:
+            yield _analyse(inner, sub.extracted, sub.size, when, sub.digest, PurePosixPath(sub.name).name)
+        except Exception as exc:  # one member, one failure: its archive and the rest are kept
+            yield _failed(path, sub.size, when, sub.digest, f"analysis failed: {type(exc).__name__}: {exc}")
+            continue
+        yield from _members(task, sub.extracted, path, when)
+
+
+def _analyse(
+    task: PrepareTask, extracted: Extracted, size: int, mtime: float, digest: str, file_name: str = ""
+) -> DocumentRow:
+    """`file_name`: the name the document goes by where its path does not end in it (a member)."""
     path = task.path
     text = extracted.text
     notes = list(extracted.notes)
@@ -212,7 +233,7 @@ def _analyse(task: PrepareTask, extracted, size: int, mtime: float, digest: str)
     else:
         spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
     terms = term_counts(text, language)
-    name = readable_name(PurePath(path).name)
+    name = readable_name(file_name or PurePath(path).name)
     fallback = PurePath(task.kind_path or path).name  # what extract() calls an untitled file
     title = extracted.title if extracted.title != fallback else name
     if task.title_weight > 0:

@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from findling.pathnames import clean_text, display_path, path_bytes, stored_path
+from findling.pathnames import MEMBER_SEPARATOR, clean_text, display_path, path_bytes, stored_path
 from findling.records import DocumentRow
 from findling.store.db import id_list
 from findling.store.symbols import write_symbols
@@ -58,8 +58,10 @@ _KNOWN = f"SELECT d.id, d.path, r.raw, d.size, d.mtime, d.hash, d.status FROM do
 
 
 def known_documents(cur: duckdb.DuckDBPyConnection, source_id: int) -> dict[str, KnownDocument]:
-    """The source's documents by the path to open."""
-    rows = cur.execute(f"{_KNOWN} WHERE d.source_id = ?", [source_id]).fetchall()
+    """The source's files by the path to open (the documents inside them are theirs to keep)."""
+    rows = cur.execute(
+        f"{_KNOWN} WHERE d.source_id = ? AND d.id NOT IN (SELECT doc_id FROM members)", [source_id]
+    ).fetchall()
     return {doc.path: doc for doc in map(_known, rows)}
 
 
@@ -85,12 +87,26 @@ def _register_ids(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None:
     cur.register("batch_ids", {"id": np.asarray(ids, dtype=np.int32)})
 
 
+def link_members(cur: duckdb.DuckDBPyConnection, pairs: Sequence[tuple[int, int]]) -> None:
+    """(member's id, its file's id): the documents inside a file go when it goes."""
+    if pairs:
+        cur.executemany("INSERT INTO members VALUES (?, ?)", pairs)
+
+
 def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed: bool = False) -> None:
     """Remove documents with their chunks and postings. A changed file is deleted and
     rewritten under the same id in one transaction; its vectors are kept for reuse."""
     if not ids:
         return
     _register_ids(cur, ids)
+    inner = [
+        r[0]
+        for r in cur.execute("SELECT doc_id FROM members WHERE container_id IN (SELECT id FROM batch_ids)").fetchall()
+    ]
+    if inner:  # a file's members go with it (read again, they are written anew)
+        cur.unregister("batch_ids")
+        ids = [*ids, *inner]
+        _register_ids(cur, ids)
     try:
         cur.execute(
             """UPDATE terms SET df = terms.df - gone.n
@@ -108,6 +124,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         cur.execute("DELETE FROM symbols WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM near_signatures WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM raw_paths WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM members WHERE doc_id IN (SELECT id FROM batch_ids)")
         delete_vectors(cur, "(SELECT id FROM batch_ids)", keep_for_reuse=changed)
         cur.execute("DELETE FROM documents WHERE id IN (SELECT id FROM batch_ids)")
     finally:
@@ -286,12 +303,34 @@ def update_stat(
             [size, mtime, doc_id],
         )
     else:
+        found = cur.execute(
+            f"SELECT d.path, r.raw FROM documents d {WITH_RAW_PATH} WHERE d.id = ?", [doc_id]
+        ).fetchall()
+        if found:
+            _move_members(cur, doc_id, stored_path(*found[0]), moved_to[0])
         cur.execute(
             "UPDATE documents SET size = ?, mtime = ?, path = ?, ext = ?, indexed_at = current_timestamp WHERE id = ?",
             [size, mtime, display_path(moved_to[0]), moved_to[1], doc_id],
         )
         cur.execute("DELETE FROM raw_paths WHERE doc_id = ?", [doc_id])
         _write_raw_paths(cur, [(doc_id, moved_to[0])])
+
+
+def _move_members(cur: duckdb.DuckDBPyConnection, container_id: int, old: str, new: str) -> None:
+    """The addresses of a moved file's members, under its new path (`new.zip › docs/a.md`)."""
+    rows = cur.execute(
+        f"SELECT d.id, d.path, r.raw FROM members m JOIN documents d ON d.id = m.doc_id {WITH_RAW_PATH} "
+        "WHERE m.container_id = ?",
+        [container_id],
+    ).fetchall()
+    for doc_id, shown, raw in rows:
+        member = stored_path(shown, raw)
+        if not member.startswith(old + MEMBER_SEPARATOR):
+            continue
+        moved = new + member[len(old) :]
+        cur.execute("UPDATE documents SET path = ? WHERE id = ?", [display_path(moved), doc_id])
+        cur.execute("DELETE FROM raw_paths WHERE doc_id = ?", [doc_id])
+        _write_raw_paths(cur, [(doc_id, moved)])
 
 
 @dataclass(frozen=True)

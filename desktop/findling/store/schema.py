@@ -193,6 +193,14 @@ MIGRATIONS: list[Migration] = [
         # changes the hashes of pictures and PDFs, and the next `index` reads those.
         "CREATE TABLE IF NOT EXISTS ocr_pages (doc_id INTEGER NOT NULL, pages INTEGER NOT NULL)",
     ],
+    [
+        # Documents inside files (an archive's members, addressed `bundle.zip › docs/inner.md`),
+        # each with the file they go with. Archives are read again by the next `index`: their
+        # members become documents of their own.
+        "CREATE TABLE IF NOT EXISTS members (doc_id INTEGER NOT NULL, container_id INTEGER NOT NULL)",
+        "UPDATE documents SET size = -1, hash = NULL "
+        "WHERE ext IN ('zip', 'tar', 'tgz', 'tbz2', 'txz', 'gz', 'bz2', 'xz')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -81,6 +81,8 @@ def consistency_problems(cur: duckdb.DuckDBPyConnection) -> list[str]:
                 + (SELECT count(*) FROM title_postings t ANTI JOIN documents d ON d.id = t.doc_id)
                 + (SELECT count(*) FROM link_shares s ANTI JOIN documents d ON d.id = s.doc_id)
                 + (SELECT count(*) FROM ocr_pages s ANTI JOIN documents d ON d.id = s.doc_id)
+                + (SELECT count(*) FROM members m ANTI JOIN documents d ON d.id = m.doc_id)
+                + (SELECT count(*) FROM members m ANTI JOIN documents d ON d.id = m.container_id)
                 + (SELECT count(*) FROM symbols y ANTI JOIN documents d ON d.id = y.doc_id)
                 + (SELECT count(*) FROM near_signatures n ANTI JOIN documents d ON d.id = n.doc_id)"""
     ).fetchall()[0][0]

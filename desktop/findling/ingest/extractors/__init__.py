@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -23,6 +24,24 @@ class Extracted:
     author: str = ""  # from the file's properties (an e-mail's sender); "" when it has none
     link_share: float = 0.0  # of a web page's text, the share inside links (index and contents pages: most)
     ocr_pages: int = 0  # pictures or scanned pages whose words were read by OCR
+    # documents inside this file (an archive's members), each indexed on its own under its address
+    members: tuple[SubDocument, ...] = ()
+
+
+@dataclass(frozen=True)
+class SubDocument:
+    """A document inside a file: an archive's member, addressed as `bundle.zip › docs/inner.md`."""
+
+    name: str
+    extracted: Extracted | None  # None: it could not be read, for `error`
+    error: str = ""
+    mtime: float = 0.0  # 0: the file's own
+    size: int = 0
+    digest: str = ""  # of its bytes, as a file's: copies of it are known
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class Parsed(NamedTuple):
@@ -35,3 +54,4 @@ class Parsed(NamedTuple):
     author: str = ""
     link_share: float = 0.0
     ocr_pages: int = 0
+    members: tuple[SubDocument, ...] = ()

@@ -1,6 +1,7 @@
-"""Archives: the members of a .zip or a .tar (.tar.gz, .tgz, .tar.bz2, .tar.xz), each read by the
-extractor of its own kind under a heading that names it (`## docs/inner.md`), and single
-compressed files (.gz, .bz2, .xz) read as the file they hold.
+"""Archives: the members of a .zip or a .tar (.tar.gz, .tgz, .tar.bz2, .tar.xz), each a document of
+its own addressed as `bundle.zip › docs/inner.md` (read by extract.py with the extractor of its
+kind), the archive itself a listing of its members; and single compressed files (.gz, .bz2,
+.xz) read as the file they hold.
 
 An archive is untrusted input: members are counted and measured before they are read (member
 count, each member's size, everything unpacked together), decompression is capped as it
@@ -13,17 +14,14 @@ import bz2
 import io
 import lzma
 import tarfile
+import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from pathlib import PurePosixPath
+from dataclasses import dataclass
 
 from findling.errors import ExtractionError
-from findling.ingest.extractors import Parsed
 from findling.ingest.extractors.archive import MAX_PART, MAX_UNPACKED
-
-# (member name, bytes) -> its text, None for a kind not read; given by extract.py.
-ReadMember = Callable[[str, bytes], str | None]
 
 MAX_MEMBERS = 10_000
 _MB = 1024 * 1024
@@ -47,14 +45,31 @@ class _Budget:
         return True
 
 
-def _section(name: str, text: str | None) -> str:
-    if text is None:
-        return f"## {name} (a kind Findling does not read)"
-    return f"## {name}\n\n{text}".strip()
+@dataclass(frozen=True)
+class Member:
+    name: str  # as the archive spells it: only ever part of an address, never a path written to
+    content: bytes | None  # None: not read, for `why`
+    why: str = ""
+    mtime: float = 0.0  # 0: the archive's own
 
 
-def _zip_members(data: bytes, budget: _Budget) -> Iterator[tuple[str, bytes | None, str]]:
-    """(name, bytes or None, why not read) for each file member."""
+def member_name(raw: str) -> str:
+    """A member's name as its address shows it: forward slashes, no leading `/` or `./`, no
+    control characters (a `../` stays as written: it names nothing outside the archive)."""
+    name = "".join(ch if ch.isprintable() else "\ufffd" for ch in raw.replace("\\", "/"))
+    while name.startswith(("/", "./")):
+        name = name[2:] if name.startswith("./") else name[1:]
+    return name or "(unnamed)"
+
+
+def _zip_time(info: zipfile.ZipInfo) -> float:
+    try:
+        return time.mktime((*info.date_time, 0, 0, -1))
+    except (OverflowError, ValueError):
+        return 0.0
+
+
+def _zip_members(data: bytes, budget: _Budget) -> Iterator[Member]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
@@ -64,8 +79,9 @@ def _zip_members(data: bytes, budget: _Budget) -> Iterator[tuple[str, bytes | No
         if len(infos) > MAX_MEMBERS:
             budget.notes.append(f"only the first {MAX_MEMBERS:,} members were read")
         for info in infos[:MAX_MEMBERS]:
+            name = member_name(info.filename)
             if info.flag_bits & 0x1:
-                yield info.filename, None, "encrypted: not read"
+                yield Member(name, None, "encrypted: not read")
                 continue
             if not budget.take(info.file_size, info.filename):
                 continue
@@ -73,14 +89,14 @@ def _zip_members(data: bytes, budget: _Budget) -> Iterator[tuple[str, bytes | No
                 with archive.open(info) as member:
                     content = member.read(info.file_size + 1)
             except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError, zlib.error) as exc:
-                yield info.filename, None, f"could not be read: {exc}"
+                yield Member(name, None, f"could not be read: {exc}")
                 continue
             if len(content) > info.file_size:
-                raise ExtractionError(f"the zip archive lies about {info.filename}'s size (a zip bomb?)")
-            yield info.filename, content, ""
+                raise ExtractionError(f"the zip archive lies about {name}'s size (a zip bomb?)")
+            yield Member(name, content, mtime=_zip_time(info))
 
 
-def _tar_members(data: bytes, budget: _Budget) -> Iterator[tuple[str, bytes | None, str]]:
+def _tar_members(data: bytes, budget: _Budget) -> Iterator[Member]:
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
     except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
@@ -98,22 +114,18 @@ def _tar_members(data: bytes, budget: _Budget) -> Iterator[tuple[str, bytes | No
                 if not budget.take(info.size, info.name):
                     continue
                 member = archive.extractfile(info)  # a stream over the archive: nothing touches the disk
-                yield info.name, member.read(info.size) if member is not None else None, ""
+                content = member.read(info.size) if member is not None else None
+                why = "" if content is not None else "not read"
+                yield Member(member_name(info.name), content, why, float(info.mtime))
         except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
             budget.notes.append(f"the archive is damaged after {count} members: {exc}")
 
 
-def extract_archive(data: bytes, tar: bool, read_member: ReadMember) -> Parsed:
-    """Every member's text, one after another, each under its name."""
+def archive_members(data: bytes, tar: bool) -> tuple[Iterator[Member], list[str]]:
+    """The archive's file members, read one at a time (each member's bytes are let go before
+    the next is unpacked), and the notes its budget leaves (filled as the members are read)."""
     budget = _Budget()
-    sections = []
-    members = _tar_members(data, budget) if tar else _zip_members(data, budget)
-    for name, content, why in members:
-        if content is None:
-            sections.append(f"## {name} ({why})" if why else _section(name, None))
-            continue
-        sections.append(_section(name, read_member(PurePosixPath(name).name or name, content)))
-    return Parsed("\n\n".join(sections), "", tuple(dict.fromkeys(budget.notes)))
+    return (_tar_members(data, budget) if tar else _zip_members(data, budget)), budget.notes
 
 
 _DECOMPRESSORS: dict[str, Callable[[], object]] = {
