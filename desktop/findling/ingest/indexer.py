@@ -460,10 +460,11 @@ class Indexer:
                 row.doc_id = known.id
         write_documents(tx, source.id, rows)
         inner = [(row.doc_id, member) for row in rows for member in row.members]
-        for (_, member), doc_id in zip(inner, allocate_ids(tx, len(inner)), strict=True):
-            member.doc_id = doc_id
-        write_documents(tx, source.id, [member for _, member in inner])
-        link_members(tx, [(member.doc_id, container) for container, member in inner])
+        if inner:  # the documents inside files (an archive's members): written with their files
+            for (_, member), doc_id in zip(inner, allocate_ids(tx, len(inner)), strict=True):
+                member.doc_id = doc_id
+            write_documents(tx, source.id, [member for _, member in inner])
+            link_members(tx, [(member.doc_id, container) for container, member in inner])
         note_appended_postings(tx, sum(len(row.terms) for row in (*rows, *(member for _, member in inner))))
 
     def _commit_one_by_one(
