@@ -240,10 +240,31 @@ def test_no_base64_reaches_the_index(everyday):
     engine, _folder, _report = everyday
     for piece in (BASE64_PNG[:24], BASE64_PNG[100:130], "iVBORw0KGgo"):
         assert engine.find(SearchRequest(piece, SearchMode.KEYWORD)).hits == (), piece
-    text = engine.document_text(engine.find(SearchRequest("emlquokka", SearchMode.KEYWORD)).hits[0].doc_id).text
-    assert "## Attachment: report.docx" in text and "attachedaxolotl" in text
-    assert "## Attachment: chart.png (a kind Findling does not read)" in text
+    (message,) = engine.find(SearchRequest("emlquokka", SearchMode.KEYWORD)).hits
+    text = engine.document_text(message.doc_id).text
+    assert "Attachment: report.docx\n" in text and "Attachment: chart.png (a kind Findling does not read)" in text
     assert "base64" not in text.lower() and "iVBORw0KGgo" not in text
+    # an attachment is a document of its own, under its message
+    (attached,) = engine.find(SearchRequest("attachedaxolotl", SearchMode.KEYWORD)).hits
+    assert attached.path == f"{message.path} › report.docx" and attached.title == "Report"
+
+
+def test_a_mailbox_is_a_listing_of_its_messages(everyday):
+    engine, folder, _report = everyday
+    box = str(folder / "archive.mbox")
+    (first,) = engine.find(SearchRequest("mboxfirstword", SearchMode.KEYWORD)).hits
+    assert first.path == f"{box} › 1. First.eml" and first.title == "First" and first.author == "Ada <ada@example.org>"
+    assert first.mtime == 1_795_514_400  # its Date header: the date filters see when it was sent
+    (second,) = engine.find(SearchRequest("mboxsecondword", SearchMode.KEYWORD)).hits
+    assert second.path == f"{box} › 2. Second.eml"
+    listing = engine.get(box).text.splitlines()
+    assert listing == [
+        "1. First · Ada <ada@example.org> · Tue, 24 Nov 2026 10:00:00 +0000",
+        "2. Second · Ada <ada@example.org> · Tue, 24 Nov 2026 10:00:00 +0000",
+    ]
+    assert [h.path for h in engine.find(SearchRequest("mboxsecondword ext:eml", SearchMode.KEYWORD)).hits] == [
+        second.path
+    ]
 
 
 def test_archive_members_are_documents_under_their_addresses(everyday):
@@ -290,7 +311,12 @@ def test_authors_are_found_by_their_words_and_filtered_by_author(everyday):
         assert hit.author == author
     assert names("author:xlsxauthor") == ["budget.xlsx"]  # a filter alone lists what it lets through
     assert names("ada author:xlsxauthor") == ["budget.xlsx"]
-    assert names("ada author:example.org") == ["message.eml"]
+    # the message and each message of the mailbox: Ada sent them all
+    assert names("ada author:example.org") == [
+        "archive.mbox › 1. First.eml",
+        "archive.mbox › 2. Second.eml",
+        "message.eml",
+    ]
     assert names("slide title:quarterly") == [] and names("quokka title:quarterly") == []
     assert names("emlquokka title:quarterly") == ["message.eml"]
     # an archive's member goes by its own name, as Recoll's filename: does

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -32,8 +31,7 @@ class NotRead(Exception):
     """A format Findling recognises but does not read (legacy Office): listed as skipped, with why."""
 
 
-_DEEPER = re.compile(r"^(#{1,4}) ", re.MULTILINE)
-MAX_NESTING = 3  # an attachment of an attachment of an attachment is read; deeper ones are named
+MAX_NESTING = 3  # a member of a member of a member is read; deeper ones are named
 
 # Kinds whose extractor reads the bytes itself; the others are text, checked for binary content.
 _READERS: dict[str, Callable[[bytes], Parsed]] = {
@@ -49,22 +47,23 @@ _READERS: dict[str, Callable[[bytes], Parsed]] = {
 }
 
 
-def _nested_reader(depth: int, ocr: PageReader | None) -> Callable[[str, bytes], str | None]:
-    """How a mail attachment or an archive member `depth` levels down is read: its text, or
-    None for a kind not read."""
-
-    def nested(name: str, content: bytes) -> str | None:
-        if depth >= MAX_NESTING:
-            return "(nested too deeply: not read)"
-        try:
-            # its headings sit under the container's "## name" heading: one level deeper at least
-            return _DEEPER.sub(r"##\1 ", extract(name, content, depth + 1, ocr=ocr).text)
-        except (NotText, NotRead):
-            return None
-        except ExtractionError as exc:
-            return f"(could not be read: {exc})"
-
-    return nested
+def _member(name: str, content: bytes, depth: int, ocr: PageReader | None, mtime: float = 0.0) -> SubDocument | str:
+    """A document inside a file (an archive's member, a mail attachment), read by the extractor
+    of its kind; or why it is not one ("a kind Findling does not read")."""
+    if depth + 1 > MAX_NESTING:
+        return "nested too deeply: not read"
+    size, digest = len(content), content_hash(content)
+    try:
+        inner = extract(name, content, depth + 1, ocr=ocr)
+    except (NotText, NotRead):
+        return "a kind Findling does not read"
+    except ExtractionError as exc:
+        return SubDocument(name, None, str(exc), mtime, size, digest)
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as exc:  # a parser's bug on one member: that member fails, not its file
+        return SubDocument(name, None, f"extraction failed: {type(exc).__name__}: {exc}", mtime, size, digest)
+    return SubDocument(name, inner, "", mtime, size, digest)
 
 
 def _archive(data: bytes, tar: bool, depth: int, ocr: PageReader | None) -> Parsed:
@@ -73,42 +72,32 @@ def _archive(data: bytes, tar: bool, depth: int, ocr: PageReader | None) -> Pars
     members, notes = archive_members(data, tar)
     lines, found = [], []
     for member in members:
-        if member.content is None:
-            lines.append(f"{member.name} ({member.why})")
+        read = member.why if member.content is None else _member(member.name, member.content, depth, ocr, member.mtime)
+        if isinstance(read, str):
+            lines.append(f"{member.name} ({read})")
             continue
-        size, digest = len(member.content), content_hash(member.content)
-        if depth + 1 > MAX_NESTING:
-            lines.append(f"{member.name} (nested too deeply: not read)")
-            continue
-        try:
-            inner = extract(member.name, member.content, depth + 1, ocr=ocr)
-        except (NotText, NotRead):
-            lines.append(f"{member.name} (a kind Findling does not read)")
-            continue
-        except ExtractionError as exc:
-            found.append(SubDocument(member.name, None, str(exc), member.mtime, size, digest))
-            lines.append(f"{member.name} (could not be read)")
-            continue
-        except (MemoryError, RecursionError):
-            raise
-        except Exception as exc:  # a parser's bug on one member: that member fails, not its archive
-            found.append(SubDocument(member.name, None, f"extraction failed: {type(exc).__name__}: {exc}"))
-            lines.append(f"{member.name} (could not be read)")
-            continue
-        found.append(SubDocument(member.name, inner, "", member.mtime, size, digest))
-        lines.append(member.name)
+        found.append(read)
+        lines.append(member.name if read.extracted is not None else f"{member.name} (could not be read)")
     return Parsed("\n".join(lines), "", tuple(dict.fromkeys(notes)), members=tuple(found))
 
 
-def _parse(
-    kind: str,
-    path: str,
-    data: bytes,
-    nested: Callable[[str, bytes], str | None],
-    on_disk: bool,
-    ocr: PageReader | None,
-    depth: int,
-) -> Parsed:
+def _mail(data: bytes, mbox: bool, depth: int, ocr: PageReader | None) -> Parsed:
+    """A message with its attachments as documents of their own (`message.eml › report.docx`); a
+    mailbox as a listing of its messages, each a document (`archive.mbox › 3. Subject.eml`)."""
+
+    def attachment(name: str, content: bytes) -> SubDocument | str:
+        return _member(name, content, depth, ocr)
+
+    if not mbox:
+        return extract_eml(data, attachment)
+
+    def message(name: str, parsed: Parsed, mtime: float) -> SubDocument:
+        return SubDocument(name, _extracted(parsed, name, "eml", "message/rfc822"), "", mtime)
+
+    return extract_mbox(data, attachment, message)
+
+
+def _parse(kind: str, path: str, data: bytes, on_disk: bool, ocr: PageReader | None, depth: int) -> Parsed:
     if kind == "pdf":
         return extract_pdf(data, ocr=ocr)
     if kind == "image":
@@ -118,7 +107,7 @@ def _parse(
     if kind == "audio":  # a file on disk is read where its tags are; a member from its bytes
         return extract_audio(data, path if on_disk else None, PurePath(path).name)
     if kind in ("eml", "mbox"):
-        return extract_eml(data, nested) if kind == "eml" else extract_mbox(data, nested)
+        return _mail(data, kind == "mbox", depth, ocr)
     if kind in ("zip", "tar"):
         return _archive(data, kind == "tar", depth, ocr)
     if looks_binary(data[:8192]):
@@ -144,8 +133,10 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: 
             raise ExtractionError("compressed files nested too deeply: not read")
         suffix = PurePath(path).suffix.lower()
         return extract(path[: -len(suffix)], decompress(data, suffix), depth + 1, ocr=ocr)
-    mime = mime_of(path, kind)
-    parsed = _parse(kind, path, data, _nested_reader(depth, ocr), on_disk, ocr, depth)
+    return _extracted(_parse(kind, path, data, on_disk, ocr, depth), path, kind, mime_of(path, kind))
+
+
+def _extracted(parsed: Parsed, path: str, kind: str, mime: str) -> Extracted:
     return Extracted(
         text=clean_text(parsed.text.replace("\x00", "")),
         title=printable(" ".join(parsed.title.split())) or PurePath(path).name,

@@ -199,8 +199,14 @@ def _defined_names(symbols: tuple[CodeSymbol, ...], language: str) -> frozenset[
 def _members(task: PrepareTask, extracted: Extracted, container: str, mtime: float) -> Iterator[DocumentRow]:
     """The documents inside a file (an archive's members, and theirs), each analysed as a file
     is, under its address (`bundle.zip › docs/inner.md`)."""
+    taken: set[str] = set()
     for sub in extracted.members:
         path = member_path(container, sub.name)
+        copy = 1
+        while path in taken:  # a zip may hold two members of one name, a message two attachments
+            copy += 1
+            path = member_path(container, f"{sub.name} ({copy})")
+        taken.add(path)
         when = sub.mtime or mtime
         if sub.extracted is None:
             yield _failed(path, sub.size, when, sub.digest or None, sub.error)

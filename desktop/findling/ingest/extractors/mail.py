@@ -1,24 +1,29 @@
 """E-mail: a message (.eml) or a mailbox (.mbox) read with the standard library's `email`.
 Each message gives its subject (as a heading), sender, recipients and date, its body (an HTML
-body through the HTML reader), and the text of its attachments, each read by the extractor of
-its own kind under an "Attachment:" heading. Encoded parts are decoded first: no base64 ever
-reaches the index; an attachment of a kind Findling does not read is named, not read."""
+body through the HTML reader) and the names of its attachments; each attachment is a document
+of its own (`message.eml › report.docx`), read by the extractor of its kind (extract.py), and
+each message of a mailbox is one (`archive.mbox › 3. Subject.eml`). Encoded parts are decoded
+first: no base64 ever reaches the index; an attachment of a kind Findling does not read is
+named, not read. A message attached to a message is read inline, under its own heading."""
 
 from __future__ import annotations
 
 import email.policy
+import email.utils
 import re
 from collections.abc import Callable
 from email.message import EmailMessage
 from email.parser import BytesParser
 
 from findling.errors import ExtractionError
-from findling.ingest.extractors import Parsed
+from findling.ingest.extractors import Parsed, SubDocument
 from findling.ingest.extractors.html import html_to_text
 
-# (file name, bytes) -> its text, or None for a kind not read; given by extract.py, which knows
-# every format (and how deep attachments already nest).
-ReadAttachment = Callable[[str, bytes], str | None]
+# (file name, bytes) -> the attachment as a document, or why it is not one; given by extract.py,
+# which knows every format (and how deep attachments already nest).
+ReadAttachment = Callable[[str, bytes], SubDocument | str]
+# (address name, the message, its date) -> the message as a document of its mailbox
+MessageDocument = Callable[[str, Parsed, float], SubDocument]
 
 MAX_MESSAGES = 20_000
 MAX_ATTACHMENTS = 100  # per message
@@ -53,8 +58,9 @@ def _body(message: EmailMessage) -> str:
 
 def _message(
     message: EmailMessage, read_attachment: ReadAttachment, notes: list[str], depth: int = 0
-) -> tuple[str, str]:
-    """(subject, the message as text)."""
+) -> tuple[str, str, list[SubDocument]]:
+    """(subject, the message as text, its attachments as documents)."""
+    attached: list[SubDocument] = []
     subject = _header(message, "subject")
     lines = [f"# {subject or '(no subject)'}", ""]
     for name in ("from", "to", "cc", "date"):
@@ -73,20 +79,23 @@ def _message(
             if isinstance(inner, EmailMessage) and depth >= MAX_NESTED_MESSAGES:
                 notes.append(f"messages attached more than {MAX_NESTED_MESSAGES} deep were not read")
             elif isinstance(inner, EmailMessage):
-                _subject, text = _message(inner, read_attachment, notes, depth + 1)
+                _subject, text, theirs = _message(inner, read_attachment, notes, depth + 1)
                 lines += ["", f"## Attached message: {_subject}", "", text]
+                attached += theirs
             continue
         payload = attachment.get_payload(decode=True)
         if not filename or not isinstance(payload, bytes):
             continue
         if len(payload) > MAX_ATTACHMENT_BYTES:
-            lines += ["", f"## Attachment: {filename} (over {MAX_ATTACHMENT_BYTES >> 20} MB: not read)"]
+            lines.append(f"Attachment: {filename} (over {MAX_ATTACHMENT_BYTES >> 20} MB: not read)")
             continue
         read = read_attachment(filename, payload)
-        lines += ["", f"## Attachment: {filename}" + ("" if read is not None else " (a kind Findling does not read)")]
-        if read:
-            lines += ["", read]
-    return subject, "\n".join(lines).strip()
+        if isinstance(read, str):
+            lines.append(f"Attachment: {filename} ({read})")
+            continue
+        attached.append(read)
+        lines.append(f"Attachment: {filename}" + ("" if read.extracted is not None else " (could not be read)"))
+    return subject, "\n".join(lines).strip(), attached
 
 
 def _parse(data: bytes) -> EmailMessage:
@@ -101,28 +110,48 @@ def extract_eml(data: bytes, read_attachment: ReadAttachment) -> Parsed:
     notes: list[str] = []
     try:
         message = _parse(data)
-        subject, text = _message(message, read_attachment, notes)
+        subject, text, attached = _message(message, read_attachment, notes)
     except (ValueError, TypeError, IndexError, LookupError) as exc:
         raise ExtractionError(f"cannot read the message: {exc}") from exc
-    return Parsed(text, subject, tuple(dict.fromkeys(notes)), author=_header(message, "from"))
+    return Parsed(text, subject, tuple(dict.fromkeys(notes)), author=_header(message, "from"), members=tuple(attached))
 
 
-def extract_mbox(data: bytes, read_attachment: ReadAttachment) -> Parsed:
-    """Every message of the mailbox, one after another, each under its subject."""
+def _sent(message: EmailMessage) -> float:
+    """When the message was sent, from its Date header; 0 when it has none that parses."""
+    try:
+        return email.utils.parsedate_to_datetime(_header(message, "date")).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return 0.0
+
+
+def _address(number: int, subject: str) -> str:
+    """A message's name in its mailbox's address: numbered (subjects repeat), one line, no `/`."""
+    title = " ".join(subject.replace("/", "-").split())[:80] or "(no subject)"
+    return f"{number}. {title}.eml"
+
+
+def extract_mbox(data: bytes, read_attachment: ReadAttachment, as_document: MessageDocument) -> Parsed:
+    """The mailbox as a listing of its messages (number, subject, sender, date), each message a
+    document of its own with its attachments."""
     starts = [m.end() for m in _MBOX_SEPARATOR.finditer(data)]
     if not starts:
         raise ExtractionError("cannot read the mailbox: no message starts with a `From ` line (not an mbox file?)")
     ends = [m.start() for m in _MBOX_SEPARATOR.finditer(data)][1:] + [len(data)]
     notes: list[str] = []
-    pieces = []
-    for number, (start, end) in enumerate(zip(starts, ends)):
-        if number >= MAX_MESSAGES:
+    lines, messages = [], []
+    for number, (start, end) in enumerate(zip(starts, ends), 1):
+        if number > MAX_MESSAGES:
             notes.append(f"only the first {MAX_MESSAGES:,} messages were read")
             break
         try:
-            _subject, text = _message(_parse(_QUOTED_FROM.sub(rb"\1", data[start:end])), read_attachment, notes)
+            message = _parse(_QUOTED_FROM.sub(rb"\1", data[start:end]))
+            subject, text, attached = _message(message, read_attachment, notes)
         except (ValueError, TypeError, IndexError, LookupError):
             notes.append("a message that could not be read was left out")
             continue
-        pieces.append(text)
-    return Parsed("\n\n".join(pieces), "", tuple(dict.fromkeys(notes)))
+        sender = _header(message, "from")
+        name = _address(number, subject)
+        parsed = Parsed(text, subject or "(no subject)", author=sender, members=tuple(attached))
+        messages.append(as_document(name, parsed, _sent(message)))
+        lines.append(" · ".join(part for part in (name.removesuffix(".eml"), sender, _header(message, "date")) if part))
+    return Parsed("\n".join(lines), "", tuple(dict.fromkeys(notes)), members=tuple(messages))
