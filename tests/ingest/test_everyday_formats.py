@@ -213,6 +213,7 @@ def make_everyday_folder(folder, tmp_path):
     _archives(folder, tmp_path)
     draw_page(["The florbulate dashboard"], size=(900, 240), mode="RGB").save(folder / "screenshot.png")
     draw_page(["Your quindecagon permit was approved"]).save(folder / "scan.pdf", resolution=150)
+    (folder / "photos.7z").write_bytes(b"7z\xbc\xaf\x27\x1c\x00\x04" + b"\x00" * 56)
     (folder / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + b"olddocword")
     return folder
 
@@ -328,6 +329,7 @@ def test_legacy_office_files_are_listed_with_why(everyday):
     problems = {os.path.basename(p.path): p for p in engine.status().problems}
     assert problems["old.doc"].status == "skipped" and "legacy Word format" in problems["old.doc"].error
     assert engine.find(SearchRequest("olddocword", SearchMode.KEYWORD)).hits == ()
+    assert problems["photos.7z"].status == "skipped" and "7-Zip archive" in problems["photos.7z"].error
 
 
 def test_titles_and_structure(everyday):

@@ -125,6 +125,10 @@ LEGACY = {
     ".doc": "legacy Word format (.doc): not read; saved as .docx it is",
     ".xls": "legacy Excel format (.xls): not read; saved as .xlsx it is",
     ".ppt": "legacy PowerPoint format (.ppt): not read; saved as .pptx it is",
+    # their readers (py7zr with its codecs, unrar) would not fit the app: named, so a search
+    # that misses a file inside one says why
+    ".7z": "7-Zip archive: its members are not read (zip and tar archives' are)",
+    ".rar": "RAR archive: its members are not read (zip and tar archives' are)",
 }
 # Never worth reading: their text, if any, is not the user's words.
 BINARY = {
@@ -141,8 +145,6 @@ BINARY = {
     ".webm",
     ".wmv",
     ".zst",
-    ".7z",
-    ".rar",
     ".jar",
     ".war",
     ".whl",

@@ -24,6 +24,8 @@ _BOX_THRESHOLD = 0.5  # a region is text: its mean probability
 _UNCLIP_RATIO = 1.6
 _DET_MIN_SIDE = 736  # smaller pictures are scaled up to this before detection
 _DET_MAX_SIDE = 2000  # larger ones are scaled down to this first
+_DET_MAX_UPSCALE = 2.0  # an icon scaled up 10 times shows the detector shapes, not words
+_MIN_PICTURE = 16  # pixels: a narrower picture (a spacer, a tracking pixel) holds no line of text
 # the detector runs on tiles this large (multiples of 32), overlapping by a line's height or two
 _DET_TILE = 960
 _DET_OVERLAP = 64
@@ -203,11 +205,13 @@ class TextReader:
 
     def _detect(self, bgr: np.ndarray) -> list[tuple[int, int, int, int]]:
         h, w = bgr.shape[:2]
+        if min(h, w) < _MIN_PICTURE:
+            return []
         scale = 1.0
         if max(h, w) > _DET_MAX_SIDE:
             scale = _DET_MAX_SIDE / max(h, w)
         elif min(h, w) < _DET_MIN_SIDE:
-            scale = min(_DET_MIN_SIDE / min(h, w), _DET_MAX_SIDE / max(h, w))
+            scale = min(_DET_MIN_SIDE / min(h, w), _DET_MAX_SIDE / max(h, w), _DET_MAX_UPSCALE)
         rh = max(32, int(round(h * scale / 32)) * 32)
         rw = max(32, int(round(w * scale / 32)) * 32)
         prob = self._probabilities((resize(bgr, rh, rw) / 255.0 - 0.5) / 0.5)
