@@ -41,6 +41,7 @@ WORDS = {
     "notes.txt.gz": ["gzippedword"],
     "screenshot.png": ["florbulate"],  # words only in the picture: read by OCR
     "scan.pdf": ["quindecagon"],  # a scanned page: a picture, no text layer
+    "photo.jpg": ["exifmarmoset"],  # the description in its EXIF
 }
 
 
@@ -197,6 +198,14 @@ def _docx(path):
     document.save(str(path))
 
 
+def _photo(path):
+    from PIL import Image
+
+    exif = Image.Exif()
+    exif[0x010E] = "An exifmarmoset on the balcony"  # ImageDescription
+    Image.new("RGB", (64, 48), "teal").save(path, exif=exif)
+
+
 def make_everyday_folder(folder, tmp_path):
     folder.mkdir(parents=True, exist_ok=True)
     _docx(folder / "plans.docx")
@@ -213,6 +222,7 @@ def make_everyday_folder(folder, tmp_path):
     _archives(folder, tmp_path)
     draw_page(["The florbulate dashboard"], size=(900, 240), mode="RGB").save(folder / "screenshot.png")
     draw_page(["Your quindecagon permit was approved"]).save(folder / "scan.pdf", resolution=150)
+    _photo(folder / "photo.jpg")
     (folder / "photos.7z").write_bytes(b"7z\xbc\xaf\x27\x1c\x00\x04" + b"\x00" * 56)
     (folder / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + b"olddocword")
     return folder
