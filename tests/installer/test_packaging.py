@@ -73,8 +73,8 @@ BUNDLE_MAX_MB = 300  # unpacked, Linux
 PACKED_MAX_MB = 120  # the .tar.gz, as the installers' bound
 
 
-def _formats(folder: Path) -> Path:
-    from tests.helpers import make_docx, make_epub, make_pdf
+def _formats(folder: Path, pictures_of_text: bool = False) -> Path:
+    from tests.helpers import draw_page, make_docx, make_epub, make_pdf
 
     folder.mkdir()
     make_pdf(
@@ -103,6 +103,9 @@ def _formats(folder: Path) -> Path:
     exif = Image.Exif()
     exif[0x010E] = "The aurora over the fjord at midnight"  # ImageDescription
     Image.new("RGB", (16, 16), "black").save(folder / "aurora.jpg", exif=exif)
+    if pictures_of_text:
+        draw_page(["The florbulate dashboard"], size=(900, 240), mode="RGB").save(folder / "screenshot.png")
+        draw_page(["Your quindecagon permit was approved"]).save(folder / "scan.pdf", resolution=150)
     import wave
 
     from mutagen.id3 import TIT2
@@ -133,7 +136,7 @@ def test_bundle_builds_within_its_size_and_works(tmp_path):
     sys.path.insert(0, str(ROOT / "installer"))
     from bundle_size import part_sizes
 
-    from tests.conftest import CROSS_ENCODER, MINILM, write_test_manifest
+    from tests.conftest import CROSS_ENCODER, MINILM, ocr_model_dir, write_test_manifest
 
     dist, work = tmp_path / "dist", tmp_path / "build"
     build = subprocess.run(
@@ -191,10 +194,18 @@ def test_bundle_builds_within_its_size_and_works(tmp_path):
         pytest.skip("../shared/models is not beside the checkout: the offline-model half needs it")
     run("models", "import", "minilm-test", str(MINILM))
     run("models", "import", "ce-test", str(CROSS_ENCODER))
-    docs = _formats(tmp_path / "docs")
+    ocr = ocr_model_dir()
+    if ocr is not None:
+        run("models", "import", str(ocr))  # recognised by its files' hashes: pp-ocrv4
+    docs = _formats(tmp_path / "docs", pictures_of_text=ocr is not None)
     run("add", str(docs))
     status = json.loads(run("status", "--json"))
-    assert status["documents"] == 6 and status["failed"] == 0, status
+    assert status["documents"] == (8 if ocr else 6) and status["failed"] == 0, status
+    if ocr is not None:  # Pillow and the OCR models run in the bundle's workers
+        assert status["ocr_line"] == "pictures and scans: OCR read 2 pages of 2 documents", status
+        for word, name in (("florbulate", "screenshot.png"), ("quindecagon", "scan.pdf")):
+            hits = json.loads(run("search", word, "--json"))["results"]
+            assert [(Path(h["path"]).name, h["ocr_pages"]) for h in hits] == [(name, 1)], (word, hits)
     for word, name in (
         ("lighthouse", "logbook.pdf"),
         ("marketing", "budget.docx"),

@@ -93,3 +93,22 @@ def test_a_blank_picture_has_no_lines(reader):
 
 def test_a_tiny_picture_is_read_without_error(reader):
     assert reader.read(np.zeros((1, 1, 3), dtype=np.uint8)) == []
+
+
+def test_a_folder_holding_the_ocr_files_is_recognised_by_their_hashes():
+    from pathlib import Path
+
+    from findling.models.download import sha256_file
+    from findling.models.importing import identify
+    from findling.models.manifest import load_manifest
+    from findling.models.signature import ModelSignatureError, check_signature, onnx_role
+
+    folder = ocr_model_dir()
+    if folder is None:
+        pytest.skip("rapidocr_onnxruntime (the OCR model's wheel) is not installed")
+    manifest = load_manifest(Path(__file__).resolve().parents[2] / "resources" / "models.toml")
+    # three ONNX files (the wheel's angle classifier too): the two the manifest pins decide it
+    assert identify(folder, manifest, sha256_file).name == "pp-ocrv4"
+    check_signature("ocr", folder / "ch_PP-OCRv4_rec_infer.onnx")  # a picture in, symbols per step out
+    with pytest.raises(ModelSignatureError):
+        onnx_role(folder / "ch_PP-OCRv4_det_infer.onnx")  # a map of the picture out: not a recognizer
