@@ -42,6 +42,7 @@ WORDS = {
     "screenshot.png": ["florbulate"],  # words only in the picture: read by OCR
     "scan.pdf": ["quindecagon"],  # a scanned page: a picture, no text layer
     "photo.jpg": ["exifmarmoset"],  # the description in its EXIF
+    "trip.7z": ["sevenzipword"],
 }
 
 
@@ -187,6 +188,10 @@ def _archives(folder, tmp_path):
     with tarfile.open(folder / "sources.tar.gz", "w:gz") as tar:
         tar.add(member, arcname="project/readme.txt")
     (folder / "notes.txt.gz").write_bytes(gzip.compress(b"Some gzippedword notes."))
+    import py7zr
+
+    with py7zr.SevenZipFile(folder / "trip.7z", "w") as archive:
+        archive.writestr(b"# Trip\n\nThe sevenzipword itinerary.", "notes/trip.md")
 
 
 def _docx(path):
@@ -223,7 +228,7 @@ def make_everyday_folder(folder, tmp_path):
     draw_page(["The florbulate dashboard"], size=(900, 240), mode="RGB").save(folder / "screenshot.png")
     draw_page(["Your quindecagon permit was approved"]).save(folder / "scan.pdf", resolution=150)
     _photo(folder / "photo.jpg")
-    (folder / "photos.7z").write_bytes(b"7z\xbc\xaf\x27\x1c\x00\x04" + b"\x00" * 56)
+    (folder / "old.rar").write_bytes(b"Rar!\x1a\x07\x01\x00" + b"\x00" * 56)
     (folder / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + b"olddocword")
     return folder
 
@@ -339,7 +344,7 @@ def test_legacy_office_files_are_listed_with_why(everyday):
     problems = {os.path.basename(p.path): p for p in engine.status().problems}
     assert problems["old.doc"].status == "skipped" and "legacy Word format" in problems["old.doc"].error
     assert engine.find(SearchRequest("olddocword", SearchMode.KEYWORD)).hits == ()
-    assert problems["photos.7z"].status == "skipped" and "7-Zip archive" in problems["photos.7z"].error
+    assert problems["old.rar"].status == "skipped" and "RAR archive" in problems["old.rar"].error
 
 
 def test_titles_and_structure(everyday):

@@ -66,10 +66,10 @@ def _member(name: str, content: bytes, depth: int, ocr: PageReader | None, mtime
     return SubDocument(name, inner, "", mtime, size, digest)
 
 
-def _archive(data: bytes, tar: bool, depth: int, ocr: PageReader | None) -> Parsed:
+def _archive(data: bytes, kind: str, depth: int, ocr: PageReader | None) -> Parsed:
     """An archive as a listing of its members, each member a document of its own (an archive
     inside it too, to MAX_NESTING): what it holds is found under its own address."""
-    members, notes = archive_members(data, tar)
+    members, notes = archive_members(data, kind)
     lines, found = [], []
     for member in members:
         read = member.why if member.content is None else _member(member.name, member.content, depth, ocr, member.mtime)
@@ -108,8 +108,8 @@ def _parse(kind: str, path: str, data: bytes, on_disk: bool, ocr: PageReader | N
         return extract_audio(data, path if on_disk else None, PurePath(path).name)
     if kind in ("eml", "mbox"):
         return _mail(data, kind == "mbox", depth, ocr)
-    if kind in ("zip", "tar"):
-        return _archive(data, kind == "tar", depth, ocr)
+    if kind in ("zip", "tar", "7z"):
+        return _archive(data, kind, depth, ocr)
     if looks_binary(data[:8192]):
         raise ExtractionError(f"binary content in a {kind} file")
     return html_to_text(data) if kind == "html" else extract_text(data, kind, mime_of(path, kind))

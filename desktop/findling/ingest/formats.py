@@ -125,10 +125,8 @@ LEGACY = {
     ".doc": "legacy Word format (.doc): not read; saved as .docx it is",
     ".xls": "legacy Excel format (.xls): not read; saved as .xlsx it is",
     ".ppt": "legacy PowerPoint format (.ppt): not read; saved as .pptx it is",
-    # their readers (py7zr with its codecs, unrar) would not fit the app: named, so a search
-    # that misses a file inside one says why
-    ".7z": "7-Zip archive: its members are not read (zip and tar archives' are)",
-    ".rar": "RAR archive: its members are not read (zip and tar archives' are)",
+    # its reader (unrar) is not free to ship: named, so a search that misses a file inside one says why
+    ".rar": "RAR archive: its members are not read (zip, 7-Zip and tar archives' are)",
 }
 # Never worth reading: their text, if any, is not the user's words.
 BINARY = {
@@ -212,6 +210,7 @@ _KINDS: dict[str, str] = {
     **DOCUMENTS,
     **{suffix: "compressed" for suffix in COMPRESSED},  # one file, compressed: read as the file it holds
     ".zip": "zip",
+    ".7z": "7z",
     ".tar": "tar",
     ".tgz": "tar",
 }

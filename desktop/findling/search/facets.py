@@ -16,7 +16,7 @@ TYPE_GROUPS: dict[str, tuple[str, ...]] = {
     "Presentations": ("pptx", "pptm", "odp"),
     "Mail": ("eml", "mbox"),
     "Notebooks": ("ipynb",),
-    "Archives": ("zip", "tar", "tgz", "gz", "bz2", "xz"),
+    "Archives": ("zip", "7z", "tar", "tgz", "gz", "bz2", "xz"),
     "Markdown": ("md", "markdown"),
     "Text": ("txt", "rst", "log"),
     "Web pages": ("html", "htm"),

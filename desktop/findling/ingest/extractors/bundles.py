@@ -1,12 +1,12 @@
-"""Archives: the members of a .zip or a .tar (.tar.gz, .tgz, .tar.bz2, .tar.xz), each a document of
-its own addressed as `bundle.zip › docs/inner.md` (read by extract.py with the extractor of its
-kind), the archive itself a listing of its members; and single compressed files (.gz, .bz2,
-.xz) read as the file they hold.
+"""Archives: the members of a .zip, a .7z (extractors/sevenzip.py) or a .tar (.tar.gz, .tgz,
+.tar.bz2, .tar.xz), each a document of its own addressed as `bundle.zip › docs/inner.md` (read by
+extract.py with the extractor of its kind), the archive itself a listing of its members; and
+single compressed files (.gz, .bz2, .xz) read as the file they hold.
 
 An archive is untrusted input: members are counted and measured before they are read (member
 count, each member's size, everything unpacked together), decompression is capped as it
 runs, so a member whose header lies about its size cannot unpack more, nothing is ever written
-to disk (a `../` name is only a heading), and encrypted members are named, not read."""
+to disk (a `../` name is only part of an address), and encrypted members are named, not read."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from findling.errors import ExtractionError
 from findling.ingest.extractors.archive import MAX_PART, MAX_UNPACKED
+from findling.ingest.extractors.sevenzip import members_7z, read_7z
 
 MAX_MEMBERS = 10_000
 _MB = 1024 * 1024
@@ -121,11 +122,24 @@ def _tar_members(data: bytes, budget: _Budget) -> Iterator[Member]:
             budget.notes.append(f"the archive is damaged after {count} members: {exc}")
 
 
-def archive_members(data: bytes, tar: bool) -> tuple[Iterator[Member], list[str]]:
-    """The archive's file members, read one at a time (each member's bytes are let go before
-    the next is unpacked), and the notes its budget leaves (filled as the members are read)."""
+def _7z_members(data: bytes, budget: _Budget) -> Iterator[Member]:
+    entries, streams = read_7z(data)
+    if len(entries) > MAX_MEMBERS:
+        budget.notes.append(f"only the first {MAX_MEMBERS:,} members were read")
+        entries = entries[:MAX_MEMBERS]
+    wanted = {e.name for e in entries if budget.take(e.size, e.name)}
+    for entry, content, why in members_7z(data, entries, streams, wanted, MAX_UNPACKED):
+        if content is not None or why:
+            yield Member(member_name(entry.name), content, why, entry.mtime)
+
+
+def archive_members(data: bytes, kind: str) -> tuple[Iterator[Member], list[str]]:
+    """The archive's file members (`kind`: zip, tar or 7z), read one at a time (each member's
+    bytes are let go before the next is unpacked), and the notes its budget leaves (filled as
+    the members are read)."""
     budget = _Budget()
-    return (_tar_members(data, budget) if tar else _zip_members(data, budget)), budget.notes
+    readers = {"zip": _zip_members, "tar": _tar_members, "7z": _7z_members}
+    return readers[kind](data, budget), budget.notes
 
 
 _DECOMPRESSORS: dict[str, Callable[[], object]] = {
