@@ -228,6 +228,7 @@ def make_everyday_folder(folder, tmp_path):
     draw_page(["The florbulate dashboard"], size=(900, 240), mode="RGB").save(folder / "screenshot.png")
     draw_page(["Your quindecagon permit was approved"]).save(folder / "scan.pdf", resolution=150)
     _photo(folder / "photo.jpg")
+    (folder / "outlook.msg").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504)
     (folder / "old.rar").write_bytes(b"Rar!\x1a\x07\x01\x00" + b"\x00" * 56)
     (folder / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + b"olddocword")
     return folder
@@ -345,6 +346,7 @@ def test_legacy_office_files_are_listed_with_why(everyday):
     assert problems["old.doc"].status == "skipped" and "legacy Word format" in problems["old.doc"].error
     assert engine.find(SearchRequest("olddocword", SearchMode.KEYWORD)).hits == ()
     assert problems["old.rar"].status == "skipped" and "RAR archive" in problems["old.rar"].error
+    assert problems["outlook.msg"].status == "skipped" and "saved as .eml" in problems["outlook.msg"].error
 
 
 def test_titles_and_structure(everyday):

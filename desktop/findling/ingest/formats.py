@@ -127,6 +127,8 @@ LEGACY = {
     ".ppt": "legacy PowerPoint format (.ppt): not read; saved as .pptx it is",
     # its reader (unrar) is not free to ship: named, so a search that misses a file inside one says why
     ".rar": "RAR archive: its members are not read (zip, 7-Zip and tar archives' are)",
+    # its one reader (extract-msg) is GPL-licensed and brings oletools and a GUI toolkit along
+    ".msg": "Outlook message (.msg): not read; saved as .eml (Outlook: Save As) it is",
 }
 # Never worth reading: their text, if any, is not the user's words.
 BINARY = {
