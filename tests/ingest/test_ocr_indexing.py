@@ -98,3 +98,34 @@ def test_a_scan_stops_being_read_when_its_budget_is_spent(tmp_path, ocr_installe
     assert isinstance(row, DocumentRow) and row.status == "ok"
     assert row.ocr_pages == 0
     assert "2 scanned pages were not read" in row.error
+
+
+def test_a_picture_too_large_to_read_is_said(tmp_path, settings, ocr_installed):
+    """A decompression bomb: 144 megapixels of one colour in a file of a few kilobytes."""
+    from PIL import Image
+
+    folder = tmp_path / "pictures"
+    folder.mkdir()
+    Image.new("1", (12_000, 12_000), 1).save(folder / "poster.png")
+    assert (folder / "poster.png").stat().st_size < 100_000
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(folder)
+        engine.index(embed=False)
+        (problem,) = engine.status().problems
+        assert problem.status == "failed" and "over 60 MP, its text is not read" in problem.error
+
+
+def test_a_large_picture_keeps_its_metadata_words(tmp_path, settings, ocr_installed):
+    from PIL import Image
+
+    folder = tmp_path / "pictures"
+    folder.mkdir()
+    exif = Image.Exif()
+    exif[0x010E] = "The panorama of the glacierword"
+    Image.new("1", (12_000, 12_000), 1).save(folder / "panorama.tif", exif=exif, compression="group4")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(folder)
+        engine.index(embed=False)
+        assert _paths(engine, "glacierword") == ["panorama.tif"]
+        (problem,) = engine.status().problems  # indexed, partly: said
+        assert problem.status == "ok" and "its text is not read" in problem.error

@@ -91,8 +91,9 @@ def test_unpacking_stops_at_its_limit():
 @settings(max_examples=25, deadline=None)
 @given(
     st.dictionaries(
+        # names as archivers keep them: py7zr normalises "a/./b" and drops empty parts
         st.text(alphabet="abcdefghij/._-é", min_size=1, max_size=12).filter(
-            lambda n: not n.startswith("/") and not n.endswith("/") and "//" not in n and n not in (".", "..")
+            lambda n: all(part not in ("", ".", "..") for part in n.split("/"))
         ),
         st.binary(max_size=3000),
         min_size=1,

@@ -63,11 +63,16 @@ def extract_image(data: bytes, ocr: PageReader | None = None) -> Parsed:
             lines.append(f"{label}: {text}")
             title = title or (text if label in ("Title", "Description") else "")
     author = next((v for name in _AUTHOR if name in tags and (v := _value(tags[name]))), "")
-    seen = ""
+    seen, unseen = "", ""
     if ocr is not None:
         from findling.ingest.ocr_pages import decode_picture
 
-        seen = (ocr.read(decode_picture(data)) or "").strip()
+        try:
+            seen = (ocr.read(decode_picture(data)) or "").strip()
+        except ExtractionError as exc:
+            if not lines and not author:  # nothing else to keep: the picture fails, with why
+                raise
+            unseen = str(exc)  # its metadata is kept; what OCR could not read is said
     if not lines and not author and not seen:
         raise NotText("no words in its metadata" + (" or in the picture" if ocr is not None else ""))
     if author:
@@ -81,6 +86,6 @@ def extract_image(data: bytes, ocr: PageReader | None = None) -> Parsed:
         lines.append(f"Taken: {date.replace(':', '-')} {clock}".strip())
     if seen:
         lines.extend(("", seen) if lines else (seen,))
-    notes = ocr.note() if ocr is not None else ()
+    notes = (ocr.note() if ocr is not None else ()) + ((unseen,) if unseen else ())
     read = ocr.pages if ocr is not None else 0
     return Parsed("\n".join(lines) + "\n", title[:300], notes, author=author, ocr_pages=read)
