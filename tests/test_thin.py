@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from findling.server.handle import IndexHandle
-from findling.thin import get_options, search_options
+from findling.thin import get_options, search_options, why_not_options
 from tests.helpers import write
 
 NOTES = {
@@ -95,6 +95,19 @@ def test_the_owner_answers_with_the_same_output(owned):
     for argv in (("status",), ("status", "--json")):
         thin, full = _findling(home, *argv), _findling(home, *argv, thin=False)
         assert thin.returncode == full.returncode == 0 and thin.stdout == full.stdout, argv
+    for argv in (
+        ("why-not", "melon", str(docs / "soup.txt")),
+        ("why-not", "melon", str(docs / "soup.txt"), "--mode", "keyword", "--json"),
+        ("why-not", "melon summer", str(docs / "melon.md"), "--mode=keyword", "--match", "all", "-n", "1"),
+        ("why-not", "melon", str(docs / "berry.md"), "--ext", "txt", "--mode", "keyword"),
+        ("why-not", "melon", str(docs / "nowhere.md")),
+    ):
+        thin, full = _findling(home, *argv), _findling(home, *argv, thin=False)
+        assert thin.returncode == full.returncode == 0 and thin.stdout == full.stdout and thin.stdout, argv
+    # where `query melon` lists it (the command line once filtered the search to the file itself: #1)
+    ranked = [line.split()[1] for line in _findling(home, "query", "melon").stdout.splitlines() if ". " in line[:4]]
+    soup = _findling(home, "why-not", "melon", str(docs / "soup.txt")).stdout
+    assert f"at #{ranked.index('soup.txt') + 1}." in soup.splitlines()[0]
     assert "3 indexed" in _findling(home, "status").stdout
     relative = _findling_in(docs, home, "get", "melon.md:3:1")
     assert relative.stdout == "A melon ripens in August; the melon patch needs sun.\n"  # read where it was typed
@@ -106,6 +119,7 @@ def test_the_thin_path_imports_no_engine(owned):
     assert report == {"code": 0, "loaded": []}
     assert _probe(home, "get", str(owned[1] / "melon.md")) == {"code": 0, "loaded": []}
     assert _probe(home, "status") == {"code": 0, "loaded": []}
+    assert _probe(home, "why-not", "melon", str(owned[1] / "soup.txt")) == {"code": 0, "loaded": []}
 
 
 def test_without_an_owner_or_with_what_it_does_not_read_the_full_command_line_runs(owned, tmp_path):
@@ -144,3 +158,19 @@ def test_search_options_read_exactly_what_the_command_line_does(tmp_path, monkey
         ["get", "a", "--other"],
     ):
         assert get_options(refused) is None, refused
+
+
+def test_why_not_options_read_exactly_what_the_command_line_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    home, options = why_not_options(["why-not", "melon pie", "notes/a.md", "--mode", "keyword", "--min-score=0.2"])
+    assert home is None and options["query"] == "melon pie" and options["target"] == str(tmp_path / "notes/a.md")
+    assert options["mode"] == "keyword" and options["min_score"] == 0.2 and options["limit"] is None
+    for refused in (
+        ["why-not", "melon"],  # no path
+        ["why-not", "melon", "pie", "a.md"],  # three positionals: the command line refuses them
+        ["why-not", "melon", "a.md", "--mode", "fuzzy"],
+        ["why-not", "melon", "a.md", "--min-score", "high"],
+        ["why-not", "melon", "a.md", "--expand"],
+        ["search", "melon"],
+    ):
+        assert why_not_options(refused) is None, refused

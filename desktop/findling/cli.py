@@ -18,7 +18,7 @@ from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, S
 from findling.search.presentation import explain_columns, explain_lines, explain_row, report_counts
 from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json, status_json
 from findling.terminal import color as _color
-from findling.terminal import dump_json, print_payload, print_slice, print_status
+from findling.terminal import dump_json, print_payload, print_slice, print_status, print_why_not
 
 
 class ProgressBar:
@@ -399,13 +399,11 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 def cmd_why_not(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
-        answer = engine.why_not(_request(args, SearchMode(args.mode)), args.path)
+        answer = engine.why_not(_request(args, SearchMode(args.mode)), args.file)
     if args.json:
         print(dump_json(asdict(answer)))
-        return 0
-    print(f"{printable(os.path.basename(answer.path))}: {printable(answer.summary)}")
-    for line in answer.details:
-        print(f"  {printable(line)}")
+    else:
+        print_why_not(asdict(answer))
     return 0
 
 
@@ -658,7 +656,8 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
 
     p = sub.add_parser("why-not", help="why a file is (or is not) among a query's results")
     p.add_argument("query")
-    p.add_argument("path", help="the file you expected to find")
+    # not `path`: that is --path's, the filter (the file once filtered the search to itself)
+    p.add_argument("file", metavar="path", help="the file you expected to find")
     p.add_argument(
         "--mode",
         choices=list(SearchMode),

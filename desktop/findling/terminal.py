@@ -112,6 +112,13 @@ def print_slice(piece: dict[str, Any], line_numbers: bool) -> None:
         )
 
 
+def print_why_not(answer: dict[str, Any]) -> None:
+    """A `why-not` answer: the file and the one sentence, then where it stands in each lane."""
+    print(f"{printable(os.path.basename(answer['path']))}: {printable(answer['summary'])}")
+    for line in answer["details"]:
+        print(f"  {printable(line)}")
+
+
 def print_status(st: dict[str, Any]) -> None:
     """A `status` payload: the index, its documents and folders, semantic search, the problems."""
     print(f"index: {printable(st['database'])} ({st['size_bytes'] / 1e6:.1f} MB)")

@@ -1,4 +1,4 @@
-"""`findling search`, `get` and `status` as a thin client: when another Findling holds the index
+"""`findling search`, `get`, `status` and `why-not` as a thin client: when another Findling holds the index
 (the window, `mcp`, `serve`), the words and options go to it in plain values and its answer comes
 back as the JSON payload, printed by the one printer (findling/terminal.py). Nothing of the engine, the records,
 DuckDB or numpy is imported, so a call costs the interpreter's start, a connection and the search.
@@ -16,6 +16,7 @@ import sys
 # typing is not imported at run time: this path counts every millisecond (annotations are strings)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 _MATCHES = ("most", "all", "any")
@@ -48,13 +49,8 @@ def search_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
             return None  # help, another option, or a word the command line refuses
         else:
             words.append(token)
-    if not words or (options["match"] is not None and options["match"] not in _MATCHES):
+    if not words or options["match"] not in (None, *_MATCHES) or not _limit_read(options):
         return None
-    limit = options["limit"]
-    if limit is not None:
-        if not _number(limit) or not 1 <= int(limit) <= 10_000:
-            return None
-        options["limit"] = int(limit)
     # folders are read in this process's working directory, as the command line reads them
     options["folder"] = [os.path.abspath(os.path.expanduser(f)) for f in options["folder"]]
     options["query"] = " ".join(words)
@@ -94,6 +90,63 @@ def get_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
     return home, options
 
 
+_MODES = ("hybrid", "keyword", "semantic")
+
+
+def _why_not_flags(rest: Iterator[str], options: dict[str, Any]) -> list[str] | None:
+    """The positional words, the options read into `options`; None for anything not read exactly."""
+    positional: list[str] = []
+    for token in rest:
+        name, value = token.split("=", 1) if token.startswith("--") and "=" in token else (token, None)
+        if name == "--json" and value is None:
+            options["json"] = True
+        elif name in _LISTS or name in _SINGLE or name in ("--mode", "--min-score"):
+            value = value if value is not None else next(rest, None)
+            if value is None or (value.startswith("-") and name != "--min-score"):
+                return None
+            if name in _LISTS:
+                options[_LISTS[name]].append(value)
+            else:
+                options[_SINGLE.get(name, name.lstrip("-").replace("-", "_"))] = value
+        elif token.startswith("-"):
+            return None
+        else:
+            positional.append(token)
+    return positional
+
+
+def why_not_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
+    """(--home, the options) when argv is a `why-not QUERY PATH` this path reads exactly; else None."""
+    home, args = _home(argv)
+    if args[:1] != ["why-not"]:
+        return None
+    options: dict[str, Any] = {"ext": [], "path": [], "folder": [], "after": None, "before": None}
+    options.update(match=None, limit=None, json=False, mode="hybrid", min_score="0")
+    positional = _why_not_flags(iter(args[1:]), options)
+    if positional is None or len(positional) != 2 or options["mode"] not in _MODES:
+        return None
+    if options["match"] not in (None, *_MATCHES) or not _limit_read(options):
+        return None
+    try:
+        options["min_score"] = float(options["min_score"])
+    except ValueError:
+        return None
+    options["folder"] = [os.path.abspath(os.path.expanduser(f)) for f in options["folder"]]
+    options["query"], options["target"] = positional[0], os.path.abspath(positional[1])
+    return home, options
+
+
+def _limit_read(options: dict[str, Any]) -> bool:
+    """-n as the command line reads it (1–10000), made a number; False when it would refuse it."""
+    limit = options["limit"]
+    if limit is None:
+        return True
+    if not _number(limit) or not 1 <= int(limit) <= 10_000:
+        return False
+    options["limit"] = int(limit)
+    return True
+
+
 def status_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
     """(--home, the options) for `status` and `status --json`; else None."""
     home, args = _home(argv)
@@ -117,11 +170,13 @@ def answered(argv: list[str]) -> int | None:
     when the full command line must run the command."""
     if os.environ.get("FINDLING_THIN") == "0":
         return None
-    parsed, verb = search_options(argv), "search"
-    if parsed is None:
-        parsed, verb = get_options(argv), "get"
-    if parsed is None:
-        parsed, verb = status_options(argv), "status"
+    readers = (
+        ("search", search_options),
+        ("get", get_options),
+        ("status", status_options),
+        ("why_not", why_not_options),
+    )
+    parsed, verb = next(((found, verb) for verb, read in readers if (found := read(argv)) is not None), (None, ""))
     if parsed is None:
         return None
     home, options = parsed
@@ -140,7 +195,7 @@ def answered(argv: list[str]) -> int | None:
         conn.close()
     if kind != "ok":
         return None
-    from findling.terminal import color, dump_json, print_payload, print_slice, print_status
+    from findling.terminal import color, dump_json, print_payload, print_slice, print_status, print_why_not
 
     if options["json"]:
         print(dump_json(payload))
@@ -148,6 +203,8 @@ def answered(argv: list[str]) -> int | None:
         print_slice(payload, options["numbers"])
     elif verb == "status":
         print_status(payload)
+    elif verb == "why_not":
+        print_why_not(payload)
     else:
         print_payload(payload, color())
     sys.stdout.flush()

@@ -10,6 +10,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -434,6 +435,16 @@ def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
         return slice_json(engine.get(options["ref"], options["first"], options["count"]))
     if verb == "status":
         return status_json(engine.status())
+    if verb == "why_not":  # the request `findling why-not` builds from the same options (cli._request)
+        filters = Filters.from_options(
+            options["ext"], options["folder"], options["after"], options["before"], options["path"]
+        )
+        mode = SearchMode(options["mode"])
+        if mode is SearchMode.KEYWORD:
+            request = SearchRequest(options["query"], mode, options["limit"], filters, match=options["match"])
+        else:
+            request = SearchRequest(options["query"], mode, options["limit"], filters, options["min_score"])
+        return asdict(engine.why_not(request, options["target"]))
     raise FindlingError(f"unknown payload {verb!r}")
 
 
