@@ -4,6 +4,8 @@ worker past its watchdog: pages after the budget are counted, not read."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import io
 import time
 from dataclasses import dataclass, field
@@ -32,6 +34,22 @@ def _reader(models: tuple[str, str]) -> Any:
     return _readers[models]
 
 
+def _return_memory() -> None:
+    """Give the memory a picture's reading freed back to the system (glibc keeps it otherwise: a
+    worker stayed at 400 MB between pictures, 105 MB with this)."""
+    global _trim
+    if _trim is None:
+        try:
+            _trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):  # not glibc (macOS, Windows, musl): nothing to do
+            _trim = False
+    if _trim:
+        _trim(0)
+
+
+_trim: Any = None
+
+
 @dataclass
 class PageReader:
     """Reads pages until the deadline; `read` is given an RGB picture, says its text."""
@@ -50,7 +68,10 @@ class PageReader:
         if time.monotonic() > self._deadline:
             self.left_out += 1
             return None
-        text = "\n".join(line.text for line in _reader(self.models).read(rgb))
+        try:
+            text = "\n".join(line.text for line in _reader(self.models).read(rgb))
+        finally:
+            _return_memory()
         self.pages += bool(text)
         return text
 
