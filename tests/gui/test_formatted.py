@@ -145,3 +145,27 @@ def test_formatted_view_starts_at_the_best_passage_not_the_first_match(qtbot, wi
     rendered = panel.formatted.document().toPlainText()
     start = panel.formatted._hits[panel.formatted.current][0]
     assert start >= rendered.index("Feeding") and panel.position.text() != "hit 1 of " + str(panel.formatted.hit_count)
+
+
+def test_markdown_inside_an_archive_shows_formatted_from_its_indexed_text(qtbot, window, tmp_path):
+    import zipfile
+
+    docs = tmp_path / "zipped"
+    docs.mkdir()
+    with zipfile.ZipFile(docs / "notes.zip", "w") as archive:
+        archive.writestr("guide/q.md", "# Quokka notes\n\nThe **quokka** smiles.\n\n- a quokka list item\n")
+        archive.writestr("page.html", "<html><body><main><p>A quokka page.</p></main></body></html>")
+    window.engine.add_source(docs)
+    window.engine.index(embed=False)
+    window.mode_box.setCurrentText("Keyword")
+    window.search_field.setText("quokka smiles")
+    window.run_search(full=False)
+    qtbot.waitUntil(lambda: window.results.rowCount() >= 1, timeout=5000)
+    assert window.results.hit(0).path.endswith("notes.zip › guide/q.md")
+    window.results_view.setCurrentIndex(window.results.index(0, 0))
+    panel = window.preview_panel
+    qtbot.waitUntil(lambda: panel.view() is panel.formatted and panel.formatted.hit_count >= 1, timeout=5000)
+    rendered = panel.formatted.document().toPlainText()
+    assert "**" not in rendered and "Quokka notes" in rendered
+    # a web page inside an archive: its indexed text is not its HTML, so no formatted view
+    assert formatted_source(str(docs / "notes.zip › page.html"), "html", "A quokka page.") is None

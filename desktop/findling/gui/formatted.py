@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QTextBrowser
 
 from findling.gui.hits import hit_selections, span_cursor, utf16_positions
 from findling.ingest.extractors.html import page_content, without_xml_declaration
+from findling.pathnames import container_file
 from findling.records import Highlight
 
 FORMATTED = {"md": "markdown", "markdown": "markdown", "html": "html", "htm": "html", "xhtml": "html"}
@@ -104,13 +105,18 @@ def passage_pattern(snippet: str, highlights: Sequence[Highlight], words: int = 
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
-def formatted_source(path: str, ext: str) -> tuple[str, str] | None:
+def formatted_source(path: str, ext: str, indexed: str | None = None) -> tuple[str, str] | None:
     """(kind, sanitized HTML to render) for a Markdown or HTML file, read from disk; None for
     other kinds, files too big to lay out quickly, or files no longer readable. Only regular
-    files are opened: a FIFO or a device named like a page is never read."""
+    files are opened: a FIFO or a device named like a page is never read. A Markdown document
+    inside an archive renders from its `indexed` text, which is its source; a web page's is not."""
     kind = FORMATTED.get(ext.lower().lstrip("."))
     if kind is None:
         return None
+    if container_file(path) != path:
+        if kind != "markdown" or indexed is None or len(indexed) > MAX_FORMATTED_BYTES:
+            return None
+        return kind, sanitize_html(_MARKDOWN.render(indexed), whole=True)
     try:
         file = Path(path)
         info = file.stat()

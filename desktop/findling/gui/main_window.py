@@ -578,7 +578,7 @@ class MainWindow(QMainWindow):
         def load():  # the indexed text, the file itself where it reads better formatted, a viewer for pages
             doc = engine.document_text(hit.doc_id, terms)
             pages_open = doc is not None and bool(doc.pages) and self._page_command(hit.path, 1) is not None
-            return doc, formatted_source(hit.path, hit.ext), pages_open
+            return doc, formatted_source(hit.path, hit.ext, doc.text if doc is not None else None), pages_open
 
         run_task(load, lambda loaded: self._show_preview(hit, *loaded), lambda exc: self._preview_failed(hit, exc))
 
