@@ -109,8 +109,13 @@ def test_every_bad_file_is_indexed_or_listed(hostile):
         locked = str(root / "zip-encrypted" / "locked.zip")
         assert engine.get(locked).text.splitlines() == ["open.txt", "secret.txt (encrypted: not read)"]
         assert engine.find(SearchRequest("secretmemberword", mode=SearchMode.KEYWORD)).hits == ()
-        deep = next(p for path, p in problems.items() if path.endswith("deep.eml"))
-        assert deep.status == "ok" and "16 deep were not read" in deep.error  # indexed, partly
+        # messages attached to messages 40 deep: documents to the nesting limit, the rest named
+        deep = str(root / "eml-nested-deep" / "deep.eml")
+        assert engine.find(SearchRequest("outermostbodyword", mode=SearchMode.KEYWORD)).hits[0].path == deep
+        level = [h.path for h in engine.find(SearchRequest("level 37", mode=SearchMode.KEYWORD, limit=3)).hits]
+        assert level and level[0] == f"{deep} › level 38.eml › level 37.eml"
+        innermost = f"{deep} › level 38.eml › level 37.eml › level 36.eml"
+        assert engine.get(innermost).text.endswith("Attachment: level 35.eml (nested too deeply: not read)")
 
 
 def test_nothing_outside_the_folder_is_searchable(hostile):

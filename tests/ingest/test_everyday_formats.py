@@ -266,6 +266,26 @@ def test_no_base64_reaches_the_index(everyday):
     assert attached.path == f"{message.path} › report.docx" and attached.title == "Report"
 
 
+def test_a_message_attached_to_a_message_is_a_document(tmp_path, settings):
+    inner = _message(
+        "Budget figures", "The forwardedpangolin numbers.", [("sheet.txt", b"innersheetword", "text", "plain")]
+    )
+    outer = _message("Fwd: Budget figures", "See the message below.")
+    outer.add_attachment(inner)
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    (folder / "forward.eml").write_bytes(bytes(outer))
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(folder)
+        engine.index(embed=False)
+        message = str(folder / "forward.eml")
+        (hit,) = engine.find(SearchRequest("forwardedpangolin", SearchMode.KEYWORD)).hits
+        assert hit.path == f"{message} › Budget figures.eml" and hit.title == "Budget figures"
+        (sheet,) = engine.find(SearchRequest("innersheetword", SearchMode.KEYWORD)).hits
+        assert sheet.path == f"{message} › Budget figures.eml › sheet.txt"
+        assert "Attachment: Budget figures.eml" in engine.get(message).text
+
+
 def test_a_mailbox_is_a_listing_of_its_messages(everyday):
     engine, folder, _report = everyday
     box = str(folder / "archive.mbox")

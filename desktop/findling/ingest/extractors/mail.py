@@ -4,7 +4,8 @@ body through the HTML reader) and the names of its attachments; each attachment 
 of its own (`message.eml › report.docx`), read by the extractor of its kind (extract.py), and
 each message of a mailbox is one (`archive.mbox › 3. Subject.eml`). Encoded parts are decoded
 first: no base64 ever reaches the index; an attachment of a kind Findling does not read is
-named, not read. A message attached to a message is read inline, under its own heading."""
+named, not read. A message attached to a message is a document too (`message.eml › Fwd: x.eml`),
+as deep as documents inside files nest (extract.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ MessageDocument = Callable[[str, Parsed, float], SubDocument]
 MAX_MESSAGES = 20_000
 MAX_ATTACHMENTS = 100  # per message
 MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024
-MAX_NESTED_MESSAGES = 16  # a message attached to a message attached to …: deeper ones are named, not read
 _MBOX_SEPARATOR = re.compile(rb"^From [^\n]*\n", re.MULTILINE)
 _QUOTED_FROM = re.compile(rb"^>(>*From )", re.MULTILINE)
 
@@ -57,9 +57,10 @@ def _body(message: EmailMessage) -> str:
 
 
 def _message(
-    message: EmailMessage, read_attachment: ReadAttachment, notes: list[str], depth: int = 0
+    message: EmailMessage, read_attachment: ReadAttachment, notes: list[str]
 ) -> tuple[str, str, list[SubDocument]]:
-    """(subject, the message as text, its attachments as documents)."""
+    """(subject, the message as text, its attachments as documents). A message attached to it
+    is one of them too (`Fwd: budget.eml`), read as a message file is, with its own attachments."""
     attached: list[SubDocument] = []
     subject = _header(message, "subject")
     lines = [f"# {subject or '(no subject)'}", ""]
@@ -69,22 +70,11 @@ def _message(
             lines.append(f"{name.capitalize()}: {value}")
     lines += ["", _body(message).strip()]
     for count, attachment in enumerate(message.iter_attachments()):
-        filename = attachment.get_filename() or ""
         if count >= MAX_ATTACHMENTS:
             notes.append(f"only the first {MAX_ATTACHMENTS} attachments of a message were read")
             break
-        if attachment.get_content_type() == "message/rfc822":
-            inner = attachment.get_payload()
-            inner = inner[0] if isinstance(inner, list) and inner else inner
-            if isinstance(inner, EmailMessage) and depth >= MAX_NESTED_MESSAGES:
-                notes.append(f"messages attached more than {MAX_NESTED_MESSAGES} deep were not read")
-            elif isinstance(inner, EmailMessage):
-                _subject, text, theirs = _message(inner, read_attachment, notes, depth + 1)
-                lines += ["", f"## Attached message: {_subject}", "", text]
-                attached += theirs
-            continue
-        payload = attachment.get_payload(decode=True)
-        if not filename or not isinstance(payload, bytes):
+        filename, payload = _attachment(attachment)
+        if not filename or payload is None:
             continue
         if len(payload) > MAX_ATTACHMENT_BYTES:
             lines.append(f"Attachment: {filename} (over {MAX_ATTACHMENT_BYTES >> 20} MB: not read)")
@@ -96,6 +86,22 @@ def _message(
         attached.append(read)
         lines.append(f"Attachment: {filename}" + ("" if read.extracted is not None else " (could not be read)"))
     return subject, "\n".join(lines).strip(), attached
+
+
+def _attachment(part: EmailMessage) -> tuple[str, bytes | None]:
+    """(its name, its decoded bytes) of an attachment; an attached message as a message file."""
+    if part.get_content_type() == "message/rfc822":
+        inner = part.get_payload()
+        inner = inner[0] if isinstance(inner, list) and inner else inner
+        if not isinstance(inner, EmailMessage):
+            return "", None
+        subject = " ".join(_header(inner, "subject").replace("/", "-").split())[:80]
+        try:
+            return f"{subject or 'attached message'}.eml", inner.as_bytes()
+        except (ValueError, TypeError, LookupError, UnicodeError):  # headers it cannot write back
+            return f"{subject or 'attached message'}.eml", None
+    payload = part.get_payload(decode=True)
+    return part.get_filename() or "", payload if isinstance(payload, bytes) else None
 
 
 def _parse(data: bytes) -> EmailMessage:
