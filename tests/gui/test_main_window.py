@@ -415,3 +415,45 @@ def test_the_search_field_keeps_its_room_on_a_small_screen(qtbot, window):
         timeout=3000,
     )
     assert window.search_field.width() >= window.SEARCH_FIELD_MIN
+
+
+def test_importing_the_ocr_model_reads_the_pictures_and_removing_it_asks(qtbot, window, tmp_path, monkeypatch):
+    from tests.conftest import ocr_model_dir
+
+    folder = ocr_model_dir()
+    if folder is None:
+        import pytest
+
+        pytest.skip("rapidocr_onnxruntime (the OCR model's wheel) is not installed")
+    from PySide6.QtWidgets import QMessageBox
+
+    from findling.gui.models_dialog import ModelsDialog
+    from findling.models.download import ModelStore
+    from findling.records import SearchMode, SearchRequest
+    from tests.helpers import draw_page
+
+    pictures = tmp_path / "pictures"
+    pictures.mkdir()
+    draw_page(["The florbulate dashboard"], size=(900, 240), mode="RGB").save(pictures / "screenshot.png")
+    monkeypatch.delenv("FINDLING_MODELS_MANIFEST", raising=False)
+    window.engine.models.use_store(ModelStore(tmp_path / "models"))
+    window.engine.models.reload_manifest()
+    window.engine.add_source(pictures)
+    window.engine.index(embed=False)
+    assert window.engine.find(SearchRequest("florbulate", SearchMode.KEYWORD)).hits == ()
+    dialog = ModelsDialog(window.engine, window)
+    qtbot.addWidget(dialog)
+    dialog.installed.connect(window.model_installed)
+    row = next(r for r in range(dialog.table.rowCount()) if dialog.table.item(r, 0).text() == "ocr")
+    dialog.table.selectRow(row)
+    dialog.import_folder(folder, dialog.specs[row])  # the wheel's folder: recognised by its files
+    qtbot.waitUntil(lambda: dialog.table.item(row, 2).text() == "installed", timeout=20000)
+    # the window reads the pictures again with it
+    qtbot.waitUntil(
+        lambda: window.engine.find(SearchRequest("florbulate", SearchMode.KEYWORD)).hits != (), timeout=30000
+    )
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No)
+    dialog.table.selectRow(row)
+    dialog.remove_selected()
+    assert "Words in pictures and scans are no longer read" in asked[0]

@@ -1001,9 +1001,14 @@ class MainWindow(QMainWindow):
         dialog.exec()
 
     def model_installed(self) -> None:
-        """A new embedder: embed what is indexed (shown in the Folders panel's progress)."""
-        if self.engine.models.unavailable_reason("embedder") is None:
+        """A new model: the work it allows starts (shown in the Folders panel's progress): an
+        embedder embeds what is indexed, the OCR model reads the pictures and scans again."""
+        models = self.engine.models
+        if models.unavailable_reason("embedder") is None:
             self.statusBar().showMessage("Embedding the indexed documents for semantic search…")
+            self.update_index()
+        elif models.unavailable_reason("ocr") is None and self.engine.settings.index.ocr:
+            self.statusBar().showMessage("Reading the words in pictures and scans…")
             self.update_index()
 
     def show_settings(self) -> None:

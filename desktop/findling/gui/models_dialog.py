@@ -194,6 +194,7 @@ class ModelsDialog(QDialog):
             "embedder": "Semantic search stops",
             "reranker": "Reranking stops",
             "generator": "Query expansion stops",
+            "ocr": "Words in pictures and scans are no longer read",
         }[spec.role]
         answer = QMessageBox.question(
             self,
