@@ -353,6 +353,8 @@ def cmd_models(args: argparse.Namespace) -> int:
         from findling.models.manifest import ROLES, model_size
 
         for role in ROLES:
+            if role not in manifest.defaults:  # a manifest of one's own may leave a role out
+                continue
             chosen = service.spec(role).name
             for name in (manifest.defaults[role], *manifest.alternatives.get(role, ())):
                 spec = manifest.get(name)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from findling.errors import FindlingError
-from findling.models.manifest import ROLES, Manifest, ManifestError, ModelFile, ModelSpec, spec_from_table
+from findling.models.manifest import Manifest, ManifestError, ModelFile, ModelSpec, spec_from_table
 from findling.models.signature import onnx_role
 
 CUSTOM_FILE = "findling-model.toml"
@@ -98,7 +98,7 @@ def custom_spec(source: Path, role: str | None = None) -> ModelSpec:
             f"{source} must hold exactly one ONNX model (in the folder or onnx/), found {len(models)}"
         )
     table.setdefault("role", role or onnx_role(models[0]))
-    if table["role"] not in ROLES or table["role"] == "generator":
+    if table["role"] not in ("embedder", "reranker"):  # a generator or OCR model needs more than one file
         raise ModelImportError(f"{CUSTOM_FILE}: role must be embedder or reranker, got {table['role']!r}")
     config = source / "config.json"
     if "dimension" not in table and table["role"] == "embedder" and config.is_file():
