@@ -10,7 +10,7 @@ import sys
 import duckdb
 
 from findling.errors import FindlingError
-from findling.models.manifest import ROLES
+from findling.models.manifest import ROLES, manifest_path
 from findling.paths import DB_FILENAME, data_home
 from findling.records import Check
 from findling.store.extensions import EXTENSIONS, extension_file, load_extension
@@ -82,6 +82,9 @@ def _model_checks(home: str | None) -> list[Check]:
         return [Check("onnxruntime", False, str(exc))]
     service = ModelService(settings)
     for role in ROLES:
+        if role not in service.manifest.defaults:  # a manifest of one's own may leave a role out
+            checks.append(Check(f"model {role}", True, f"none in {manifest_path()} ({_WITHOUT[role]})", optional=True))
+            continue
         try:
             spec = service.spec(role)
             status = service.store.status(spec)
