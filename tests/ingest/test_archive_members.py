@@ -12,6 +12,7 @@ from pathlib import Path
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
+from findling.store.documents import delete_documents
 from tests.helpers import assert_index_consistent
 
 
@@ -109,3 +110,31 @@ def test_why_not_speaks_of_members(tmp_path, settings):
         assert shown.reason == "shown"
         absent = engine.why_not(SearchRequest("alphaword", SearchMode.KEYWORD), f"{bundle} › b.md")
         assert absent.reason == "missing" and "bundle.zip holds no b.md" in absent.summary
+
+
+def test_an_index_from_before_members_reads_its_archives_and_mail_again(tmp_path, settings):
+    from email.message import EmailMessage
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    bundle = _zip(folder / "bundle.zip", {"a.md": "alphaword"})
+    message = EmailMessage()
+    message["Subject"], message["From"] = "Report", "ada@example.org"
+    message.set_content("See the attachment.")
+    message.add_attachment(b"attachedword notes", maintype="text", subtype="plain", filename="notes.txt")
+    (folder / "message.eml").write_bytes(bytes(message))
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(folder)
+        engine.index(embed=False)
+        cur = engine._db.cursor()  # as schema 14 left it: no members, each file one document
+        inner = [r[0] for r in cur.execute("SELECT doc_id FROM members").fetchall()]
+        delete_documents(cur, inner)
+        cur.execute("DROP TABLE members")
+        cur.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
+    with Engine(home, settings=settings) as engine:
+        report = engine.index(embed=False)
+        assert report.updated == 2  # the archive and the message, read again by the migrations
+        assert _paths(engine, "alphaword") == [f"{bundle} › a.md"]
+        assert _paths(engine, "attachedword") == [f"{folder / 'message.eml'} › notes.txt"]
+        assert assert_index_consistent(engine) == 4

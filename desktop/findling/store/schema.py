@@ -201,6 +201,11 @@ MIGRATIONS: list[Migration] = [
         "UPDATE documents SET size = -1, hash = NULL "
         "WHERE ext IN ('zip', 'tar', 'tgz', 'tbz2', 'txz', 'gz', 'bz2', 'xz')",
     ],
+    [
+        # Mail read again: each attachment, attached message and mailbox message becomes a
+        # document of its own (`message.eml › report.docx`), no longer text inside its file.
+        "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('eml', 'mbox')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
