@@ -24,35 +24,51 @@ _LISTS = {"--ext": "ext", "--path": "path", "--folder": "folder"}
 _SINGLE = {"--after": "after", "--before": "before", "--match": "match", "-n": "limit", "--limit": "limit"}
 
 
-def search_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
-    """(--home, the search's options) when argv is a `search` this path reads exactly; else None."""
-    home, args = _home(argv)
+def _search_flags(
+    rest: Iterator[str], options: dict[str, Any], more: dict[str, str] | None = None, signed: tuple[str, ...] = ()
+) -> list[str] | None:
+    """The words of a search command (`search`'s query, `why-not`'s query and path), its options
+    read into `options` (`more`: this command's own single-valued ones, `signed`: those whose
+    value may start with "-"); None for anything the command line would read otherwise."""
+    single = {**_SINGLE, **(more or {})}
     words: list[str] = []
-    options: dict[str, Any] = {"ext": [], "path": [], "folder": [], "after": None, "before": None}
-    options.update(match=None, limit=None, json=False)
-    if args[:1] != ["search"]:
-        return None
-    rest = iter(args[1:])
     for token in rest:
         name, value = token.split("=", 1) if token.startswith("--") and "=" in token else (token, None)
         if name == "--json" and value is None:
             options["json"] = True
-        elif name in _LISTS or name in _SINGLE:
+        elif name in _LISTS or name in single:
             value = value if value is not None else next(rest, None)
-            if value is None or value.startswith("-"):
+            if value is None or (value.startswith("-") and name not in signed):
                 return None
             if name in _LISTS:
                 options[_LISTS[name]].append(value)
             else:
-                options[_SINGLE[name]] = value
+                options[single[name]] = value
         elif token.startswith("-"):
             return None  # help, another option, or a word the command line refuses
         else:
             words.append(token)
-    if not words or options["match"] not in (None, *_MATCHES) or not _limit_read(options):
+    if options["match"] not in (None, *_MATCHES) or not _limit_read(options):
         return None
     # folders are read in this process's working directory, as the command line reads them
     options["folder"] = [os.path.abspath(os.path.expanduser(f)) for f in options["folder"]]
+    return words
+
+
+def _search_defaults(**more: Any) -> dict[str, Any]:
+    return {"ext": [], "path": [], "folder": [], "after": None, "before": None, "match": None, "limit": None,
+            "json": False, **more}  # fmt: skip
+
+
+def search_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
+    """(--home, the search's options) when argv is a `search` this path reads exactly; else None."""
+    home, args = _home(argv)
+    if args[:1] != ["search"]:
+        return None
+    options = _search_defaults()
+    words = _search_flags(iter(args[1:]), options)
+    if not words:
+        return None
     options["query"] = " ".join(words)
     return home, options
 
@@ -93,45 +109,20 @@ def get_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
 _MODES = ("hybrid", "keyword", "semantic")
 
 
-def _why_not_flags(rest: Iterator[str], options: dict[str, Any]) -> list[str] | None:
-    """The positional words, the options read into `options`; None for anything not read exactly."""
-    positional: list[str] = []
-    for token in rest:
-        name, value = token.split("=", 1) if token.startswith("--") and "=" in token else (token, None)
-        if name == "--json" and value is None:
-            options["json"] = True
-        elif name in _LISTS or name in _SINGLE or name in ("--mode", "--min-score"):
-            value = value if value is not None else next(rest, None)
-            if value is None or (value.startswith("-") and name != "--min-score"):
-                return None
-            if name in _LISTS:
-                options[_LISTS[name]].append(value)
-            else:
-                options[_SINGLE.get(name, name.lstrip("-").replace("-", "_"))] = value
-        elif token.startswith("-"):
-            return None
-        else:
-            positional.append(token)
-    return positional
-
-
 def why_not_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:
     """(--home, the options) when argv is a `why-not QUERY PATH` this path reads exactly; else None."""
     home, args = _home(argv)
     if args[:1] != ["why-not"]:
         return None
-    options: dict[str, Any] = {"ext": [], "path": [], "folder": [], "after": None, "before": None}
-    options.update(match=None, limit=None, json=False, mode="hybrid", min_score="0")
-    positional = _why_not_flags(iter(args[1:]), options)
+    options = _search_defaults(mode="hybrid", min_score="0")
+    more = {"--mode": "mode", "--min-score": "min_score"}
+    positional = _search_flags(iter(args[1:]), options, more, signed=("--min-score",))
     if positional is None or len(positional) != 2 or options["mode"] not in _MODES:
-        return None
-    if options["match"] not in (None, *_MATCHES) or not _limit_read(options):
         return None
     try:
         options["min_score"] = float(options["min_score"])
     except ValueError:
         return None
-    options["folder"] = [os.path.abspath(os.path.expanduser(f)) for f in options["folder"]]
     options["query"], options["target"] = positional[0], os.path.abspath(positional[1])
     return home, options
 
