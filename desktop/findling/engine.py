@@ -488,10 +488,12 @@ class Engine:
         cur = self._db.cursor()
         state = document_state(cur, display_path(target))
         if state is None and kind_of(target) == "image":
+            read = "the words in a picture's metadata (EXIF description, title, comment, keywords, artist)"
+            read = f"{read} and, by OCR, in the picture itself" if self._ocr_files() else f"only {read}"
             return answer(
                 "unsupported",
-                f"Findling reads only the words in a picture's metadata (EXIF description, title, comment, keywords, "
-                f"artist); this {os.path.splitext(name)[1]} file has none, or it is not indexed yet (findling index).",
+                f"Findling reads {read}; this "
+                f"{os.path.splitext(name)[1]} file has none, or it is not indexed yet (findling index).",
             )
         if state is None and on_disk != target and document_state(cur, display_path(on_disk)) is not None:
             member = target[len(on_disk) + len(MEMBER_SEPARATOR) :]

@@ -16,7 +16,7 @@ from findling.records import Hit, SearchMode, SearchRequest
 from findling.search.results import collapse_copies
 from findling.server.payloads import result_json
 from findling.text.shingles import MIN_WORDS, NEAR, signature, similarity
-from tests.helpers import write
+from tests.helpers import index_files
 
 random.seed(7)
 _VOCAB = [f"word{i}" for i in range(5000)]
@@ -62,14 +62,9 @@ def test_collapse_keeps_the_first_and_names_near_copies():
 
 
 def test_near_copies_are_one_result_in_every_face(tmp_path, settings, capsys):
-    docs = tmp_path / "docs"
-    write(docs / "report.txt", REPORT)
-    write(docs / "report-final.txt", EDITED)
-    write(docs / "other.txt", OTHER)
     home = tmp_path / "home"
     with Engine(home, settings=settings) as engine:
-        engine.add_source(docs)
-        engine.index(embed=False)
+        index_files(engine, tmp_path / "docs", {"report.txt": REPORT, "report-final.txt": EDITED, "other.txt": OTHER})
         for mode in (SearchMode.KEYWORD, SearchMode.HYBRID):
             result = engine.find(SearchRequest("turbine overhaul", mode=mode, rerank="off"))
             names = sorted(os.path.basename(h.path) for h in result.hits)
@@ -89,13 +84,9 @@ def test_near_copies_are_one_result_in_every_face(tmp_path, settings, capsys):
 
 
 def test_an_index_from_before_gets_its_signatures_without_reading_files(tmp_path, settings):
-    docs = tmp_path / "docs"
-    write(docs / "report.txt", REPORT)
-    write(docs / "report-final.txt", EDITED)
     home = tmp_path / "home"
     with Engine(home, settings=settings) as engine:
-        engine.add_source(docs)
-        engine.index(embed=False)
+        docs = index_files(engine, tmp_path / "docs", {"report.txt": REPORT, "report-final.txt": EDITED})
         cur = engine._db.cursor()
         cur.execute("DELETE FROM near_signatures")
         cur.execute("DROP TABLE near_signatures")

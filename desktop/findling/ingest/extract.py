@@ -116,7 +116,7 @@ def _parse(kind: str, path: str, data: bytes, on_disk: bool, ocr: PageReader | N
 
 
 def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: PageReader | None = None) -> Extracted:
-    """The file's text and title, by its kind. `depth`: how deep inside e-mail attachments it is;
+    """The file's text and title, by its kind. `depth`: how deep inside other files it is;
     `on_disk`: `path` is the file itself (an audio file's tags are read from it, not from `data`,
     which then holds only its head); `ocr`: pictures and scanned PDF pages are read by it."""
     kind = kind_of(path)

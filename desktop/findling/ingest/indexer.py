@@ -20,6 +20,7 @@ import duckdb
 from findling.errors import StoreWriteError
 from findling.ingest.extractors import content_hash
 from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
+from findling.ingest.ocr_pages import OCR_SECONDS
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare, read_file
 from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
 from findling.ingest.workers import Budget, ExtractionPool
@@ -95,9 +96,6 @@ def _inline_safe(task: PrepareTask) -> bool:
         return os.stat(task.path).st_size <= _INLINE_BYTES
     except OSError:
         return True  # prepare() records what happened to it
-
-
-_OCR_SECONDS = 20.0  # OCR's budget for one file: about 8 scanned pages on one core
 
 
 def worker_count(settings: IndexSettings) -> int:
@@ -355,7 +353,7 @@ class Indexer:
                 code_symbols=s.code_symbols,
                 ocr_models=self.ocr_models,
                 # within the watchdog's budget: a scan stops being read before its worker is stopped
-                ocr_seconds=min(_OCR_SECONDS, s.file_timeout_s * 0.6),
+                ocr_seconds=min(OCR_SECONDS, s.file_timeout_s * 0.6),
             )
             for job in jobs
         ]

@@ -22,6 +22,7 @@ MAX_PIXELS = 60_000_000
 # and a 10,000-pixel scan held as floats would take a worker's memory.
 MAX_SIDE = 4096
 PDF_DPI = 150  # scanned pages are rendered at this resolution: body text is 20+ pixels high
+OCR_SECONDS = 20.0  # OCR's budget for one file: about 8 scanned pages on one core
 
 _readers: dict[tuple[str, str], Any] = {}  # one TextReader per worker process, made on first use
 

@@ -15,7 +15,7 @@ from findling.ingest.code_symbols import find_symbols
 from findling.ingest.extract import NotRead, NotText, extract
 from findling.ingest.extractors import Extracted, content_hash
 from findling.ingest.formats import extension_of, kind_of
-from findling.ingest.ocr_pages import PageReader
+from findling.ingest.ocr_pages import OCR_SECONDS, PageReader
 from findling.ingest.scan import special_kind
 from findling.pathnames import member_path, readable_name
 from findling.records import CodeSymbol, DocumentRow, DocumentStatus
@@ -44,7 +44,7 @@ class PrepareTask:
     code_symbols: bool = True  # source files chunked at their definitions (ingest/code_symbols.py)
     # the OCR model's detector and recognizer files: () = pictures and scans are not read by OCR
     ocr_models: tuple[str, str] | tuple[()] = ()
-    ocr_seconds: float = 20.0  # OCR's budget for one file (the watchdog's is larger)
+    ocr_seconds: float = OCR_SECONDS  # OCR's budget for one file (the watchdog's is larger)
 
 
 @dataclass(frozen=True)

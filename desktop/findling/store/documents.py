@@ -27,23 +27,23 @@ class KnownDocument:
     status: str
 
 
+def _objects(values: Sequence[object]) -> np.ndarray:
+    """Python values as a numpy object column for DuckDB."""
+    column = np.empty(len(values), dtype=object)
+    column[:] = values
+    return column
+
+
 def _strings(values: Sequence[str | None]) -> np.ndarray:
     """Python strings as a numpy object column for DuckDB. A string that is not valid
     Unicode (a lone surrogate from a parser) would fail the whole batch's insert: the batch
     is checked with one encode of all its text, and only a batch that fails it is cleaned
     string by string."""
-    column = np.empty(len(values), dtype=object)
-    column[:] = values
+    column = _objects(values)
     try:
         "".join(v for v in values if v is not None).encode("utf-8")
     except UnicodeError:
         column[:] = [None if v is None else clean_text(v) for v in values]
-    return column
-
-
-def _blobs(values: Sequence[bytes]) -> np.ndarray:
-    column = np.empty(len(values), dtype=object)
-    column[:] = values
     return column
 
 
@@ -149,7 +149,7 @@ def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow
             "batch_signatures",
             {
                 "doc_id": np.array([r.doc_id for r in signed], dtype=np.int32),
-                "sig": _blobs([r.signature for r in signed]),
+                "sig": _objects([r.signature for r in signed]),
             },
         )
         try:

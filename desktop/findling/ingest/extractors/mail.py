@@ -95,11 +95,11 @@ def _attachment(part: EmailMessage) -> tuple[str, bytes | None]:
         inner = inner[0] if isinstance(inner, list) and inner else inner
         if not isinstance(inner, EmailMessage):
             return "", None
-        subject = " ".join(_header(inner, "subject").replace("/", "-").split())[:80]
+        name = f"{_subject_name(_header(inner, 'subject')) or 'attached message'}.eml"
         try:
-            return f"{subject or 'attached message'}.eml", inner.as_bytes()
+            return name, inner.as_bytes()
         except (ValueError, TypeError, LookupError, UnicodeError):  # headers it cannot write back
-            return f"{subject or 'attached message'}.eml", None
+            return name, None
     payload = part.get_payload(decode=True)
     return part.get_filename() or "", payload if isinstance(payload, bytes) else None
 
@@ -130,10 +130,14 @@ def _sent(message: EmailMessage) -> float:
         return 0.0
 
 
+def _subject_name(subject: str) -> str:
+    """A subject as part of a message's address: one line, no `/`, at most 80 characters."""
+    return " ".join(subject.replace("/", "-").split())[:80]
+
+
 def _address(number: int, subject: str) -> str:
-    """A message's name in its mailbox's address: numbered (subjects repeat), one line, no `/`."""
-    title = " ".join(subject.replace("/", "-").split())[:80] or "(no subject)"
-    return f"{number}. {title}.eml"
+    """A message's name in its mailbox's address: numbered, as subjects repeat."""
+    return f"{number}. {_subject_name(subject) or '(no subject)'}.eml"
 
 
 def extract_mbox(data: bytes, read_attachment: ReadAttachment, as_document: MessageDocument) -> Parsed:
