@@ -109,6 +109,16 @@ def member_path(container: str, name: str) -> str:
     return f"{container}{MEMBER_SEPARATOR}{name}"
 
 
+def folder_of(path: str) -> str:
+    """Where a document is: its folder, or for a document inside a file what holds it
+    (`a/bundle.zip › docs` for `a/bundle.zip › docs/inner.md`, `a/message.eml` for
+    `a/message.eml › report.docx`)."""
+    inside = path.rfind(MEMBER_SEPARATOR)
+    if inside != -1 and not any(sep in path[inside:] for sep in {"/", os.sep}):
+        return path[:inside]
+    return os.path.dirname(path)
+
+
 def container_file(path: str) -> str:
     """The file on disk that holds the document at `path`: the path itself for a file, the
     outermost archive for a member. A file's own name may hold the separator, so the file is

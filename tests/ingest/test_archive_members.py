@@ -138,3 +138,13 @@ def test_an_index_from_before_members_reads_its_archives_and_mail_again(tmp_path
         assert _paths(engine, "alphaword") == [f"{bundle} › a.md"]
         assert _paths(engine, "attachedword") == [f"{folder / 'message.eml'} › notes.txt"]
         assert assert_index_consistent(engine) == 4
+
+
+def test_where_a_document_inside_a_file_is():
+    from findling.pathnames import folder_of
+
+    assert folder_of("/d/bundle.zip › docs/inner.md") == "/d/bundle.zip › docs"
+    assert folder_of("/d/message.eml › report.docx") == "/d/message.eml"
+    assert folder_of("/d/a.mbox › 3. Re: budget.eml › sheet.txt") == "/d/a.mbox › 3. Re: budget.eml"
+    assert folder_of("/d/notes › old/plan.md") == "/d/notes › old"  # a folder's own name may hold the mark
+    assert folder_of("/d/plain.md") == "/d"

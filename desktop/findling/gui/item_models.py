@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +11,7 @@ from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, Q
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileIconProvider
 
-from findling.pathnames import display_path, distinct_names
+from findling.pathnames import display_path, distinct_names, folder_of
 from findling.records import Hit, ResultExplain, SourceStatus
 from findling.search.presentation import explain_rows, highlight_pieces, match_word
 
@@ -65,7 +64,7 @@ class ResultsModel(_TableModel):
         lambda h: h.title.lower(),
         None,
         lambda h: h.score,
-        lambda h: os.path.dirname(h.path).lower(),
+        lambda h: folder_of(h.path).lower(),
         lambda h: h.mtime,
         lambda h: h.size,
     )
@@ -127,7 +126,7 @@ class ResultsModel(_TableModel):
                 hit.title,
                 snippet,
                 score,
-                display_path(os.path.dirname(hit.path)),
+                display_path(folder_of(hit.path)),
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.mtime)) if hit.mtime else "",
                 human_size(hit.size),
             )[column]

@@ -612,7 +612,7 @@ class MainWindow(QMainWindow):
         sentence = result_sentence(explain, rank, dropped) if explain else ""
         hit = self.current_hit()
         if sentence and hit is not None and hit.ocr_pages:  # its words may be misread
-            sentence += " Its text was read by OCR from a picture or a scan."
+            sentence = f"{sentence.rstrip('.')}. Its text was read by OCR from a picture or a scan."
         self.explain_sentence.setText(sentence)
         self.explain_model.set_result(explain)
         self.score_bars.set_result(explain)
