@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from findling.search.vector_index import VectorIndex, quantize, query_code
+from findling.search.vector_index import (
+    VectorIndex,
+    _FloatFile,
+    member_mask,
+    principal_axes,
+    quantize,
+    query_code,
+)
 from findling.store.db import Database
 from findling.store.vectors import delete_vectors, ensure_table, write_vectors
 
@@ -100,3 +109,86 @@ def test_integer_dot_products_approximate_floats():
     code, step = query_code(q, scale)
     approx = ((codes.astype(np.int64) - 128) @ code.astype(np.int64)) * step
     assert np.abs(approx - v @ q).max() < 0.02
+
+
+def _topical(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Vectors like real embeddings: about topics, and longer along a few axes than the rest."""
+    axes = np.linspace(3.0, 0.3, DIM).astype(np.float32)
+    topics = rng.standard_normal((30, DIM)).astype(np.float32) * axes
+    v = topics[rng.integers(0, 30, n)] + 0.6 * rng.standard_normal((n, DIM)).astype(np.float32) * axes
+    return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _recall(index: VectorIndex, by_doc: dict[int, np.ndarray], queries: np.ndarray) -> float:
+    found = [{h.doc_id for h in index.search(q, 10)} for q in queries]
+    return float(np.mean([len(set(_exact_top(by_doc, q, 10)) & f) / 10 for q, f in zip(queries, found)]))
+
+
+def test_the_rotated_heads_shortlist_finds_what_a_full_scan_finds(store, tmp_path):
+    db, table = store
+    rng = np.random.default_rng(8)
+    vectors = _topical(rng, 6000)
+    docs = _write(db, table, vectors, 1)
+    index = VectorIndex(db.cursor, table, DIM, tmp_path)
+    index.whole_below = 1000  # as at a million rows: the head's pass hands on a shortlist
+    by_doc = dict(zip(docs, vectors))
+    queries = _topical(rng, 40)
+    assert _recall(index, by_doc, queries) >= 0.97
+    index.whole_below = 1 << 40
+    assert _recall(index, by_doc, queries) == 1.0  # every row scored whole: exact
+    index.whole_below = 1000
+    # a filter that leaves a few documents, whatever their head scores, finds all of them in order
+    allowed = np.array(docs[:7], dtype=np.int32)
+    hits = index.search(queries[0], 10, allowed)
+    assert [h.doc_id for h in hits] == _exact_top({d: by_doc[d] for d in docs[:7]}, queries[0], 10)
+    # more documents than the shortlist holds: it reads further, up to every row
+    assert len(index.search(queries[0], 6000)) == 6000
+    index.close()
+
+
+def test_the_basis_is_fitted_again_when_the_rows_double(store, tmp_path):
+    db, table = store
+    rng = np.random.default_rng(12)
+    first = _topical(rng, 300)
+    docs = _write(db, table, first, 1)
+    index = VectorIndex(db.cursor, table, DIM, tmp_path)
+    index.refresh()
+    basis = index._state[1].basis.copy()
+    assert index._state[1].fitted_on == 300
+    more = _unit(rng, 400)  # other vectors than the first: the axes change
+    docs += _write(db, table, more, 5000)
+    by_doc = dict(zip(docs, np.concatenate([first, more])))
+    queries = _unit(rng, 10)
+    assert [[h.doc_id for h in index.search(q, 5)] for q in queries] == [_exact_top(by_doc, q, 5) for q in queries]
+    book = index._state[1]
+    assert book.fitted_on == 700 and not np.allclose(book.basis, basis)
+    index.close()
+
+
+def test_principal_axes_are_orthonormal_and_longest_first():
+    rng = np.random.default_rng(13)
+    sample = rng.standard_normal((500, DIM)).astype(np.float32) * np.linspace(5, 0.1, DIM).astype(np.float32)
+    axes = principal_axes(sample)
+    assert np.allclose(axes.T @ axes, np.eye(DIM), atol=1e-4)
+    spread = ((sample @ axes) ** 2).sum(axis=0)
+    assert np.all(np.diff(spread) <= 1e-3 * spread[0])
+    v, q = _unit(rng, 2)
+    assert np.isclose(float((v @ axes) @ (q @ axes)), float(v @ q), atol=1e-5)  # a rotation keeps dot products
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 50), max_size=40), st.lists(st.integers(-5, 60), max_size=20))
+def test_member_mask_is_isin(doc_ids, wanted):
+    ids = np.asarray(doc_ids, dtype=np.int32)
+    assert np.array_equal(member_mask(ids, np.asarray(wanted, dtype=np.int64)), np.isin(ids, wanted))
+
+
+def test_the_float_file_reads_rows_back_in_the_order_asked(tmp_path):
+    floats = _FloatFile(tmp_path, DIM)
+    rows = np.random.default_rng(11).standard_normal((50, DIM)).astype(np.float32)
+    floats.append(rows[:20])
+    floats.append(rows[20:])
+    slots = np.array([49, 3, 4, 5, 3, 0, 48, 49], dtype=np.int64)
+    assert np.array_equal(floats.read(slots), rows[slots])
+    assert floats.read(np.zeros(0, dtype=np.int64)).shape == (0, DIM)
+    floats.close()

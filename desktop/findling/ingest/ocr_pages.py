@@ -4,8 +4,6 @@ worker past its watchdog: pages after the budget are counted, not read."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import io
 import time
 from dataclasses import dataclass, field
@@ -14,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from findling.allocator import return_freed_memory
 from findling.errors import ExtractionError
 
 # Larger pictures are not read (a decompression bomb, or a poster): Pillow's own guard is 179 MP.
@@ -33,22 +32,6 @@ def _reader(models: tuple[str, str]) -> Any:
 
         _readers[models] = TextReader(Path(models[0]), Path(models[1]), provider="cpu", threads=1)
     return _readers[models]
-
-
-def _return_memory() -> None:
-    """Give the memory a picture's reading freed back to the system (glibc keeps it otherwise: a
-    worker stayed at 400 MB between pictures, 105 MB with this)."""
-    global _trim
-    if _trim is None:
-        try:
-            _trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-        except (OSError, AttributeError):  # not glibc (macOS, Windows, musl): nothing to do
-            _trim = False
-    if _trim:
-        _trim(0)
-
-
-_trim: Any = None
 
 
 @dataclass
@@ -72,7 +55,7 @@ class PageReader:
         try:
             text = "\n".join(line.text for line in _reader(self.models).read(rgb))
         finally:
-            _return_memory()
+            return_freed_memory()
         self.pages += bool(text)
         return text
 

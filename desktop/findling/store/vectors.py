@@ -165,6 +165,10 @@ def read_vectors(
         after_seq = int(part["seq"][-1])
 
 
+def row_count(cur: duckdb.DuckDBPyConnection, table: str) -> int:
+    return int(scalar(cur, f"SELECT count(*) FROM {table}") or 0)
+
+
 def live_seqs(cur: duckdb.DuckDBPyConnection, table: str) -> np.ndarray:
     return cur.execute(f"SELECT seq FROM {table}").fetchnumpy()["seq"]
 
