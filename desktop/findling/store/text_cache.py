@@ -4,7 +4,9 @@ DuckDB reads a few documents' rows by scanning whole string columns (an IN list 
 zone-map hint to its scan): 0.5 s for the chunks of 20 results at 100k documents, 6 ms a
 document one by one, 10–25 ms for their paths and titles. So a long-running process copies
 every chunk's text once, streaming, into an unnamed temporary file, keeps offsets and
-metadata in memory, and a result becomes a read of a few pages.
+metadata in memory, and a result becomes one read of its document's bytes (a document's
+chunks lie one after another in the file). Read by position, not through a memory map: every
+page a search touched stayed mapped and counted in the process's resident memory.
 
 Entries are keyed by the document's `indexed_at`, which changes whenever its row is
 written (store/documents.py), and checked against it on each use: a read of two
@@ -21,7 +23,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import duckdb
-import numpy as np
 
 from findling.scratch import scratch_file
 from findling.store.db import id_list
@@ -43,14 +44,12 @@ class DocumentCache:
         self._scratch = scratch
         self._file: IO[bytes] | None = None
         self._size = 0
-        self._map: np.ndarray | None = None
         self._entries: dict[int, tuple[Any, DocumentMeta, list[_Span]]] = {}  # id -> (version, meta, spans)
         self._lock = threading.Lock()
         self.warmed = False
 
     def close(self) -> None:
         with self._lock:
-            self._map = None
             self._entries.clear()
             self.warmed = False
             if self._file is not None:
@@ -98,18 +97,20 @@ class DocumentCache:
             self._file.write(b"".join(blobs))
             self._file.flush()
             self._size = offset
-            self._map = None
             self._entries.update(fresh)
 
     def _read(self, spans: list[_Span]) -> list[Chunk]:
-        with self._lock:
-            if self._map is None and self._file is not None and self._size:
-                self._map = np.memmap(self._file, dtype=np.uint8, mode="r", shape=(self._size,))
-            mapped = self._map
-        if mapped is None:
+        if not spans:
             return []
+        first = min(offset for _, _, offset, _ in spans)
+        last = max(offset + length for _, _, offset, length in spans)
+        with self._lock:
+            if self._file is None:
+                return []
+            self._file.seek(first)
+            data = self._file.read(last - first)
         return [
-            (start, end, mapped[offset : offset + length].tobytes().decode("utf-8"))
+            (start, end, data[offset - first : offset - first + length].decode("utf-8"))
             for start, end, offset, length in spans
         ]
 
