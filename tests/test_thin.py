@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,32 @@ def test_why_not_options_read_exactly_what_the_command_line_does(tmp_path, monke
         ["search", "melon"],
     ):
         assert why_not_options(refused) is None, refused
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the fast answer is Linux's; elsewhere platformdirs answers")
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"HOME": "/home/ada"},
+        {"HOME": "/home/ada/", "XDG_DATA_HOME": ""},
+        {"HOME": "/home/ada", "XDG_DATA_HOME": "/data/ada"},
+        {"HOME": "/home/ada", "XDG_DATA_HOME": "relative/ignored"},
+        {"HOME": "/", "XDG_DATA_HOME": "/x/"},
+        {"HOME": "relative"},
+    ],
+)
+def test_the_default_home_is_platformdirs_answer_without_importing_it(env, monkeypatch):
+    import platformdirs
+
+    from findling.paths import APP, data_home
+
+    for name in ("HOME", "XDG_DATA_HOME", "FINDLING_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert data_home() == Path(platformdirs.user_data_dir(APP, appauthor=False))
+    env = {k: v for k, v in os.environ.items() if k not in ("FINDLING_HOME",)}
+    probe = "import sys; from findling.paths import data_home; data_home(); print('platformdirs' in sys.modules)"
+    if os.environ["HOME"].startswith("/"):
+        loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+        assert loaded.stdout.strip() == "False"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
-
-import platformdirs
+from types import ModuleType
 
 APP = "findling"
 DB_FILENAME = "findling.duckdb"
@@ -16,21 +16,42 @@ def data_home(override: str | os.PathLike[str] | None = None) -> Path:
     chosen = override or os.environ.get("FINDLING_HOME")
     if chosen:
         return Path(chosen).expanduser().resolve()
-    return Path(platformdirs.user_data_dir(APP, appauthor=False))
+    return Path(_linux_data_dir() or _platformdirs().user_data_dir(APP, appauthor=False))
+
+
+def _linux_data_dir() -> str | None:
+    """platformdirs' answer on Linux in the usual case ($XDG_DATA_HOME when absolute, else
+    ~/.local/share), without importing it: platformdirs costs a thin `findling search` 8 ms of
+    its 50. None for anything else (another system, Android, a HOME that is not absolute)."""
+    if sys.platform != "linux" or hasattr(sys, "getandroidapilevel"):
+        return None
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    if xdg.startswith("/"):
+        return os.path.join(xdg, APP)
+    home = os.environ.get("HOME", "")
+    if home.startswith("/") and not os.environ.get("ANDROID_DATA"):
+        return os.path.join(home, ".local", "share", APP)
+    return None
+
+
+def _platformdirs() -> ModuleType:
+    import platformdirs
+
+    return platformdirs
 
 
 def config_dir(home_override: str | os.PathLike[str] | None = None) -> Path:
     """Settings live beside an explicit home (so a test or portable install is self-contained)."""
     if home_override or os.environ.get("FINDLING_HOME"):
         return data_home(home_override)
-    return Path(platformdirs.user_config_dir(APP, appauthor=False))
+    return Path(_platformdirs().user_config_dir(APP, appauthor=False))
 
 
 def cache_dir() -> Path:
     override = os.environ.get("FINDLING_CACHE")
     if override:
         return Path(override).expanduser().resolve()
-    return Path(platformdirs.user_cache_dir(APP, appauthor=False))
+    return Path(_platformdirs().user_cache_dir(APP, appauthor=False))
 
 
 def resources_dir() -> Path:
