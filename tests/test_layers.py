@@ -16,7 +16,18 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     (
         "foundation",
         frozenset(
-            {"findling", "errors", "paths", "pathnames", "scratch", "dates", "docids", "executables", "terminal"}
+            {
+                "findling",
+                "errors",
+                "paths",
+                "pathnames",
+                "scratch",
+                "allocator",
+                "dates",
+                "docids",
+                "executables",
+                "terminal",
+            }
         ),
     ),
     ("records", frozenset({"records", "settings", "text"})),  # the vocabulary, and text analysis on it

@@ -335,7 +335,7 @@ class VectorIndex:
     def _refitted(self, rows: _Rows) -> _Rows:
         """A basis fitted to a sample of all the rows, and their codes made again with it."""
         n = len(rows.slots)
-        sample = np.sort(np.random.default_rng(n).choice(n, min(n, _BASIS_SAMPLE), replace=False))
+        sample = np.unique(np.linspace(0, n - 1, min(n, _BASIS_SAMPLE)).astype(np.int64))  # every part of the index
         floats = self._floats.read(rows.slots[sample])
         basis = principal_axes(floats)
         self._book = _Codebook(basis, np.zeros(self.dim, dtype=np.float32), n)
