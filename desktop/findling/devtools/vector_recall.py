@@ -122,7 +122,7 @@ def measure(homes: list[Path], queries: list[Path], shares: list[float]) -> dict
                 latencies.append((time.perf_counter() - t0) * 1000)
                 recalls.append(len(set(got) & set(expected)) / max(1, len(expected)))
             result[f"shortlist_share_{share:g}"] = {
-                "rows_read_whole": max(int(len(index) * share), 4 * 256),
+                "rows_read_whole": index.shortlist(len(index), 10) or len(index),
                 "recall_at_10": round(float(np.mean(recalls)), 4),
                 "questions_below_0.9": int(sum(r < 0.9 for r in recalls)),
                 "p50_ms": round(float(np.median(latencies)), 2),

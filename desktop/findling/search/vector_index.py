@@ -161,9 +161,10 @@ def member_mask(doc_ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     (np.isin sorts or loops over the wanted ids: 10-40 ms at a million rows)."""
     if len(doc_ids) == 0 or len(wanted) == 0:
         return np.zeros(len(doc_ids), dtype=bool)
+    highest = int(doc_ids.max())
     wanted = np.asarray(wanted, dtype=np.int64)
-    wanted = wanted[(wanted >= 0) & (wanted <= int(doc_ids.max()))]
-    table = np.zeros(int(doc_ids.max()) + 1, dtype=bool)
+    wanted = wanted[(wanted >= 0) & (wanted <= highest)]
+    table = np.zeros(highest + 1, dtype=bool)
     table[wanted] = True
     mask: np.ndarray = table[doc_ids]
     return mask
@@ -205,7 +206,6 @@ class _FloatFile:
         breaks = np.flatnonzero(np.diff(ordered) != 1) + 1
         firsts = np.concatenate(([0], breaks))
         lasts = np.concatenate((breaks, [len(ordered)]))
-        buffer = np.empty_like(out)
         with self._lock:
             for first, last in zip(firsts.tolist(), lasts.tolist(), strict=True):
                 self._file.seek(int(ordered[first]) * self._row_bytes)
@@ -213,8 +213,7 @@ class _FloatFile:
                 data = self._file.read(wanted)
                 if len(data) != wanted:
                     raise OSError("the vector scratch file is shorter than its rows")
-                buffer[first:last] = np.frombuffer(data, dtype=np.float32).reshape(-1, self.dim)
-        out[order] = buffer
+                out[order[first:last]] = np.frombuffer(data, dtype=np.float32).reshape(-1, self.dim)
         return out
 
     def close(self) -> None:
@@ -375,7 +374,7 @@ class VectorIndex:
         size = len(first)
         offset = 128 * int(code.astype(np.int64).sum())
         want = max(_RESCORE, k * 8)
-        shortlist = size if n < self.whole_below else max(int(n * self.shortlist_share), want * 4)
+        shortlist = self.shortlist(n, k) or size
         while True:
             read = min(size, shortlist)
             chosen = np.argpartition(first, size - read)[size - read :] if read < size else np.arange(size)
@@ -386,6 +385,11 @@ class VectorIndex:
             if complete or read >= size:
                 return hits
             want, shortlist = want * 4, shortlist * 4  # duplicates of a few documents filled it: read further
+
+    def shortlist(self, n: int, k: int) -> int:
+        """Rows a search for k documents among n rows scores with their whole codes after the
+        head's pass; 0 below `whole_below` rows, where every row is scored whole."""
+        return 0 if n < self.whole_below else max(int(n * self.shortlist_share), 4 * max(_RESCORE, k * 8))
 
     def _best_documents(
         self, rows: _Rows, candidates: np.ndarray, approx: np.ndarray, query: np.ndarray, k: int, want: int
