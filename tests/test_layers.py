@@ -20,6 +20,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "findling",
                 "errors",
                 "paths",
+                "datahome",
                 "pathnames",
                 "scratch",
                 "allocator",

@@ -25,7 +25,9 @@ _PROBE = """
 import json, sys
 from findling.thin import answered
 code = answered(sys.argv[1:])
-loaded = [m for m in ("findling.records", "findling.engine", "findling.cli", "duckdb", "numpy") if m in sys.modules]
+heavy = ("findling.records", "findling.engine", "findling.cli", "duckdb", "numpy",
+         "multiprocessing", "pickle", "pathlib")
+loaded = [m for m in heavy if m in sys.modules]
 print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
 """
 
@@ -204,3 +206,17 @@ def test_the_default_home_is_platformdirs_answer_without_importing_it(env, monke
     if os.environ["HOME"].startswith("/"):
         loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
         assert loaded.stdout.strip() == "False"
+
+
+def test_plain_values_ask_for_payloads_only_never_an_engine_call(owned):
+    from findling.server.wire import connect_thin
+
+    home, _docs = owned
+    with connect_thin(str(home)) as conn:
+        conn.send(["call", "remove_source", [], {"path": "/"}])
+        kind, message = conn.recv()
+    assert kind == "error" and "plain values" in message
+    with connect_thin(str(home)) as conn:
+        conn.send(["payload", "status", {"json": True}])
+        kind, payload = conn.recv()
+    assert kind == "ok" and payload["documents"] == 3

@@ -11,7 +11,6 @@ import codecs
 import os
 import re
 from collections.abc import Sequence
-from pathlib import PurePath
 
 
 def needs_bytes(path: str) -> bool:
@@ -86,6 +85,8 @@ def printable(text: str, one_line: bool = True) -> str:
 def distinct_names(paths: Sequence[str]) -> list[str]:
     """Each folder's shortest tail of names that no other folder in the list shares: `html`
     alone, but `python3.11/html` beside `rust/html`."""
+    from pathlib import PurePath  # here, not above: the thin search path imports this module (3 ms)
+
     parts = [PurePath(p).parts or (p,) for p in paths]
     depth = [1] * len(paths)
     while True:

@@ -3,35 +3,20 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 
-APP = "findling"
+from findling.datahome import APP, data_home_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+
 DB_FILENAME = "findling.duckdb"
 
 
 def data_home(override: str | os.PathLike[str] | None = None) -> Path:
     """The folder holding the database: --home, else FINDLING_HOME, else the platform data dir."""
-    chosen = override or os.environ.get("FINDLING_HOME")
-    if chosen:
-        return Path(chosen).expanduser().resolve()
-    return Path(_linux_data_dir() or _platformdirs().user_data_dir(APP, appauthor=False))
-
-
-def _linux_data_dir() -> str | None:
-    """platformdirs' answer on Linux in the usual case ($XDG_DATA_HOME when absolute, else
-    ~/.local/share), without importing it: platformdirs costs a thin `findling search` 8 ms of
-    its 50. None for anything else (another system, Android, a HOME that is not absolute)."""
-    if sys.platform != "linux" or hasattr(sys, "getandroidapilevel"):
-        return None
-    xdg = os.environ.get("XDG_DATA_HOME", "")
-    if xdg.startswith("/"):
-        return os.path.join(xdg, APP)
-    home = os.environ.get("HOME", "")
-    if home.startswith("/") and not os.environ.get("ANDROID_DATA"):
-        return os.path.join(home, ".local", "share", APP)
-    return None
+    return Path(data_home_text(override))
 
 
 def _platformdirs() -> ModuleType:

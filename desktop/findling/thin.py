@@ -171,16 +171,16 @@ def answered(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     home, options = parsed
-    from findling.paths import data_home
-    from findling.server.endpoint import connect
+    from findling.datahome import data_home_text
+    from findling.server.wire import connect_thin
 
-    conn = connect(data_home(home))
+    conn = connect_thin(data_home_text(home))
     if conn is None:
         return None
     try:
         conn.send(("payload", verb, options))
         kind, payload = conn.recv()
-    except (OSError, EOFError, ValueError, AttributeError, ImportError):
+    except (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError):
         return None
     finally:
         conn.close()

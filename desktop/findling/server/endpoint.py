@@ -1,13 +1,14 @@
 """The index owner's local endpoint. The process that opened the index listens on a socket private
 to the user (a Unix socket in a 0700 runtime folder; a named pipe on Windows); every other Findling
-process sends its requests there. Peers prove themselves with a key (multiprocessing.connection's
-HMAC challenge), so pickled requests come only from processes of this user.
+process sends its requests there. Peers prove they hold a key (wire.py's proofs on Unix;
+multiprocessing.connection's HMAC challenge on Windows), so pickled requests come only from
+processes of this user.
 
 Where the owner listens is recorded beside the index (`owner.endpoint`, 0600: the address and the
 key), not derived from the environment: an MCP client starts `findling mcp` with only HOME, PATH
 and a few other variables, and must still find the window that holds the same index.
 
-Every wait is bounded: connecting, the challenge both ways, and the accept loop's shutdown (a
+Every wait is bounded: connecting, the proofs both ways, and the accept loop's shutdown (a
 self-pipe wakes it; it never connects to itself). A burst of callers queues in a deep backlog."""
 
 from __future__ import annotations
@@ -16,28 +17,26 @@ import json
 import os
 import select
 import socket
-import struct
 import sys
 import threading
 from collections.abc import Callable
-from multiprocessing.connection import (  # type: ignore[attr-defined]
-    AuthenticationError,
-    Client,
-    Connection,
-    Listener,
-    answer_challenge,
-    deliver_challenge,
-)
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-# logging, secrets and tempfile serve only the owner's side: a client (a thin `findling search`)
-# connects without importing them (8 ms of its 55).
+from findling.server.wire import HANDSHAKE_S, RECORD, Channel, answer_caller, call_owner, read_record
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Listener
+
+# logging, secrets, tempfile and (on Windows) multiprocessing serve only the owner's side:
+# a thin client imports wire.py alone.
 
 _WINDOWS = sys.platform == "win32"
-RECORD = "owner.endpoint"
 BACKLOG = 256  # a burst of agents' calls queues here instead of being refused (the kernel caps it)
-HANDSHAKE_S = 5.0  # connect and challenge, either side; a peer that says nothing for this long is dropped
 _SUN_PATH_MAX = 100  # sockaddr_un holds 104–108 bytes, depending on the system
+__all__ = ["HANDSHAKE_S", "RECORD", "EndpointServer", "Peer", "address", "connect"]
+
+Peer = Channel  # what a handler is given; on Windows a multiprocessing Connection, which reads alike
 
 
 def _private_folder(folder: Path) -> Path:
@@ -88,65 +87,31 @@ def _write_record(home: Path, address: str, key: bytes) -> None:
     os.replace(temporary, path)
 
 
-def _read_record(home: Path) -> tuple[str, bytes] | None:
-    try:
-        record = json.loads(_record_path(home).read_text(encoding="utf-8"))
-        return str(record["address"]), bytes.fromhex(record["key"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
 def address(home: Path) -> str | None:
     """Where the owner of the index in `home` listens (or last listened), if any owner ever did."""
-    record = _read_record(home)
+    record = read_record(str(home))
     return record[0] if record else None
 
 
-def _io_timeout(conn: Connection, seconds: float) -> None:
-    """Bound every read and write on a Unix socket (0: no bound). The socket stays blocking, as
-    Connection needs; a read past the bound fails with an OSError instead of waiting forever."""
-    sock = socket.socket(fileno=conn.fileno())
-    try:
-        value = struct.pack("ll", int(seconds), int((seconds % 1) * 1_000_000))
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
-    finally:
-        sock.detach()
-
-
-def connect(home: Path, timeout: float = HANDSHAKE_S) -> Connection | None:
+def connect(home: Path, timeout: float = HANDSHAKE_S) -> Channel | None:
     """A connection to the owner of the index in `home`, or None when no live owner answers in
     time (a stale socket from a process that died is just refused)."""
-    record = _read_record(home)
+    record = read_record(str(home))
     if record is None:
         return None
     where, key = record
     if _WINDOWS:
+        from multiprocessing import AuthenticationError
+        from multiprocessing.connection import Client
+
         try:
-            return Client(where, family="AF_PIPE", authkey=key)
+            return Client(where, family="AF_PIPE", authkey=key)  # type: ignore[return-value]
         except (OSError, EOFError, AuthenticationError):
             return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(timeout)
-        sock.connect(where)
-        sock.settimeout(None)
-    except OSError:
-        sock.close()
-        return None
-    conn = Connection(sock.detach())
-    try:
-        _io_timeout(conn, timeout)
-        answer_challenge(conn, key)
-        deliver_challenge(conn, key)
-        _io_timeout(conn, 0)
-    except (OSError, EOFError, AuthenticationError):
-        conn.close()
-        return None
-    return conn
+    return call_owner(where, key, timeout=timeout)
 
 
-Handler = Callable[[Connection], None]
+Handler = Callable[[Peer], None]
 
 
 class EndpointServer:
@@ -164,6 +129,8 @@ class EndpointServer:
         self._lock = threading.Lock()
         self._peers: set[threading.Thread] = set()
         if _WINDOWS:
+            from multiprocessing.connection import Listener
+
             self._listener: Listener | None = Listener(self._address, family="AF_PIPE")
             self._sock: socket.socket | None = None
         else:
@@ -181,8 +148,8 @@ class EndpointServer:
     def address(self) -> str:
         return self._address
 
-    def _accept(self) -> Connection | None:
-        """The next connection, or None once closed."""
+    def _accept(self) -> Any:
+        """The next connection (a socket, or on Windows a pipe Connection), or None once closed."""
         if self._listener is not None:
             try:
                 return self._listener.accept()
@@ -199,8 +166,7 @@ class EndpointServer:
                     peer, _ = self._sock.accept()
                 except OSError:
                     continue
-                peer.setblocking(True)
-                return Connection(peer.detach())
+                return peer
         return None
 
     def _accept_loop(self) -> None:
@@ -216,9 +182,10 @@ class EndpointServer:
                 self._peers.add(peer)
             peer.start()
 
-    def _serve(self, conn: Connection) -> None:
+    def _serve(self, accepted: Any) -> None:
         try:
-            if self._authenticated(conn):
+            conn = self._authenticated(accepted)
+            if conn is not None:
                 self._handler(conn)
         except (OSError, EOFError):
             pass  # the peer left
@@ -227,24 +194,26 @@ class EndpointServer:
 
             logging.getLogger(__name__).exception("endpoint request failed")
         finally:
-            conn.close()
+            accepted.close()  # the channel's socket (on Windows the connection itself)
             with self._lock:
                 self._peers.discard(threading.current_thread())
 
-    def _authenticated(self, conn: Connection) -> bool:
-        """The challenge both ways, and the request arriving, each within HANDSHAKE_S."""
+    def _authenticated(self, accepted: Any) -> Peer | None:
+        """The proofs both ways, and the request arriving, each within HANDSHAKE_S; None for a
+        peer that fails them."""
+        if not _WINDOWS:
+            return answer_caller(accepted, self._key, HANDSHAKE_S)
+        from multiprocessing import AuthenticationError
+        from multiprocessing.connection import answer_challenge, deliver_challenge
+
         try:
-            if not _WINDOWS:
-                _io_timeout(conn, HANDSHAKE_S)
-            deliver_challenge(conn, self._key)
-            answer_challenge(conn, self._key)
-            if not conn.poll(HANDSHAKE_S):  # an authenticated peer sends its request at once
-                return False
-            if not _WINDOWS:
-                _io_timeout(conn, 0)
+            deliver_challenge(accepted, self._key)
+            answer_challenge(accepted, self._key)
+            if not accepted.poll(HANDSHAKE_S):  # an authenticated peer sends its request at once
+                return None
         except (OSError, EOFError, AuthenticationError):
-            return False
-        return True
+            return None
+        return accepted
 
     def wait_for_peers(self, timeout: float) -> None:
         """Let the connections being served send their answers (after `close`): a process that
@@ -276,7 +245,7 @@ class EndpointServer:
             threading.Thread(target=_poke, args=(self._address,), daemon=True).start()
             self._thread.join(timeout=HANDSHAKE_S)
             self._listener.close()
-        record = _read_record(self.home)
+        record = read_record(str(self.home))
         if record is not None and record[0] == self._address:
             try:
                 _record_path(self.home).unlink()
@@ -285,6 +254,8 @@ class EndpointServer:
 
 
 def _poke(where: str) -> None:
+    from multiprocessing.connection import Client
+
     try:
         Client(where, family="AF_PIPE").close()
     except (OSError, EOFError):

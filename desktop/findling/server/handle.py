@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,8 +19,9 @@ from findling.errors import FindlingError, StoreLockedError
 from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.paths import data_home
 from findling.records import Filters, IndexProgress, IndexReport, SearchMode, SearchRequest
-from findling.server.endpoint import HANDSHAKE_S, EndpointServer, connect
+from findling.server.endpoint import HANDSHAKE_S, EndpointServer, Peer, connect
 from findling.server.payloads import result_json, slice_json, status_json
+from findling.server.wire import PICKLE
 
 if TYPE_CHECKING:
     from findling.engine import Engine
@@ -220,10 +220,12 @@ class IndexHandle(_Verbs):
 
     # -- the owner's side: answering other processes ------------------------------------------
 
-    def _answer(self, conn: Connection) -> None:
+    def _answer(self, conn: Peer) -> None:
         message = conn.recv()
         what = message[0]
-        if what == "ping":
+        if getattr(conn, "codec", PICKLE) != PICKLE and what not in ("ping", "payload"):
+            conn.send(("error", f"{what!r} is not asked in plain values"))  # engine calls carry records
+        elif what == "ping":
             conn.send(("pong", self.kind, os.getpid()))
         elif what == "handover":
             if self.kind == "app":
@@ -254,7 +256,7 @@ class IndexHandle(_Verbs):
             self._in_flight -= 1
             self._cond.notify_all()
 
-    def _answer_call(self, conn: Connection, verb: str, args: tuple, kwargs: dict) -> None:
+    def _answer_call(self, conn: Peer, verb: str, args: tuple, kwargs: dict) -> None:
         if verb not in VERBS:
             conn.send(("error", FindlingError(f"unknown verb {verb!r}")))
             return
@@ -296,7 +298,7 @@ class IndexHandle(_Verbs):
         if verb in WRITE_VERBS and self._on_change is not None:
             self._on_change(verb)
 
-    def _answer_payload(self, conn: Connection, verb: str, options: dict[str, Any]) -> None:
+    def _answer_payload(self, conn: Peer, verb: str, options: dict[str, Any]) -> None:
         """A keyword search, a `get` or `status` asked by a thin client (findling/thin.py) in plain values,
         answered as its JSON payload: the client imports no records to read it. Any failure is
         sent back as such, and the client runs the command the long way, which says it as usual."""
@@ -461,7 +463,7 @@ def _ping(home: Path) -> bool:
 
 
 def _receive(
-    conn: Connection, progress: Callable[[IndexProgress], None] | None, cancel: threading.Event | None
+    conn: Peer, progress: Callable[[IndexProgress], None] | None, cancel: threading.Event | None
 ) -> tuple[str, Any]:
     """("ok", result) or ("moved", what was done before the owner let go); an error is raised."""
     cancel_sent = False
