@@ -1,5 +1,5 @@
 """A keyword search from a terminal loads only what it uses: no model runtime, tokenizer, hub
-client, MCP SDK or ranking pipeline (their imports cost a command most of its time)."""
+client, MCP SDK, numpy or ranking pipeline (their imports cost a command most of its time)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ HEAVY = (
     "findling.models.embedder",
     "findling.models.download",
     "PySide6",
+    "numpy",  # 50 ms of a cold keyword search: near copies are compared in plain Python
 )
 
 _PROBE = """

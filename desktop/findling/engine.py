@@ -252,7 +252,10 @@ class Engine:
         with self._index_lock:
             self._text_waiting.done()
             try:
-                report = Indexer(self._db, self.settings.index, progress, cancel, self._ocr_files()).run(self.sources())
+                with self._db.working_memory():
+                    report = Indexer(self._db, self.settings.index, progress, cancel, self._ocr_files()).run(
+                        self.sources()
+                    )
             finally:
                 self._bm25.invalidate()
         if embed and not report.cancelled:
@@ -284,7 +287,8 @@ class Engine:
             return EmbedReport(skipped=str(exc))
         from findling.ingest.embedding import embed_pending
 
-        return embed_pending(self._db, embedder, progress, cancel)
+        with self._db.working_memory():
+            return embed_pending(self._db, embedder, progress, cancel)
 
     def warm(self, cancel: threading.Event | None = None) -> None:
         """Load what makes searching fast — the document cache, the embedder, the vectors —
@@ -293,6 +297,8 @@ class Engine:
         if cancel is not None and cancel.is_set() or self.models.unavailable_reason("embedder") is not None:
             return
         try:
+            if self._vectors.index_for(self.models.spec("embedder").vector_key) is None:
+                return  # nothing embedded by it yet: the model loads at the first semantic search
             self._vectors.warm(self.models.embedder().spec.vector_key)
         except FindlingError:
             return  # said again, with its reason, by the first semantic search
@@ -302,21 +308,24 @@ class Engine:
         paths: Iterable[str | os.PathLike[str]],
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
+        embed: bool = True,
     ) -> IndexReport:
-        """Read these changed paths again, then embed what is not embedded yet, with progress:
-        after a model import that can be the whole index, and the window shows it."""
+        """Read these changed paths again, then (with `embed`) embed what is not embedded yet, with
+        progress: after a model import that can be the whole index, and the window shows it."""
         from findling.ingest.indexer import Indexer
 
         self._text_waiting.add()
         with self._index_lock:
             self._text_waiting.done()
             try:
-                report = Indexer(self._db, self.settings.index, ocr_models=self._ocr_files()).update_paths(
-                    self.sources(), [_normalise_path(p) for p in paths]
-                )
+                with self._db.working_memory():
+                    report = Indexer(self._db, self.settings.index, ocr_models=self._ocr_files()).update_paths(
+                        self.sources(), [_normalise_path(p) for p in paths]
+                    )
             finally:
                 self._bm25.invalidate()
-        report.embedding = self.embed(progress, cancel)
+        if embed:
+            report.embedding = self.embed(progress, cancel)
         return report
 
     # -- search -------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from findling.engine import Engine
 from findling.records import Hit, SearchMode, SearchRequest
 from findling.search.results import collapse_copies
 from findling.server.payloads import result_json
-from findling.text.shingles import MIN_WORDS, NEAR, signature, similarity
+from findling.text.near_copies import NEAR, SLOTS, NearIndex, similarity
+from findling.text.shingles import MIN_WORDS, signature
 from tests.helpers import index_files
 
 random.seed(7)
@@ -48,6 +49,33 @@ def test_signatures_see_words_in_order_not_their_spacing(words):
     assert len(signature(text)) == 64 * 4
     assert signature(text) == signature("\n".join(w.upper() for w in words))  # spacing and case do not count
     assert similarity(signature(text), signature(" ".join(reversed(words)))) < 0.5  # the order does
+
+
+def _first_near_by_scan(kept: list[tuple[bytes, int]], signed: bytes) -> int | None:
+    return next((place for sig, place in kept if similarity(sig, signed) >= NEAR), None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.lists(st.tuples(st.integers(0, SLOTS - 1), st.integers(0, 2)), max_size=12)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_the_banded_index_finds_what_comparing_with_every_kept_one_finds(made):
+    """Signatures made from a few bases with some slots changed, so that many pairs sit near
+    the threshold: the bands miss no near copy and find the same first one as a scan."""
+    bases = [[(b * 7919 + i * 104729) & 0xFFFFFFFF for i in range(SLOTS)] for b in range(4)]
+    index, kept = NearIndex(), []
+    for place, (base, changes) in enumerate(made):
+        slots = list(bases[base])
+        for slot, value in changes:
+            slots[slot] = value
+        signed = b"".join(v.to_bytes(4, "little") for v in slots)
+        assert index.first_near(signed) == _first_near_by_scan(kept, signed)
+        index.add(signed, place)
+        kept.append((signed, place))
 
 
 def test_collapse_keeps_the_first_and_names_near_copies():

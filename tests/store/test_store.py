@@ -206,3 +206,33 @@ def test_schema_6_keeps_vectors_adds_hashes_and_rereads_html(tmp_path):
     reopened = Database(path)  # and it survives a reopen (no ALTER for the WAL to replay)
     assert reopened.cursor().execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] == 2
     reopened.close()
+
+
+def _limit_mb(db: Database) -> float:
+    text = scalar(db.cursor(), "SELECT current_setting('memory_limit')")
+    number, unit = text.split()
+    return float(number) * {"MiB": 1.048576, "GiB": 1073.741824}[unit]
+
+
+def test_searching_keeps_a_small_cache_and_a_run_gets_the_configured_memory(tmp_path):
+    from findling.store.db import READING_FLOOR_MB
+
+    db = Database(tmp_path / "f.duckdb", memory_limit_mb=640)
+    try:
+        assert db.reading_memory_mb() == READING_FLOOR_MB  # a small file: the floor
+        assert _limit_mb(db) == pytest.approx(READING_FLOOR_MB, rel=0.01)
+        with db.working_memory():
+            assert _limit_mb(db) == pytest.approx(640, rel=0.01)
+            with db.working_memory():  # a second run at once (text, then embedding)
+                pass
+            assert _limit_mb(db) == pytest.approx(640, rel=0.01)  # the first is still running
+        assert _limit_mb(db) == pytest.approx(READING_FLOOR_MB, rel=0.01)
+    finally:
+        db.close()
+
+
+def test_the_reading_budget_follows_the_file_within_its_bounds():
+    from findling.store.db import reading_budget_mb
+
+    for size_mb, cap, budget in ((0, 512, 128), (339, 512, 169), (700, 512, 350), (5000, 512, 512), (339, 100, 100)):
+        assert reading_budget_mb(size_mb * 1_000_000, cap) == budget

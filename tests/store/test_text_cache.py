@@ -43,10 +43,10 @@ def test_results_come_from_the_cache_and_follow_changes(tmp_path, settings, docs
         assert engine.find(SearchRequest("otter", mode=SearchMode.KEYWORD)).hits == ()
 
 
-def test_a_long_document_split_across_batches_is_whole(tmp_path, settings, docs, monkeypatch):
+def test_warming_in_slices_of_documents_keeps_each_whole(tmp_path, settings, docs, monkeypatch):
     import findling.store.text_cache as text_cache
 
-    monkeypatch.setattr(text_cache, "_BATCH", 3)  # chunks of one document in several batches
+    monkeypatch.setattr(text_cache, "_DOCS_A_READ", 1)  # one document a read: several reads
     settings.index.chunk_tokens = 32
     body = " ".join(f"word{i}" for i in range(600))
     write(docs / "long.md", "# Long\n\n" + body + " zebra")

@@ -242,6 +242,7 @@ def run_bench(  # noqa: PLR0915 - a measurement script: one step after another, 
     warm_s = time.perf_counter() - started
     with_snippets = _time_all(qs, lambda q: engine.find(SearchRequest(q, mode=SearchMode.KEYWORD, limit=20)))
     rss_searching = rss_now_mb()
+    _log(f"search with snippets: p50 {with_snippets['p50_ms']} ms; RSS while searching {rss_searching:.0f} MB")
     paragraphs = _long_queries(corpus_dir, max(20, queries // 4), rng)
     long_any = _time_all(paragraphs, lambda q: engine.rank_keywords(_keywords(q, "any")), warmup=3)
 
@@ -254,7 +255,7 @@ def run_bench(  # noqa: PLR0915 - a measurement script: one step after another, 
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(f"\n\n{word}\n")
         t0 = time.perf_counter()
-        engine.update_paths([target])
+        engine.update_paths([target], embed=False)
         found = engine.find(SearchRequest(word, mode=SearchMode.KEYWORD)).hits
         update_ms.append((time.perf_counter() - t0) * 1000)
         assert found and found[0].path == str(target), "the changed file must be found"

@@ -17,7 +17,7 @@ from findling.store.symbols import matching_symbols, needle_path, symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.text.analyzer import identifier_term, term_sequence
 from findling.text.code_languages import language_of
-from findling.text.shingles import NearIndex
+from findling.text.near_copies import NearIndex
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
     with a corrected typo or the same page saved twice)."""
     out: list[Hit] = []
     first_of: dict[str, int] = {}  # content hash -> index of the hit that stands for it
-    near = NearIndex(len(hits))
+    near = NearIndex()
     for hit in hits:
         at = first_of.get(hit.content_hash) if hit.content_hash else None
         if at is not None:

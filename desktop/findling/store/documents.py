@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import numpy as np
 
 from findling.pathnames import MEMBER_SEPARATOR, clean_text, display_path, path_bytes, stored_path
 from findling.records import DocumentRow
 from findling.store.db import id_list
 from findling.store.symbols import write_symbols
 from findling.store.vectors import delete_vectors
+
+if TYPE_CHECKING:
+    import numpy as np  # written columns; a search reads rows without it
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,8 @@ class KnownDocument:
 
 def _objects(values: Sequence[object]) -> np.ndarray:
     """Python values as a numpy object column for DuckDB."""
+    import numpy as np
+
     column = np.empty(len(values), dtype=object)
     column[:] = values
     return column
@@ -39,6 +43,7 @@ def _strings(values: Sequence[str | None]) -> np.ndarray:
     Unicode (a lone surrogate from a parser) would fail the whole batch's insert: the batch
     is checked with one encode of all its text, and only a batch that fails it is cleaned
     string by string."""
+
     column = _objects(values)
     try:
         "".join(v for v in values if v is not None).encode("utf-8")
@@ -84,6 +89,8 @@ def allocate_ids(cur: duckdb.DuckDBPyConnection, count: int) -> list[int]:
 
 
 def _register_ids(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> None:
+    import numpy as np
+
     cur.register("batch_ids", {"id": np.asarray(ids, dtype=np.int32)})
 
 
@@ -134,6 +141,8 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
 def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -> None:
     """What a document has besides its text: its author, its share of link text, where its pages
     begin, how many of its pages OCR read."""
+    import numpy as np
+
     authored = [(r.doc_id, r.author) for r in rows if r.author]
     if authored:
         cur.executemany("INSERT INTO doc_fields VALUES (?, ?)", authored)
@@ -176,6 +185,8 @@ def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow
 def write_title_terms(cur: duckdb.DuckDBPyConnection, fields: Sequence[tuple[int, Sequence[str]]]) -> None:
     """Each document's title-field terms, (doc_id, terms), as postings of the title field:
     only terms the index already holds (a document's title terms are among its own terms)."""
+    import numpy as np
+
     docs = [doc_id for doc_id, terms in fields for _ in terms]
     if not docs:
         return
@@ -194,6 +205,8 @@ def write_title_terms(cur: duckdb.DuckDBPyConnection, fields: Sequence[tuple[int
 
 def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequence[DocumentRow]) -> None:
     """Write rows whose doc_id is set. Old data for those ids must be deleted first."""
+    import numpy as np
+
     if not rows:
         return
     docs = {
@@ -387,8 +400,7 @@ def modified_times(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[i
     """Each document's mtime: what ordering by recency needs, without the rest of its row."""
     if not ids:
         return {}
-    found = cur.execute(f"SELECT id, mtime FROM documents WHERE id IN {id_list(ids)}").fetchnumpy()
-    return dict(zip(found["id"].tolist(), found["mtime"].tolist()))
+    return dict(cur.execute(f"SELECT id, mtime FROM documents WHERE id IN {id_list(ids)}").fetchall())
 
 
 Chunk = tuple[int, int, str]  # (start_char, end_char, text) in the document

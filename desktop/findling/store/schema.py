@@ -11,7 +11,6 @@ import duckdb
 from findling.errors import SchemaTooNewError
 from findling.text.analyzer import DEFAULT_LANGUAGE, LETTERS_CLASS, UNSPACED_CLASS, title_terms
 from findling.text.code_languages import LANGUAGE_OF_EXTENSION
-from findling.text.shingles import signature
 
 Migration = list[str] | Callable[[duckdb.DuckDBPyConnection], None]
 
@@ -69,6 +68,7 @@ def _near_signatures(con: duckdb.DuckDBPyConnection) -> None:
     documents once. Computed here from the text the index holds, in slices of documents:
     nothing is read again from disk."""
     from findling.store.documents import document_text
+    from findling.text.shingles import signature  # numpy: only an upgrade or ingest loads it
 
     con.execute("CREATE TABLE IF NOT EXISTS near_signatures (doc_id INTEGER NOT NULL, sig BLOB NOT NULL)")
     ids = [r[0] for r in con.execute("SELECT id FROM documents WHERE status = 'ok' ORDER BY id").fetchall()]

@@ -4,18 +4,22 @@ naming the function a result falls in."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import numpy as np
 
 from findling.records import CodeSymbol, DocumentRow
 from findling.store.db import id_list
+
+if TYPE_CHECKING:
+    pass  # written columns; a search reads rows without it
 
 _COLUMNS = "name, qualname, kind, start_char, end_char, line, end_line, signature, doc"
 
 
 def write_symbols(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -> None:
+    import numpy as np
+
     coded = [(r.doc_id, s) for r in rows for s in r.symbols]
     if not coded:
         return

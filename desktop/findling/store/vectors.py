@@ -15,9 +15,12 @@ import re
 from collections.abc import Iterator, Sequence
 
 import duckdb
-import numpy as np
 
 from findling.store.db import first_row, scalar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import numpy as np  # the vector functions import it: a keyword search loads this module without it
 
 _GENERATION = "vectors_generation"
 
@@ -82,6 +85,8 @@ def write_vectors(
     vectors: np.ndarray,
     hashes: np.ndarray | None = None,
 ) -> None:
+    import numpy as np
+
     if len(doc_ids) == 0:
         return
     count, dim = vectors.shape
@@ -122,6 +127,8 @@ def write_vectors(
 
 def known_vectors(cur: duckdb.DuckDBPyConnection, table: str, hashes: np.ndarray) -> dict[int, np.ndarray]:
     """Vectors already computed for these text hashes, live or kept from an edited document."""
+    import numpy as np
+
     if len(hashes) == 0:
         return {}
     cur.register("wanted_hashes", {"hash": np.unique(np.asarray(hashes, dtype=np.uint64))})
@@ -147,6 +154,8 @@ def read_vectors(
     (seqs, doc_ids, ordinals, starts, ends, float32 matrix): a million vectors never sit in
     memory as Python objects all at once. Batches are ranges of seq, not ORDER BY … LIMIT: a
     top-N over every later row made reading a million vectors take 11.4 s instead of 6.0 s."""
+    import numpy as np
+
     top = scalar(cur, f"SELECT max(seq) FROM {table} WHERE seq > ?", [after_seq])
     while top is not None and after_seq < int(top):
         part = cur.execute(
@@ -173,6 +182,7 @@ def row_count(cur: duckdb.DuckDBPyConnection, table: str) -> int:
 
 
 def live_seqs(cur: duckdb.DuckDBPyConnection, table: str) -> np.ndarray:
+
     return cur.execute(f"SELECT seq FROM {table}").fetchnumpy()["seq"]
 
 

@@ -1,4 +1,4 @@
-"""Near-duplicate detection: a MinHash signature of a text's word 4-shingles, so that two
+"""Near-duplicate detection at ingest: a MinHash signature of a text's word 4-shingles, so that two
 documents that are nearly the same text (a copy with a fixed typo, another export of the same
 page) are known by comparing 64 numbers instead of their text.
 
@@ -6,17 +6,18 @@ The share of equal slots of two signatures estimates the Jaccard similarity of t
 sets (standard error about .06 at 64 slots). Words are lower-cased runs of letters and digits,
 hashed on their bytes all at once (stable across processes and runs, unlike Python's `hash`),
 a shingle is four consecutive word hashes mixed, and each slot is the minimum over the
-shingles of one random multiply-add hash (fixed seeds, so signatures compare across runs)."""
+shingles of one random multiply-add hash (fixed seeds, so signatures compare across runs).
+near_copies.py compares them."""
 
 from __future__ import annotations
 
 import numpy as np
 
-SLOTS = 64
+from findling.text.near_copies import SLOTS
+
 SHINGLE = 4
 MIN_WORDS = 50  # shorter texts are too small to call near-duplicates by their wording
 MAX_CHARS = 1_000_000  # the first million characters stand for a longer text
-NEAR = 0.9  # estimated similarity from which two texts are nearly the same
 _MASK = np.uint64((1 << 61) - 1)
 
 
@@ -82,33 +83,3 @@ def _word_hashes(text: str) -> np.ndarray:
     prefix = np.concatenate(([np.uint64(0)], np.cumsum(data.astype(np.uint64) * powers)))
     hashes: np.ndarray = ((prefix[ends] - prefix[starts]) * inverses[starts]) & _MASK
     return hashes
-
-
-def similarity(a: bytes, b: bytes) -> float:
-    """Estimated Jaccard similarity of two texts' shingles; 0 when either has no signature."""
-    if not a or not b or len(a) != len(b):
-        return 0.0
-    return float(np.mean(np.frombuffer(a, "<u4") == np.frombuffer(b, "<u4")))
-
-
-class NearIndex:
-    """The signatures of the documents kept so far, each at its place in a list: the first one
-    nearly the same as a new signature is found in one comparison with all of them, not one
-    call per pair (200 results: 68 ms pair by pair)."""
-
-    def __init__(self, capacity: int) -> None:
-        self._rows = np.empty((max(1, capacity), SLOTS), np.uint32)
-        self._places: list[int] = []
-
-    def first_near(self, signed: bytes) -> int | None:
-        """The place of the first kept document whose estimated similarity is NEAR or more."""
-        if len(signed) != SLOTS * 4 or not self._places:
-            return None
-        shares = (self._rows[: len(self._places)] == np.frombuffer(signed, "<u4")).mean(axis=1)
-        near = np.flatnonzero(shares >= NEAR)
-        return self._places[int(near[0])] if len(near) else None
-
-    def add(self, signed: bytes, place: int) -> None:
-        if len(signed) == SLOTS * 4:
-            self._rows[len(self._places)] = np.frombuffer(signed, "<u4")
-            self._places.append(place)
