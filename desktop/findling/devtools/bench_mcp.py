@@ -11,6 +11,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from findling.records import SearchMode, SearchRequest
 from findling.server.handle import IndexHandle
@@ -33,6 +34,18 @@ def _queries(handle: IndexHandle, count: int) -> list[str]:
 
 def _p50(samples: list[float]) -> float:
     return round(statistics.median(samples), 2)
+
+
+async def _timed_calls(client: Any, tool: str, asked: list[str]) -> list[float]:
+    """Milliseconds of each call of the tool, one question after another."""
+    times = []
+    for text in asked:
+        started = time.perf_counter()
+        result = await client.call_tool(tool, {"query": text, "limit": 10})
+        times.append((time.perf_counter() - started) * 1000)
+        if result.is_error:
+            raise RuntimeError(str(result.content[0]))
+    return times
 
 
 def bench_mcp(folder: Path, workdir: Path | None = None, settings: Settings | None = None, queries: int = 40) -> dict:
@@ -59,6 +72,7 @@ def bench_mcp(folder: Path, workdir: Path | None = None, settings: Settings | No
 
     env = dict(os.environ, FINDLING_HOME=str(home))
     stdio: list[float] = []
+    keyword: list[float] = []  # the `search` tool: keyword only, what an agent calls most
     endpoint: list[float] = []
 
     async def session() -> None:
@@ -66,12 +80,8 @@ def bench_mcp(folder: Path, workdir: Path | None = None, settings: Settings | No
         async with Client(params) as client:
             for text in asked[:3]:
                 await client.call_tool("query", {"query": text, "limit": 10})
-            for text in asked:
-                started = time.perf_counter()
-                result = await client.call_tool("query", {"query": text, "limit": 10})
-                stdio.append((time.perf_counter() - started) * 1000)
-                if result.is_error:
-                    raise RuntimeError(str(result.content[0]))
+            stdio.extend(await _timed_calls(client, "query", asked))
+            keyword.extend(await _timed_calls(client, "search", asked))
             # While the MCP server owns the index, this process is a client of its endpoint.
             with IndexHandle.open(home) as client_handle:
                 if client_handle.role != "client":
@@ -95,6 +105,7 @@ def bench_mcp(folder: Path, workdir: Path | None = None, settings: Settings | No
         "in_process_p50_ms": base,
         "mcp_stdio_p50_ms": _p50(stdio),
         "mcp_stdio_overhead_ms": round(_p50(stdio) - base, 2),
+        "mcp_search_tool_p50_ms": _p50(keyword),
         "endpoint_client_p50_ms": _p50(endpoint),
         "endpoint_overhead_ms": round(_p50(endpoint) - base, 2),
     }
