@@ -151,7 +151,9 @@ class Engine:
             if self._vector_lane is None:
                 from findling.search.vector_lane import VectorLane
 
-                self._vector_lane = VectorLane(self._db.cursor, self.home)
+                self._vector_lane = VectorLane(
+                    self._db.cursor, self.home, bulk_read=lambda: self._db.working_memory(shed=True)
+                )
             return self._vector_lane
 
     @property

@@ -192,3 +192,26 @@ def test_the_float_file_reads_rows_back_in_the_order_asked(tmp_path):
     assert np.array_equal(floats.read(slots), rows[slots])
     assert floats.read(np.zeros(0, dtype=np.int64)).shape == (0, DIM)
     floats.close()
+
+
+def test_the_first_load_runs_inside_the_databases_bulk_read(store, tmp_path):
+    from contextlib import contextmanager
+
+    db, table = store
+    rng = np.random.default_rng(5)
+    _write(db, table, _unit(rng, 1200), 1)
+    reads: list[str] = []
+
+    @contextmanager
+    def bulk_read():
+        reads.append("begin")
+        yield
+        reads.append("end")
+
+    index = VectorIndex(db.cursor, table, DIM, tmp_path / "scratch", bulk_read)
+    index.search(_unit(rng, 1)[0], 5)
+    assert reads == ["begin", "end"]  # every row read inside it
+    _write(db, table, _unit(rng, 10), 5000)
+    assert len(index.search(_unit(rng, 1)[0], 2000)) == 1210
+    assert reads == ["begin", "end"]  # a few new rows: read as any search reads
+    index.close()

@@ -231,6 +231,41 @@ def test_searching_keeps_a_small_cache_and_a_run_gets_the_configured_memory(tmp_
         db.close()
 
 
+def test_a_bulk_read_lets_its_cached_blocks_go_and_spares_a_working_run(tmp_path, monkeypatch):
+    import findling.store.db as store_db
+
+    monkeypatch.setattr(store_db, "READING_FLOOR_MB", 4)  # a small file can then cache past the floor
+    db = Database(tmp_path / "f.duckdb", memory_limit_mb=640)
+
+    def cached_mb() -> float:
+        return (scalar(db.cursor(), "SELECT sum(memory_usage_bytes) FROM duckdb_memory()") or 0) / 1e6
+
+    def read_everything() -> None:
+        db.cursor().execute("SELECT sum(length(s)) FROM t").fetchall()
+
+    try:
+        with db.working_memory():
+            with db.transaction() as tx:
+                tx.execute(
+                    "CREATE TABLE t AS SELECT md5(range::VARCHAR) || md5((range * 7)::VARCHAR) AS s FROM range(800000)"
+                )
+            db.checkpoint()
+        budget = db.reading_memory_mb()
+        assert budget > 8 and _limit_mb(db) == pytest.approx(budget, rel=0.02)
+        read_everything()
+        assert cached_mb() > 8  # a plain read keeps its blocks, up to the budget
+        with db.working_memory(shed=True):
+            read_everything()
+            assert _limit_mb(db) == pytest.approx(640, rel=0.01)
+        assert cached_mb() <= 4.5  # let go
+        assert _limit_mb(db) == pytest.approx(budget, rel=0.02)
+        with db.working_memory(), db.working_memory(shed=True):
+            read_everything()
+        assert _limit_mb(db) == pytest.approx(budget, rel=0.02)
+    finally:
+        db.close()
+
+
 def test_the_reading_budget_follows_the_file_within_its_bounds():
     from findling.store.db import reading_budget_mb
 

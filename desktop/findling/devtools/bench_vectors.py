@@ -71,7 +71,7 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
     db = Database(home / DB_FILENAME)  # a fresh open: time the index becoming ready
     table = str(db.cursor().execute("SELECT table_name FROM vector_models").fetchall()[0][0])
     rss_before = rss_now_mb()
-    index = VectorIndex(db.cursor, table, dim, home)
+    index = VectorIndex(db.cursor, table, dim, home, lambda: db.working_memory(shed=True))  # as the engine's
     started = time.perf_counter()
     index.refresh()
     load_s = time.perf_counter() - started

@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -223,9 +224,16 @@ class _FloatFile:
 
 class VectorIndex:
     def __init__(
-        self, cursor: Callable[[], duckdb.DuckDBPyConnection], table: str, dim: int, scratch: Path | None = None
+        self,
+        cursor: Callable[[], duckdb.DuckDBPyConnection],
+        table: str,
+        dim: int,
+        scratch: Path | None = None,
+        bulk_read: Callable[[], AbstractContextManager[object]] = nullcontext,
     ) -> None:
         self._cursor = cursor
+        # around the first load (every row): the database's memory for it, and its cache let go after
+        self._bulk_read = bulk_read
         self.table = table
         self.dim = dim
         self.head = head_size(dim)
@@ -268,7 +276,8 @@ class VectorIndex:
                 return
             rows = self._state[0]
             if len(rows.seqs) == 0:
-                rows = self._load(cur, -1, _Rows.empty(self.dim, self.head))
+                with self._bulk_read():
+                    rows = self._load(cur, -1, _Rows.empty(self.dim, self.head))
             else:
                 kept = rows.take(np.isin(rows.seqs, live_seqs(cur, self.table), assume_unique=True))
                 rows = self._load(cur, int(rows.seqs.max()), kept)

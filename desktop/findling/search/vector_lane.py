@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +40,14 @@ class VectorResult:
 
 
 class VectorLane:
-    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], scratch: Path | None = None) -> None:
+    def __init__(
+        self,
+        cursor: Callable[[], duckdb.DuckDBPyConnection],
+        scratch: Path | None = None,
+        bulk_read: Callable[[], AbstractContextManager[object]] = nullcontext,
+    ) -> None:
         self._cursor = cursor
+        self._bulk_read = bulk_read  # around an index's first load (VectorIndex)
         self._scratch = scratch  # where the indexes keep their exact vectors (a temporary file each)
         self._indexes: dict[str, VectorIndex] = {}
         self._lock = threading.Lock()
@@ -59,7 +66,7 @@ class VectorLane:
             table, dim = found
             index = self._indexes.get(table)
             if index is None:
-                index = self._indexes[table] = VectorIndex(self._cursor, table, dim, self._scratch)
+                index = self._indexes[table] = VectorIndex(self._cursor, table, dim, self._scratch, self._bulk_read)
             return index
 
     def warm(self, model: str) -> None:

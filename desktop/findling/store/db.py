@@ -136,12 +136,23 @@ class Database:
         self._set_memory_limit(self.reading_memory_mb())
 
     def reading_memory_mb(self) -> int:
-        """DuckDB's budget while the index is only searched (reading_budget_mb of the file now)."""
+        """DuckDB's budget while the index is only searched: reading_budget_mb of the file less
+        its vectors, which the vector index holds itself once loaded (cached again here, they
+        were 418 MB of a process searching a million)."""
+        from findling.store.vectors import vector_bytes
+
         try:
             size = self.path.stat().st_size
         except OSError:
             size = 0
-        return reading_budget_mb(size, self._memory_cap_mb)
+        cur = self._con.cursor()
+        try:
+            size -= vector_bytes(cur)
+        except duckdb.Error:
+            pass  # an index older than its vector tables: the whole file counts
+        finally:
+            cur.close()
+        return reading_budget_mb(max(0, size), self._memory_cap_mb)
 
     def _set_memory_limit(self, mb: int) -> None:
         setter = self._con.cursor()
@@ -151,9 +162,12 @@ class Database:
             setter.close()
 
     @contextmanager
-    def working_memory(self) -> Iterator[None]:
+    def working_memory(self, shed: bool = False) -> Iterator[None]:
         """The configured limit for an indexing or embedding run (sorts and joins over a batch),
-        back to the reading budget, from the file's new size, when the last run ends."""
+        back to the reading budget, from the file's new size, when the last run ends. `shed`:
+        a bulk read whose rows now live elsewhere (the vector index's load), whose blocks DuckDB
+        would keep cached: it lets them go only when its limit is lowered, so the limit drops to
+        the floor first."""
         with self._memory_lock:
             self._working += 1
             if self._working == 1:
@@ -164,6 +178,8 @@ class Database:
             with self._memory_lock:
                 self._working -= 1
                 if self._working == 0:
+                    if shed:
+                        self._set_memory_limit(READING_FLOOR_MB)
                     self._set_memory_limit(self.reading_memory_mb())
 
     def cursor(self) -> duckdb.DuckDBPyConnection:

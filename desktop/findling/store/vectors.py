@@ -34,6 +34,14 @@ def vector_tables(cur: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in cur.execute("SELECT table_name FROM vector_models").fetchall()]
 
 
+def vector_bytes(cur: duckdb.DuckDBPyConnection) -> int:
+    """What the float vectors take in the file (rows × dimensions × 4), every model's."""
+    total = 0
+    for table, dim in cur.execute("SELECT table_name, dim FROM vector_models").fetchall():
+        total += int(scalar(cur, f"SELECT count(*) FROM {table}") or 0) * int(dim) * 4
+    return total
+
+
 def create_vector_table(cur: duckdb.DuckDBPyConnection, name: str, dim: int) -> None:
     cur.execute(
         f"""CREATE TABLE {name} (
