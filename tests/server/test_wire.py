@@ -110,3 +110,18 @@ def test_a_closed_owner_leaves_no_address_and_callers_get_none(tmp_path):
     assert endpoint.address(tmp_path) is None
     assert connect(tmp_path) is None
     assert wire.connect_thin(str(tmp_path)) is None
+
+
+def test_an_unproven_peer_cannot_announce_a_huge_message(echo, monkeypatch):
+    """The owner reads at most a handshake's worth before the proof: a 4 GB length ends the
+    connection at once, not after waiting for the bytes (the wait is made longer than ours)."""
+    monkeypatch.setattr(endpoint, "HANDSHAKE_S", 120.0)
+    home, _server, seen = echo
+    where, _key = wire.read_record(str(home))
+    peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    peer.connect(where)
+    peer.sendall(((1 << 32) - 2).to_bytes(4, "big"))
+    peer.settimeout(30)  # a recv past this raises
+    assert peer.recv(1) == b""  # hung up on, nothing allocated for it
+    peer.close()
+    assert seen == []

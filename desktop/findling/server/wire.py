@@ -38,6 +38,7 @@ _MAC = 32
 PICKLE, JSON = b"P", b"J"
 _HEADER = 4
 _MAX_MESSAGE = (1 << 32) - 1
+_HANDSHAKE_BYTES = 1 + NONCE + _MAC  # the longest message before a peer is proven
 _CALLER_LABEL = b"findling caller"
 _OWNER_LABEL = b"findling owner"
 
@@ -86,8 +87,13 @@ class Channel:
             self._sock.sendall(header)
             self._sock.sendall(data)
 
-    def recv_bytes(self) -> bytes:
-        return bytes(self._exactly(int.from_bytes(self._exactly(_HEADER), "big")))
+    def recv_bytes(self, limit: int = _MAX_MESSAGE) -> bytes:
+        """The next message; one longer than `limit` bytes ends the connection (the handshake's
+        messages are short: an unproven peer cannot make the owner hold gigabytes)."""
+        size = int.from_bytes(self._exactly(_HEADER), "big")
+        if size > limit:
+            raise OSError(f"a message of {size} bytes where at most {limit} were expected")
+        return bytes(self._exactly(size))
 
     def _exactly(self, size: int) -> bytearray:
         buffer = bytearray(size)
@@ -143,7 +149,7 @@ def call_owner(where: str, key: bytes, codec: bytes = PICKLE, timeout: float = H
         sock.connect(where)
         mine = os.urandom(NONCE)
         channel.send_bytes(codec + mine)
-        answer = channel.recv_bytes()
+        answer = channel.recv_bytes(limit=_HANDSHAKE_BYTES)
         theirs, proof = answer[:NONCE], answer[NONCE:]
         if len(theirs) != NONCE or not _equal(proof, mac(key, _OWNER_LABEL, mine, theirs)):
             raise AuthenticationError("the process at the owner's address does not hold its key")
@@ -161,14 +167,14 @@ def answer_caller(sock: socket.socket, key: bytes, timeout: float = HANDSHAKE_S)
     channel = Channel(sock)
     try:
         sock.settimeout(timeout)
-        hello = channel.recv_bytes()
+        hello = channel.recv_bytes(limit=_HANDSHAKE_BYTES)
         codec, theirs = hello[:1], hello[1:]
         if codec not in (PICKLE, JSON) or len(theirs) != NONCE:
             return None
         channel.codec = codec
         mine = os.urandom(NONCE)
         channel.send_bytes(mine + mac(key, _OWNER_LABEL, theirs, mine))
-        if not _equal(channel.recv_bytes(), mac(key, _CALLER_LABEL, mine, theirs)):
+        if not _equal(channel.recv_bytes(limit=_HANDSHAKE_BYTES), mac(key, _CALLER_LABEL, mine, theirs)):
             return None
         if not channel.poll(timeout):  # a proven caller sends its request at once
             return None
