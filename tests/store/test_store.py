@@ -271,3 +271,24 @@ def test_the_reading_budget_follows_the_file_within_its_bounds():
 
     for size_mb, cap, budget in ((0, 512, 128), (339, 512, 169), (700, 512, 350), (5000, 512, 512), (339, 100, 100)):
         assert reading_budget_mb(size_mb * 1_000_000, cap) == budget
+
+
+def test_compaction_sorts_both_fields_postings_by_term_and_keeps_them(db):
+    from findling.store.maintenance import compact_postings
+
+    rows = []
+    for i in range(40):  # each title holds a word of its own and one they share
+        row = _row(f"/docs/{i:02d}.txt")
+        row.terms = {f"w{i}": 1.0, "shared": 1.0}
+        row.title_terms = frozenset({f"w{i}", "shared"})
+        rows.append(row)
+    _add(db, 1, *rows)
+    cur = db.cursor()
+    before = sorted(cur.execute("SELECT term_id, doc_id FROM title_postings").fetchall())
+    order = [r[0] for r in cur.execute("SELECT term_id FROM title_postings").fetchall()]
+    assert order != sorted(order)  # appended by document
+    compact_postings(db)
+    order = cur.execute("SELECT term_id, doc_id FROM title_postings").fetchall()
+    assert order == sorted(order) == before
+    body = cur.execute("SELECT term_id, doc_id FROM postings").fetchall()
+    assert body == sorted(body)

@@ -43,6 +43,13 @@ def _hash_vectors(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('html', 'htm', 'xhtml', 'shtml', 'epub')")
 
 
+def _sorted_title_postings(con: duckdb.DuckDBPyConnection) -> None:
+    """Schema 17: the title field's postings in term order (store/maintenance.py keeps them so)."""
+    from findling.store.maintenance import sort_title_postings
+
+    sort_title_postings(con)
+
+
 def _title_field(con: duckdb.DuckDBPyConnection) -> None:
     """Schema 10: the title field (a document's title and file name), whose query words the
     keyword lane weighs (search/bm25.py). Filled here from what the index holds: nothing
@@ -206,6 +213,7 @@ MIGRATIONS: list[Migration] = [
         # document of its own (`message.eml › report.docx`), no longer text inside its file.
         "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('eml', 'mbox')",
     ],
+    _sorted_title_postings,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
