@@ -292,3 +292,4 @@ def test_compaction_sorts_both_fields_postings_by_term_and_keeps_them(db):
     assert order == sorted(order) == before
     body = cur.execute("SELECT term_id, doc_id FROM postings").fetchall()
     assert body == sorted(body)
+

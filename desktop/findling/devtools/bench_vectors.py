@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from findling.devtools.memory import rss_now_mb
+from findling.devtools.vector_recall import exact_documents
 from findling.paths import DB_FILENAME
 from findling.search.vector_index import VectorIndex
 from findling.store.db import Database
@@ -89,11 +90,7 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
         latencies.append((time.perf_counter() - t0) * 1000)
     recalls = []
     for q, hits in zip(qs, found, strict=True):
-        scores = vectors @ q
-        best: dict[int, float] = {}
-        for i in np.argsort(-scores)[:400]:
-            best.setdefault(int(docs[i]), float(scores[i]))
-        truth = sorted(best, key=lambda d: -best[d])[:10]
+        truth = exact_documents(vectors, docs, q)
         recalls.append(len(set(truth) & {h.doc_id for h in hits[:10]}) / 10)
     allowed = np.unique(rng.choice(docs, size=max(1, len(np.unique(docs)) // 10), replace=False)).astype(np.int32)
     filtered = []

@@ -67,7 +67,6 @@ def _pool(homes: list[Path], work: Path) -> tuple[Database, str, str, int]:
 
 
 def _embedded(model: str, texts: list[str]) -> np.ndarray:
-    from findling.models.embedder import Embedder
     from findling.models.service import ModelService
     from findling.settings import ModelSettings
 
@@ -75,14 +74,14 @@ def _embedded(model: str, texts: list[str]) -> np.ndarray:
     reason = service.unavailable_reason("embedder")
     if reason:
         raise SystemExit(reason)
-    spec = service.spec("embedder")
-    if spec.vector_key != model:
-        raise SystemExit(f"the indexes hold {model}'s vectors; the embedder installed is {spec.vector_key}")
-    embedder = Embedder(spec, service.store)
+    embedder = service.embedder()
+    if embedder.spec.vector_key != model:
+        raise SystemExit(f"the indexes hold {model}'s vectors; the embedder installed is {embedder.spec.vector_key}")
     return np.concatenate([embedder.embed(texts[lo : lo + 64], kind="query") for lo in range(0, len(texts), 64)])
 
 
-def _exact_documents(floats: np.ndarray, doc_ids: np.ndarray, query: np.ndarray, k: int = 10) -> list[int]:
+def exact_documents(floats: np.ndarray, doc_ids: np.ndarray, query: np.ndarray, k: int = 10) -> list[int]:
+    """The k best documents by their best row's exact score, best first."""
     scores = floats @ query
     top = np.argpartition(-scores, min(len(scores) - 1, 40 * k))[: 40 * k + 1]
     found: list[int] = []
@@ -103,7 +102,7 @@ def measure(homes: list[Path], queries: list[Path], shares: list[float]) -> dict
         parts = list(read_vectors(db.cursor(), table, -1, 65_536))
         doc_ids = np.concatenate([p[1] for p in parts])
         floats = np.concatenate([p[5] for p in parts])
-        truth = [_exact_documents(floats, doc_ids, q) for q in vectors]
+        truth = [exact_documents(floats, doc_ids, q) for q in vectors]
         del floats
         index = VectorIndex(db.cursor, table, dim, work)
         started = time.perf_counter()

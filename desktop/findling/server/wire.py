@@ -64,18 +64,12 @@ def read_record(home: str) -> tuple[str, bytes] | None:
 
 
 class Channel:
-    """A connected Unix socket carrying whole messages, pickled or as JSON. Every read and write
-    waits at most `timeout` seconds (None: no bound); a peer that leaves shows as EOFError."""
+    """A connected Unix socket carrying whole messages, pickled or as JSON, with the socket's own
+    timeout (bounded during the handshake, none after); a peer that leaves shows as EOFError."""
 
     def __init__(self, sock: socket.socket, codec: bytes = PICKLE) -> None:
         self._sock = sock
         self.codec = codec
-
-    def fileno(self) -> int:
-        return self._sock.fileno()
-
-    def set_timeout(self, seconds: float | None) -> None:
-        self._sock.settimeout(seconds)
 
     def send_bytes(self, data: bytes) -> None:
         if len(data) > _MAX_MESSAGE:

@@ -145,21 +145,16 @@ class Database:
             size = self.path.stat().st_size
         except OSError:
             size = 0
-        cur = self._con.cursor()
-        try:
-            size -= vector_bytes(cur)
-        except duckdb.Error:
-            pass  # an index older than its vector tables: the whole file counts
-        finally:
-            cur.close()
+        with self._con.cursor() as cur:
+            try:
+                size -= vector_bytes(cur)
+            except duckdb.Error:
+                pass  # an index older than its vector tables: the whole file counts
         return reading_budget_mb(max(0, size), self._memory_cap_mb)
 
     def _set_memory_limit(self, mb: int) -> None:
-        setter = self._con.cursor()
-        try:
+        with self._con.cursor() as setter:
             setter.execute(f"SET memory_limit = '{int(mb)}MB'")
-        finally:
-            setter.close()
 
     @contextmanager
     def working_memory(self, shed: bool = False) -> Iterator[None]:

@@ -43,7 +43,6 @@ def _strings(values: Sequence[str | None]) -> np.ndarray:
     Unicode (a lone surrogate from a parser) would fail the whole batch's insert: the batch
     is checked with one encode of all its text, and only a batch that fails it is cleaned
     string by string."""
-
     column = _objects(values)
     try:
         "".join(v for v in values if v is not None).encode("utf-8")

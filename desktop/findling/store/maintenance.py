@@ -31,26 +31,27 @@ def unsorted_rows(cur: duckdb.DuckDBPyConnection) -> int:
     return int(value) if value is not None else 0
 
 
+def _sort_by_term(cur: duckdb.DuckDBPyConnection, table: str, columns: str) -> None:
+    """`table` (of these column definitions) rewritten in term order."""
+    cur.execute(f"CREATE TABLE {table}_sorted ({columns})")
+    cur.execute(f"INSERT INTO {table}_sorted SELECT * FROM {table} ORDER BY term_id, doc_id")
+    cur.execute(f"DROP TABLE {table}")
+    cur.execute(f"ALTER TABLE {table}_sorted RENAME TO {table}")
+
+
 def sort_title_postings(cur: duckdb.DuckDBPyConnection) -> None:
     """The title field's postings in term order, as the body's: a query reads its terms' row
     groups, not the whole table (unsorted, every keyword search scanned all of it: 6 of its
     20 ms at 100k documents)."""
-    cur.execute("CREATE TABLE title_postings_sorted (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL)")
-    cur.execute("INSERT INTO title_postings_sorted SELECT * FROM title_postings ORDER BY term_id, doc_id")
-    cur.execute("DROP TABLE title_postings")
-    cur.execute("ALTER TABLE title_postings_sorted RENAME TO title_postings")
+    _sort_by_term(cur, "title_postings", "term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL")
 
 
 def compact_postings(db: Database) -> None:
     """Both fields' postings rewritten in term order (their appended tails grow together)."""
     with db.transaction() as tx:
-        tx.execute(
-            "CREATE TABLE postings_sorted (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, tf REAL NOT NULL, "
-            "dl REAL NOT NULL)"
+        _sort_by_term(
+            tx, "postings", "term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, tf REAL NOT NULL, dl REAL NOT NULL"
         )
-        tx.execute("INSERT INTO postings_sorted SELECT * FROM postings ORDER BY term_id, doc_id")
-        tx.execute("DROP TABLE postings")
-        tx.execute("ALTER TABLE postings_sorted RENAME TO postings")
         sort_title_postings(tx)
         tx.execute("INSERT OR REPLACE INTO meta VALUES (?, '0')", [_TAIL_KEY])
     db.checkpoint()

@@ -4,15 +4,12 @@ naming the function a result falls in."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
 from findling.records import CodeSymbol, DocumentRow
 from findling.store.db import id_list
-
-if TYPE_CHECKING:
-    pass  # written columns; a search reads rows without it
 
 _COLUMNS = "name, qualname, kind, start_char, end_char, line, end_line, signature, doc"
 

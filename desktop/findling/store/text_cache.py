@@ -63,8 +63,7 @@ class DocumentCache:
         the finished result until its next query, which a background thread may never make."""
         if self.warmed:
             return
-        reader = self._cursor().cursor()
-        try:
+        with self._cursor().cursor() as reader:
             metas = {row[0]: (row[8], meta_of(row)) for row in reader.execute(META_SQL).fetchall()}
             ids = sorted(metas)
             for at in range(0, len(ids), _DOCS_A_READ):
@@ -77,8 +76,6 @@ class DocumentCache:
                     [first, last],
                 ).fetchall()
                 self._add(rows, metas)
-        finally:
-            reader.close()
         self.warmed = True
 
     def _add(self, rows: list[tuple[int, int, int, str]], metas: dict[int, tuple[Any, DocumentMeta]]) -> None:

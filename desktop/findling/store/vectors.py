@@ -36,10 +36,8 @@ def vector_tables(cur: duckdb.DuckDBPyConnection) -> list[str]:
 
 def vector_bytes(cur: duckdb.DuckDBPyConnection) -> int:
     """What the float vectors take in the file (rows × dimensions × 4), every model's."""
-    total = 0
-    for table, dim in cur.execute("SELECT table_name, dim FROM vector_models").fetchall():
-        total += int(scalar(cur, f"SELECT count(*) FROM {table}") or 0) * int(dim) * 4
-    return total
+    tables = cur.execute("SELECT table_name, dim FROM vector_models").fetchall()
+    return sum(row_count(cur, table) * int(dim) * 4 for table, dim in tables)
 
 
 def create_vector_table(cur: duckdb.DuckDBPyConnection, name: str, dim: int) -> None:
@@ -190,7 +188,6 @@ def row_count(cur: duckdb.DuckDBPyConnection, table: str) -> int:
 
 
 def live_seqs(cur: duckdb.DuckDBPyConnection, table: str) -> np.ndarray:
-
     return cur.execute(f"SELECT seq FROM {table}").fetchnumpy()["seq"]
 
 
