@@ -293,3 +293,19 @@ def test_compaction_sorts_both_fields_postings_by_term_and_keeps_them(db):
     body = cur.execute("SELECT term_id, doc_id FROM postings").fetchall()
     assert body == sorted(body)
 
+
+def test_a_write_outside_any_run_gets_the_configured_memory(tmp_path, monkeypatch):
+    """The reading budget is for searching: a transaction of its own (an add, a removal, a tool
+    writing vectors) still has the configured limit, and the budget comes back after it."""
+    import findling.store.db as store_db
+
+    monkeypatch.setattr(store_db, "READING_FLOOR_MB", 4)
+    db = Database(tmp_path / "f.duckdb", memory_limit_mb=640)
+    try:
+        with db.transaction() as tx:
+            assert _limit_mb(db) == pytest.approx(640, rel=0.01)
+            tx.execute("CREATE TABLE t AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(300000)")
+            tx.execute("CREATE TABLE u AS SELECT s, count(*) AS n FROM t GROUP BY s ORDER BY s")
+        assert _limit_mb(db) == pytest.approx(db.reading_memory_mb(), rel=0.02)
+    finally:
+        db.close()

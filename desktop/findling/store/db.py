@@ -158,8 +158,9 @@ class Database:
 
     @contextmanager
     def working_memory(self, shed: bool = False) -> Iterator[None]:
-        """The configured limit for an indexing or embedding run (sorts and joins over a batch),
-        back to the reading budget, from the file's new size, when the last run ends. `shed`:
+        """The configured limit for every transaction, and around an indexing or embedding run
+        (its many batches keep it throughout), back to the reading budget, from the file's new
+        size, when the last one ends. `shed`:
         a bulk read whose rows now live elsewhere (the vector index's load), whose blocks DuckDB
         would keep cached: it lets them go only when its limit is lowered, so the limit drops to
         the floor first."""
@@ -188,7 +189,7 @@ class Database:
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """One all-or-nothing write. An I/O failure (a full disk) rolls back and becomes a
         StoreWriteError: what was committed before stays intact and searchable."""
-        with self._write_lock:
+        with self._write_lock, self.working_memory():  # writes never run on the reading budget
             cur = self.cursor()
             cur.execute("BEGIN TRANSACTION")
             try:
