@@ -115,8 +115,10 @@ class Bm25Lane:
         max_terms: int = 16,
         title_weight: float = 2.0,
         synonyms: Callable[[], Mapping[str, tuple[str, ...]]] | None = None,
+        prune: bool = True,
     ) -> None:
         self._cursor = cursor
+        self.prune = prune  # the shapes _by_coverage saves work with; off, the reference they equal
         self.k1 = k1
         self.b = b
         self.max_terms = max_terms
@@ -329,8 +331,6 @@ class Bm25Lane:
         # joins to plan, which on DuckDB cost more than the scan itself.
         idf = {i: idf_of(plan.dfs[i], n_docs) * plan.term_weight.get(i, 1.0) for i in ids}
         id_list = ", ".join(str(int(i)) for i in ids)
-        idf_case = " ".join(f"WHEN {int(i)} THEN {idf[i]!r}" for i in ids)
-        mask_case = " ".join(f"WHEN {int(i)} THEN {int(plan.term_masks[i])}" for i in ids)
         where, params = filter_sql(filters)
         conditions = [f"term_id IN ({id_list})"]
         if only is not None:
@@ -342,17 +342,19 @@ class Bm25Lane:
             conditions.append(f"doc_id NOT IN (SELECT doc_id FROM postings WHERE term_id IN ({ex}))")
         needs_check = bool(plan.phrases or plan.nears or plan.excluded_phrases)
         fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
-        k1, b = float(self.k1), float(self.b)
+        k1 = float(self.k1)
         if plan.by_coverage and sum(plan.group_idf) > 0:
-            sql = self._by_coverage_sql(plan, id_list, idf_case, mask_case, conditions)
+            # nothing but the words constrains the match: no filter, exclusion or `only`
+            plain = self.prune and len(conditions) == 1 and not plan.required
+            rows = self._by_coverage(cur, plan, idf, conditions, params, avgdl, fetch, plain)
         else:
             sql = f"""
-            WITH m AS MATERIALIZED ({_matched_sql(idf_case, mask_case, conditions, k1, b)})
+            WITH m AS MATERIALIZED ({_matched_sql(self._bm25_sql(idf), _mask_case(plan), conditions)})
             SELECT m.doc_id, m.score * {_HUB_PRIOR} AS score, m.mask, (SELECT count(*) FROM m) AS total
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
-        rows = cur.execute(sql, [avgdl, *params, plan.required, plan.required, fetch]).fetchall()
+            rows = cur.execute(sql, [avgdl, *params, plan.required, plan.required, fetch]).fetchall()
         rows = [(r[0], r[1], r[3], r[2]) for r in rows]  # doc, score, total, mask
         total = rows[0][2] if rows else 0
         if needs_check:
@@ -364,40 +366,123 @@ class Bm25Lane:
         )
         return hits, int(total)
 
-    def _by_coverage_sql(self, plan: _Plan, id_list: str, idf_case: str, mask_case: str, conditions: list[str]) -> str:
+    def _by_coverage(
+        self,
+        cur: duckdb.DuckDBPyConnection,
+        plan: _Plan,
+        idf: dict[int, float],
+        conditions: list[str],
+        params: list[object],
+        avgdl: float,
+        fetch: int,
+        plain: bool,
+    ) -> list[tuple[Any, ...]]:
         """Match "most": every document holding any query word, its BM25 score times the share
         of the query's weight it holds (so one that lacks a rare word falls behind, but is not
         dropped, as "all" drops it) times a bonus for the query's weight in its title field
         (title and file name: what a person names a document by), times the prior against
         pages of links (_HUB_PRIOR). Tuned on the Python-docs questions, SciFact train and
-        NFCorpus dev (docs/eval/README.md)."""
+        NFCorpus dev (docs/eval/README.md). Rows: (doc, score, mask, total), best first.
+
+        Grouping every posting of a word most documents hold was most of a search's time at
+        100k documents. Where nothing but the words constrains the match (`plain`), two
+        shapes give the same rows for less: a one-term query needs no grouping (each posting
+        is a document), and a query with one term far commoner than the rest is ranked by
+        MaxScore (Turtle & Flood, 1995): the documents holding any other term are scored in
+        full, and when the last one kept outscores the most a document holding only the
+        common term could, those hold the top; the others are only counted."""
+        ids = sorted(plan.term_masks)
+        common = _dominant(plan) if plain else None
+        if plain and len(ids) == 1:
+            (term,) = ids
+            mask = plan.term_masks[term]
+            rows = f"""
+                SELECT doc_id, {self._bm25_sql({term: idf[term]})} AS score, {mask} AS mask,
+                       CASE WHEN doc_id IN (SELECT doc_id FROM title_postings WHERE term_id = {term})
+                            THEN {mask} ELSE 0 END AS title_mask
+                FROM postings WHERE term_id = {term}"""
+            total = f"(SELECT count(*) FROM postings WHERE term_id = {term})"
+            return cur.execute(self._coverage_sql(plan, rows, total), [avgdl, fetch]).fetchall()
+        if common is not None:
+            others = ", ".join(str(int(i)) for i in ids if i != common)
+            holding = f"""(SELECT doc_id FROM postings WHERE term_id IN ({others})
+                          UNION ALL SELECT doc_id FROM title_postings WHERE term_id IN ({others}))"""
+            rows = self._grouped_sql(
+                plan,
+                idf,
+                f"""SELECT doc_id, term_id, tf, dl, false AS title FROM postings WHERE term_id IN ({others})
+                    UNION ALL
+                    SELECT doc_id, term_id, tf, dl, false FROM postings
+                    WHERE term_id = {common} AND doc_id IN {holding}
+                    UNION ALL
+                    SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE term_id IN ({others})
+                    UNION ALL
+                    SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings
+                    WHERE term_id = {common} AND doc_id IN {holding}""",
+            )
+            mask = plan.term_masks[common]
+            # the documents holding the common term and no other: all of them, less those scored
+            total = f"""((SELECT count(*) FROM m) + (SELECT count(*) FROM postings WHERE term_id = {common})
+                        - (SELECT count(*) FROM m WHERE m.mask & {mask} <> 0))"""
+            found = cur.execute(
+                self._coverage_sql(plan, rows, total), [avgdl, plan.required, plan.required, fetch]
+            ).fetchall()
+            if len(found) >= fetch and found[fetch - 1][1] > self._most_alone(plan, common, idf[common]):
+                return found
+        every = ", ".join(str(int(i)) for i in ids)
+        rows = self._grouped_sql(
+            plan,
+            idf,
+            f"""SELECT doc_id, term_id, tf, dl, false AS title FROM postings WHERE {" AND ".join(conditions)}
+                UNION ALL
+                SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE term_id IN ({every})""",
+        )
+        return cur.execute(
+            self._coverage_sql(plan, rows, "(SELECT count(*) FROM m)"),
+            [avgdl, *params, plan.required, plan.required, fetch],
+        ).fetchall()
+
+    def _bm25_sql(self, idf: dict[int, float]) -> str:
+        """A posting's BM25 part; its one parameter the average document length."""
         k1, b = float(self.k1), float(self.b)
-        coverage = _coverage_sql(plan.group_idf, "m.mask")
-        in_title = _coverage_sql(plan.group_idf, "m.title_mask")
-        # The title field's postings join the body's in one grouping (a row each, marked): a
-        # join of the two groupings cost 3 of a search's 14 ms at 100k documents. A document
-        # counts only with a body posting; its title rows add their groups' bits. Counted as
-        # _matched_sql's rows are.
+        idf_case = " ".join(f"WHEN {int(i)} THEN {idf[i]!r}" for i in sorted(idf))
+        return f"(CASE term_id {idf_case} END) * tf * {k1 + 1!r} / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))"
+
+    def _grouped_sql(self, plan: _Plan, idf: dict[int, float], rows: str) -> str:
+        """Documents from body rows and title rows (a row each, marked): a document counts only
+        with a body posting, and its title rows add their groups' bits. One grouping: a join
+        of the two fields' groupings cost 3 of a search's 14 ms at 100k documents."""
+        mask_case = _mask_case(plan)
         return f"""
-            WITH m AS MATERIALIZED (
                 SELECT doc_id,
-                       sum(CASE WHEN NOT title THEN (CASE term_id {idf_case} END) * tf * {k1 + 1!r}
-                           / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?)) END) AS score,
+                       sum(CASE WHEN NOT title THEN {self._bm25_sql(idf)} END) AS score,
                        bit_or(CASE WHEN NOT title THEN (CASE term_id {mask_case} END) END) AS mask,
                        coalesce(bit_or(CASE WHEN title THEN (CASE term_id {mask_case} END) END), 0) AS title_mask
-                FROM (
-                    SELECT doc_id, term_id, tf, dl, false AS title FROM postings WHERE {" AND ".join(conditions)}
-                    UNION ALL
-                    SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE term_id IN ({id_list}))
+                FROM ({rows})
                 GROUP BY doc_id
-                HAVING bool_or(NOT title) AND (mask & ?) = ?)
+                HAVING bool_or(NOT title) AND (mask & ?) = ?"""
+
+    def _coverage_sql(self, plan: _Plan, rows: str, total: str) -> str:
+        """The ranked statement over `rows` (doc_id, score, mask, title_mask): counted, as
+        _matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
+        coverage = _coverage_sql(plan.group_idf, "m.mask")
+        in_title = _coverage_sql(plan.group_idf, "m.title_mask")
+        return f"""
+            WITH m AS MATERIALIZED ({rows})
             SELECT m.doc_id,
                    m.score * {coverage} * (1 + {float(self.title_weight)!r}::DOUBLE * {in_title})
                        * {_HUB_PRIOR} AS score,
-                   m.mask, (SELECT count(*) FROM m) AS total
+                   m.mask, {total} AS total
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
+
+    def _most_alone(self, plan: _Plan, term: int, idf: float) -> float:
+        """More than a document holding `term` and no other query term can score: BM25's
+        part per term stays below idf·(k1+1), its coverage and title share are the term's
+        groups', and the prior against hubs only lowers a score."""
+        share = _coverage(plan.group_idf, plan.term_masks[term])
+        return idf * (float(self.k1) + 1) * share * (1 + float(self.title_weight) * share)
 
     def _browse(self, cur: duckdb.DuckDBPyConnection, filters: Filters, limit: int) -> tuple[tuple[LaneHit, ...], int]:
         """A query of filters only (`ext:pdf after:7d`): newest first; with `sym:`, the files whose
@@ -462,7 +547,12 @@ _HUB_PRIOR = (
 )
 
 
-def _matched_sql(idf_case: str, mask_case: str, conditions: list[str], k1: float, b: float) -> str:
+def _mask_case(plan: _Plan) -> str:
+    """The CASE arms giving each query term's group bits."""
+    return " ".join(f"WHEN {int(i)} THEN {int(plan.term_masks[i])}" for i in sorted(plan.term_masks))
+
+
+def _matched_sql(bm25: str, mask_case: str, conditions: list[str]) -> str:
     """Every document holding a query term: its BM25 score and the groups it matched.
     Parameters: the average document length, then the required mask twice. Used as a
     MATERIALIZED CTE whose rows a scalar subquery counts: a window count over them cost 3 of a
@@ -470,13 +560,29 @@ def _matched_sql(idf_case: str, mask_case: str, conditions: list[str], k1: float
     window over a join's output)."""
     return f"""
                 SELECT doc_id,
-                       sum((CASE term_id {idf_case} END) * tf * {k1 + 1!r}
-                           / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))) AS score,
+                       sum({bm25}) AS score,
                        bit_or(CASE term_id {mask_case} END) AS mask
                 FROM postings
                 WHERE {" AND ".join(conditions)}
                 GROUP BY doc_id
                 HAVING (mask & ?) = ?"""
+
+
+def _dominant(plan: _Plan) -> int | None:
+    """The query term whose postings outnumber all the others' four to one, if its groups are
+    its own (so a document's mask tells whether it holds it): what MaxScore leaves unscored."""
+    if len(plan.term_masks) < 2:
+        return None
+    term = max(plan.term_masks, key=lambda t: (plan.dfs[t], t))
+    rest = sum(df for t, df in plan.dfs.items() if t != term and t in plan.term_masks)
+    shared = any(m & plan.term_masks[term] for t, m in plan.term_masks.items() if t != term)
+    return term if plan.dfs[term] >= 4 * rest and not shared else None
+
+
+def _coverage(group_idf: tuple[float, ...], mask: int) -> float:
+    """The share of the query's idf mass that the groups set in `mask` hold (_coverage_sql's)."""
+    mass = sum(group_idf)
+    return sum(idf for bit, idf in enumerate(group_idf) if idf > 0 and mask >> bit & 1) / mass
 
 
 def _coverage_sql(group_idf: tuple[float, ...], mask: str) -> str:
