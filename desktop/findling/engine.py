@@ -134,7 +134,7 @@ class Engine:
         s = self.settings.search
         self.synonyms = SynonymFile(config_dir(home) / SYNONYMS_FILENAME)  # beside settings.toml
         self._bm25 = Bm25Lane(self._db.cursor, s.k1, s.b, s.max_query_terms, s.title_boost, self.synonyms.get)
-        self._documents = DocumentCache(self._db.cursor, self.home)
+        self._documents = DocumentCache(self._db.cursor, self.home, lambda: self._db.writes)
         self.models = ModelService(self.settings.models)
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()

@@ -27,20 +27,58 @@ def test_results_come_from_the_cache_and_follow_changes(tmp_path, settings, docs
             cold.path,
         )
 
+        # each change is searched three times: checked one by one, then all checked at once,
+        # then trusted as they are
         write(docs / "a.md", "# Alpha two\n\nThe walrus now swims under the ice.")
         engine.index()
-        hit = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
-        assert hit.title == "Alpha two" and "swims" in hit.snippet
+        for _ in range(3):
+            hit = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
+            assert hit.title == "Alpha two" and "swims" in hit.snippet
 
         os.rename(docs / "b.md", docs / "c.md")
         engine.index()
-        hit = engine.find(SearchRequest("otter", mode=SearchMode.KEYWORD)).hits[0]
-        assert os.path.basename(hit.path) == "c.md" and "clam" in hit.snippet
-        assert "clam" in engine.document_text(hit.doc_id).text
+        for _ in range(3):
+            hit = engine.find(SearchRequest("otter", mode=SearchMode.KEYWORD)).hits[0]
+            assert os.path.basename(hit.path) == "c.md" and "clam" in hit.snippet
+            assert "clam" in engine.document_text(hit.doc_id).text
+
+        write(docs / "a.md", "# Alpha three\n\nThe walrus dives for food.")
+        engine.index()
+        for _ in range(3):
+            hit = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
+            assert hit.title == "Alpha three" and "dives" in hit.snippet
 
         (docs / "c.md").unlink()
         engine.index()
-        assert engine.find(SearchRequest("otter", mode=SearchMode.KEYWORD)).hits == ()
+        for _ in range(3):
+            assert engine.find(SearchRequest("otter", mode=SearchMode.KEYWORD)).hits == ()
+
+
+def test_with_nothing_written_since_the_copy_a_search_reads_no_versions(tmp_path, settings, docs):
+    write(docs / "a.md", "# Alpha\n\nThe walrus sleeps on the ice floe.")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index()
+        engine.warm()
+        asked: list[str] = []
+        real = engine._db.cursor
+
+        class Counting:
+            def __init__(self, cur):
+                self._cur = cur
+
+            def execute(self, sql, *args):
+                asked.append(sql)
+                self._cur.execute(sql, *args)
+                return self
+
+            def __getattr__(self, name):
+                return getattr(self._cur, name)
+
+        engine._db.cursor = lambda: Counting(real())
+        hit = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
+        assert "walrus" in hit.snippet
+        assert not [sql for sql in asked if "indexed_at" in sql]
 
 
 def test_warming_in_slices_of_documents_keeps_each_whole(tmp_path, settings, docs, monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from findling.records import Highlight
 from findling.text.analyzer import is_unspaced, token_at
@@ -22,6 +23,7 @@ class Snippet:
     at: int = 0  # where in the document the snippet's first match (else its text) begins: its line and page
 
 
+@lru_cache(maxsize=64)  # one pattern serves a query's every result
 def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
     """Where a term may start: a stem is nearly always a prefix of its words once its last
     letter is dropped (happy -> happi). Candidates are then checked by real analysis."""

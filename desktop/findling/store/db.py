@@ -123,6 +123,10 @@ class Database:
                 )
         self._con = _connect(path, read_only, threads or max(1, (os.cpu_count() or 2)), memory_limit_mb)
         self._local = threading.local()
+        # Transactions this process has committed. An index file has one writer (DuckDB locks
+        # it), so while this count stands nothing in the file has changed: what the document
+        # cache checks before trusting its copies.
+        self.writes = 0
         self._write_lock = threading.RLock()
         self._memory_cap_mb = memory_limit_mb
         self._memory_lock = threading.Lock()
@@ -194,7 +198,11 @@ class Database:
             cur.execute("BEGIN TRANSACTION")
             try:
                 yield cur
+                # counted on both sides of the commit: a reader whose snapshot holds it sees a
+                # new count, and a check of the cache made while it landed counts for nothing
+                self.writes += 1
                 cur.execute("COMMIT")
+                self.writes += 1
             except BaseException as exc:
                 try:
                     cur.execute("ROLLBACK")

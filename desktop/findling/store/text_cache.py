@@ -9,9 +9,12 @@ chunks lie one after another in the file). Read by position, not through a memor
 page a search touched stayed mapped and counted in the process's resident memory.
 
 Entries are keyed by the document's `indexed_at`, which changes whenever its row is
-written (store/documents.py), and checked against it on each use: a read of two
-fixed-width columns. A document written since the copy is read from the database and
-added to it."""
+written (store/documents.py). While the process has written nothing since every entry was
+last found current (Database.writes: an index file has one writer, this process), entries
+are used as they are. After a write they are checked against the database on each use (a
+read of two fixed-width columns: 1 of a search's 12 ms at 100k documents), until the second
+search at the same count checks them all at once and trusts them again. A document written
+since the copy is read from the database and added to it."""
 
 from __future__ import annotations
 
@@ -39,8 +42,16 @@ class CachedDocument:
 
 
 class DocumentCache:
-    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], scratch: Path | None = None) -> None:
+    def __init__(
+        self,
+        cursor: Callable[[], duckdb.DuckDBPyConnection],
+        scratch: Path | None = None,
+        writes: Callable[[], int] | None = None,
+    ) -> None:
         self._cursor = cursor
+        self._writes = writes  # the writer's count of transactions; None: check every use
+        self._current_at: int | None = None  # the count at which every entry was last found current
+        self._seen: int | None = None  # the count the last use saw
         self._scratch = scratch
         self._file: IO[bytes] | None = None
         self._size = 0
@@ -63,6 +74,7 @@ class DocumentCache:
         the finished result until its next query, which a background thread may never make."""
         if self.warmed:
             return
+        before = self._writes() if self._writes is not None else None
         with self._cursor().cursor() as reader:
             metas = {row[0]: (row[8], meta_of(row)) for row in reader.execute(META_SQL).fetchall()}
             ids = sorted(metas)
@@ -77,6 +89,8 @@ class DocumentCache:
                 ).fetchall()
                 self._add(rows, metas)
         self.warmed = True
+        if before is not None and self._writes is not None and self._writes() == before:
+            self._current_at = before  # nothing was written while the slices were read
 
     def _add(self, rows: list[tuple[int, int, int, str]], metas: dict[int, tuple[Any, DocumentMeta]]) -> None:
         """Append whole documents' chunk rows (doc_id, start, end, text), in order."""
@@ -125,6 +139,14 @@ class DocumentCache:
             return {}
         if not self.warmed:
             return self._from_database(cur, ids, copy=False)
+        writes = self._writes() if self._writes is not None else None
+        if writes is not None and writes == self._current_at:
+            return self._current(cur, ids)
+        if writes is not None and writes == self._seen:
+            self._check_all(cur, writes)
+            if self._current_at == writes:
+                return self._current(cur, ids)
+        self._seen = writes
         versions = dict(cur.execute(f"SELECT id, indexed_at FROM documents WHERE id IN {id_list(ids)}").fetchall())
         out: dict[int, CachedDocument] = {}
         stale: list[int] = []
@@ -137,6 +159,31 @@ class DocumentCache:
         if stale:
             out.update(self._from_database(cur, stale, copy=True))
         return out
+
+    def _current(self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CachedDocument]:
+        """Entries known current; a document with none is read from the database (one gone
+        since the caller's search, left out)."""
+        out: dict[int, CachedDocument] = {}
+        missing: list[int] = []
+        for doc_id in dict.fromkeys(ids):
+            entry = self._entries.get(doc_id)
+            if entry is None:
+                missing.append(doc_id)
+            else:
+                out[doc_id] = CachedDocument(entry[1], self._read(entry[2]))
+        if missing:
+            out.update(self._from_database(cur, missing, copy=True))
+        return out
+
+    def _check_all(self, cur: duckdb.DuckDBPyConnection, writes: int) -> None:
+        """Drop every entry the database no longer has at its version (20 ms at 100k
+        documents): the rest are current at `writes`, if nothing was written meanwhile."""
+        versions = dict(cur.execute("SELECT id, indexed_at FROM documents").fetchall())
+        with self._lock:
+            for doc_id in [d for d, entry in self._entries.items() if versions.get(d) != entry[0]]:
+                del self._entries[doc_id]
+        if self._writes is not None and self._writes() == writes:
+            self._current_at = writes
 
     def _from_database(
         self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int], copy: bool
