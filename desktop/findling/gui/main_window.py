@@ -104,7 +104,9 @@ class MainWindow(QMainWindow):
         self.searches.searching.connect(self.statusBar().showMessage)
         self.searches.results.connect(self._show_results)
         self.searches.names.connect(self._show_names)
-        self.searches.failed.connect(lambda message: self._clear_results(f"Search failed: {message}"))
+        # a method, not a lambda: Qt drops the connection with the window, so a search that
+        # ends after the window closed (its engine closed under it) reaches no deleted widget
+        self.searches.failed.connect(self._search_failed)
         self._phase: tuple[str, float, int] = ("", 0.0, 0)  # the indexing phase shown: since when, from where
         self.indexing = IndexingController(engine)
 
@@ -516,6 +518,9 @@ class MainWindow(QMainWindow):
         if full:
             self.history.add(request.text)
         self.searches.search(request, full)
+
+    def _search_failed(self, message: str) -> None:
+        self._clear_results(f"Search failed: {message}")
 
     def _clear_results(self, status: str) -> None:
         """Nothing listed, and nothing left of the last list: names, counts, preview, explain."""
