@@ -133,7 +133,9 @@ class Engine:
         )
         s = self.settings.search
         self.synonyms = SynonymFile(config_dir(home) / SYNONYMS_FILENAME)  # beside settings.toml
-        self._bm25 = Bm25Lane(self._db.cursor, s.k1, s.b, s.max_query_terms, s.title_boost, self.synonyms.get)
+        self._bm25 = Bm25Lane(
+            self._db.cursor, s.k1, s.b, s.max_query_terms, s.title_boost, self.synonyms.get, passages=self._passages
+        )
         self._documents = DocumentCache(self._db.cursor, self.home, lambda: self._db.writes)
         self.models = ModelService(self.settings.models)
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
@@ -599,6 +601,11 @@ class Engine:
         rendering results is not what is measured."""
         parsed, limit = self._parse(SearchRequest(query, limit=limit))
         return self._run_pipeline(query, parsed, limit, lanes, expand, rerank)
+
+    def _passages(self, ids: list[int]) -> dict[int, tuple[str, list[tuple[int, int, str]]]]:
+        """Documents' (language, chunks), for the keyword lane's nearness."""
+        found = self._documents.documents(self._db.cursor(), ids)
+        return {doc_id: (d.meta.language, d.chunks) for doc_id, d in found.items()}
 
     def rank_keywords(self, request: SearchRequest) -> tuple[list[RankedEntry], bool]:
         """Keyword mode's list as `find` orders it, without snippets: for evaluation and

@@ -14,13 +14,14 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 
 from findling.records import Filters
+from findling.search import proximity
 from findling.search.query_parser import ParsedQuery
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
@@ -65,6 +66,7 @@ class _Plan:
     term_weight: dict[int, float] = field(default_factory=dict)  # how often a long query repeats the term
     by_coverage: bool = False  # match "most": scored by coverage and the title field too
     every: int = 0  # the groups that match "all" requires
+    word_groups: tuple[frozenset[str], ...] = ()  # those groups' terms, for their nearness in a text
 
 
 def idf_of(df: int, n_docs: int) -> float:
@@ -116,8 +118,10 @@ class Bm25Lane:
         title_weight: float = 2.0,
         synonyms: Callable[[], Mapping[str, tuple[str, ...]]] | None = None,
         prune: bool = True,
+        passages: Callable[[list[int]], Mapping[int, tuple[str, Sequence[tuple[int, int, str]]]]] | None = None,
     ) -> None:
         self._cursor = cursor
+        self._passages = passages  # documents' (language, chunks): match "most" orders its first results by nearness
         self.prune = prune  # the shapes _by_coverage saves work with; off, the reference they equal
         self.k1 = k1
         self.b = b
@@ -232,6 +236,9 @@ class Bm25Lane:
             term_weight=term_weight,
             by_coverage=match == "most",
             every=every & ~phrase_bits,
+            word_groups=tuple(
+                frozenset(terms) for bit, (terms, _) in enumerate(groups) if (every & ~phrase_bits) >> bit & 1
+            ),
         )
 
     def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "most") -> Bm25Result:
@@ -243,7 +250,9 @@ class Bm25Lane:
             return Bm25Result(hits, total, False, (), _ms(started))
         plan = self._plan(cur, parsed, list(languages), match, n_docs)
         relaxed = False
-        hits, total = self._score(cur, plan, parsed.filters, limit, n_docs, avgdl)
+        nearness = plan.by_coverage and self._passages is not None and len(plan.word_groups) > 1
+        fetch = max(limit, proximity.POOL) if nearness else limit
+        hits, total = self._score(cur, plan, parsed.filters, fetch, n_docs, avgdl)
         if not hits and match == "all" and plan.required and not plan.phrases and not plan.nears:
             # without phrases nothing else is required: the same terms, any of them
             hits, total = self._score(cur, replace(plan, required=0), parsed.filters, limit, n_docs, avgdl)
@@ -252,7 +261,32 @@ class Bm25Lane:
             # "most" ranks partial matches too: say so when no document holds every word
             complete = replace(plan, required=plan.required | plan.every, by_coverage=False)
             relaxed = not self._score(cur, complete, parsed.filters, 1, n_docs, avgdl)[0]
-        return Bm25Result(hits, total, relaxed, plan.terms, _ms(started), plan)
+        if nearness and hits:
+            hits = self._nearer_first(plan, hits)
+        return Bm25Result(hits[:limit], total, relaxed, plan.terms, _ms(started), plan)
+
+    def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...]) -> tuple[LaneHit, ...]:
+        """The first POOL hits ordered again by proximity.boosted. A boost only raises a score,
+        so they stay above the rest. Saturation becomes the score over the most it could be
+        with the boost (every word near the others), for every hit: evidence keeps the order."""
+        assert self._passages is not None
+        head = hits[: proximity.POOL]
+        texts = self._passages([h.doc_id for h in head])
+        scored = []
+        for hit in head:
+            language, chunks = texts.get(hit.doc_id, ("en", ()))
+            share = proximity.nearness(chunks, plan.word_groups, language or "en")
+            scored.append((proximity.boosted(hit.score, share), hit))
+        scored.sort(key=lambda pair: (-pair[0], pair[1].rank))
+        most = 1 + proximity.WEIGHT
+
+        def scaled(hit: LaneHit, score: float, rank: int) -> LaneHit:
+            saturation = hit.saturation * score / hit.score / most if hit.score > 0 else 0.0
+            return replace(hit, score=score, rank=rank, saturation=saturation)
+
+        return tuple(scaled(hit, score, i + 1) for i, (score, hit) in enumerate(scored)) + tuple(
+            scaled(hit, hit.score, hit.rank) for hit in hits[proximity.POOL :]
+        )
 
     def evidence(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, LaneHit]:
         """The lane's scores, coverage and saturation for the given documents (those another

@@ -32,6 +32,7 @@ from findling.store.db import id_list
 from findling.store.documents import META_SQL, Chunk, DocumentMeta, chunks_by_document, meta_of
 
 _DOCS_A_READ = 4_096  # documents a read while warming: their chunks, sorted, are all it holds
+_RECENT = 64  # documents kept from the last reads before warming
 _Span = tuple[int, int, int, int]  # (start_char, end_char, byte offset, byte length)
 
 
@@ -52,6 +53,8 @@ class DocumentCache:
         self._writes = writes  # the writer's count of transactions; None: check every use
         self._current_at: int | None = None  # the count at which every entry was last found current
         self._seen: int | None = None  # the count the last use saw
+        self._recent: dict[int, CachedDocument] = {}  # before warming: the last documents read
+        self._recent_at: int | None = None
         self._scratch = scratch
         self._file: IO[bytes] | None = None
         self._size = 0
@@ -62,6 +65,7 @@ class DocumentCache:
     def close(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._recent.clear()
             self.warmed = False
             if self._file is not None:
                 self._file.close()
@@ -138,7 +142,7 @@ class DocumentCache:
         if not ids:
             return {}
         if not self.warmed:
-            return self._from_database(cur, ids, copy=False)
+            return self._unwarmed(cur, ids)
         writes = self._writes() if self._writes is not None else None
         if writes is not None and writes == self._current_at:
             return self._current(cur, ids)
@@ -159,6 +163,28 @@ class DocumentCache:
         if stale:
             out.update(self._from_database(cur, stale, copy=True))
         return out
+
+    def _unwarmed(self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CachedDocument]:
+        """From the database, keeping the last _RECENT documents read while nothing is written:
+        a keyword search reads its first results for their nearness, then for their snippets,
+        and each read scans whole columns."""
+        writes = self._writes() if self._writes is not None else None
+        if writes is None:
+            return self._from_database(cur, ids, copy=False)
+        with self._lock:
+            if self._recent_at != writes:
+                self._recent, self._recent_at = {}, writes
+            known = dict(self._recent)
+        missing = [doc_id for doc_id in dict.fromkeys(ids) if doc_id not in known]
+        if missing:
+            found = self._from_database(cur, missing, copy=False)
+            known.update(found)
+            with self._lock:
+                if self._recent_at == writes:
+                    self._recent.update(found)
+                    for doc_id in list(self._recent)[: max(0, len(self._recent) - _RECENT)]:
+                        del self._recent[doc_id]
+        return {doc_id: known[doc_id] for doc_id in ids if doc_id in known}
 
     def _current(self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CachedDocument]:
         """Entries known current; a document with none is read from the database (one gone

@@ -1,0 +1,104 @@
+"""Keyword search orders its first results again by how near the query's words stand in
+each document's text: the page that uses them together before the one that holds each
+somewhere."""
+
+from __future__ import annotations
+
+import os
+
+from findling.engine import Engine
+from findling.records import SearchMode, SearchRequest
+from findling.search.proximity import POOL, WIDTH, _most_in_window, boosted, nearness
+from tests.helpers import write
+
+FILLER = "Some other words about unrelated matters fill this part of the page. " * 8
+
+
+def _chunks(*texts: str) -> list[tuple[int, int, str]]:
+    return [(0, len(t), t) for t in texts]
+
+
+def test_nearness_is_the_share_of_words_one_stretch_holds():
+    groups = [frozenset({"shell"}), frozenset({"command"}), frozenset({"output"})]
+    together = "Run a shell command and read its output."
+    apart = f"The shell is here. {FILLER} A command there. {FILLER} Output elsewhere."
+    assert nearness(_chunks(together), groups, "en") == 1.0
+    assert nearness(_chunks(apart), groups, "en") == 1 / 3
+    assert nearness(_chunks(apart, together), groups, "en") == 1.0  # the best chunk counts
+    assert nearness(_chunks("nothing here"), groups, "en") == 0.0
+    assert nearness(_chunks("Commands, shells and outputs."), groups, "en") == 1.0  # as indexed: stems
+
+
+def test_most_in_window_counts_distinct_groups_within_the_width():
+    assert _most_in_window([(0, 0), (10, 1), (20, 0)], WIDTH) == 2
+    assert _most_in_window([(0, 0), (WIDTH + 1, 1)], WIDTH) == 1
+    assert _most_in_window([(0, 0), (WIDTH - 5, 1), (WIDTH, 2)], WIDTH) == 3
+    assert _most_in_window([], WIDTH) == 0
+    assert boosted(1.0, 0.0) == 1.0 and boosted(1.0, 1.0) > boosted(1.0, 0.5) > 1.0
+
+
+def _names(engine: Engine, query: str, limit: int = 10) -> list[str]:
+    hits = engine.find(SearchRequest(query, SearchMode.KEYWORD, limit=limit)).hits
+    return [os.path.basename(h.path) for h in hits]
+
+
+def test_the_page_using_the_words_together_comes_first(tmp_path, settings, docs):
+    # the glossary holds every word, once each, far apart, in a shorter page: BM25 alone
+    # puts it first
+    write(
+        docs / "glossary.md",
+        "# Glossary\n\nshell: a program. " + FILLER + " capture: to keep. " + FILLER + " output: what comes out.",
+    )
+    write(
+        docs / "subprocess.md",
+        "# subprocess\n\n"
+        + FILLER * 3
+        + " To capture the output of a shell command, pass capture_output. "
+        + FILLER * 3,
+    )
+    for i in range(8):
+        write(docs / f"page{i}.md", f"# Page {i}\n\n" + FILLER)
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        assert _names(engine, "capture shell output")[:2] == ["subprocess.md", "glossary.md"]
+        engine.warm()
+        assert _names(engine, "capture shell output")[:2] == ["subprocess.md", "glossary.md"]
+
+
+def test_the_first_results_are_the_same_whatever_the_number_asked(tmp_path, settings, docs):
+    for i in range(POOL + 6):
+        near = " alpha beta " if i % 3 == 0 else " alpha " + FILLER + " beta "
+        write(docs / f"d{i:02d}.md", f"# Doc {i}\n\n{FILLER[: 20 * i]}{near}{FILLER}")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        longest = _names(engine, "alpha beta", limit=POOL + 6)
+        for limit in (1, 3, POOL - 1, POOL, POOL + 2):
+            assert _names(engine, "alpha beta", limit=limit) == longest[:limit]
+
+
+def test_before_warming_a_search_reads_its_documents_text_once(tmp_path, settings, docs):
+    for i in range(5):
+        write(docs / f"d{i}.md", f"# Doc {i}\n\nalpha and beta, {FILLER}")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        asked: list[str] = []
+        real = engine._db.cursor
+
+        class Counting:
+            def __init__(self, cur):
+                self._cur = cur
+
+            def execute(self, sql, *args):
+                asked.append(sql)
+                self._cur.execute(sql, *args)
+                return self
+
+            def __getattr__(self, name):
+                return getattr(self._cur, name)
+
+        engine._db.cursor = lambda: Counting(real())
+        assert len(engine.find(SearchRequest("alpha beta", SearchMode.KEYWORD)).hits) == 5
+        assert len([sql for sql in asked if "FROM chunks" in sql]) == 1
