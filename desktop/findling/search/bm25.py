@@ -262,16 +262,17 @@ class Bm25Lane:
             complete = replace(plan, required=plan.required | plan.every, by_coverage=False)
             relaxed = not self._score(cur, complete, parsed.filters, 1, n_docs, avgdl)[0]
         if nearness and hits:
-            hits = self._nearer_first(plan, hits)
+            hits = self._nearer_first(plan, hits, limit)
         return Bm25Result(hits[:limit], total, relaxed, plan.terms, _ms(started), plan)
 
-    def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...]) -> tuple[LaneHit, ...]:
+    def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...], limit: int) -> tuple[LaneHit, ...]:
         """The first POOL hits ordered again by proximity.boosted. A boost only raises a score,
         so they stay above the rest. Saturation becomes the score over the most it could be
         with the boost (every word near the others), for every hit: evidence keeps the order."""
         assert self._passages is not None
         head = hits[: proximity.POOL]
-        texts = self._passages([h.doc_id for h in head])
+        # every result shown is read in the same read: their snippets find it read
+        texts = self._passages([h.doc_id for h in hits[: max(limit, proximity.POOL)]])
         scored = []
         for hit in head:
             language, chunks = texts.get(hit.doc_id, ("en", ()))

@@ -116,9 +116,10 @@ def _flat(text: str) -> str:
     return text.translate(_FLATTEN)
 
 
-def term_hits(text: str, terms: frozenset[str], language: str = "en") -> list[tuple[int, int, str]]:
+@lru_cache(maxsize=512)  # a result's chunks are read for the keyword lane's nearness, then for its snippet
+def term_hits(text: str, terms: frozenset[str], language: str = "en") -> tuple[tuple[int, int, str], ...]:
     """(start, end, term) of each word in `text` that indexes under one of `terms`."""
-    return _hits(text, terms, language, _candidates(terms)) if terms else []
+    return tuple(_hits(text, terms, language, _candidates(terms))) if terms else ()
 
 
 def highlight_spans(text: str, terms: Iterable[str], language: str = "en", limit: int = 2_000_000) -> list[Highlight]:
@@ -139,9 +140,8 @@ def make_snippet(
     term_set = frozenset(terms)
     best: tuple[tuple[int, int, int], int, list[tuple[int, int, str]]] | None = None
     if term_set:
-        pattern = _candidates(term_set)
         for index, (_, _, text) in enumerate(chunks):
-            hits = _hits(text, term_set, language, pattern)
+            hits = list(term_hits(text, term_set, language))
             if not hits:
                 continue
             key = (len({h[2] for h in hits}), len(hits), -index)

@@ -32,7 +32,7 @@ from findling.store.db import id_list
 from findling.store.documents import META_SQL, Chunk, DocumentMeta, chunks_by_document, meta_of
 
 _DOCS_A_READ = 4_096  # documents a read while warming: their chunks, sorted, are all it holds
-_RECENT = 64  # documents kept from the last reads before warming
+_RECENT = 128  # documents kept from the last reads before warming
 _Span = tuple[int, int, int, int]  # (start_char, end_char, byte offset, byte length)
 
 
