@@ -276,7 +276,7 @@ class Bm25Lane:
         scored = []
         for hit in head:
             language, chunks = texts.get(hit.doc_id, ("en", ()))
-            share = proximity.nearness(chunks, plan.word_groups, language or "en")
+            share = proximity.nearness(chunks, plan.word_groups, language or "en", frozenset(plan.terms))
             scored.append((proximity.boosted(hit.score, share), hit))
         scored.sort(key=lambda pair: (-pair[0], pair[1].rank))
         most = 1 + proximity.WEIGHT

@@ -21,12 +21,20 @@ WIDTH = 200  # characters, about 30 words
 WEIGHT = 2.0
 
 
-def nearness(chunks: Sequence[tuple[int, int, str]], groups: Sequence[frozenset[str]], language: str) -> float:
+def nearness(
+    chunks: Sequence[tuple[int, int, str]],
+    groups: Sequence[frozenset[str]],
+    language: str,
+    terms: frozenset[str] | None = None,
+) -> float:
     """The share of the query's word groups (each the terms one word indexes under) that one
-    stretch of WIDTH characters holds, at its best in any chunk."""
+    stretch of WIDTH characters holds, at its best in any chunk. `terms`: what to look for
+    (all the query's, so that its snippets find the same search done); the groups' by
+    default."""
     if not groups:
         return 0.0
-    terms = frozenset(t for group in groups for t in group)
+    if terms is None:
+        terms = frozenset(t for group in groups for t in group)
     best = 0
     for _, _, text in chunks:
         found = [

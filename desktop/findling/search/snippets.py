@@ -116,7 +116,7 @@ def _flat(text: str) -> str:
     return text.translate(_FLATTEN)
 
 
-@lru_cache(maxsize=512)  # a result's chunks are read for the keyword lane's nearness, then for its snippet
+@lru_cache(maxsize=4096)  # a result's chunks are read for the keyword lane's nearness, then for its snippet
 def term_hits(text: str, terms: frozenset[str], language: str = "en") -> tuple[tuple[int, int, str], ...]:
     """(start, end, term) of each word in `text` that indexes under one of `terms`."""
     return tuple(_hits(text, terms, language, _candidates(terms))) if terms else ()
