@@ -102,3 +102,27 @@ def test_before_warming_a_search_reads_its_documents_text_once(tmp_path, setting
         engine._db.cursor = lambda: Counting(real())
         assert len(engine.find(SearchRequest("alpha beta", SearchMode.KEYWORD)).hits) == 5
         assert len([sql for sql in asked if "FROM chunks" in sql]) == 1
+
+
+def test_a_deep_list_reads_only_the_documents_it_orders(tmp_path, settings, docs):
+    """why-not ranks 100,000 documents deep: reading every one's text ran out of memory."""
+    from findling.search.bm25 import Bm25Lane
+    from findling.search.query_parser import parse_query
+
+    for i in range(POOL + 30):
+        write(docs / f"d{i:02d}.md", f"# Doc {i}\n\nalpha {FILLER} beta")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        asked: list[list[int]] = []
+
+        def passages(ids):
+            asked.append(list(ids))
+            return engine._passages(ids)
+
+        lane = Bm25Lane(engine._db.cursor, passages=passages)
+        assert len(lane.search(parse_query("alpha beta"), 100_000, "most").hits) == POOL + 30
+        assert [len(ids) for ids in asked] == [POOL]
+        asked.clear()
+        lane.search(parse_query("alpha beta"), 25, "most")
+        assert [len(ids) for ids in asked] == [25]  # the shown results, read once for their snippets

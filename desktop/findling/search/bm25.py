@@ -272,7 +272,8 @@ class Bm25Lane:
         assert self._passages is not None
         head = hits[: proximity.POOL]
         # every result shown is read in the same read: their snippets find it read
-        texts = self._passages([h.doc_id for h in hits[: max(limit, proximity.POOL)]])
+        read = max(limit, proximity.POOL) if limit <= proximity.READ_WITH_POOL else proximity.POOL
+        texts = self._passages([h.doc_id for h in hits[:read]])
         scored = []
         for hit in head:
             language, chunks = texts.get(hit.doc_id, ("en", ()))

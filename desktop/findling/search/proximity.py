@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from findling.search.snippets import term_hits
 
 POOL = 10  # results ordered again: the same first results whatever the number asked for
+# Results read with the pool for their snippets; a deeper list (why-not ranks 100,000) reads the pool alone.
+READ_WITH_POOL = 100
 WIDTH = 200  # characters, about 30 words
 WEIGHT = 2.0
 
