@@ -1,6 +1,7 @@
 """Keyword search's default match, "most": any word matches, a document is ranked by its
 BM25 score times the share of the query's weight it holds, times a bonus for the query
-words in its title field (title and file name); quoted phrases and split words stay whole."""
+words in its title field (title and file name); quoted phrases and the words of unspaced
+scripts stay whole."""
 
 from __future__ import annotations
 
@@ -171,3 +172,16 @@ def test_a_page_of_links_ranks_below_the_page_it_links_to(engine, tmp_path):
     engine.index(embed=False)
     for match in ("most", "any", "all"):
         assert _names(engine, "tcp server listen accept connections", match)[0][0] == "socketserver.html", match
+
+
+def test_a_hyphenated_word_s_parts_are_words_of_their_own(engine, tmp_path):
+    """A claim's `IL-6` or `beta-catenin` is spelled another way in many abstracts: a
+    document holding part of it is ranked below one holding all, not dropped."""
+    docs = tmp_path / "docs"
+    write(docs / "full.txt", "Beta-catenin signalling drives the tumour.")
+    write(docs / "part.txt", "Catenin signalling rose in the tumour cells.")
+    write(docs / "neither.txt", "An unrelated note about gardening.")
+    engine.add_source(docs)
+    engine.index(embed=False)
+    names, _ = _names(engine, "beta-catenin signalling")
+    assert names == ["full.txt", "part.txt"]

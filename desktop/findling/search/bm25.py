@@ -179,8 +179,8 @@ class Bm25Lane:
         groups, known = _with_prefixes(cur, groups)  # each prefix stands for the index terms it begins
         qtf: list[float] = [1.0] * len(groups)
         long = len(groups) > self.max_terms
-        # the parts of one word (foo-bar, a.b, the bigrams of 北京大学) match together in every mode:
-        # "most" lets a document lack a word, never half of one
+        # the bigrams of a word of an unspaced script (北京大学) match together in every mode:
+        # "most" lets a document lack a word, never half of one, where half of 北京 is 京都's
         compounds = [] if long else _split_words(planned)
         if long:
             groups, qtf, known = _top_groups(cur, groups, self.max_terms, n_docs)
@@ -553,10 +553,15 @@ def _required(match: str, every: int, phrases: int, whole_words: int) -> int:
 
 
 def _split_words(planned: list[WordGroup]) -> list[int]:
-    """The group bits of each query word that was split into parts (one bit per part)."""
+    """The group bits of each query word of an unspaced script that was split into bigrams
+    (one bit per bigram). The parts of a word joined by a hyphen or a dot (IL-6, β-blockers,
+    os.path) are words of their own: coverage ranks a document that lacks one lower. Required
+    together, they dropped every abstract that spells a claim's term another way (SciFact
+    train nDCG@10 .588 -> .702 without; the other tuning sets unchanged)."""
     words: dict[str, int] = {}
     for bit, group in enumerate(g for g in planned if not g.phrase):
-        words[group.label] = words.get(group.label, 0) | (1 << bit)
+        if is_unspaced(group.label):
+            words[group.label] = words.get(group.label, 0) | (1 << bit)
     return [bits for bits in words.values() if bits & (bits - 1)]
 
 
@@ -678,11 +683,11 @@ def word_groups(
 ) -> list[WordGroup]:
     """The query's words as the lane matches them, one rule for ranking, highlighting and
     why-not: each group of alternatives analysed in every language the index holds; a
-    compound ("foo-bar", "a.b.c", the bigrams of 北京大学) split into parts that must each
-    match; function and question words dropped unless nothing else is left ("how do I
-    report a bug" keeps report and bug, "to be or not to be" keeps them all); then each
-    distinct term of each quoted phrase, analysed as the phrase is matched. A word's synonyms
-    (text/synonyms.py) are alternatives of its group."""
+    compound ("foo-bar", "a.b.c", the bigrams of 北京大学) split into parts (those of an
+    unspaced script must match together: _split_words); function and question words dropped
+    unless nothing else is left ("how do I report a bug" keeps report and bug, "to be or not
+    to be" keeps them all); then each distinct term of each quoted phrase, analysed as the
+    phrase is matched. A word's synonyms (text/synonyms.py) are alternatives of its group."""
     groups: list[WordGroup] = []
     for words in parsed.groups:
         stop = all(is_stopword(w) for w in words)
