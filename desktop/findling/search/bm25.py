@@ -621,7 +621,8 @@ def _dominant(plan: _Plan) -> int | None:
 
 
 def _coverage(group_idf: tuple[float, ...], mask: int) -> float:
-    """The share of the query's idf mass that the groups set in `mask` hold (_coverage_sql's)."""
+    """The share of the query's idf mass that the groups set in `mask` hold (_coverage_sql's);
+    the mass is above 0."""
     mass = sum(group_idf)
     return sum(idf for bit, idf in enumerate(group_idf) if idf > 0 and mask >> bit & 1) / mass
 
@@ -642,8 +643,7 @@ def _evidence(plan: _Plan, mask: int, score: float, k1: float) -> tuple[float, f
     mass = sum(plan.group_idf)
     if mass <= 0:
         return 0.0, 0.0
-    matched = sum(idf for bit, idf in enumerate(plan.group_idf) if mask >> bit & 1)
-    return min(1.0, matched / mass), min(1.0, max(0.0, score / (mass * (k1 + 1))))
+    return min(1.0, _coverage(plan.group_idf, mask)), min(1.0, max(0.0, score / (mass * (k1 + 1))))
 
 
 def _top_groups(

@@ -54,8 +54,7 @@ def _starts(text: str, terms: frozenset[str], pattern: re.Pattern[str]) -> list[
     the pattern), plus the start of every word with a non-ASCII letter (which folds:
     `café` matches `cafe`)."""
     prefixes = _prefixes(terms)
-    lowered = text.lower()
-    if prefixes is None or len(lowered) != len(text):
+    if prefixes is None or len(lowered := text.lower()) != len(text):  # lowering moved the offsets
         found = {m.start() for m in pattern.finditer(text)}
     else:
         found = set()

@@ -78,7 +78,7 @@ class DocumentCache:
         the finished result until its next query, which a background thread may never make."""
         if self.warmed:
             return
-        before = self._writes() if self._writes is not None else None
+        before = self._write_count()
         with self._cursor().cursor() as reader:
             metas = {row[0]: (row[8], meta_of(row)) for row in reader.execute(META_SQL).fetchall()}
             ids = sorted(metas)
@@ -93,7 +93,7 @@ class DocumentCache:
                 ).fetchall()
                 self._add(rows, metas)
         self.warmed = True
-        if before is not None and self._writes is not None and self._writes() == before:
+        if before is not None and self._write_count() == before:
             self._current_at = before  # nothing was written while the slices were read
 
     def _add(self, rows: list[tuple[int, int, int, str]], metas: dict[int, tuple[Any, DocumentMeta]]) -> None:
@@ -143,20 +143,26 @@ class DocumentCache:
             return {}
         if not self.warmed:
             return self._unwarmed(cur, ids)
-        writes = self._writes() if self._writes is not None else None
-        if writes is not None and writes == self._current_at:
-            return self._current(cur, ids)
-        if writes is not None and writes == self._seen:
+        writes = self._write_count()
+        if writes is not None and writes == self._seen and writes != self._current_at:
             self._check_all(cur, writes)
-            if self._current_at == writes:
-                return self._current(cur, ids)
+        if writes is not None and writes == self._current_at:
+            return self._served(cur, ids, None)
         self._seen = writes
         versions = dict(cur.execute(f"SELECT id, indexed_at FROM documents WHERE id IN {id_list(ids)}").fetchall())
+        return self._served(cur, ids, versions)
+
+    def _served(
+        self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int], versions: dict[int, Any] | None
+    ) -> dict[int, CachedDocument]:
+        """The entries for `ids`: all of them when known current (`versions` None), else those
+        at the database's version (an id it lacks is gone: left out). The rest are read from
+        the database and copied (one gone since the caller's search is left out there)."""
         out: dict[int, CachedDocument] = {}
         stale: list[int] = []
-        for doc_id, version in versions.items():
+        for doc_id in dict.fromkeys(ids) if versions is None else versions:
             entry = self._entries.get(doc_id)
-            if entry is not None and entry[0] == version:
+            if entry is not None and (versions is None or entry[0] == versions[doc_id]):
                 out[doc_id] = CachedDocument(entry[1], self._read(entry[2]))
             else:
                 stale.append(doc_id)
@@ -164,11 +170,14 @@ class DocumentCache:
             out.update(self._from_database(cur, stale, copy=True))
         return out
 
+    def _write_count(self) -> int | None:
+        return self._writes() if self._writes is not None else None
+
     def _unwarmed(self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CachedDocument]:
         """From the database, keeping the last _RECENT documents read while nothing is written:
         a keyword search reads its first results for their nearness, then for their snippets,
         and each read scans whole columns."""
-        writes = self._writes() if self._writes is not None else None
+        writes = self._write_count()
         if writes is None:
             return self._from_database(cur, ids, copy=False)
         with self._lock:
@@ -186,21 +195,6 @@ class DocumentCache:
                         del self._recent[doc_id]
         return {doc_id: known[doc_id] for doc_id in ids if doc_id in known}
 
-    def _current(self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CachedDocument]:
-        """Entries known current; a document with none is read from the database (one gone
-        since the caller's search, left out)."""
-        out: dict[int, CachedDocument] = {}
-        missing: list[int] = []
-        for doc_id in dict.fromkeys(ids):
-            entry = self._entries.get(doc_id)
-            if entry is None:
-                missing.append(doc_id)
-            else:
-                out[doc_id] = CachedDocument(entry[1], self._read(entry[2]))
-        if missing:
-            out.update(self._from_database(cur, missing, copy=True))
-        return out
-
     def _check_all(self, cur: duckdb.DuckDBPyConnection, writes: int) -> None:
         """Drop every entry the database no longer has at its version (20 ms at 100k
         documents): the rest are current at `writes`, if nothing was written meanwhile."""
@@ -208,7 +202,7 @@ class DocumentCache:
         with self._lock:
             for doc_id in [d for d, entry in self._entries.items() if versions.get(d) != entry[0]]:
                 del self._entries[doc_id]
-        if self._writes is not None and self._writes() == writes:
+        if self._write_count() == writes:
             self._current_at = writes
 
     def _from_database(
