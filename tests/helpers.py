@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 def _pdf_escape(text: str) -> str:
@@ -151,3 +152,27 @@ def wait_until(condition, timeout: float, what: str, interval: float = 0.02) -> 
 
             pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
         time.sleep(interval)
+
+
+class RecordingCursor:
+    """A DuckDB cursor that notes each statement it runs in `statements`."""
+
+    def __init__(self, cur: Any, statements: list[str]) -> None:
+        self._cur = cur
+        self._statements = statements
+
+    def execute(self, sql: str, *args: object) -> RecordingCursor:
+        self._statements.append(sql)
+        self._cur.execute(sql, *args)
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
+
+
+def record_statements(engine: Any) -> list[str]:
+    """Every statement the engine's cursors run from now on (those it hands out per call)."""
+    statements: list[str] = []
+    real = engine._db.cursor
+    engine._db.cursor = lambda: RecordingCursor(real(), statements)
+    return statements

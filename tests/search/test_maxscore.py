@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 
-import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,7 +17,7 @@ from findling.search.bm25 import Bm25Lane
 from findling.search.query_parser import parse_query
 from findling.settings import Settings
 from findling.store.db import Database
-from tests.helpers import write
+from tests.helpers import RecordingCursor, write
 
 # share of documents whose body holds each word: from nearly all to a single one
 SHARES = {
@@ -88,21 +87,10 @@ def test_a_common_word_beside_a_rare_one_is_ranked_in_one_statement(engine):
     """The shortcut is taken, not fallen back from: the documents holding the rare word
     outscore any that hold only the common one, so the lane asks once."""
     statements: list[str] = []
-
-    class Counting:
-        def __init__(self, cur: duckdb.DuckDBPyConnection) -> None:
-            self._cur = cur
-
-        def execute(self, sql: str, *args: object) -> Counting:
-            statements.append(sql)
-            self._cur.execute(sql, *args)
-            return self
-
-        def __getattr__(self, name: str) -> object:
-            return getattr(self._cur, name)
-
     s = engine.settings.search
-    lane = Bm25Lane(lambda: Counting(engine._db.cursor()), s.k1, s.b, s.max_query_terms, s.title_boost)
+    lane = Bm25Lane(
+        lambda: RecordingCursor(engine._db.cursor(), statements), s.k1, s.b, s.max_query_terms, s.title_boost
+    )
     for query in ("harbor copper", "harbor"):
         statements.clear()
         result = lane.search(parse_query(query), 3, "most")

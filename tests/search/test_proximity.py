@@ -9,7 +9,7 @@ import os
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
 from findling.search.proximity import POOL, WIDTH, _most_in_window, boosted, nearness
-from tests.helpers import write
+from tests.helpers import record_statements, write
 
 FILLER = "Some other words about unrelated matters fill this part of the page. " * 8
 
@@ -84,22 +84,7 @@ def test_before_warming_a_search_reads_its_documents_text_once(tmp_path, setting
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
         engine.index(embed=False)
-        asked: list[str] = []
-        real = engine._db.cursor
-
-        class Counting:
-            def __init__(self, cur):
-                self._cur = cur
-
-            def execute(self, sql, *args):
-                asked.append(sql)
-                self._cur.execute(sql, *args)
-                return self
-
-            def __getattr__(self, name):
-                return getattr(self._cur, name)
-
-        engine._db.cursor = lambda: Counting(real())
+        asked = record_statements(engine)
         assert len(engine.find(SearchRequest("alpha beta", SearchMode.KEYWORD)).hits) == 5
         assert len([sql for sql in asked if "FROM chunks" in sql]) == 1
 

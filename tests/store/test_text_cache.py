@@ -7,7 +7,7 @@ import os
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
-from tests.helpers import write
+from tests.helpers import record_statements, write
 
 
 def test_results_come_from_the_cache_and_follow_changes(tmp_path, settings, docs):
@@ -60,22 +60,7 @@ def test_with_nothing_written_since_the_copy_a_search_reads_no_versions(tmp_path
         engine.add_source(docs)
         engine.index()
         engine.warm()
-        asked: list[str] = []
-        real = engine._db.cursor
-
-        class Counting:
-            def __init__(self, cur):
-                self._cur = cur
-
-            def execute(self, sql, *args):
-                asked.append(sql)
-                self._cur.execute(sql, *args)
-                return self
-
-            def __getattr__(self, name):
-                return getattr(self._cur, name)
-
-        engine._db.cursor = lambda: Counting(real())
+        asked = record_statements(engine)
         hit = engine.find(SearchRequest("walrus", mode=SearchMode.KEYWORD)).hits[0]
         assert "walrus" in hit.snippet
         assert not [sql for sql in asked if "indexed_at" in sql]
