@@ -233,6 +233,17 @@ def test_word_groups_follow_the_lanes_rules():
     assert _labels("to be or not to be") == [(w, False) for w in ("to", "be", "or", "not", "to", "be")]
     assert _labels("cats OR dogs food") == [("cats or dogs", False), ("food", False)]
     assert _labels("foo-bar") == [("foo-bar", False), ("foo-bar", False)]  # each part must match
+    assert _labels("foo-bar", ("en", "de")) == [("foo-bar", False), ("foo-bar", False)]  # in any language
+
+
+def test_a_split_word_in_an_index_of_several_languages_is_a_group_per_part():
+    """Each part gathers its stems across the index's languages; "beta" alone does not
+    stand for "beta-catenin" because the two parts are no longer alternatives."""
+    from findling.search.bm25 import word_groups
+
+    groups = word_groups(parse_query("beta-catenin running"), ["en", "de"])
+    assert [g.terms for g in groups] == [("beta",), ("catenin",), ("run", "running")]
+    assert [g.terms for g in word_groups(parse_query("北京大学"), ["en", "de"])] == [("北京",), ("京大",), ("大学",)]
     # a phrase keeps its function words: they are matched in order
     assert _labels('"to be" story') == [("story", False), ("to", True), ("be", True)]
 

@@ -185,3 +185,29 @@ def test_a_hyphenated_word_s_parts_are_words_of_their_own(engine, tmp_path):
     engine.index(embed=False)
     names, _ = _names(engine, "beta-catenin signalling")
     assert names == ["full.txt", "part.txt"]
+
+
+GERMAN = (
+    "Die Katzen schlafen heute im Garten, und der Hund liegt unter dem Baum. Wir haben den "
+    "ganzen Nachmittag gelesen und über die Bücher gesprochen, die wir im Sommer kaufen wollen. "
+)
+
+
+def test_a_split_word_s_parts_are_each_needed_in_an_index_of_several_languages(engine, tmp_path):
+    """With a German page beside English ones, each part of "beta-catenin" still counts on its
+    own: a page with only "beta" holds half the word, not all of it, and when no page holds
+    both, the result says that no document has every word."""
+    docs = tmp_path / "docs"
+    write(docs / "katzen.txt", GERMAN * 3)
+    write(docs / "full.txt", "Beta-catenin signalling drives the tumour. " + FILLER)
+    write(docs / "beta.txt", "Beta blockers lower the heart rate in the tumour ward. " + FILLER)
+    write(docs / "catenin.txt", "Catenin levels rose in the tumour cells. " + FILLER)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    assert len(engine._bm25._corpus_stats(engine._db.cursor())[2]) > 1  # the index holds two languages
+    names, result = _names(engine, "beta-catenin tumour")
+    assert names[0] == "full.txt" and not result.relaxed
+    (docs / "full.txt").unlink()
+    engine.index(embed=False)
+    names, result = _names(engine, "beta-catenin tumour")
+    assert sorted(names) == ["beta.txt", "catenin.txt"] and result.relaxed  # no page holds every part

@@ -25,7 +25,7 @@ from findling.search import proximity
 from findling.search.query_parser import ParsedQuery
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
-from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, term_sequence
+from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, query_token_terms, term_sequence
 from findling.text.synonyms import with_synonyms
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
@@ -691,14 +691,14 @@ def word_groups(
     groups: list[WordGroup] = []
     for words in parsed.groups:
         stop = all(is_stopword(w) for w in words)
-        alternatives = [
-            [prefix] if (prefix := prefix_term(w)) else query_terms(w, languages)
-            for w in with_synonyms(words, synonyms or {})
-        ]
-        if len(words) == 1 and len(alternatives[0]) > 1 and (len(languages) <= 1 or is_unspaced(words[0])):
-            groups.extend(WordGroup(words[0], (term,), stop) for term in alternatives[0])
-        else:
-            groups.append(WordGroup(" or ".join(words), tuple(t for alt in alternatives for t in alt), stop))
+        written = with_synonyms(words, synonyms or {})
+        parts = query_token_terms(written[0], languages) if len(written) == 1 and not prefix_term(written[0]) else []
+        if len(parts) > 1:
+            # a split word: each part a group, matched in whichever language the index holds
+            groups.extend(WordGroup(words[0], tuple(terms), stop) for terms in parts)
+            continue
+        alternatives = [[prefix] if (prefix := prefix_term(w)) else query_terms(w, languages) for w in written]
+        groups.append(WordGroup(" or ".join(words), tuple(t for alt in alternatives for t in alt), stop))
     if not all(g.stop for g in groups):
         groups = [g for g in groups if not g.stop]
     for phrase in (*parsed.phrases, *(words for _, words in parsed.near)):  # every word of both is required

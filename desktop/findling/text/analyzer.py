@@ -301,12 +301,21 @@ def term_sequence(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
 
 def query_terms(word: str, languages: list[str]) -> list[str]:
     """Terms for one query word, one per language stemmer present in the index (deduplicated)."""
-    seen: list[str] = []
+    return [term for terms in query_token_terms(word, languages) for term in terms]
+
+
+def query_token_terms(word: str, languages: list[str]) -> list[list[str]]:
+    """The terms of each token of one query word ("beta-catenin" is two, 北京 its bigrams),
+    each token's as one per language stemmer present in the index (deduplicated): what
+    one part of the word may match, in whichever language a document is."""
+    by_start: dict[int, list[str]] = {}
+    seen: set[str] = set()
     for language in languages or [DEFAULT_LANGUAGE]:
         for token in iter_tokens(word, language):
             if token.term not in seen:
-                seen.append(token.term)
-    return seen
+                seen.add(token.term)
+                by_start.setdefault(token.start, []).append(token.term)
+    return [by_start[start] for start in sorted(by_start)]
 
 
 # Function words: dropped from a query's required terms when it has other words, so
