@@ -4,6 +4,7 @@ calibration table, and that fitting refuses test splits."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -150,3 +151,33 @@ def test_eval_keyword_mode_is_findling_search(tmp_path):
                 assert set(names) == {"both.md", "vacuum.md", "storage.md"}
         finally:
             engine.close()
+
+
+def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monkeypatch):
+    """Pages whose evidence is saturated score the same to the precision a result shows, but
+    their unrounded scores can differ by float noise (nearness makes the first page's
+    saturation 0.9999999999999999 and the next one's 1.0). The lane's order decides between
+    them in the list a person sees, and eval must measure that list, not the noise."""
+    import findling.engine as engine_module
+    from findling.devtools.eval import _runner
+    from findling.engine import Engine
+    from findling.records import SearchMode, SearchRequest
+    from findling.settings import Settings
+
+    folder = tmp_path / "docs"
+    for i in range(6):
+        filler = " ".join(f"w{i}x{j}" for j in range(30 * i))  # distinct pages, not copies
+        write(folder / f"pathlib glob {i}.txt", "pathlib Path glob " * (3 + i) + filler)
+        os.utime(folder / f"pathlib glob {i}.txt", (1.7e9, 1.7e9))  # as old as each other: recency is no tiebreak
+    calls = iter(range(1000))
+    exact = engine_module.relevance
+    # each later page a hair above the one before: noise no result shows
+    monkeypatch.setattr(engine_module, "relevance", lambda e: exact(e) + next(calls) * 1e-12)
+    with Engine(tmp_path / "home", settings=Settings()) as engine:
+        engine.add_source(folder)
+        engine.index(embed=False)
+        shown = engine.find(SearchRequest("pathlib glob", SearchMode.KEYWORD, limit=100))
+        assert len({h.score for h in shown.hits}) == 1  # all saturated: equal as shown
+        lane = engine._bm25.search(engine._parse(SearchRequest("pathlib glob"))[0], 100)
+        assert [h.doc_id for h in shown.hits] == [h.doc_id for h in lane.hits]
+        assert _runner(engine, "bm25")("pathlib glob").doc_ids == [h.doc_id for h in shown.hits]

@@ -369,8 +369,13 @@ class Engine:
         # A query of filters alone is no evidence of relevance: its list keeps the lane's own
         # score (0 for plain filters, how well a name matches for `sym:`).
         scores = [relevance(e) for e in evidence] if parsed.has_terms else [h.score for h in lane.hits]
+        # At the precision a result shows: where two pages' evidence is saturated their scores
+        # differ by float noise, and the lane's order (its BM25 score) is to decide, in `find`
+        # and in `rank_keywords` alike
         entries = [
-            RankedEntry(h.doc_id, h.score, score) for h, score in zip(lane.hits, scores) if score >= request.min_score
+            RankedEntry(h.doc_id, h.score, round(score, 6))
+            for h, score in zip(lane.hits, scores)
+            if score >= request.min_score
         ]
         return entries, lane
 
