@@ -211,3 +211,26 @@ def test_a_split_word_s_parts_are_each_needed_in_an_index_of_several_languages(e
     engine.index(embed=False)
     names, result = _names(engine, "beta-catenin tumour")
     assert sorted(names) == ["beta.txt", "catenin.txt"] and result.relaxed  # no page holds every part
+
+
+PORTUGUESE = (
+    "Os gatos dormem hoje no jardim, e o cachorro está deitado debaixo da árvore. Passamos a "
+    "tarde inteira lendo e conversando sobre os livros que queremos comprar no verão. "
+)
+
+
+def test_a_word_s_stems_in_a_rarer_language_weigh_as_the_word_does(engine, tmp_path):
+    """A page read as another language holds its words under that language's stems ("cod" for
+    "code" in Portuguese), which no other page holds. Each stem weighed by its own rarity made
+    that page outrank every English page that answers (the Python docs' table of audit events,
+    read as Portuguese, came first for six questions); a group's terms weigh as its commonest."""
+    docs = tmp_path / "docs"
+    write(docs / "tabela.txt", PORTUGUESE * 3 + "code file")
+    write(docs / "answer.txt", "How to read a file of source code: open the code file and read it. " + FILLER)
+    for i in range(8):
+        write(docs / f"other{i}.txt", f"Note {i}: some code here, a file there. " + FILLER)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    assert len(engine._bm25._corpus_stats(engine._db.cursor())[2]) > 1  # the index holds two languages
+    names, _ = _names(engine, "code file")
+    assert names[0] == "answer.txt" and "tabela.txt" in names  # still found, by its words

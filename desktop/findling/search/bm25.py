@@ -63,7 +63,8 @@ class _Plan:
     terms: tuple[str, ...]
     nears: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (other words allowed between, the terms)
     group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
-    term_weight: dict[int, float] = field(default_factory=dict)  # how often a long query repeats the term
+    # each term's weight in the BM25 sum: its group's idf, times how often a long query repeats it
+    term_idf: dict[int, float] = field(default_factory=dict)
     by_coverage: bool = False  # match "most": scored by coverage and the title field too
     every: int = 0  # the groups that match "all" requires
     word_groups: tuple[frozenset[str], ...] = ()  # those groups' terms, for their nearness in a text
@@ -71,6 +72,16 @@ class _Plan:
 
 def idf_of(df: int, n_docs: int) -> float:
     return math.log10(1 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def _group_idf(terms: list[str], ids: Mapping[str, tuple[int, int]], n_docs: int) -> float:
+    """One idf for all of a group's terms, its commonest's: the alternatives are one thing the
+    query asks for (a word's stems in each language of the index, its synonyms, what a prefix
+    stands for), not rarer words worth more. Each term's own idf let the Portuguese stem of
+    "code" ("cod", in the one page of the Python docs read as Portuguese) weigh as a word
+    found once, and that table of names ranked first for questions it does not answer. A
+    group no document holds weighs the most."""
+    return idf_of(max((ids[t][1] for t in terms if t in ids), default=0), n_docs)
 
 
 def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
@@ -212,17 +223,13 @@ class Bm25Lane:
         excluded_phrases = tuple(
             tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.excluded_phrases
         )
-        unseen = idf_of(0, n_docs)
         qtf += [1.0] * (len(groups) - len(qtf))  # phrase groups
-        group_idf = tuple(
-            max((idf_of(ids[t][1], n_docs) for t in terms if t in ids), default=unseen) * weight
-            for (terms, _), weight in zip(groups, qtf)
-        )
-        term_weight: dict[int, float] = {}
+        group_idf = tuple(_group_idf(terms, ids, n_docs) * weight for (terms, _), weight in zip(groups, qtf))
+        term_idf: dict[int, float] = {}
         for (terms, _), weight in zip(groups, qtf):
             for t in terms:
                 if t in ids:
-                    term_weight[ids[t][0]] = max(term_weight.get(ids[t][0], 0.0), weight)
+                    term_idf[ids[t][0]] = max(term_idf.get(ids[t][0], 0.0), _group_idf(terms, ids, n_docs) * weight)
         return _Plan(
             term_masks=term_masks,
             dfs={term_id: df for term_id, df in ids.values()},
@@ -233,7 +240,7 @@ class Bm25Lane:
             nears=nears,
             terms=tuple(sorted(t for terms, _ in groups for t in terms)),
             group_idf=group_idf,
-            term_weight=term_weight,
+            term_idf=term_idf,
             by_coverage=match == "most",
             every=every & ~phrase_bits,
             word_groups=tuple(
@@ -365,7 +372,7 @@ class Bm25Lane:
         # One flat scan of the query terms' postings, with each term's idf and group bit
         # written into the SQL as literals (numbers computed here, never user text): no
         # joins to plan, which on DuckDB cost more than the scan itself.
-        idf = {i: idf_of(plan.dfs[i], n_docs) * plan.term_weight.get(i, 1.0) for i in ids}
+        idf = {i: plan.term_idf[i] for i in ids}
         id_list = ", ".join(str(int(i)) for i in ids)
         where, params = filter_sql(filters)
         conditions = [f"term_id IN ({id_list})"]
@@ -660,7 +667,7 @@ def _top_groups(
         counts[key] = counts.get(key, 0) + 1
     ids = _lookup(cur, {t for key in counts for t in key})
     weight = {
-        key: count * max(idf_of(ids[t][1], n_docs) for t in key if t in ids)
+        key: count * _group_idf(list(key), ids, n_docs)
         for key, count in counts.items()
         if any(t in ids for t in key)  # words no document holds match nothing
     }
