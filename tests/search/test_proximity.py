@@ -34,6 +34,20 @@ def test_most_in_window_counts_distinct_groups_within_the_width():
     assert _most_in_window([(0, 0), (WIDTH + 1, 1)], WIDTH) == 1
     assert _most_in_window([(0, 0), (WIDTH - 5, 1), (WIDTH, 2)], WIDTH) == 3
     assert _most_in_window([], WIDTH) == 0
+    # a window stays in one paragraph: (paragraph starts after the first)
+    assert _most_in_window([(0, 0), (10, 1), (20, 2)], WIDTH, [15]) == 2
+    assert _most_in_window([(0, 0), (10, 1), (20, 2), (30, 0)], WIDTH, [5, 15]) == 2
+    assert _most_in_window([(0, 0), (10, 1), (20, 2)], WIDTH, [25]) == 3
+
+
+def test_the_entries_of_a_list_are_apart_however_short():
+    """An index or a glossary holds a question's words one entry at a time: entries are
+    paragraphs of the extracted text, and nearness does not count across them."""
+    groups = [frozenset({"random"}), frozenset({"element"}), frozenset({"list"})]
+    glossary = "random\n\nA module of chance.\n\nelement\n\nA part of a whole.\n\nlist\n\nA sequence."
+    answer = "Choose random elements from a list with sample()."
+    assert nearness(_chunks(glossary), groups, "en") == 1 / 3
+    assert nearness(_chunks(answer), groups, "en") == 1.0
     assert boosted(1.0, 0.0) == 1.0 and boosted(1.0, 1.0) > boosted(1.0, 0.5) > 1.0
 
 
