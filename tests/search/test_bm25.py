@@ -296,3 +296,12 @@ def test_a_prefix_finds_the_words_it_begins(engine, docs):
     assert "objects.md" not in names("instal")[0]  # no star: the word (and its stem) only
     hybrid = engine.find(SearchRequest("instal*", rerank="off"))
     assert {os.path.basename(h.path) for h in hybrid.hits} >= {"guide.md", "notes.md"}
+
+
+def test_coverage_counts_in_full_among_short_pages_and_little_among_long_ones():
+    from findling.search.bm25 import coverage_exponent
+
+    lengths = [50, 250, 1000, 4000, 100_000]
+    exponents = [coverage_exponent(n) for n in lengths]
+    assert exponents == sorted(exponents, reverse=True) and len(set(exponents)) == len(exponents)
+    assert exponents[1] > 0.9 and exponents[3] < 0.1 and exponents[-1] > 0
