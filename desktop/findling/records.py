@@ -148,6 +148,9 @@ class Evidence:
     # how strong the query's keywords are at all: its best document's saturation and coverage
     top_saturation: float | None = None
     top_coverage: float | None = None
+    # the share of the page's text in links (an index, a table of contents), where it has links
+    # and the pipeline looked: its relevance is taken down by the prior against such pages
+    link_share: float | None = None
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from dataclasses import replace
 
 import pytest
 
 from findling.paths import resources_dir
 from findling.records import Evidence, SearchMode, SearchRequest
-from findling.search.relevance import relative, relevance, with_recency
+from findling.search.relevance import HUB_FLOOR, HUB_FROM, hub_prior, relative, relevance, with_recency
 from tests.helpers import indexed_engine, write
 
 
@@ -46,6 +47,73 @@ def test_nothing_matched_scores_low_whatever_its_rank():
         Evidence(coverage=0.0, saturation=0.0, cosine=0.12),
     )
     assert best > 0.4 and 0.05 < middling < best and nothing < 0.01
+
+
+def test_a_page_of_links_is_taken_down_by_its_share_of_links():
+    assert hub_prior(0.0) == hub_prior(HUB_FROM) == 1.0
+    assert hub_prior(1.0) == pytest.approx(HUB_FLOOR)
+    assert 1.0 > hub_prior(0.5) > hub_prior(0.8) > hub_prior(1.0)
+    plain = Evidence(coverage=0.6, saturation=0.4, cosine=0.6)
+    assert relevance(replace(plain, link_share=1.0)) == pytest.approx(relevance(plain) * HUB_FLOOR)
+    assert relevance(replace(plain, link_share=0.1)) == relevance(plain)
+
+
+def test_the_explain_table_says_when_a_page_of_links_was_taken_down():
+    from findling.records import ResultExplain
+    from findling.search.presentation import explain_rows
+
+    def rows(share):
+        result = ResultExplain(
+            1, (), 0.0, 0.0, 0.0, 1, None, None, None, 0.3, evidence=Evidence(cosine=0.5, link_share=share)
+        )
+        return {row[0]: row for row in explain_rows(result)}
+
+    assert rows(0.9)["share of the page in links"][2:] == ("0.9000", "", "", f"× {hub_prior(0.9):.2f}")
+    assert "share of the page in links" not in rows(0.1) and "share of the page in links" not in rows(None)
+
+
+def test_the_keyword_lane_s_prior_is_the_same_in_sql():
+    import duckdb
+
+    from findling.search.bm25 import _HUB_PRIOR
+
+    con = duckdb.connect()
+    for share in (None, 0.0, 0.25, 0.4, 0.77, 1.0):
+        (value,) = con.execute(f"SELECT {_HUB_PRIOR} FROM (SELECT ?::DOUBLE AS share) h", [share]).fetchone()
+        assert value == pytest.approx(hub_prior(share or 0.0))
+
+
+def test_a_table_of_contents_close_in_meaning_ranks_below_a_page_about_it(tmp_path, settings, embedder_installed):
+    """By meaning, a table of contents is close to many questions: its titles name them. The
+    pipeline takes a page's relevance down by its share of text in links, as keyword search
+    takes down its BM25 score."""
+    folder = tmp_path / "docs"
+    titles = ["Dates and times", "Time zones", "Calendars", "Date formatting", "Durations", "Clocks and timers"]
+    titles += ["Leap seconds and leap years", "Parsing dates", "Time arithmetic", "Timestamps", "Week numbers"]
+    entries = "".join(
+        f"<li><a href='p{i}.html'>{t}</a></li><li><a href='q{i}.html'>More on {t.lower()}</a></li>"
+        for i, t in enumerate(titles)
+    )
+    write(folder / "contents.html", f"<title>Contents</title><ul>{entries}</ul>")
+    write(
+        folder / "datetime.html",
+        "<title>datetime</title><p>The datetime module supplies classes for manipulating dates and times: "
+        "naive and aware objects, arithmetic and formatting with strftime.</p>",
+    )
+    write(folder / "other.html", "<title>Gardening</title><p>Tomatoes need sun and water every day.</p>")
+    engine = indexed_engine(tmp_path / "home", settings, folder)
+    try:
+        result = engine.find(SearchRequest("time zones and calendars", SearchMode.SEMANTIC, rerank="off", expand=False))
+        paths = engine.document_paths()
+        by_name = {os.path.basename(paths[r.doc_id]): r for r in result.explain.results}
+        # the contents page is the closer in meaning, and still ranks second
+        assert by_name["contents.html"].evidence.cosine > by_name["datetime.html"].evidence.cosine
+        assert _names(result)[0] == "datetime.html"
+        assert (
+            by_name["contents.html"].evidence.link_share > 0.9 and by_name["datetime.html"].evidence.link_share is None
+        )
+    finally:
+        engine.close()
 
 
 def test_recency_breaks_near_ties_but_never_beats_a_clearly_better_file():

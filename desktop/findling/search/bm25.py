@@ -23,6 +23,7 @@ import duckdb
 from findling.records import Filters
 from findling.search import proximity
 from findling.search.query_parser import ParsedQuery
+from findling.search.relevance import HUB_FLOOR, HUB_FROM
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, query_token_terms, term_sequence
@@ -598,13 +599,7 @@ def _whole_words(compounds: list[int], term_masks: dict[int, int]) -> int:
     return sum(bits for bits in compounds if bits & known == bits)
 
 
-# A page whose text is mostly links (an index, a table of contents, a section's list of pages)
-# holds every word of a question somewhere and answers none: from a quarter of its text in
-# links its score falls linearly, to HUB_FLOOR of itself when it is all links. Measured on the
-# Python-docs questions (docs/eval): content pages hold .02-.2 of their text in links, index
-# pages .55-1.
-HUB_FROM = 0.25
-HUB_FLOOR = 0.2
+# the prior against pages of links (relevance.hub_prior), in SQL
 _HUB_PRIOR = (
     f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
     f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {1 - HUB_FROM!r}::DOUBLE)))"

@@ -38,6 +38,7 @@ from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings
 from findling.store.db import Database
+from findling.store.documents import link_shares
 from findling.store.expansions import cached_expansion, save_expansion
 from findling.store.text_cache import DocumentCache
 
@@ -201,6 +202,7 @@ class Pipeline:
         # When no document holds any query word, keyword evidence tells nothing about any
         # one of them: they are judged by meaning alone, as semantic search judges them.
         keywords_told = "bm25" in lanes and bool(lists.keyword)
+        linked = link_shares(self._cursor(), doc_ids)
         found = []
         for doc_id in doc_ids:
             hit = keyword.get(doc_id)
@@ -210,6 +212,7 @@ class Pipeline:
                     coverage=(hit.coverage if hit else 0.0) if keywords_told else None,
                     saturation=(hit.saturation if hit else 0.0) if keywords_told else None,
                     cosine=vector.cosine if vector is not None else None,
+                    link_share=linked.get(doc_id),
                 )
             )
         return dict(zip(doc_ids, relative(found)))

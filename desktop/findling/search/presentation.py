@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from findling.records import Highlight, IndexReport, QueryExplain, ResultExplain
+from findling.search.relevance import hub_prior
 
 # The score is a calibrated chance of relevance (`findling eval --calibration`): 0.2 on a
 # result that leads both lanes is a good answer, yet reads as "20 %". Words say it as meant.
@@ -191,6 +192,10 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
     ):
         if value is not None:
             rows.append((name, "", f"{value:.4f}", "", "", ""))
+    if ev.link_share is not None and hub_prior(ev.link_share) < 1.0:
+        rows.append(
+            ("share of the page in links", "", f"{ev.link_share:.4f}", "", "", f"× {hub_prior(ev.link_share):.2f}")
+        )
     rows.append(("relevance from evidence", str(result.fused_rank), "", "", "", f"{result.relevance:.3f}"))
     if result.rerank is not None:
         rows.append(("reranker", "", f"{result.rerank:.4f}", "", f"{1 - (result.fusion_weight or 0):.2f}", ""))

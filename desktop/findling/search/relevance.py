@@ -110,11 +110,27 @@ def relative(evidence: list[Evidence]) -> list[Evidence]:
     ]
 
 
+# A page whose text is mostly links (an index, a table of contents, a section's list of pages)
+# holds every word of a question somewhere and answers none: from a quarter of its text in
+# links its score falls linearly, to HUB_FLOOR of itself when it is all links. Measured on the
+# Python-docs questions (docs/eval): content pages hold .02-.2 of their text in links, index
+# pages .55-1. The keyword lane applies it to its BM25 score (in SQL, search/bm25.py), the
+# pipeline to a page's relevance: a table of contents is close in meaning to many questions.
+HUB_FROM = 0.25
+HUB_FLOOR = 0.2
+
+
+def hub_prior(link_share: float) -> float:
+    """The factor a page's score is taken by for the share of its text in links."""
+    return 1.0 - (1.0 - HUB_FLOOR) * max(0.0, min(1.0, (link_share - HUB_FROM) / (1.0 - HUB_FROM)))
+
+
 def relevance(evidence: Evidence) -> float:
-    """P(relevant) in [0, 1]."""
+    """P(relevant) in [0, 1], times the prior against pages of links where their share is known."""
     if evidence.coverage is None and evidence.cosine is None:
         return 0.0
-    return _sigmoid(model_for(evidence).logit(evidence))
+    prior = hub_prior(evidence.link_share) if evidence.link_share is not None else 1.0
+    return _sigmoid(model_for(evidence).logit(evidence)) * prior
 
 
 def with_recency(score: float, age_days: float, weight: float, half_life_days: float = 30.0) -> float:

@@ -402,6 +402,13 @@ def modified_times(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[i
     return dict(cur.execute(f"SELECT id, mtime FROM documents WHERE id IN {id_list(ids)}").fetchall())
 
 
+def link_shares(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, float]:
+    """The share of each page's text in links, for the pages among `ids` that have links."""
+    if not ids:
+        return {}
+    return dict(cur.execute(f"SELECT doc_id, share FROM link_shares WHERE doc_id IN {id_list(ids)}").fetchall())
+
+
 Chunk = tuple[int, int, str]  # (start_char, end_char, text) in the document
 
 
