@@ -27,6 +27,7 @@ from findling.records import (
     Hit,
     IndexReport,
     Lane,
+    MatchMode,
     MultiGetResult,
     Outline,
     QueryExplain,
@@ -42,7 +43,7 @@ from findling.records import (
 from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import newer_first_among_equals, relative, relevance
+from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import RankedEntry, collapse_copies, present, rebuilt_offsets, symbol_terms
 from findling.search.snippets import highlight_spans
 from findling.search.why_not import (
@@ -369,11 +370,8 @@ class Engine:
         # A query of filters alone is no evidence of relevance: its list keeps the lane's own
         # score (0 for plain filters, how well a name matches for `sym:`).
         scores = [relevance(e) for e in evidence] if parsed.has_terms else [h.score for h in lane.hits]
-        # At the precision a result shows: where two pages' evidence is saturated their scores
-        # differ by float noise, and the lane's order (its BM25 score) is to decide, in `find`
-        # and in `rank_keywords` alike
         entries = [
-            RankedEntry(h.doc_id, h.score, round(score, 6))
+            RankedEntry(h.doc_id, h.score, as_shown(score))
             for h, score in zip(lane.hits, scores)
             if score >= request.min_score
         ]
@@ -405,11 +403,18 @@ class Engine:
         if not parsed.has_terms:
             return SearchResult(request.text, (), 0, notes=("the query has no words to search for",))
         result = self._run_pipeline(
-            request.text, parsed, limit, request.mode.lanes, request.expand, request.rerank, request.min_score
+            request.text,
+            parsed,
+            limit,
+            request.mode.lanes,
+            request.expand,
+            request.rerank,
+            request.min_score,
+            request.match or self.settings.search.match,
         )
-        hits, notes = self._keep_good(
-            collapse_copies(self._present(result.entries, result.terms, parsed.filters.symbols)), keep_weak
-        )
+        hits = collapse_copies(self._present(result.entries, result.terms, parsed.filters.symbols))
+        # keyword matches are matched, not only ranked: with the vector lane off, none is weak
+        hits, notes = self._keep_good(hits, keep_weak) if "vector" in result.lanes else (hits, ())
         explain = result.explain
         return SearchResult(
             query=request.text,
@@ -430,8 +435,11 @@ class Engine:
         expand: bool | None,
         rerank: RerankerMode | None,
         min_score: float = 0.0,
+        match: MatchMode | None = None,
     ) -> PipelineResult:
-        """The pipeline over the lanes that can run: a lane asked for but unavailable is named in a note."""
+        """The pipeline over the lanes that can run: a lane asked for but unavailable is named
+        in a note. With the vector lane off, the keyword lane ranks as keyword search does
+        (`match`, or the settings'): hybrid without models is keyword search, not a weaker one."""
         notes: list[str] = []
         if "vector" in lanes:
             off = self.semantic_off()
@@ -447,7 +455,9 @@ class Engine:
             from findling.search.pipeline import PipelineResult
 
             return PipelineResult((), explain, (), tuple(notes))
-        result = self._pipeline.run(query, parsed, limit, lanes, expand, rerank, min_score)
+        result = self._pipeline.run(
+            query, parsed, limit, lanes, expand, rerank, min_score, match or self.settings.search.match
+        )
         return replace(result, notes=tuple(notes) + result.notes)
 
     def semantic_off(self) -> str | None:

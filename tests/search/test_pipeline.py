@@ -50,6 +50,29 @@ def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch)
         assert ex.results[0].evidence.cosine is None and ex.results[0].evidence.coverage == 1.0
 
 
+def test_hybrid_without_models_ranks_as_keyword_search(tmp_path, settings, docs):
+    """With no embedder, hybrid is keyword search: the same list in the same order (its match
+    mode, title field and nearness), not the fusion's any-word lane judged alone. Here the
+    page using the words together and the page naming them in its title come before the page
+    that holds each word more often, apart."""
+    apart = "\n\n".join(["vacuum vacuum and more about cleaning", "x " * 300, "storage storage and disks"])
+    write(docs / "apart.md", f"# Maintenance\n\n{apart}\n")
+    write(docs / "together.md", "# Maintenance\n\nvacuum storage is reclaimed nightly, " + "y " * 290 + "\n")
+    write(docs / "titled.md", "# Vacuum storage\n\nvacuum and then storage, " + "z " * 300 + "\n")
+    write(docs / "vacuum.md", "# Cleaning\n\nvacuum vacuum vacuum the floor\n")
+    with Engine(tmp_path / "h", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index()
+        for query in ("vacuum storage", "vacuum storage disks", "vacuum"):
+            keyword = engine.find(SearchRequest(query, SearchMode.KEYWORD))
+            hybrid = engine.find(SearchRequest(query, SearchMode.HYBRID))
+            assert any("semantic search is off" in n for n in hybrid.notes)
+            assert _names(hybrid) == _names(keyword), query
+            assert [h.score for h in hybrid.hits] == [h.score for h in keyword.hits], query
+        first_two = _names(engine.find(SearchRequest("vacuum storage", SearchMode.HYBRID)))[:2]
+        assert set(first_two) == {"together.md", "titled.md"}
+
+
 @pytest.fixture
 def hybrid(tmp_path, settings, docs, embedder_installed):
     settings.models.threads = 2
@@ -69,7 +92,7 @@ def test_hybrid_fuses_both_lanes_with_a_complete_explain(hybrid):
     for x in top.lists:
         assert x.rank >= 1 and x.rrf == pytest.approx(x.weight / (60 + x.rank))
     assert top.fused == pytest.approx(top.rrf + top.bonus)
-    assert top.final == top.relevance == pytest.approx(relevance(top.evidence))
+    assert top.final == top.relevance == pytest.approx(relevance(top.evidence), abs=1e-6)
     assert all(0 <= r.final <= 1 for r in ex.results)
     assert [r.final for r in ex.results] == sorted((r.final for r in ex.results), reverse=True)
     assert ex.stage("fusion").detail["candidates"] == ex.candidates

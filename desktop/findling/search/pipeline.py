@@ -23,6 +23,7 @@ from findling.records import (
     ExpansionExplain,
     Lane,
     ListScore,
+    MatchMode,
     QueryExplain,
     ResultExplain,
     Stage,
@@ -33,7 +34,7 @@ from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
 from findling.search.fusion import Fused, RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import relative, relevance
+from findling.search.relevance import as_shown, relative, relevance
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings
@@ -51,6 +52,7 @@ class PipelineResult:
     explain: QueryExplain
     terms: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    lanes: tuple[Lane, ...] = ()  # the lanes that ran
 
 
 @dataclass
@@ -121,12 +123,13 @@ class Pipeline:
         return result, "", False
 
     def _keyword_jobs(
-        self, parsed: ParsedQuery, expansion: Expansion | None, limit: int
+        self, parsed: ParsedQuery, expansion: Expansion | None, limit: int, match: MatchMode
     ) -> list[tuple[str, float, Callable[[], Bm25Result]]]:
-        """The BM25 lists to run: the query's (twice as deep), then each lexical variant's."""
+        """The BM25 lists to run: the query's (twice as deep, matched as `match` says), then
+        each lexical variant's (any of its words)."""
         s = self.settings
         jobs: list[tuple[str, float, Callable[[], Bm25Result]]] = [
-            ("bm25 original", s.weight_original, lambda: self.bm25.search(parsed, limit * 2, "any"))
+            ("bm25 original", s.weight_original, lambda: self.bm25.search(parsed, limit * 2, match))
         ]
         for i, variant in enumerate(expansion.lexical if expansion else (), 1):
             vp = parse_query(variant).with_filters(parsed.filters)
@@ -149,9 +152,11 @@ class Pipeline:
             for name, weight, text, n in texts
         ]
 
-    def _lanes(self, parsed: ParsedQuery, expansion: Expansion | None, limit: int, lanes: tuple[str, ...]) -> _Lists:
+    def _lanes(
+        self, parsed: ParsedQuery, expansion: Expansion | None, limit: int, lanes: tuple[str, ...], match: MatchMode
+    ) -> _Lists:
         """Every list of every lane, run side by side."""
-        bm25_jobs = self._keyword_jobs(parsed, expansion, limit) if "bm25" in lanes else []
+        bm25_jobs = self._keyword_jobs(parsed, expansion, limit, match) if "bm25" in lanes else []
         vector_jobs = self._vector_jobs(parsed, expansion, limit) if "vector" in lanes else []
         bm25_futures = [(name, weight, self._pool.submit(fn)) for name, weight, fn in bm25_jobs]
         vector_futures = [(name, weight, self._pool.submit(fn)) for name, weight, fn in vector_jobs]
@@ -202,7 +207,9 @@ class Pipeline:
         # When no document holds any query word, keyword evidence tells nothing about any
         # one of them: they are judged by meaning alone, as semantic search judges them.
         keywords_told = "bm25" in lanes and bool(lists.keyword)
-        linked = link_shares(self._cursor(), doc_ids)
+        # The keyword lane's score carries the prior against pages of links already; a page
+        # found by meaning does not, and with vectors off the list is keyword search's own
+        linked = link_shares(self._cursor(), doc_ids) if use_vectors else {}
         found = []
         for doc_id in doc_ids:
             hit = keyword.get(doc_id)
@@ -295,19 +302,22 @@ class Pipeline:
         expand_query: bool | None = None,
         rerank: str | None = None,
         min_score: float = 0.0,
+        match: MatchMode = "most",
     ) -> PipelineResult:
-        """Rank for the query over `lanes`, each of which can run (the engine has checked)."""
+        """Rank for the query over `lanes`, each of which can run (the engine has checked).
+        `match` is keyword search's: the keyword lane matches so when it ranks alone, and
+        any of the words beside the vector lane (whose candidates it judges by coverage)."""
         s = self.settings
         stages = StageLog()
         use_vectors = "vector" in lanes
         expansion, cached = self._expand_stage(parsed, s.expand if expand_query is None else expand_query, stages)
         with stages.timed("lanes") as stage:
-            lists = self._lanes(parsed, expansion, max(limit, s.rerank_top), lanes)
+            lists = self._lanes(parsed, expansion, max(limit, s.rerank_top), lanes, "any" if use_vectors else match)
             stage.detail = {lst.name: len(lst.doc_ids) for lst in lists.lists}
         with stages.timed("fusion") as stage:
             fused, evidence = self._fuse(parsed, lists, lanes, use_vectors)
             stage.reason, stage.detail = s.fusion, {"candidates": len(fused)}
-        relevance_of = {doc_id: relevance(ev) for doc_id, ev in evidence.items()}
+        relevance_of = {doc_id: as_shown(relevance(ev)) for doc_id, ev in evidence.items()}
         reranked = self._rerank_stage(
             parsed, fused, lists, relevance_of, s.reranker if rerank is None else rerank, stages
         )
@@ -330,7 +340,7 @@ class Pipeline:
             timings_ms=stages.timings(),
         )
         entries = tuple(RankedEntry(r.doc_id, r.fused, r.final, lists.spans.get(r.doc_id)) for r in results)
-        return PipelineResult(entries, explain, lists.terms)
+        return PipelineResult(entries, explain, lists.terms, lanes=lanes)
 
     def _expand_stage(self, parsed: ParsedQuery, wanted: bool, stages: StageLog) -> tuple[Expansion | None, bool]:
         """Strong-signal check, then expansion unless the keywords already answer: (expansion, cached)."""
@@ -370,7 +380,7 @@ class Pipeline:
         fused = [f for f in fused if f.doc_id in allowed]
         evidence = self._evidence(parsed, lists, [f.doc_id for f in fused], lanes, use_vectors)
         if s.fusion == "evidence":
-            score = {doc_id: relevance(ev) for doc_id, ev in evidence.items()}
+            score = {doc_id: as_shown(relevance(ev)) for doc_id, ev in evidence.items()}
             fused.sort(key=lambda f: -score[f.doc_id])  # stable: equal scores keep the RRF order
         return fused, evidence
 

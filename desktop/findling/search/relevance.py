@@ -133,6 +133,13 @@ def relevance(evidence: Evidence) -> float:
     return _sigmoid(model_for(evidence).logit(evidence)) * prior
 
 
+def as_shown(score: float) -> float:
+    """A score at the precision a result shows: where two pages' evidence is saturated their
+    scores differ by float noise, and the list's own order is to decide between them, in
+    every mode and in eval alike."""
+    return round(score, 6)
+
+
 def with_recency(score: float, age_days: float, weight: float, half_life_days: float = 30.0) -> float:
     """The sort key: the score, plus at most `weight` for a file modified now (half of it
     after `half_life_days`), so that among near-equal scores newer files come first and
