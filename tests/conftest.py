@@ -50,6 +50,14 @@ def engine(tmp_path, settings):
 
 
 @pytest.fixture
+def long_pages(monkeypatch):
+    """The small pages a test writes count as a manual's long pages, among which keyword
+    search's title bonus and nearness count in full (bm25.long_page_weight); among short
+    pages such as abstracts they hardly count."""
+    monkeypatch.setattr("findling.search.bm25.LONG_PAGE", 1.0)
+
+
+@pytest.fixture
 def docs(tmp_path) -> Path:
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -298,10 +298,10 @@ def test_a_prefix_finds_the_words_it_begins(engine, docs):
     assert {os.path.basename(h.path) for h in hybrid.hits} >= {"guide.md", "notes.md"}
 
 
-def test_coverage_counts_in_full_among_short_pages_and_little_among_long_ones():
-    from findling.search.bm25 import coverage_exponent
+def test_title_and_nearness_count_among_long_pages_and_hardly_among_short_ones():
+    from findling.search.bm25 import long_page_weight
 
     lengths = [50, 250, 1000, 4000, 100_000]
-    exponents = [coverage_exponent(n) for n in lengths]
-    assert exponents == sorted(exponents, reverse=True) and len(set(exponents)) == len(exponents)
-    assert exponents[1] > 0.9 and exponents[3] < 0.1 and exponents[-1] > 0
+    weights = [long_page_weight(n) for n in lengths]
+    assert weights == sorted(weights) and len(set(weights)) == len(weights)
+    assert weights[1] < 0.1 and weights[2] == 0.5 and weights[3] > 0.9 and weights[-1] < 1

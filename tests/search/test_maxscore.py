@@ -177,15 +177,7 @@ NEITHER = (1, {}, [], None)
 WEAK = (30_000, {"bravo": 1}, [], 1.0)  # the rare word once in a long page of links
 
 
-@pytest.fixture()
-def full_coverage(monkeypatch):
-    """Coverage counted in full whatever the pages' average length: the made cases below hold
-    a 30,000-word page, whose length would otherwise lower how much coverage counts
-    (bm25.coverage_exponent) and reorder the pages they are built around."""
-    monkeypatch.setattr("findling.search.bm25.COVERAGE_LENGTH", float("inf"))
-
-
-@pytest.mark.usefixtures("full_coverage")
+@pytest.mark.usefixtures("long_pages")
 def test_maxscore_falls_back_when_the_common_word_alone_outranks_the_rare_words_pages(database):
     titled = (1, {"alpha": 9}, ["alpha"], None)
     _write(database, [titled, *[COMMON] * 39, *[NEITHER] * 9, WEAK])
@@ -193,18 +185,19 @@ def test_maxscore_falls_back_when_the_common_word_alone_outranks_the_rare_words_
     assert [doc for doc, _ in hits] == [1] and total == 41
 
 
-@pytest.mark.usefixtures("full_coverage")
+@pytest.mark.usefixtures("long_pages")
 def test_maxscore_scores_a_document_whose_title_alone_holds_the_rare_word(database):
     titled = (1, {"alpha": 9}, ["bravo"], None)
     _write(database, [COMMON, titled, *[COMMON] * 38, *[NEITHER] * 8, WEAK, WEAK])
     hits, total, _ = _both(database, "alpha bravo", 2)
-    assert [doc for doc, _ in hits] == [2, 49] and total == 42
+    # then a page of the common word: the rare word's pages are long pages of links
+    assert [doc for doc, _ in hits] == [2, 1] and total == 42
 
 
-def test_maxscore_bounds_the_common_word_s_documents_where_coverage_counts_little(database):
-    """Long pages make coverage count little (its exponent far below 1): a page holding only
-    the common word keeps most of its score, and the bound MaxScore stops at must say so,
-    or the rare word's weak pages would be listed above it."""
+def test_maxscore_bounds_the_common_word_s_documents_by_their_whole_score(database):
+    """A page holding only the common word is not scored down for lacking the rare one: the
+    bound MaxScore stops at must say so, or the rare word's weak pages would be listed above
+    it (as they were while coverage multiplied the score and the bound took its power)."""
     long_neither = (30_000, {}, [], None)
     _write(database, [*[COMMON] * 40, WEAK, WEAK, *[long_neither] * 8])
     hits, total, _ = _both(database, "alpha bravo", 1)

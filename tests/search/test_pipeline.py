@@ -50,7 +50,7 @@ def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch)
         assert ex.results[0].evidence.cosine is None and ex.results[0].evidence.coverage == 1.0
 
 
-def test_hybrid_without_models_ranks_as_keyword_search(tmp_path, settings, docs):
+def test_hybrid_without_models_ranks_as_keyword_search(tmp_path, settings, docs, long_pages):
     """With no embedder, hybrid is keyword search: the same list in the same order (its match
     mode, title field and nearness), not the fusion's any-word lane judged alone. Here the
     page using the words together and the page naming them in its title come before the page

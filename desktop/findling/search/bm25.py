@@ -66,23 +66,29 @@ class _Plan:
     group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
     # each term's weight in the BM25 sum: its group's idf, times how often a long query repeats it
     term_idf: dict[int, float] = field(default_factory=dict)
-    by_coverage: bool = False  # match "most": scored by coverage and the title field too
+    by_coverage: bool = False  # match "most": any word, the title field and nearness counting too
     every: int = 0  # the groups that match "all" requires
     word_groups: tuple[frozenset[str], ...] = ()  # those groups' terms, for their nearness in a text
 
 
-# Holding every word of a question says less the longer the pages: a long page holds most words
-# somewhere, and one that lacks a word may still be the answer. Coverage counts in full in a
-# folder of abstracts (avgdl ~250 words: exponent .94) and hardly at all in a manual's pages
-# (Python docs ~4,100: .06). Tuned on the Python-docs questions, SciFact train and NFCorpus dev:
-# MRR@10 .757 -> .783, nDCG@10 .7015 -> .7022 and .2876 -> .2874; 700 and 1,500 score within .002.
-COVERAGE_LENGTH = 1000.0
+# What names a long page (its title, the words together in one paragraph) says less in a
+# short one: an abstract's title is a tenth of its text and BM25F counts it already, and in
+# an abstract every word is near every other. The title bonus and nearness count in full
+# among a manual's pages (Python docs, avgdl ~4,100 words: .94) and hardly at all among
+# abstracts (~250: .06), where plain BM25 ranks best. Coverage (the share of the query's idf
+# a page holds) no longer multiplies the score at all: it paid on no set (it was BM25 x
+# coverage^e), and BM25's idf already weighs a missing rare word. Tuned on the Python-docs
+# questions, SciFact train and NFCorpus dev: MRR@10 .7835 -> .7835, nDCG@10 .7022 -> .7083
+# and .2874 -> .2979 (any word, plain BM25: .7074 and .2956). Held out: pgdocs .556 -> .564,
+# SciFact test .682 -> .695, NFCorpus test .319 -> .324.
+LONG_PAGE = 1000.0
 
 
-def coverage_exponent(avgdl: float) -> float:
-    """How much coverage counts in a folder whose pages average `avgdl` words: 1 for short
-    pages, falling toward 0 for long ones."""
-    return 1.0 / (1.0 + (avgdl / COVERAGE_LENGTH) ** 2)
+def long_page_weight(avgdl: float) -> float:
+    """How much a folder's pages are long pages, from its average length in words: 0 for
+    abstracts and notes, toward 1 for a manual's pages."""
+    ratio = (avgdl / LONG_PAGE) ** 2
+    return ratio / (1.0 + ratio)
 
 
 def idf_of(df: int, n_docs: int) -> float:
@@ -284,13 +290,14 @@ class Bm25Lane:
             complete = replace(plan, required=plan.required | plan.every, by_coverage=False)
             relaxed = not self._score(cur, complete, parsed.filters, 1, n_docs, avgdl)[0]
         if nearness and hits:
-            hits = self._nearer_first(plan, hits, limit)
+            hits = self._nearer_first(plan, hits, limit, proximity.WEIGHT * long_page_weight(avgdl))
         return Bm25Result(hits[:limit], total, relaxed, plan.terms, _ms(started), plan)
 
-    def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...], limit: int) -> tuple[LaneHit, ...]:
-        """The first POOL hits ordered again by proximity.boosted. A boost only raises a score,
-        so they stay above the rest. Saturation becomes the score over the most it could be
-        with the boost (every word near the others), for every hit: evidence keeps the order."""
+    def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...], limit: int, weight: float) -> tuple[LaneHit, ...]:
+        """The first POOL hits ordered again by proximity.boosted with `weight`. A boost only
+        raises a score, so they stay above the rest. Saturation becomes the score over the most
+        it could be with the boost (every word near the others), for every hit: evidence keeps
+        the order."""
         assert self._passages is not None
         head = hits[: proximity.POOL]
         # every result shown is read in the same read: their snippets find it read
@@ -300,9 +307,9 @@ class Bm25Lane:
         for hit in head:
             language, chunks = texts.get(hit.doc_id, ("en", ()))
             share = proximity.nearness(chunks, plan.word_groups, language or "en", frozenset(plan.terms))
-            scored.append((proximity.boosted(hit.score, share), hit))
+            scored.append((proximity.boosted(hit.score, share, weight), hit))
         scored.sort(key=lambda pair: (-pair[0], pair[1].rank))
-        most = 1 + proximity.WEIGHT
+        most = 1 + weight
 
         def scaled(hit: LaneHit, score: float, rank: int) -> LaneHit:
             saturation = hit.saturation * score / hit.score / most if hit.score > 0 else 0.0
@@ -435,13 +442,12 @@ class Bm25Lane:
         fetch: int,
         plain: bool,
     ) -> list[tuple[Any, ...]]:
-        """Match "most": every document holding any query word, its BM25 score times the share
-        of the query's weight it holds, to the power coverage_exponent (so one that lacks a rare
-        word falls behind, but is not dropped, as "all" drops it; less so among long pages)
-        times a bonus for the query's weight in its title field (title and file name: what a
-        person names a document by), times the prior against
-        pages of links (_HUB_PRIOR). Tuned on the Python-docs questions, SciFact train and
-        NFCorpus dev (docs/eval/README.md). Rows: (doc, score, mask, total), best first.
+        """Match "most": every document holding any query word (one that lacks a word is not
+        dropped, as "all" drops it), its BM25 score times a bonus for the query's weight in its
+        title field (title and file name: what a person names a document by; in full among
+        long pages, long_page_weight), times the prior against pages of links (_HUB_PRIOR).
+        Tuned on the Python-docs questions, SciFact train and NFCorpus dev (docs/eval/README.md).
+        Rows: (doc, score, mask, total), best first.
 
         Grouping every posting of a word most documents hold was most of a search's time at
         100k documents. Where nothing but the words constrains the match (`plain`), two
@@ -524,25 +530,26 @@ class Bm25Lane:
     def _coverage_sql(self, plan: _Plan, rows: str, total: str, avgdl: float) -> str:
         """The ranked statement over `rows` (doc_id, score, mask, title_mask): counted, as
         _matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
-        coverage = f"pow({_coverage_sql(plan.group_idf, 'm.mask')}, {coverage_exponent(avgdl)!r}::DOUBLE)"
         in_title = _coverage_sql(plan.group_idf, "m.title_mask")
         return f"""
             WITH m AS MATERIALIZED ({rows})
             SELECT m.doc_id,
-                   m.score * {coverage} * (1 + {float(self.title_weight)!r}::DOUBLE * {in_title})
-                       * {_HUB_PRIOR} AS score,
+                   m.score * (1 + {self._title_bonus(avgdl)!r}::DOUBLE * {in_title}) * {_HUB_PRIOR} AS score,
                    m.mask, {total} AS total
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
 
+    def _title_bonus(self, avgdl: float) -> float:
+        """What the query's whole weight in a document's title field multiplies its score by, less 1."""
+        return float(self.title_weight) * long_page_weight(avgdl)
+
     def _most_alone(self, plan: _Plan, term: int, idf: float, avgdl: float) -> float:
         """More than a document holding `term` and no other query term can score: BM25's
-        part per term stays below idf·(k1+1), its coverage and title share are the term's
-        groups', and the prior against hubs only lowers a score."""
+        part per term stays below idf·(k1+1), its title share is at most the term's groups',
+        and the prior against hubs only lowers a score."""
         share = _coverage(plan.group_idf, plan.term_masks[term])
-        counted: float = share ** coverage_exponent(avgdl)
-        return idf * (float(self.k1) + 1) * counted * (1 + float(self.title_weight) * share)
+        return idf * (float(self.k1) + 1) * (1 + self._title_bonus(avgdl) * share)
 
     def _browse(self, cur: duckdb.DuckDBPyConnection, filters: Filters, limit: int) -> tuple[tuple[LaneHit, ...], int]:
         """A query of filters only (`ext:pdf after:7d`): newest first; with `sym:`, the files whose
