@@ -66,7 +66,7 @@ class _Plan:
     group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
     # each term's weight in the BM25 sum: its group's idf, times how often a long query repeats it
     term_idf: dict[int, float] = field(default_factory=dict)
-    by_coverage: bool = False  # match "most": any word, the title field and nearness counting too
+    most: bool = False  # match "most": any word, the title field and nearness counting too
     every: int = 0  # the groups that match "all" requires
     word_groups: tuple[frozenset[str], ...] = ()  # those groups' terms, for their nearness in a text
 
@@ -154,7 +154,7 @@ class Bm25Lane:
     ) -> None:
         self._cursor = cursor
         self._passages = passages  # documents' (language, chunks): match "most" orders its first results by nearness
-        self.prune = prune  # the shapes _by_coverage saves work with; off, the reference they equal
+        self.prune = prune  # the shapes _most_rows saves work with; off, the reference they equal
         self.k1 = k1
         self.b = b
         self.max_terms = max_terms
@@ -262,7 +262,7 @@ class Bm25Lane:
             terms=tuple(sorted(t for terms, _ in groups for t in terms)),
             group_idf=group_idf,
             term_idf=term_idf,
-            by_coverage=match == "most",
+            most=match == "most",
             every=every & ~phrase_bits,
             word_groups=tuple(
                 frozenset(terms) for bit, (terms, _) in enumerate(groups) if (every & ~phrase_bits) >> bit & 1
@@ -278,16 +278,16 @@ class Bm25Lane:
             return Bm25Result(hits, total, False, (), _ms(started))
         plan = self._plan(cur, parsed, list(languages), match, n_docs)
         relaxed = False
-        nearness = plan.by_coverage and self._passages is not None and len(plan.word_groups) > 1
+        nearness = plan.most and self._passages is not None and len(plan.word_groups) > 1
         fetch = max(limit, proximity.POOL) if nearness else limit
         hits, total = self._score(cur, plan, parsed.filters, fetch, n_docs, avgdl)
         if not hits and match == "all" and plan.required and not plan.phrases and not plan.nears:
             # without phrases nothing else is required: the same terms, any of them
             hits, total = self._score(cur, replace(plan, required=0), parsed.filters, limit, n_docs, avgdl)
             relaxed = bool(hits)
-        elif plan.by_coverage and hits and plan.every and not any(h.coverage >= 1.0 for h in hits):
+        elif plan.most and hits and plan.every and not any(h.coverage >= 1.0 for h in hits):
             # "most" ranks partial matches too: say so when no document holds every word
-            complete = replace(plan, required=plan.required | plan.every, by_coverage=False)
+            complete = replace(plan, required=plan.required | plan.every, most=False)
             relaxed = not self._score(cur, complete, parsed.filters, 1, n_docs, avgdl)[0]
         if nearness and hits:
             hits = self._nearer_first(plan, hits, limit, proximity.WEIGHT * long_page_weight(avgdl))
@@ -408,10 +408,10 @@ class Bm25Lane:
         needs_check = bool(plan.phrases or plan.nears or plan.excluded_phrases)
         fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
         k1 = float(self.k1)
-        if plan.by_coverage and sum(plan.group_idf) > 0:
+        if plan.most and sum(plan.group_idf) > 0:
             # nothing but the words constrains the match: no filter, exclusion or `only`
             plain = self.prune and len(conditions) == 1 and not plan.required
-            rows = self._by_coverage(cur, plan, idf, conditions, params, avgdl, fetch, plain)
+            rows = self._most_rows(cur, plan, idf, conditions, params, avgdl, fetch, plain)
         else:
             sql = f"""
             WITH m AS MATERIALIZED ({_matched_sql(self._bm25_sql(idf), _mask_case(plan), conditions)})
@@ -431,7 +431,7 @@ class Bm25Lane:
         )
         return hits, int(total)
 
-    def _by_coverage(
+    def _most_rows(
         self,
         cur: duckdb.DuckDBPyConnection,
         plan: _Plan,
@@ -467,7 +467,7 @@ class Bm25Lane:
                             THEN {mask} ELSE 0 END AS title_mask
                 FROM postings WHERE term_id = {term}"""
             total = f"(SELECT count(*) FROM postings WHERE term_id = {term})"
-            return cur.execute(self._coverage_sql(plan, rows, total, avgdl), [avgdl, fetch]).fetchall()
+            return cur.execute(self._ranked_sql(plan, rows, total, avgdl), [avgdl, fetch]).fetchall()
         if common is not None:
             others = ", ".join(str(int(i)) for i in ids if i != common)
             holding = f"""(SELECT doc_id FROM postings WHERE term_id IN ({others})
@@ -490,7 +490,7 @@ class Bm25Lane:
             total = f"""((SELECT count(*) FROM m) + (SELECT count(*) FROM postings WHERE term_id = {common})
                         - (SELECT count(*) FROM m WHERE m.mask & {mask} <> 0))"""
             found = cur.execute(
-                self._coverage_sql(plan, rows, total, avgdl), [avgdl, plan.required, plan.required, fetch]
+                self._ranked_sql(plan, rows, total, avgdl), [avgdl, plan.required, plan.required, fetch]
             ).fetchall()
             if len(found) >= fetch and found[fetch - 1][1] > self._most_alone(plan, common, idf[common], avgdl):
                 return found
@@ -503,7 +503,7 @@ class Bm25Lane:
                 SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE term_id IN ({every})""",
         )
         return cur.execute(
-            self._coverage_sql(plan, rows, "(SELECT count(*) FROM m)", avgdl),
+            self._ranked_sql(plan, rows, "(SELECT count(*) FROM m)", avgdl),
             [avgdl, *params, plan.required, plan.required, fetch],
         ).fetchall()
 
@@ -527,7 +527,7 @@ class Bm25Lane:
                 GROUP BY doc_id
                 HAVING bool_or(NOT title) AND (mask & ?) = ?"""
 
-    def _coverage_sql(self, plan: _Plan, rows: str, total: str, avgdl: float) -> str:
+    def _ranked_sql(self, plan: _Plan, rows: str, total: str, avgdl: float) -> str:
         """The ranked statement over `rows` (doc_id, score, mask, title_mask): counted, as
         _matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
         in_title = _coverage_sql(plan.group_idf, "m.title_mask")
