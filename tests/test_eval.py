@@ -153,7 +153,7 @@ def test_eval_keyword_mode_is_findling_search(tmp_path):
             engine.close()
 
 
-def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monkeypatch):
+def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monkeypatch, long_pages):
     """Pages whose evidence is saturated score the same to the precision a result shows, but
     their unrounded scores can differ by float noise (nearness makes the first page's
     saturation 0.9999999999999999 and the next one's 1.0). The lane's order decides between
