@@ -265,10 +265,18 @@ def test_the_stages_read_as_a_timeline():
     from findling.records import QueryExplain, Stage
     from findling.search.presentation import stage_timeline
 
-    explain = QueryExplain(
-        "q", "hybrid", (Stage("lanes", "ran", ms=17.5), Stage("rerank", "skipped", "no reranker")), None, 3, (), {}
-    )
-    assert stage_timeline(explain) == [("keyword and meaning search", 17.5, ""), ("reranking", 0.0, "no reranker")]
+    def explain(mode: str) -> QueryExplain:
+        stages = (Stage("lanes", "ran", ms=17.5), Stage("rerank", "skipped", "no reranker"))
+        return QueryExplain("q", mode, stages, None, 3, (), {})
+
+    assert stage_timeline(explain("bm25+vector")) == [
+        ("keyword and meaning search", 17.5, ""),
+        ("reranking", 0.0, "no reranker"),
+    ]
+    # a lane that was off (no embedder; semantic search) is not named as searched
+    assert stage_timeline(explain("bm25"))[0] == ("keyword search", 17.5, "")
+    assert stage_timeline(explain("bm25+expand"))[0] == ("keyword search", 17.5, "")
+    assert stage_timeline(explain("vector"))[0] == ("meaning search", 17.5, "")
 
 
 def test_a_query_whose_words_no_document_holds_is_judged_by_meaning_alone(demo):

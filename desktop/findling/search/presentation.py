@@ -111,11 +111,19 @@ _SKIP_REASONS = {
 }
 
 
+def _lanes_label(mode: str) -> str:
+    """The lanes stage as it ran: a lane that was off is not named (explain.mode: 'bm25+vector+...')."""
+    ran = set(mode.split("+"))
+    if "vector" not in ran:
+        return "keyword search"
+    return STAGE_LABELS["lanes"] if "bm25" in ran else "meaning search"
+
+
 def stage_timeline(explain: QueryExplain) -> list[tuple[str, float, str]]:
     """Each stage as (plain name, milliseconds, why it was skipped or ""), in order."""
     return [
         (
-            STAGE_LABELS.get(s.name, s.name),
+            _lanes_label(explain.mode) if s.name == "lanes" else STAGE_LABELS.get(s.name, s.name),
             s.ms if s.status == "ran" else 0.0,
             "" if s.status == "ran" else window_advice(_SKIP_REASONS.get(s.reason, s.reason or "skipped")),
         )
