@@ -230,9 +230,9 @@ def keyword_summary(count: int, took_ms: float) -> str:
     """The explain panel for a keyword search, which ranks by one list: nothing to tell stage by stage."""
     found = f"{count} result" + ("" if count == 1 else "s")
     return (
-        f"{found} in {took_ms:.0f} ms by keywords alone (BM25, the first ten ordered again by how near "
-        "the query's words stand to one another in each); the stage by stage story comes with the "
-        "Hybrid and Semantic modes."
+        f"{found} in {took_ms:.0f} ms by keywords alone (BM25 with the words in titles and file names; "
+        "among long pages the first ten ordered again by how near the query's words stand to one another "
+        "in each); the stage by stage story comes with the Hybrid and Semantic modes."
     )
 
 
