@@ -120,7 +120,8 @@ def test_calibration_rises_allows_sampling_noise_only():
 
 def test_eval_keyword_mode_is_findling_search(tmp_path):
     """`findling eval`'s bm25 mode ranks exactly as keyword search does, in its default
-    match mode (every word, relaxed when no document has them all) or the one asked for."""
+    match mode (every word, relaxed when no document has them all) or the one asked for, and
+    lists a copy once, as the list a person sees does; so does its hybrid mode."""
     from findling.devtools.eval import _runner
     from findling.engine import Engine
     from findling.records import SearchMode, SearchRequest
@@ -131,6 +132,7 @@ def test_eval_keyword_mode_is_findling_search(tmp_path):
     write(folder / "vacuum.md", "# Vacuum\n\nvacuum vacuum vacuum, and vacuum again.\n")
     write(folder / "storage.md", "# Storage\n\nstorage storage storage everywhere.\n")
     write(folder / "other.md", "# Other\n\nnothing to see.\n")
+    write(folder / "copy" / "vacuum.md", "# Vacuum\n\nvacuum vacuum vacuum, and vacuum again.\n")  # same bytes
     for match in ("all", "any"):
         settings = Settings()
         settings.search.match = match
@@ -143,6 +145,11 @@ def test_eval_keyword_mode_is_findling_search(tmp_path):
                 ranked = [paths[d] for d in _runner(engine, "bm25")(query).doc_ids]
                 shown = engine.find(SearchRequest(query, SearchMode.KEYWORD, limit=100))
                 assert ranked == [h.path for h in shown.hits], (match, query)
+                # no embedder here: hybrid is keyword search, and eval's hybrid is `query`'s list
+                fused = [paths[d] for d in _runner(engine, "hybrid")(query).doc_ids]
+                assert fused == [h.path for h in engine.find(SearchRequest(query, limit=100)).hits], (match, query)
+            copies = [h for h in engine.find(SearchRequest("vacuum", SearchMode.KEYWORD)).hits if h.copies]
+            assert len(copies) == 1  # the two vacuum.md: one result naming the other
             # the mode decides: "all" keeps only the document holding both words
             names = [paths[d].rsplit("/", 1)[-1] for d in _runner(engine, "bm25")("vacuum storage").doc_ids]
             if match == "all":

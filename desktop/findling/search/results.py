@@ -143,27 +143,44 @@ def innermost(symbols: Sequence[CodeSymbol], offset: int) -> CodeSymbol | None:
     return best
 
 
+def copy_of(keys: Sequence[tuple[str, bytes]]) -> list[tuple[int, bool] | None]:
+    """For each document of a list, by its (content hash, text signature) in the list's order:
+    None where it stands for itself, else (the place among those that do of the one it copies,
+    whether its bytes are the same). A copy is listed once, under the first of its copies."""
+    out: list[tuple[int, bool] | None] = []
+    kept = 0
+    first_of: dict[str, int] = {}  # content hash -> place of the document that stands for it
+    near = NearIndex()
+    for content_hash, signature in keys:
+        at = first_of.get(content_hash) if content_hash else None
+        if at is not None:
+            out.append((at, True))
+            continue
+        at = near.first_near(signature)
+        if at is not None:
+            out.append((at, False))
+            continue
+        if content_hash:
+            first_of[content_hash] = kept
+        near.add(signature, kept)
+        out.append(None)
+        kept += 1
+    return out
+
+
 def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
     """Copies listed once, under the first of them in the list's final order, which names the
     others: files with the same bytes (`copies`), and files with nearly the same text
     (`near_copies`: their shingle signatures' estimated similarity NEAR or more, such as a copy
     with a corrected typo or the same page saved twice)."""
     out: list[Hit] = []
-    first_of: dict[str, int] = {}  # content hash -> index of the hit that stands for it
-    near = NearIndex()
-    for hit in hits:
-        at = first_of.get(hit.content_hash) if hit.content_hash else None
-        if at is not None:
-            out[at] = replace(out[at], copies=(*out[at].copies, hit.path))
-            continue
-        at = near.first_near(hit.text_signature)
-        if at is not None:
-            out[at] = replace(out[at], near_copies=(*out[at].near_copies, hit.path))
-            continue
-        if hit.content_hash:
-            first_of[hit.content_hash] = len(out)
-        near.add(hit.text_signature, len(out))
-        out.append(hit)
+    for hit, of in zip(hits, copy_of([(h.content_hash, h.text_signature) for h in hits])):
+        if of is None:
+            out.append(hit)
+        elif of[1]:
+            out[of[0]] = replace(out[of[0]], copies=(*out[of[0]].copies, hit.path))
+        else:
+            out[of[0]] = replace(out[of[0]], near_copies=(*out[of[0]].near_copies, hit.path))
     return out
 
 
