@@ -419,7 +419,8 @@ class Engine:
         return SearchResult(
             query=request.text,
             hits=tuple(hits),
-            total_matched=explain.candidates,
+            # the documents holding the words, as keyword search counts them, or the candidates meaning added
+            total_matched=max(explain.candidates, result.matched),
             notes=result.notes + notes,
             timings_ms=dict(explain.timings_ms),
             explain=explain,

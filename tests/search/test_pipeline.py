@@ -73,6 +73,20 @@ def test_hybrid_without_models_ranks_as_keyword_search(tmp_path, settings, docs,
         assert set(first_two) == {"together.md", "titled.md"}
 
 
+def test_hybrid_without_models_counts_the_matching_documents_as_keyword_search(tmp_path, settings, docs):
+    """'3 of 50 matching documents' in both modes: the documents holding the words, not the
+    candidates the fusion read (twice the reranker's depth)."""
+    for i in range(50):
+        write(docs / f"note{i:02d}.md", f"# Note {i}\n\nvacuum the hall, then note {i} of the chores.\n")
+    with Engine(tmp_path / "h", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index()
+        keyword = engine.find(SearchRequest("vacuum", SearchMode.KEYWORD, limit=3))
+        hybrid = engine.find(SearchRequest("vacuum", SearchMode.HYBRID, limit=3))
+        assert len(hybrid.hits) == 3 and keyword.total_matched == 50
+        assert hybrid.total_matched == keyword.total_matched
+
+
 @pytest.fixture
 def hybrid(tmp_path, settings, docs, embedder_installed):
     settings.models.threads = 2

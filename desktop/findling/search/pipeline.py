@@ -53,6 +53,7 @@ class PipelineResult:
     terms: tuple[str, ...]
     notes: tuple[str, ...] = ()
     lanes: tuple[Lane, ...] = ()  # the lanes that ran
+    matched: int = 0  # documents holding the query's words (as the keyword lane matched them)
 
 
 @dataclass
@@ -340,7 +341,8 @@ class Pipeline:
             timings_ms=stages.timings(),
         )
         entries = tuple(RankedEntry(r.doc_id, r.fused, r.final, lists.spans.get(r.doc_id)) for r in results)
-        return PipelineResult(entries, explain, lists.terms, lanes=lanes)
+        matched = lists.keyword_result.total if lists.keyword_result is not None else 0
+        return PipelineResult(entries, explain, lists.terms, lanes=lanes, matched=matched)
 
     def _expand_stage(self, parsed: ParsedQuery, wanted: bool, stages: StageLog) -> tuple[Expansion | None, bool]:
         """Strong-signal check, then expansion unless the keywords already answer: (expansion, cached)."""
