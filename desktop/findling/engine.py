@@ -57,6 +57,7 @@ from findling.search.why_not import (
 from findling.settings import Settings, load_settings
 from findling.store.db import Database
 from findling.store.documents import (
+    copy_keys,
     delete_documents,
     document_meta,
     document_paths,
@@ -613,21 +614,17 @@ class Engine:
         expand: bool | None = None,
         rerank: RerankerMode | None = None,
     ) -> PipelineResult:
-        """The pipeline's ranking over any lanes, copies listed once as every list shows them,
-        without snippets: for evaluation, where rendering results is not what is measured."""
+        """The pipeline's ranking over any lanes, without snippets: for evaluation, where
+        rendering results is not what is measured."""
         parsed, limit = self._parse(SearchRequest(query, limit=limit))
-        result = self._run_pipeline(query, parsed, limit, lanes, expand, rerank)
-        return replace(result, entries=tuple(self._without_copies(result.entries)))
+        return self._run_pipeline(query, parsed, limit, lanes, expand, rerank)
 
-    def _without_copies(self, entries: Sequence[RankedEntry]) -> list[RankedEntry]:
-        """The entries as a list shows them: a copy once, under the first of its copies
-        (results.collapse_copies, which every list a person sees goes through)."""
-        found = self._documents.documents(self._db.cursor(), [e.doc_id for e in entries])
-        keys = [
-            (found[e.doc_id].meta.content_hash, found[e.doc_id].meta.signature) if e.doc_id in found else ("", b"")
-            for e in entries
-        ]
-        return [e for e, of in zip(entries, copy_of(keys)) if of is None]
+    def without_copies(self, entries: Sequence[RankedEntry]) -> list[RankedEntry]:
+        """A ranking as a list shows it: a copy once, under the first of its copies (the rule
+        of results.collapse_copies, which every list a person sees goes through). Reads each
+        document's hash and signature only, not its text."""
+        keys = copy_keys(self._db.cursor(), [e.doc_id for e in entries])
+        return [e for e, of in zip(entries, copy_of([keys.get(e.doc_id, ("", b"")) for e in entries])) if of is None]
 
     def _passages(self, ids: list[int]) -> dict[int, tuple[str, list[tuple[int, int, str]]]]:
         """Documents' (language, chunks), for the keyword lane's nearness."""
@@ -635,15 +632,14 @@ class Engine:
         return {doc_id: (d.meta.language, d.chunks) for doc_id, d in found.items()}
 
     def rank_keywords(self, request: SearchRequest) -> tuple[list[RankedEntry], bool]:
-        """Keyword mode's list as `find` orders it (copies listed once), without snippets: for evaluation and
+        """Keyword mode's list as `find` orders it, without snippets: for evaluation and
         benchmarks, which measure the product's keyword search, not rendering. Also whether
         the match was relaxed to some of the words."""
         parsed, limit = self._parse(replace(request, mode=SearchMode.KEYWORD))
         entries, lane = self._keyword_entries(request, parsed, limit)
         wanted = self.settings.search.recency_weight > 0 and len(entries) > 1
         mtimes = modified_times(self._db.cursor(), [e.doc_id for e in entries]) if wanted else {}
-        ordered = self._newer_first(entries, lambda e: e.score, lambda e: mtimes.get(e.doc_id))
-        return self._without_copies(ordered), lane.relaxed
+        return self._newer_first(entries, lambda e: e.score, lambda e: mtimes.get(e.doc_id)), lane.relaxed
 
     def _newer_first(
         self, items: Sequence[T], score: Callable[[T], float], mtime: Callable[[T], float | None]

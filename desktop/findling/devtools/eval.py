@@ -178,12 +178,14 @@ def _runner(engine: Engine, mode: str) -> Runner:
     """The mode as a function from query text to ranked doc ids (top 100). `bm25` is the
     product's keyword search, exactly as `findling search` ranks (its match mode from the
     settings, relaxed to some of the words when no document has them all, newer first among
-    equals); the others are the pipeline over their lanes. Timed around the ranking itself:
-    snippet rendering is presentation, measured by `findling bench`."""
+    equals); the others are the pipeline over their lanes. Every list as a person sees it: a
+    copy once. Timed around the ranking itself: snippet rendering is presentation, measured
+    by `findling bench`."""
     if mode == "bm25":
 
         def keywords(text: str) -> Ranking:
-            entries, relaxed = engine.rank_keywords(SearchRequest(text, SearchMode.KEYWORD, limit=100))
+            ranked, relaxed = engine.rank_keywords(SearchRequest(text, SearchMode.KEYWORD, limit=100))
+            entries = engine.without_copies(ranked)
             notes = ("relaxed to some of the words",) if relaxed else ()
             return Ranking([e.doc_id for e in entries], [e.score for e in entries], notes, {})
 
@@ -198,8 +200,9 @@ def _runner(engine: Engine, mode: str) -> Runner:
 
     def run(text: str) -> Ranking:
         result = engine.rank(text, 100, lanes, expand, rerank)
+        entries = engine.without_copies(result.entries)
         stages: dict[str, tuple[str, str]] = {s.name: (s.status, s.reason) for s in result.explain.stages}
-        return Ranking([e.doc_id for e in result.entries], [e.score for e in result.entries], result.notes, stages)
+        return Ranking([e.doc_id for e in entries], [e.score for e in entries], result.notes, stages)
 
     return run
 

@@ -402,6 +402,18 @@ def modified_times(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[i
     return dict(cur.execute(f"SELECT id, mtime FROM documents WHERE id IN {id_list(ids)}").fetchall())
 
 
+def copy_keys(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
+    """Each document's (content hash, text signature): what tells copies and near copies,
+    without the rest of its row or its text."""
+    if not ids:
+        return {}
+    rows = cur.execute(
+        f"SELECT d.id, coalesce(d.hash, ''), n.sig FROM documents d "
+        f"LEFT JOIN near_signatures n ON n.doc_id = d.id WHERE d.id IN {id_list(ids)}"
+    ).fetchall()
+    return {r[0]: (r[1], bytes(r[2] or b"")) for r in rows}
+
+
 def link_shares(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, float]:
     """The share of each page's text in links, for the pages among `ids` that have links."""
     if not ids:
