@@ -316,9 +316,8 @@ class Pipeline:
             lists = self._lanes(parsed, expansion, max(limit, s.rerank_top), lanes, "any" if use_vectors else match)
             stage.detail = {lst.name: len(lst.doc_ids) for lst in lists.lists}
         with stages.timed("fusion") as stage:
-            fused, evidence = self._fuse(parsed, lists, lanes, use_vectors)
+            fused, evidence, relevance_of = self._fuse(parsed, lists, lanes, use_vectors)
             stage.reason, stage.detail = s.fusion, {"candidates": len(fused)}
-        relevance_of = {doc_id: as_shown(relevance(ev)) for doc_id, ev in evidence.items()}
         reranked = self._rerank_stage(
             parsed, fused, lists, relevance_of, s.reranker if rerank is None else rerank, stages
         )
@@ -371,9 +370,10 @@ class Pipeline:
 
     def _fuse(
         self, parsed: ParsedQuery, lists: _Lists, lanes: tuple[Lane, ...], use_vectors: bool
-    ) -> tuple[list[Fused], dict[int, Evidence]]:
+    ) -> tuple[list[Fused], dict[int, Evidence], dict[int, float]]:
         """Weighted RRF of every list, kept to the documents that obey the query's hard constraints,
-        then (fusion "evidence") ordered by each candidate's absolute relevance."""
+        then (fusion "evidence") ordered by each candidate's absolute relevance; with each
+        candidate's evidence and relevance."""
         s = self.settings
         fused = weighted_rrf(lists.lists, s.rrf_k, s.bonus_first, s.bonus_top3)
         # Quoted phrases and exclusions are hard constraints in every mode: the vector lane and
@@ -381,10 +381,10 @@ class Pipeline:
         allowed = self.bm25.satisfying(parsed, [f.doc_id for f in fused])
         fused = [f for f in fused if f.doc_id in allowed]
         evidence = self._evidence(parsed, lists, [f.doc_id for f in fused], lanes, use_vectors)
+        relevance_of = {doc_id: as_shown(relevance(ev)) for doc_id, ev in evidence.items()}
         if s.fusion == "evidence":
-            score = {doc_id: as_shown(relevance(ev)) for doc_id, ev in evidence.items()}
-            fused.sort(key=lambda f: -score[f.doc_id])  # stable: equal scores keep the RRF order
-        return fused, evidence
+            fused.sort(key=lambda f: -relevance_of[f.doc_id])  # stable: equal scores keep the RRF order
+        return fused, evidence, relevance_of
 
     def _rerank_stage(
         self,
