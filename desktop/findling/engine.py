@@ -411,7 +411,7 @@ class Engine:
             request.expand,
             request.rerank,
             request.min_score,
-            request.match or self.settings.search.match,
+            request.match,
         )
         hits = collapse_copies(self._present(result.entries, result.terms, parsed.filters.symbols))
         # keyword matches are matched, not only ranked: with the vector lane off, none is weak
