@@ -148,7 +148,8 @@ class Evidence:
     # how strong the query's keywords are at all: its best document's saturation and coverage
     top_saturation: float | None = None
     top_coverage: float | None = None
-    # the share of the page's text in links (an index, a table of contents), where it has links
+    # the share of the page's text in links or in entries pointing elsewhere (an index, a glossary,
+    # a table of contents), where it has them
     # and the pipeline looked: its relevance is taken down by the prior against such pages
     link_share: float | None = None
 
@@ -270,7 +271,7 @@ class DocumentRow:
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
     author: str = ""  # the document's author (or an e-mail's sender), from its properties
     title_terms: frozenset[str] = frozenset()  # the title field's terms (text/analyzer.py title_terms)
-    link_share: float = 0.0  # a web page's share of text inside links: index pages are nearly all links
+    link_share: float = 0.0  # a web page's share of text in links or index entries: index pages, nearly all
     symbols: tuple[CodeSymbol, ...] = ()  # a source file's definitions (ingest/code_symbols.py)
     signature: bytes = b""  # MinHash of the text's shingles, to know near-duplicates (text/shingles.py)
     ocr_pages: int = 0  # pictures or scanned pages whose words were read by OCR

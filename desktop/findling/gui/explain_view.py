@@ -47,7 +47,7 @@ class ScoreBars(QWidget):
                     bars.append((name, max(0.0, value), self.COLORS[lane]))
             if ev.link_share is not None and hub_prior(ev.link_share) < 1.0:
                 # why a page that matches well scores low: it is mostly links
-                bars.append(("not a page of links", hub_prior(ev.link_share), self.COLORS["bonus"]))
+                bars.append(("not an index or page of links", hub_prior(ev.link_share), self.COLORS["bonus"]))
             bars.append(("relevance", result.relevance, self.COLORS["final"]))
             if result.rerank is not None:
                 bars.append(("reranker", result.rerank, self.COLORS["rerank"]))

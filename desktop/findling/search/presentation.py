@@ -202,7 +202,14 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
             rows.append((name, "", f"{value:.4f}", "", "", ""))
     if ev.link_share is not None and hub_prior(ev.link_share) < 1.0:
         rows.append(
-            ("share of the page in links", "", f"{ev.link_share:.4f}", "", "", f"× {hub_prior(ev.link_share):.2f}")
+            (
+                "share of the page in links and index entries",
+                "",
+                f"{ev.link_share:.4f}",
+                "",
+                "",
+                f"× {hub_prior(ev.link_share):.2f}",
+            )
         )
     rows.append(("relevance from evidence", str(result.fused_rank), "", "", "", f"{result.relevance:.3f}"))
     if result.rerank is not None:

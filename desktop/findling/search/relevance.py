@@ -110,12 +110,13 @@ def relative(evidence: list[Evidence]) -> list[Evidence]:
     ]
 
 
-# A page whose text is mostly links (an index, a table of contents, a section's list of pages)
-# holds every word of a question somewhere and answers none: from a quarter of its text in
-# links its score falls linearly, to HUB_FLOOR of itself when it is all links. Measured on the
-# Python-docs questions (docs/eval): content pages hold .02-.2 of their text in links, index
-# pages .55-1. The keyword lane applies it to its BM25 score (in SQL, search/bm25.py), the
-# pipeline to a page's relevance: a table of contents is close in meaning to many questions.
+# A page whose text is mostly links or entries pointing elsewhere (an index, a table of contents,
+# a section's list of pages, a module index, a glossary: ingest/extractors/html.py) holds every
+# word of a question somewhere and answers none: from a quarter of its text in them its score
+# falls linearly, to HUB_FLOOR of itself when it is all links. Measured on the Python-docs
+# questions (docs/eval): content pages hold .02-.2 of their text in links, index pages .5-1.
+# The keyword lane applies it to its BM25 score (in SQL, search/bm25.py), the pipeline to a
+# page's relevance: a table of contents is close in meaning to many questions.
 HUB_FROM = 0.25
 HUB_FLOOR = 0.2
 

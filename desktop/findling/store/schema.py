@@ -214,6 +214,12 @@ MIGRATIONS: list[Migration] = [
         "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('eml', 'mbox')",
     ],
     _sorted_title_postings,
+    [
+        # A web page's entries pointing elsewhere count as links (ingest/extractors/html.py,
+        # entry_share): a module index whose rows carry a line of description, a glossary, an API
+        # index. Web pages are read again by the next `index` to measure it; their vectors are reused.
+        "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('html', 'htm', 'xhtml', 'shtml')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -22,7 +22,7 @@ class Extracted:
     # Where each page begins in `text` (PDFs), so a passage can say its page: () elsewhere
     pages: tuple[int, ...] = ()
     author: str = ""  # from the file's properties (an e-mail's sender); "" when it has none
-    link_share: float = 0.0  # of a web page's text, the share inside links (index and contents pages: most)
+    link_share: float = 0.0  # of a web page's text, the share in links or index entries (index pages: most)
     ocr_pages: int = 0  # pictures or scanned pages whose words were read by OCR
     # documents inside this file (an archive's members), each indexed on its own under its address
     members: tuple[SubDocument, ...] = ()

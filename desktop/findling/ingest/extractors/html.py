@@ -292,6 +292,55 @@ def link_share(page: str) -> float:
     return min(1.0, linked / total)
 
 
+# What documentation generators mark as an index, a glossary or a table of contents (Sphinx's
+# glossary, indextable and toctree-wrapper; DocBook's glossary, glosslist, index and toc): their
+# entries send a reader to other pages or name a term in a line, and answer no question.
+_REFERENCE_CLASSES = ("glossary", "glosslist", "index", "indextable", "toc", "toctree-wrapper")
+# A page naming none of them is not searched for them: an XPath over every element's class
+# costs as much as parsing the page.
+_REFERENCE_CLASS_NAMED = re.compile(
+    r"""class=["']?(?:[^"'<>\s]+\s+)*(?:""" + "|".join(_REFERENCE_CLASSES) + r""")["'\s>]"""
+)
+_CLASSED = lxml.etree.XPath(
+    "descendant::*[contains(@class, 'gloss') or contains(@class, 'index') or contains(@class, 'toc')]"
+)
+# List items and table rows whose first text a reader sees lies inside a link (an element's
+# text nodes include its descendants' tails, in reading order).
+_LINK_LED = lxml.etree.XPath(
+    "descendant::*[self::li or self::tr][descendant::text()[normalize-space()][1]/ancestor::a]"
+)
+_CHARS = lxml.etree.XPath("string-length(translate(string(.), ' \t\n\r\u00a0', ''))")
+
+
+def entry_share(page: str) -> float:
+    """The share of a page's visible characters in entries that point elsewhere: list items and
+    table rows that lead with a link (a module index, an API index, a list of pages with a line
+    on each) and what a generator marks as an index, a glossary or a table of contents. Such a
+    page holds every word of many questions and answers none; where its entries carry a line of
+    description beside the link, the share of text inside links says too little (the Python
+    docs' module index: .19 in links, .97 in entries). The page parsed on its own, chrome
+    included as link_share reads it: the text's parse has its links unwrapped."""
+    try:
+        root = lxml.etree.fromstring(page, parser=lxml.etree.HTMLParser(huge_tree=True))
+    except (lxml.etree.ParserError, ValueError):
+        return 0.0
+    if root is None:
+        return 0.0
+    lxml.etree.strip_elements(root, "script", "style", "template", lxml.etree.Comment, with_tail=False)
+    body = root.find("body")
+    if body is None:
+        body = root
+    total = int(_CHARS(body))
+    if total < 200:  # too little text to call it a list, as link_share
+        return 0.0
+    chosen = set(_LINK_LED(body))
+    if _REFERENCE_CLASS_NAMED.search(page):
+        named = set(_REFERENCE_CLASSES)
+        chosen.update(el for el in _CLASSED(body) if named.intersection((el.get("class") or "").split()))
+    inside = sum(int(_CHARS(el)) for el in chosen if not any(up in chosen for up in el.iterancestors()))
+    return min(1.0, inside / total)
+
+
 def html_to_text(data: bytes | str) -> Parsed:
     """Text and title (<title>, else the first <h1>) of a page, with a note when a part of
     it could be read only without its structure."""
@@ -299,7 +348,7 @@ def html_to_text(data: bytes | str) -> Parsed:
         return Parsed("", "")
     text = data if isinstance(data, str) else _html_text(data)
     text = without_xml_declaration(text)
-    links = link_share(text)
+    links = max(link_share(text), entry_share(text))  # entries pointing elsewhere count as links
     text = _INLINE.sub("", _PERMALINK.sub("", text))
     if not text.strip():
         return Parsed("", "")
