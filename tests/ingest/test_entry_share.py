@@ -158,10 +158,9 @@ def test_an_index_from_before_entries_counted_reads_its_web_pages_again(tmp_path
     with Engine(home, settings=settings) as engine:
         engine.add_source(docs)
         engine.index(embed=False)
-        version = engine._db.cursor().execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()[0][0]
     con = duckdb.connect(str(home / "findling.duckdb"))
-    con.execute("DELETE FROM link_shares")  # as the schema before left a glossary: no links
-    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(int(version) - 1)])
+    con.execute("DELETE FROM link_shares")  # as schema 17 left a glossary: no links
+    con.execute("UPDATE meta SET value = '17' WHERE key = 'schema_version'")
     con.close()
     with Engine(home, settings=settings) as engine:
         report = engine.index(embed=False)
@@ -171,3 +170,64 @@ def test_an_index_from_before_entries_counted_reads_its_web_pages_again(tmp_path
         by_name = {os.path.basename(paths[d]): s for d, s in shares.items()}
         assert by_name["glossary.html"] > 0.9 and "descriptor.html" not in by_name
         assert _names(engine, "descriptors attribute lookup")[0] == "descriptor.html"
+
+
+def devhelp(names: list[str]) -> str:
+    lines = "\n".join(
+        f'  <keyword type="function" name="{n}()" link="library/{n.split(".")[0]}.html#{n}"/>' for n in names
+    )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n<book title="Manual" link="index.html">\n'
+        f"<functions>\n{lines}\n</functions>\n</book>\n"
+    )
+
+
+GATHERS = ["asyncio.gather", "asyncio.Task.gather", "asyncio.gather_all", "asyncio.run", "asyncio.sleep"]
+
+
+def test_a_markup_index_of_links_read_as_text_is_links():
+    from findling.ingest.extract import extract
+
+    index = extract("/docs/python.devhelp", devhelp(GATHERS * 4).encode())
+    assert index.kind == "text" and index.link_share > 0.9
+    pom = "<project>\n  <groupId>org.example</groupId>\n  <artifactId>demo</artifactId>\n" * 5 + "</project>\n"
+    assert extract("/docs/pom.xml", pom.encode()).link_share == 0.0
+    readme = "# Demo\n\n" + '<img src="logo.png">\n' * 20  # a link on every line, but no markup file
+    assert extract("/docs/README.md", readme.encode()).link_share == 0.0
+
+
+def test_a_markup_index_ranks_below_the_page_it_links_to(tmp_path, settings):
+    docs = tmp_path / "docs"
+    write(docs / "python.devhelp", devhelp(GATHERS * 2 + [f"os.func{i}" for i in range(10)]))
+    write(
+        docs / "asyncio.html",
+        "<title>Coroutines and Tasks</title><p>"
+        + "Run awaitable objects concurrently and wait for their results; a sleeping task lets others run. " * 6
+        + "</p><dl><dt>asyncio.gather(*aws)</dt><dd>Run awaitables concurrently.</dd></dl>",
+    )
+    for i in range(8):
+        write(docs / f"other{i}.html", f"<title>Other {i}</title><p>Unrelated page {i} about files and folders.</p>")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        assert _names(engine, "asyncio.gather")[:2] == ["asyncio.html", "python.devhelp"]
+        engine._db.cursor().execute("DELETE FROM link_shares")  # as before markup counted its links
+        assert _names(engine, "asyncio.gather")[0] == "python.devhelp"
+
+
+def test_an_index_from_before_markup_counted_its_links_reads_markup_again(tmp_path, settings):
+    docs = tmp_path / "docs"
+    write(docs / "python.devhelp", devhelp(GATHERS * 4))
+    write(docs / "notes.txt", "Plain notes about asyncio and gather, " * 10)
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+    con = duckdb.connect(str(home / "findling.duckdb"))
+    con.execute("DELETE FROM link_shares")  # as schema 18 left a markup file
+    con.execute("UPDATE meta SET value = '18' WHERE key = 'schema_version'")
+    con.close()
+    with Engine(home, settings=settings) as engine:
+        report = engine.index(embed=False)
+        assert report.updated == 1 and report.unchanged == 1  # the markup file alone
+        assert engine._db.cursor().execute("SELECT share FROM link_shares").fetchall()[0][0] > 0.9

@@ -12,7 +12,7 @@ from findling.ingest.extractors.audio import extract_audio
 from findling.ingest.extractors.bundles import archive_members, decompress
 from findling.ingest.extractors.docx import extract_docx
 from findling.ingest.extractors.epub import extract_epub
-from findling.ingest.extractors.html import html_to_text
+from findling.ingest.extractors.html import html_to_text, markup_link_share
 from findling.ingest.extractors.image import extract_image
 from findling.ingest.extractors.mail import extract_eml, extract_mbox
 from findling.ingest.extractors.notebook import extract_notebook
@@ -112,7 +112,10 @@ def _parse(kind: str, path: str, data: bytes, on_disk: bool, ocr: PageReader | N
         return _archive(data, kind, depth, ocr)
     if looks_binary(data[:8192]):
         raise ExtractionError(f"binary content in a {kind} file")
-    return html_to_text(data) if kind == "html" else extract_text(data, kind, mime_of(path, kind))
+    if kind == "html":
+        return html_to_text(data)
+    parsed = extract_text(data, kind, mime_of(path, kind))
+    return parsed._replace(link_share=markup_link_share(parsed.text))
 
 
 def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: PageReader | None = None) -> Extracted:

@@ -220,6 +220,14 @@ MIGRATIONS: list[Migration] = [
         # index. Web pages are read again by the next `index` to measure it; their vectors are reused.
         "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('html', 'htm', 'xhtml', 'shtml')",
     ],
+    [
+        # A file of markup read as text (XML, a Devhelp index of every function of a manual) holds
+        # its share of lines that link elsewhere (html.markup_link_share). Documents whose text
+        # begins with a tag are read again by the next `index`; their vectors are reused.
+        """UPDATE documents SET size = -1, hash = NULL
+            WHERE ext NOT IN ('html', 'htm', 'xhtml', 'shtml')
+              AND id IN (SELECT doc_id FROM chunks WHERE ordinal = 0 AND starts_with(ltrim(text), '<'))""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

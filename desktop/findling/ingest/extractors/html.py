@@ -341,6 +341,24 @@ def entry_share(page: str) -> float:
     return min(1.0, inside / total)
 
 
+# A markup line that sends a reader elsewhere: an attribute naming another file or address.
+_LINK_ATTRIBUTE = re.compile(r"""\b(?:href|link|src)\s*=\s*["']""", re.IGNORECASE)
+
+
+def markup_link_share(text: str) -> float:
+    """For a file of markup read as text (XML, a Devhelp or Qt Help index, a sitemap), the share
+    of its visible characters on lines that link elsewhere: an index of every function of a
+    manual is a line per function, each with its link, and answers no question though it holds
+    every name. Text that does not begin with a tag has none."""
+    if not text.lstrip().startswith("<"):
+        return 0.0
+    total = len(_SPACE.sub("", text))
+    if total < 200:  # too little text to call it a list of links, as link_share
+        return 0.0
+    linked = sum(len(_SPACE.sub("", line)) for line in text.splitlines() if _LINK_ATTRIBUTE.search(line))
+    return min(1.0, linked / total)
+
+
 def html_to_text(data: bytes | str) -> Parsed:
     """Text and title (<title>, else the first <h1>) of a page, with a note when a part of
     it could be read only without its structure."""
