@@ -231,3 +231,14 @@ def test_an_index_from_before_markup_counted_its_links_reads_markup_again(tmp_pa
         report = engine.index(embed=False)
         assert report.updated == 1 and report.unchanged == 1  # the markup file alone
         assert engine._db.cursor().execute("SELECT share FROM link_shares").fetchall()[0][0] > 0.9
+
+
+def test_a_layout_table_around_the_whole_page_is_no_entry():
+    """Old pages lay themselves out in one table whose first cell links home: the row holds the
+    whole page and is no line of an index; the lists inside it still count as theirs."""
+    content = "<p>" + "The tree module builds and walks documents, node by node, with its functions. " * 8 + "</p>"
+    page = f"<html><body><table><tr><td><a href='index.html'>Home</a></td><td>{content}</td></tr></table></body></html>"
+    assert entry_share(page) == 0.0
+    listing = "".join(f"<li><a href='f{i}.html'>xmlFunction{i}</a>: builds a node</li>" for i in range(40))
+    page = f"<html><body><table><tr><td><a href='index.html'>Home</a></td><td><ul>{listing}</ul></td></tr></table>"
+    assert entry_share(page) > 0.9

@@ -309,6 +309,7 @@ _CLASSED = lxml.etree.XPath(
 _LINK_LED = lxml.etree.XPath(
     "descendant::*[self::li or self::tr][descendant::text()[normalize-space()][1]/ancestor::a]"
 )
+_ENTRY_CHARS = 300
 _CHARS = lxml.etree.XPath("string-length(translate(string(.), ' \t\n\r\u00a0', ''))")
 
 
@@ -333,7 +334,9 @@ def entry_share(page: str) -> float:
     total = int(_CHARS(body))
     if total < 200:  # too little text to call it a list, as link_share
         return 0.0
-    chosen = set(_LINK_LED(body))
+    # an entry is a line or two: a layout table's one row around a whole page is no entry,
+    # though its first text may be a link home (its own rows and items may still be)
+    chosen = {el for el in _LINK_LED(body) if int(_CHARS(el)) <= _ENTRY_CHARS}
     if _REFERENCE_CLASS_NAMED.search(page):
         named = set(_REFERENCE_CLASSES)
         chosen.update(el for el in _CLASSED(body) if named.intersection((el.get("class") or "").split()))
