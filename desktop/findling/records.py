@@ -149,9 +149,11 @@ class Evidence:
     top_saturation: float | None = None
     top_coverage: float | None = None
     # the share of the page's text in links or in entries pointing elsewhere (an index, a glossary,
-    # a table of contents), where it has them
-    # and the pipeline looked: its relevance is taken down by the prior against such pages
+    # a table of contents), where it has them and the pipeline looked: its relevance is taken
+    # down by the prior against such pages, less where the query names the page (`named`: the
+    # share of the query's weight its title field holds)
     link_share: float | None = None
+    named: float | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import pytest
 from findling.engine import Engine
 from findling.ingest.extractors.html import entry_share, html_to_text, link_share
 from findling.records import SearchMode, SearchRequest
+from findling.search import bm25
 from findling.settings import Settings
 from tests.helpers import write
 
@@ -242,3 +243,29 @@ def test_a_layout_table_around_the_whole_page_is_no_entry():
     listing = "".join(f"<li><a href='f{i}.html'>xmlFunction{i}</a>: builds a node</li>" for i in range(40))
     page = f"<html><body><table><tr><td><a href='index.html'>Home</a></td><td><ul>{listing}</ul></td></tr></table>"
     assert entry_share(page) > 0.9
+
+
+def test_a_page_of_links_the_query_names_is_what_it_asks_for(tmp_path, settings, long_pages, monkeypatch):
+    """ "glossary" or "module index": the person wants that page, list of entries as it is; its
+    title field holding the query lifts the prior (a page only mentioning it ranks below)."""
+    docs = _folder(tmp_path)
+    write(
+        docs / "about.html",
+        "<title>About these documents</title><p>"
+        + "The glossary explains the terms; see the glossary when a word is new. " * 3
+        + "</p>",
+    )
+    write(docs / "modindex.html", module_index())
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        assert _names(engine, "glossary")[:2] == ["glossary.html", "about.html"]
+        assert _names(engine, "module index")[0] == "modindex.html"
+        # not named, the module index ranks below the page it lists
+        write(docs / "tempfile.html", "<title>tempfile</title><p>" + "Temporary files and directories. " * 5)
+        engine.index(embed=False)
+        assert _names(engine, "temporary files directories")[0] == "tempfile.html"
+        # the prior in full whatever the title says: the page only mentioning the glossary ranks first
+        full = bm25._hub_prior_sql
+        monkeypatch.setattr(bm25, "_hub_prior_sql", lambda named="0": full())
+        assert _names(engine, "glossary")[0] == "about.html"

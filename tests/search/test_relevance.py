@@ -53,9 +53,13 @@ def test_a_page_of_links_is_taken_down_by_its_share_of_links():
     assert hub_prior(0.0) == hub_prior(HUB_FROM) == 1.0
     assert hub_prior(1.0) == pytest.approx(HUB_FLOOR)
     assert 1.0 > hub_prior(0.5) > hub_prior(0.8) > hub_prior(1.0)
+    # a query naming the page (all its weight in the title field) asks for it: no prior
+    assert hub_prior(1.0, named=1.0) == 1.0
+    assert hub_prior(1.0, named=0.9) == hub_prior(1.0)  # a query sharing some words with its title
     plain = Evidence(coverage=0.6, saturation=0.4, cosine=0.6)
     assert relevance(replace(plain, link_share=1.0)) == pytest.approx(relevance(plain) * HUB_FLOOR)
     assert relevance(replace(plain, link_share=0.1)) == relevance(plain)
+    assert relevance(replace(plain, link_share=1.0, named=1.0)) == relevance(plain)
 
 
 def test_the_explain_table_says_when_a_page_of_links_was_taken_down():
@@ -75,18 +79,29 @@ def test_the_explain_table_says_when_a_page_of_links_was_taken_down():
         f"× {hub_prior(0.9):.2f}",
     )
     label = "share of the page in links and index entries"
+
+    def named(share):
+        evidence = Evidence(cosine=0.5, link_share=0.9, named=share)
+        return explain_rows(ResultExplain(1, (), 0.0, 0.0, 0.0, 1, None, None, None, 0.3, evidence=evidence))
+
+    lifted = "the query names the page (every word in its title)"
+    assert [r[5] for r in named(0.5) if r[0] == label] == [f"× {hub_prior(0.9):.2f}"]
+    assert lifted not in [r[0] for r in named(0.5)]
+    assert [r[5] for r in named(1.0) if r[0] in (label, lifted)] == ["× 1.00", "× 1.00"]
     assert label not in rows(0.1) and label not in rows(None)
 
 
 def test_the_keyword_lane_s_prior_is_the_same_in_sql():
     import duckdb
 
-    from findling.search.bm25 import _HUB_PRIOR
+    from findling.search.bm25 import _hub_prior_sql
 
     con = duckdb.connect()
     for share in (None, 0.0, 0.25, 0.4, 0.77, 1.0):
-        (value,) = con.execute(f"SELECT {_HUB_PRIOR} FROM (SELECT ?::DOUBLE AS share) h", [share]).fetchone()
-        assert value == pytest.approx(hub_prior(share or 0.0))
+        for named in (0.0, 0.3, 1.0):
+            sql = f"SELECT {_hub_prior_sql('n')} FROM (SELECT ?::DOUBLE AS share, ?::DOUBLE AS n) h"
+            (value,) = con.execute(sql, [share, named]).fetchone()
+            assert value == pytest.approx(hub_prior(share or 0.0, named))
 
 
 def test_a_table_of_contents_close_in_meaning_ranks_below_a_page_about_it(tmp_path, settings, embedder_installed):

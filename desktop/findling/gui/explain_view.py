@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (
 )
 
 from findling.records import ResultExplain
-from findling.search.relevance import hub_prior
+from findling.search.relevance import link_prior
 
 
 class ScoreBars(QWidget):
@@ -45,9 +45,9 @@ class ScoreBars(QWidget):
             ):
                 if value is not None:
                     bars.append((name, max(0.0, value), self.COLORS[lane]))
-            if ev.link_share is not None and hub_prior(ev.link_share) < 1.0:
+            if link_prior(ev) < 1.0:
                 # why a page that matches well scores low: it is mostly links
-                bars.append(("not an index or page of links", hub_prior(ev.link_share), self.COLORS["bonus"]))
+                bars.append(("not an index or page of links", link_prior(ev), self.COLORS["bonus"]))
             bars.append(("relevance", result.relevance, self.COLORS["final"]))
             if result.rerank is not None:
                 bars.append(("reranker", result.rerank, self.COLORS["rerank"]))

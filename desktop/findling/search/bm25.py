@@ -23,7 +23,7 @@ import duckdb
 from findling.records import Filters
 from findling.search import proximity
 from findling.search.query_parser import ParsedQuery
-from findling.search.relevance import HUB_FLOOR, HUB_FROM
+from findling.search.relevance import HUB_FLOOR, HUB_FROM, NAMED
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, query_token_terms, term_sequence
@@ -334,6 +334,24 @@ class Bm25Lane:
         hits, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
         return {h.doc_id: h for h in hits}
 
+    def named(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, float]:
+        """For each of the documents, the share of the query's weight its title field (title and
+        file name) holds: how far the query names it. Documents whose title field holds no query
+        word are left out. `plan`: as for `evidence`."""
+        if not doc_ids or not parsed.has_terms:
+            return {}
+        if plan is None:
+            n_docs, _avgdl, languages = self._corpus_stats(self._cursor())
+            plan = self._plan(self._cursor(), parsed, list(languages), "any", n_docs)
+        if not plan.term_masks or sum(plan.group_idf) <= 0:
+            return {}
+        terms = ", ".join(str(int(t)) for t in plan.term_masks)
+        sql = f"SELECT doc_id, term_id FROM title_postings WHERE term_id IN ({terms}) AND doc_id IN {id_list(doc_ids)}"
+        masks: dict[int, int] = {}
+        for doc_id, term_id in self._cursor().execute(sql).fetchall():
+            masks[int(doc_id)] = masks.get(int(doc_id), 0) | plan.term_masks[int(term_id)]
+        return {doc_id: min(1.0, _coverage(plan.group_idf, mask)) for doc_id, mask in masks.items()}
+
     def satisfying(self, parsed: ParsedQuery, doc_ids: list[int]) -> set[int]:
         """The documents among `doc_ids` that meet the query's hard constraints: every quoted
         phrase, none of the excluded words or phrases. A lane that ranks by meaning finds
@@ -415,7 +433,7 @@ class Bm25Lane:
         else:
             sql = f"""
             WITH m AS MATERIALIZED ({_matched_sql(self._bm25_sql(idf), _mask_case(plan), conditions)})
-            SELECT m.doc_id, m.score * {_HUB_PRIOR} AS score, m.mask, (SELECT count(*) FROM m) AS total
+            SELECT m.doc_id, m.score * {_hub_prior_sql()} AS score, m.mask, (SELECT count(*) FROM m) AS total
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
@@ -445,7 +463,7 @@ class Bm25Lane:
         """Match "most": every document holding any query word (one that lacks a word is not
         dropped, as "all" drops it), its BM25 score times a bonus for the query's weight in its
         title field (title and file name: what a person names a document by; in full among
-        long pages, long_page_weight), times the prior against pages of links (_HUB_PRIOR).
+        long pages, long_page_weight), times the prior against pages of links (_hub_prior_sql).
         Tuned on the Python-docs questions, SciFact train and NFCorpus dev (docs/eval/README.md).
         Rows: (doc, score, mask, total), best first.
 
@@ -531,10 +549,11 @@ class Bm25Lane:
         """The ranked statement over `rows` (doc_id, score, mask, title_mask): counted, as
         _matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
         in_title = _coverage_sql(plan.group_idf, "m.title_mask")
+        prior = _hub_prior_sql(in_title)
         return f"""
             WITH m AS MATERIALIZED ({rows})
             SELECT m.doc_id,
-                   m.score * (1 + {self._title_bonus(avgdl)!r}::DOUBLE * {in_title}) * {_HUB_PRIOR} AS score,
+                   m.score * (1 + {self._title_bonus(avgdl)!r}::DOUBLE * {in_title}) * {prior} AS score,
                    m.mask, {total} AS total
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
@@ -606,11 +625,14 @@ def _whole_words(compounds: list[int], term_masks: dict[int, int]) -> int:
     return sum(bits for bits in compounds if bits & known == bits)
 
 
-# the prior against pages of links (relevance.hub_prior), in SQL
-_HUB_PRIOR = (
-    f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
-    f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {1 - HUB_FROM!r}::DOUBLE)))"
-)
+def _hub_prior_sql(named: str = "0") -> str:
+    """The prior against pages of links (relevance.hub_prior) in SQL, over `h.share`; 1 where
+    `named` (SQL for the share of the query's weight in the title field) names the page."""
+    full = (
+        f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
+        f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {1 - HUB_FROM!r}::DOUBLE)))"
+    )
+    return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {full} END)"
 
 
 def _mask_case(plan: _Plan) -> str:

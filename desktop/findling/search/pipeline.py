@@ -34,7 +34,7 @@ from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
 from findling.search.fusion import Fused, RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import as_shown, relative, relevance
+from findling.search.relevance import HUB_FROM, as_shown, relative, relevance
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings
@@ -199,8 +199,8 @@ class Pipeline:
         it holds, not by whether it made a lane's top list."""
         keyword: dict[int, LaneHit] = dict(lists.keyword)
         semantic: dict[int, VectorLaneHit] = dict(lists.semantic)
+        plan = lists.keyword_result.plan if lists.keyword_result is not None else None
         if "bm25" in lanes:
-            plan = lists.keyword_result.plan if lists.keyword_result is not None else None
             keyword.update(self.bm25.evidence(parsed, [d for d in doc_ids if d not in keyword], plan))
         if use_vectors and lists.query_vector is not None:
             model = self.models.spec("embedder").vector_key
@@ -211,6 +211,8 @@ class Pipeline:
         # The keyword lane's score carries the prior against pages of links already; a page
         # found by meaning does not, and with vectors off the list is keyword search's own
         linked = link_shares(self._cursor(), doc_ids) if use_vectors else {}
+        # a page of links the query names ("python module index") is what it asks for
+        named = self.bm25.named(parsed, [d for d, share in linked.items() if share > HUB_FROM], plan)
         found = []
         for doc_id in doc_ids:
             hit = keyword.get(doc_id)
@@ -221,6 +223,7 @@ class Pipeline:
                     saturation=(hit.saturation if hit else 0.0) if keywords_told else None,
                     cosine=vector.cosine if vector is not None else None,
                     link_share=linked.get(doc_id),
+                    named=named.get(doc_id, 0.0) if doc_id in linked else None,
                 )
             )
         return dict(zip(doc_ids, relative(found)))

@@ -116,22 +116,34 @@ def relative(evidence: list[Evidence]) -> list[Evidence]:
 # falls linearly, to HUB_FLOOR of itself when it is all links. Measured on the Python-docs
 # questions (docs/eval): content pages hold .02-.2 of their text in links, index pages .5-1.
 # The keyword lane applies it to its BM25 score (in SQL, search/bm25.py), the pipeline to a
-# page's relevance: a table of contents is close in meaning to many questions.
+# page's relevance: a table of contents is close in meaning to many questions. A query that
+# names the page, every word of it in the page's title field ("glossary", "python module
+# index"), asks for it: no prior. Only every word: a chapter's list of pages is titled by its
+# topic, and a question on the topic shares some of its words ("tar archive compress
+# directory" and "Data Compression and Archiving": lifted by the share, it ranked third).
 HUB_FROM = 0.25
 HUB_FLOOR = 0.2
+NAMED = 0.999999  # the share of the query's weight in the title field that names a page: all of it
 
 
-def hub_prior(link_share: float) -> float:
-    """The factor a page's score is taken by for the share of its text in links."""
+def hub_prior(link_share: float, named: float = 0.0) -> float:
+    """The factor a page's score is taken by for the share of its text in links; 1 where the
+    query names the page (`named`: the share of the query's weight its title field holds)."""
+    if named >= NAMED:
+        return 1.0
     return 1.0 - (1.0 - HUB_FLOOR) * max(0.0, min(1.0, (link_share - HUB_FROM) / (1.0 - HUB_FROM)))
+
+
+def link_prior(evidence: Evidence) -> float:
+    """The prior against pages of links for this evidence: 1 where the share is not known."""
+    return 1.0 if evidence.link_share is None else hub_prior(evidence.link_share, evidence.named or 0.0)
 
 
 def relevance(evidence: Evidence) -> float:
     """P(relevant) in [0, 1], times the prior against pages of links where their share is known."""
     if evidence.coverage is None and evidence.cosine is None:
         return 0.0
-    prior = hub_prior(evidence.link_share) if evidence.link_share is not None else 1.0
-    return _sigmoid(model_for(evidence).logit(evidence)) * prior
+    return _sigmoid(model_for(evidence).logit(evidence)) * link_prior(evidence)
 
 
 def as_shown(score: float) -> float:
