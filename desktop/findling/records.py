@@ -150,8 +150,8 @@ class Evidence:
     top_coverage: float | None = None
     # the share of the page's text in links or in entries pointing elsewhere (an index, a glossary,
     # a table of contents), where it has them and the pipeline looked: its relevance is taken
-    # down by the prior against such pages, less where the query names the page (`named`: the
-    # share of the query's weight its title field holds)
+    # down by the prior against such pages, unless the query names the page (`named`: the share
+    # of the query's weight its title field holds; all of it names the page)
     link_share: float | None = None
     named: float | None = None
 
