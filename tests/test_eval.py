@@ -90,7 +90,7 @@ def test_eval_known_items_json(tmp_path, capsys):
     assert result["documents"] == 3 and result["queries"] == 3
     # a second run reuses the index in --workdir
     main(["eval", "--known-items", str(questions), str(folder), "--modes", "bm25", "--workdir", str(tmp_path / "work")])
-    assert "0 added, 3 unchanged" in capsys.readouterr().err
+    assert "0 added, 0 read again, 3 unchanged" in capsys.readouterr().err
 
 
 def test_logistic_fit_recovers_a_known_model():

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from findling.engine import Engine
 from findling.errors import FindlingError
-from findling.records import Lane, RerankerMode, SearchMode, SearchRequest
+from findling.records import IndexReport, Lane, RerankerMode, SearchMode, SearchRequest
 from findling.settings import Settings
 
 MODES = ("bm25", "vector", "hybrid", "hybrid+rerank", "full")
@@ -131,6 +131,11 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _index_line(report: IndexReport, seconds: float) -> str:
+    """What indexing did: a migration's pages read again show as read again, not as nothing."""
+    return f"index: {report.added} added, {report.updated} read again, {report.unchanged} unchanged in {seconds:.1f}s"
+
+
 def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engine, dict[str, str], float]:
     """Write the corpus as Markdown files (title as heading) and index them."""
     docs = work / "docs"
@@ -156,7 +161,7 @@ def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engin
     seconds = time.perf_counter() - started
     emb = report.embedding
     _log(
-        f"index: {report.added} added, {report.unchanged} unchanged in {seconds:.1f}s"
+        _index_line(report, seconds)
         + (f"; embedded {emb.documents} ({emb.seconds:.1f}s)" if emb and emb.documents else "")
         + (f"; vectors off: {emb.skipped}" if emb and emb.skipped else "")
     )
@@ -356,7 +361,9 @@ def evaluate_known_items(
         started = time.perf_counter()
         report = engine.index()
         index_s = time.perf_counter() - started
-        _log(f"index: {report.added} added, {report.unchanged} unchanged in {index_s:.1f}s")
+        _log(
+            f"index: {report.added} added, {report.updated} read again, {report.unchanged} unchanged in {index_s:.1f}s"
+        )
         paths = engine.document_paths()
         names = {doc_id: result_name(path) for doc_id, path in paths.items()}
         queries = [(str(i), item.query) for i, item in enumerate(items)]
