@@ -319,6 +319,12 @@ class Bm25Lane:
             scaled(hit, hit.score, hit.rank) for hit in hits[proximity.POOL :]
         )
 
+    def _any_plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery) -> _Plan:
+        """The query's plan matching any of its words: what another lane's documents are judged,
+        named and constrained by when no search of this query made one."""
+        n_docs, _avgdl, languages = self._corpus_stats(cur)
+        return self._plan(cur, parsed, list(languages), "any", n_docs)
+
     def evidence(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, LaneHit]:
         """The lane's scores, coverage and saturation for the given documents (those another
         lane found), whatever their rank here: fusion weighs every candidate by the same
@@ -327,10 +333,8 @@ class Bm25Lane:
         if not doc_ids or not parsed.has_terms:
             return {}
         cur = self._cursor()
-        n_docs, avgdl, languages = self._corpus_stats(cur)
-        if plan is None:
-            plan = self._plan(cur, parsed, list(languages), "any", n_docs)
-        plan = replace(plan, required=0, phrases=(), excluded_phrases=(), nears=())
+        n_docs, avgdl, _languages = self._corpus_stats(cur)
+        plan = replace(plan or self._any_plan(cur, parsed), required=0, phrases=(), excluded_phrases=(), nears=())
         hits, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
         return {h.doc_id: h for h in hits}
 
@@ -340,15 +344,14 @@ class Bm25Lane:
         word are left out. `plan`: as for `evidence`."""
         if not doc_ids or not parsed.has_terms:
             return {}
-        if plan is None:
-            n_docs, _avgdl, languages = self._corpus_stats(self._cursor())
-            plan = self._plan(self._cursor(), parsed, list(languages), "any", n_docs)
+        cur = self._cursor()
+        plan = plan or self._any_plan(cur, parsed)
         if not plan.term_masks or sum(plan.group_idf) <= 0:
             return {}
         terms = ", ".join(str(int(t)) for t in plan.term_masks)
         sql = f"SELECT doc_id, term_id FROM title_postings WHERE term_id IN ({terms}) AND doc_id IN {id_list(doc_ids)}"
         masks: dict[int, int] = {}
-        for doc_id, term_id in self._cursor().execute(sql).fetchall():
+        for doc_id, term_id in cur.execute(sql).fetchall():
             masks[int(doc_id)] = masks.get(int(doc_id), 0) | plan.term_masks[int(term_id)]
         return {doc_id: min(1.0, _coverage(plan.group_idf, mask)) for doc_id, mask in masks.items()}
 
@@ -359,8 +362,7 @@ class Bm25Lane:
         if not parsed.has_constraints or not doc_ids:
             return set(doc_ids)
         cur = self._cursor()
-        n_docs, _avgdl, languages = self._corpus_stats(cur)
-        plan = self._plan(cur, parsed, list(languages), "any", n_docs)
+        plan = self._any_plan(cur, parsed)
         keep = list(dict.fromkeys(doc_ids))
         if plan.excluded_ids:
             excluded = ", ".join(str(int(i)) for i in plan.excluded_ids)
