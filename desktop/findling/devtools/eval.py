@@ -361,9 +361,7 @@ def evaluate_known_items(
         started = time.perf_counter()
         report = engine.index()
         index_s = time.perf_counter() - started
-        _log(
-            f"index: {report.added} added, {report.updated} read again, {report.unchanged} unchanged in {index_s:.1f}s"
-        )
+        _log(_index_line(report, index_s))
         paths = engine.document_paths()
         names = {doc_id: result_name(path) for doc_id, path in paths.items()}
         queries = [(str(i), item.query) for i, item in enumerate(items)]
