@@ -346,6 +346,7 @@ def entry_share(page: str) -> float:
 
 # A markup line that sends a reader elsewhere: an attribute naming another file or address.
 _LINK_ATTRIBUTE = re.compile(r"""\b(?:href|link|src)\s*=\s*["']""", re.IGNORECASE)
+_MARKUP_START = re.compile(r"\s*<")
 
 
 def markup_link_share(text: str) -> float:
@@ -353,7 +354,7 @@ def markup_link_share(text: str) -> float:
     of its visible characters on lines that link elsewhere: an index of every function of a
     manual is a line per function, each with its link, and answers no question though it holds
     every name. Text that does not begin with a tag has none."""
-    if not text.lstrip().startswith("<"):
+    if not _MARKUP_START.match(text):  # every text file is asked: no copy of its text for it
         return 0.0
     total = len(_SPACE.sub("", text))
     if total < 200:  # too little text to call it a list of links, as link_share
