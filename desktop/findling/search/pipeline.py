@@ -223,7 +223,7 @@ class Pipeline:
                     saturation=(hit.saturation if hit else 0.0) if keywords_told else None,
                     cosine=vector.cosine if vector is not None else None,
                     link_share=linked.get(doc_id),
-                    named=named.get(doc_id, 0.0) if doc_id in linked else None,
+                    named=named.get(doc_id),
                 )
             )
         return dict(zip(doc_ids, relative(found)))
