@@ -11,7 +11,7 @@ import duckdb
 
 from findling.pathnames import MEMBER_SEPARATOR, clean_text, display_path, path_bytes, stored_path
 from findling.records import DocumentRow
-from findling.store.db import id_list
+from findling.store.db import id_list, rows_for_ids
 from findling.store.symbols import write_symbols
 from findling.store.vectors import delete_vectors
 
@@ -439,8 +439,9 @@ def document_text(chunks: Sequence[Chunk]) -> str:
 def chunks_by_document(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, list[Chunk]]:
     """Each document's chunks, in order."""
     out: dict[int, list[Chunk]] = {}
+    rows = rows_for_ids("SELECT doc_id, ordinal, start_char, end_char, text FROM chunks", "doc_id", ids)
     for doc_id, start, end, text in cur.execute(
-        f"SELECT doc_id, start_char, end_char, text FROM chunks WHERE doc_id IN {id_list(ids)} ORDER BY doc_id, ordinal"
+        f"SELECT doc_id, start_char, end_char, text FROM ({rows}) ORDER BY doc_id, ordinal"
     ).fetchall():
         out.setdefault(doc_id, []).append((start, end, text))
     return out
