@@ -123,3 +123,34 @@ def test_an_index_from_before_gets_its_signatures_without_reading_files(tmp_path
     with Engine(home, settings=settings) as engine:
         rows = engine._db.cursor().execute("SELECT count(*) FROM near_signatures").fetchall()
         assert rows[0][0] == 2
+
+
+def test_typography_is_no_part_of_a_word():
+    """A rendered page writes ’ “ ” — … and a ¶ after each heading where its source has ASCII:
+    read as letters they glued words together, and the two were not known as nearly the same."""
+    source = "Overview\n\n" + REPORT.replace("turbine", "turbine's").replace("overhaul", '"overhaul" -- done')
+    page = "Overview¶\n\n" + REPORT.replace("turbine", "turbine’s").replace("overhaul", "“overhaul” — done")
+    assert signature(page) == signature(source)
+    # letters of every script still are: accents and other alphabets make other words
+    assert signature(REPORT.replace("word1", "wörd1")) != signature(REPORT)
+    assert signature(REPORT.replace("word1", "слово")) != signature(REPORT)
+
+
+def test_an_index_from_before_signs_typography_again_without_reading_files(tmp_path, settings):
+    page = "Overview¶\n\n" + REPORT.replace("turbine", "turbine’s")
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        docs = index_files(engine, tmp_path / "docs", {"page.txt": page, "plain.txt": OTHER})
+        cur = engine._db.cursor()
+        stale = b"\x01" * (SLOTS * 4)  # what the old reading might have made; plain text's stays
+        cur.execute("UPDATE near_signatures SET sig = ?", [stale])
+        cur.execute("UPDATE meta SET value = '19' WHERE key = 'schema_version'")
+    os.remove(docs / "page.txt")  # nothing is read from disk: the index's text is enough
+    with Engine(home, settings=settings) as engine:
+        rows = dict(
+            engine._db.cursor()
+            .execute("SELECT d.path, n.sig FROM near_signatures n JOIN documents d ON d.id = n.doc_id")
+            .fetchall()
+        )
+    assert rows[str(docs / "page.txt")] == signature(page)
+    assert rows[str(docs / "plain.txt")] == stale  # no typography: not computed again

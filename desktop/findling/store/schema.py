@@ -74,11 +74,16 @@ def _near_signatures(con: duckdb.DuckDBPyConnection) -> None:
     """Schema 13: each document's MinHash signature (text/shingles.py), to list nearly identical
     documents once. Computed here from the text the index holds, in slices of documents:
     nothing is read again from disk."""
+    con.execute("CREATE TABLE IF NOT EXISTS near_signatures (doc_id INTEGER NOT NULL, sig BLOB NOT NULL)")
+    _sign(con, [r[0] for r in con.execute("SELECT id FROM documents WHERE status = 'ok' ORDER BY id").fetchall()])
+
+
+def _sign(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
+    """Write the signatures of these documents (ascending ids) from the text the index holds,
+    in slices of documents, in place of any they had."""
     from findling.store.documents import document_text
     from findling.text.shingles import signature  # numpy: only an upgrade or ingest loads it
 
-    con.execute("CREATE TABLE IF NOT EXISTS near_signatures (doc_id INTEGER NOT NULL, sig BLOB NOT NULL)")
-    ids = [r[0] for r in con.execute("SELECT id FROM documents WHERE status = 'ok' ORDER BY id").fetchall()]
     for at in range(0, len(ids), 500):
         part = ids[at : at + 500]
         rows = con.execute(
@@ -86,11 +91,28 @@ def _near_signatures(con: duckdb.DuckDBPyConnection) -> None:
                 WHERE doc_id BETWEEN {part[0]} AND {part[-1]} ORDER BY doc_id, ordinal"""
         ).fetchall()
         by_doc: dict[int, list[tuple[int, int, str]]] = {}
+        wanted = set(part)
         for doc_id, start, end, text in rows:
-            by_doc.setdefault(doc_id, []).append((start, end, text))
+            if doc_id in wanted:
+                by_doc.setdefault(doc_id, []).append((start, end, text))
+        con.execute(f"DELETE FROM near_signatures WHERE doc_id IN ({', '.join(str(int(i)) for i in part)})")
         found = [(doc_id, sig) for doc_id, chunks in by_doc.items() if (sig := signature(document_text(chunks)))]
         if found:
             con.executemany("INSERT INTO near_signatures VALUES (?, ?)", found)
+
+
+def _signatures_without_typography(con: duckdb.DuckDBPyConnection) -> None:
+    """Schema 20: signatures read punctuation past ASCII (’ “ ” — ¶) as spaces, not letters
+    (text/shingles.py), so that a rendered page and its source are known as nearly the same.
+    Only documents holding such characters change; theirs are computed again here from the
+    text the index holds: nothing is read again from disk."""
+    from findling.text.shingles import SEPARATORS_CLASS
+
+    ids = con.execute(
+        f"""SELECT DISTINCT c.doc_id FROM chunks c JOIN documents d ON d.id = c.doc_id
+            WHERE d.status = 'ok' AND regexp_matches(c.text, '{SEPARATORS_CLASS}') ORDER BY 1"""
+    ).fetchall()
+    _sign(con, [r[0] for r in ids])
 
 
 # Why no PRIMARY KEY / UNIQUE on documents or postings: DuckDB keeps ART indexes in
@@ -228,6 +250,7 @@ MIGRATIONS: list[Migration] = [
             WHERE ext NOT IN ('html', 'htm', 'xhtml', 'shtml')
               AND id IN (SELECT doc_id FROM chunks WHERE ordinal = 0 AND starts_with(ltrim(text), '<'))""",
     ],
+    _signatures_without_typography,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
