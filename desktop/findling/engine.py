@@ -44,7 +44,15 @@ from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
-from findling.search.results import RankedEntry, collapse_copies, copy_of, present, rebuilt_offsets, symbol_terms
+from findling.search.results import (
+    RankedEntry,
+    collapse_copies,
+    copy_of,
+    present,
+    rebuilt_offsets,
+    symbol_terms,
+    with_room_for_copies,
+)
 from findling.search.snippets import highlight_spans
 from findling.search.why_not import (
     WIDE_LIMIT,
@@ -362,11 +370,12 @@ class Engine:
         return result
 
     def _keyword_entries(
-        self, request: SearchRequest, parsed: ParsedQuery, limit: int
+        self, request: SearchRequest, parsed: ParsedQuery, limit: int, shown: int | None = None
     ) -> tuple[list[RankedEntry], Bm25Result]:
         """Keyword mode's ranking: the BM25 lane alone, every word required unless no document
-        has them all (or as the request's `match` says), scored by its keyword evidence."""
-        lane = self._bm25.search(parsed, limit, request.match or self.settings.search.match)
+        has them all (or as the request's `match` says), scored by its keyword evidence.
+        `shown`: how many of the `limit` a list shows (Bm25Lane.search)."""
+        lane = self._bm25.search(parsed, limit, request.match or self.settings.search.match, shown)
         evidence = relative([Evidence(coverage=h.coverage, saturation=h.saturation) for h in lane.hits])
         # A query of filters alone is no evidence of relevance: its list keeps the lane's own
         # score (0 for plain filters, how well a name matches for `sym:`).
@@ -379,13 +388,15 @@ class Engine:
         return entries, lane
 
     def _keyword(self, request: SearchRequest, parsed: ParsedQuery, limit: int) -> SearchResult:
-        entries, lane = self._keyword_entries(request, parsed, limit)
+        entries, lane = self._keyword_entries(request, parsed, with_room_for_copies(limit), limit)
         presenting = time.perf_counter()
         # `sym:raw_decode` alone has no words, but the name it asks for is what to light up
         terms = tuple(lane.terms) or symbol_terms(parsed.filters.symbols)
         hits = collapse_copies(
             self._newer_first(
-                self._present(entries, terms, parsed.filters.symbols), lambda h: h.score, lambda h: h.mtime
+                self._present_listed(entries, limit, terms, parsed.filters.symbols),
+                lambda h: h.score,
+                lambda h: h.mtime,
             )
         )
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
@@ -406,17 +417,19 @@ class Engine:
         result = self._run_pipeline(
             request.text,
             parsed,
-            limit,
+            with_room_for_copies(limit),
             request.mode.lanes,
             request.expand,
             request.rerank,
             request.min_score,
             request.match,
         )
-        hits = collapse_copies(self._present(result.entries, result.terms, parsed.filters.symbols))
+        presented = self._present_listed(result.entries, limit, result.terms, parsed.filters.symbols)
+        listed = {h.doc_id for h in presented}
+        hits = collapse_copies(presented)
         # keyword matches are matched, not only ranked: with the vector lane off, none is weak
         hits, notes = self._keep_good(hits, keep_weak) if "vector" in result.lanes else (hits, ())
-        explain = result.explain
+        explain = replace(result.explain, results=tuple(r for r in result.explain.results if r.doc_id in listed))
         return SearchResult(
             query=request.text,
             hits=tuple(hits),
@@ -673,6 +686,25 @@ class Engine:
         return [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]], (
             "no good matches; the closest documents are shown, marked weak",
         )
+
+    def _present_listed(
+        self, entries: Sequence[RankedEntry], limit: int, terms: Sequence[str], symbols: Sequence[str] = ()
+    ) -> list[Hit]:
+        """The entries a list of `limit` results shows, presented: up to the `limit`-th that copies
+        none before it, with the copies among them (collapse_copies lists them under their first).
+        Entries past `limit` are presented only where copies took places: a list without copies
+        costs what it did before any were looked for. (A copy ranked below the last result shown
+        is not looked for: it is not named beside that result.)"""
+        hits: list[Hit] = []
+        taken = 0
+        while taken < len(entries):
+            shown = sum(of is None for of in copy_of([(h.content_hash, h.text_signature) for h in hits]))
+            if shown >= limit:
+                break
+            batch = entries[taken : taken + limit - shown]
+            hits.extend(self._present(batch, terms, symbols))
+            taken += len(batch)
+        return hits
 
     def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str], symbols: Sequence[str] = ()) -> list[Hit]:
         return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars, symbols)

@@ -78,3 +78,30 @@ def test_the_newest_copy_stands_for_the_others(tmp_path, settings):
         (hit,) = engine.find(SearchRequest("turbine", mode=SearchMode.KEYWORD)).hits
     assert os.path.basename(hit.path) == "b-new.txt"  # equal scores: newer first, as every list
     assert [os.path.basename(p) for p in hit.copies] == ["c-mid.txt", "a-old.txt"]
+
+
+def test_a_list_of_n_results_holds_n_documents_beside_their_copies(tmp_path, settings, capsys):
+    """A folder holding each page twice (a manual's HTML beside its sources) showed half the
+    results asked for: the copies were cut with the list, then folded into their twins."""
+    docs = tmp_path / "docs"
+    for i in range(5):
+        text = f"Report {i}: " + "the turbine overhaul " * (5 - i) + f"in hall {i}.\n"
+        write(docs / f"report{i}.txt", text)
+        write(docs / "backup" / f"report{i}-copy.txt", text)
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        for mode in (SearchMode.KEYWORD, SearchMode.HYBRID):
+            result = engine.find(SearchRequest("turbine overhaul", mode=mode, limit=3, rerank="off"))
+            names = [os.path.basename(h.path).replace("-copy", "") for h in result.hits]
+            assert names == ["report0.txt", "report1.txt", "report2.txt"], mode
+            # each named with its copy; the last result's ranks below it, past the list
+            assert [len(h.copies) for h in result.hits] == [1, 1, 0], mode
+            if result.explain is not None:  # the explain record holds what the list shows, copies too
+                listed = {h.doc_id for h in result.hits}
+                assert listed <= {r.doc_id for r in result.explain.results}
+                assert len(result.explain.results) == 5, mode
+    assert main(["--home", str(home), "search", "turbine", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert " 3. " in out and " 4. " not in out

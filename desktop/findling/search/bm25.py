@@ -269,7 +269,9 @@ class Bm25Lane:
             ),
         )
 
-    def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "most") -> Bm25Result:
+    def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "most", shown: int | None = None) -> Bm25Result:
+        """The documents matching the query, best first, `limit` of them; `shown`: how many of
+        those a list shows (read with the nearness pool's, for their snippets), all by default."""
         started = time.perf_counter()
         cur = self._cursor()
         n_docs, avgdl, languages = self._corpus_stats(cur)
@@ -290,10 +292,10 @@ class Bm25Lane:
             complete = replace(plan, required=plan.required | plan.every, most=False)
             relaxed = not self._score(cur, complete, parsed.filters, 1, n_docs, avgdl)[0]
         if nearness and hits:
-            hits = self._nearer_first(plan, hits, limit, proximity.WEIGHT * long_page_weight(avgdl))
+            hits = self._nearer_first(plan, hits, shown or limit, proximity.WEIGHT * long_page_weight(avgdl))
         return Bm25Result(hits[:limit], total, relaxed, plan.terms, _ms(started), plan)
 
-    def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...], limit: int, weight: float) -> tuple[LaneHit, ...]:
+    def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...], shown: int, weight: float) -> tuple[LaneHit, ...]:
         """The first POOL hits ordered again by proximity.boosted with `weight`. A boost only
         raises a score, so they stay above the rest. Saturation becomes the score over the most
         it could be with the boost (every word near the others), for every hit: evidence keeps
@@ -301,7 +303,7 @@ class Bm25Lane:
         assert self._passages is not None
         head = hits[: proximity.POOL]
         # every result shown is read in the same read: their snippets find it read
-        read = max(limit, proximity.POOL) if limit <= proximity.READ_WITH_POOL else proximity.POOL
+        read = max(shown, proximity.POOL) if shown <= proximity.READ_WITH_POOL else proximity.POOL
         texts = self._passages([h.doc_id for h in hits[:read]])
         scored = []
         for hit in head:

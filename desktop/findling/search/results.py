@@ -168,6 +168,14 @@ def copy_of(keys: Sequence[tuple[str, bytes]]) -> list[tuple[int, bool] | None]:
     return out
 
 
+def with_room_for_copies(limit: int) -> int:
+    """How many ranked documents to read for a list of `limit` results: each copy is listed
+    under the first of its copies, and a folder holding a manual's pages with their sources
+    (the Linux kernel's HTML beside its .rst files) showed 3 results when 6 were asked for.
+    Room for two copies of each, 100 at most."""
+    return limit + min(2 * limit, 100)
+
+
 def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
     """Copies listed once, under the first of them in the list's final order, which names the
     others: files with the same bytes (`copies`), and files with nearly the same text
