@@ -14,6 +14,7 @@ from findling.engine import Engine
 from findling.ingest.extractors.html import entry_share, html_to_text, link_share
 from findling.records import SearchMode, SearchRequest
 from findling.search import bm25
+from findling.search.query_parser import parse_query
 from findling.settings import Settings
 from tests.helpers import write
 
@@ -261,6 +262,12 @@ def test_a_page_of_links_the_query_names_is_what_it_asks_for(tmp_path, settings,
         engine.index(embed=False)
         assert _names(engine, "glossary")[:2] == ["glossary.html", "about.html"]
         assert _names(engine, "module index")[0] == "modindex.html"
+        # a question names no page: "what is RCU" asks for the explanation, not the RCU chapter's
+        # list of pages titled "RCU concepts"
+        assert _names(engine, "what is in the glossary")[0] == "about.html"
+        lane = engine._bm25
+        ids = list(engine.document_paths())
+        assert lane.named(parse_query("glossary"), ids) and not lane.named(parse_query("what is the glossary"), ids)
         # not named, the module index ranks below the page it lists
         write(docs / "tempfile.html", "<title>tempfile</title><p>" + "Temporary files and directories. " * 5)
         engine.index(embed=False)

@@ -69,6 +69,8 @@ class _Plan:
     most: bool = False  # match "most": any word, the title field and nearness counting too
     every: int = 0  # the groups that match "all" requires
     word_groups: tuple[frozenset[str], ...] = ()  # those groups' terms, for their nearness in a text
+    # the query has function words ("what is RCU"): it asks something, it does not name a page
+    sentence: bool = False
 
 
 # What names a long page (its title, the words together in one paragraph) says less in a
@@ -267,6 +269,7 @@ class Bm25Lane:
             word_groups=tuple(
                 frozenset(terms) for bit, (terms, _) in enumerate(groups) if (every & ~phrase_bits) >> bit & 1
             ),
+            sentence=any(all(is_stopword(w) for w in words) for words in parsed.groups),
         )
 
     def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "most", shown: int | None = None) -> Bm25Result:
@@ -343,12 +346,14 @@ class Bm25Lane:
     def named(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, float]:
         """For each of the documents, the share of the query's weight its title field (title and
         file name) holds: how far the query names it. Documents whose title field holds no query
-        word are left out. `plan`: as for `evidence`."""
+        word are left out, and all of them for a query with function words, which asks something
+        ("what is RCU": the RCU chapter's list of pages is titled "RCU concepts"). `plan`: as for
+        `evidence`."""
         if not doc_ids or not parsed.has_terms:
             return {}
         cur = self._cursor()
         plan = plan or self._any_plan(cur, parsed)
-        if not plan.term_masks or sum(plan.group_idf) <= 0:
+        if not plan.term_masks or sum(plan.group_idf) <= 0 or plan.sentence:
             return {}
         terms = ", ".join(str(int(t)) for t in plan.term_masks)
         sql = f"SELECT doc_id, term_id FROM title_postings WHERE term_id IN ({terms}) AND doc_id IN {id_list(doc_ids)}"
@@ -553,7 +558,7 @@ class Bm25Lane:
         """The ranked statement over `rows` (doc_id, score, mask, title_mask): counted, as
         _matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
         in_title = _coverage_sql(plan.group_idf, "m.title_mask")
-        prior = _hub_prior_sql(in_title)
+        prior = _hub_prior_sql("0" if plan.sentence else in_title)
         return f"""
             WITH m AS MATERIALIZED ({rows})
             SELECT m.doc_id,
