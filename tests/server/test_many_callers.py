@@ -19,14 +19,17 @@ from findling.server.handle import IndexHandle
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets and signals")
 
+# It leaves as the findling command does (cli.run): through interpreter teardown, DuckDB
+# can abort a process whose threads used it (duckdb#13904; seen once here in a full suite run).
 _OWNER = """
-import sys
+import os, sys
 from findling.server.handle import IndexHandle
 handle = IndexHandle.open(sys.argv[1])
 print("ready", flush=True)
 sys.stdin.readline()
 handle.close()
 print("closed", flush=True)
+os._exit(0)
 """
 
 
