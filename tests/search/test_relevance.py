@@ -52,7 +52,10 @@ def test_nothing_matched_scores_low_whatever_its_rank():
 def test_a_page_of_links_is_taken_down_by_its_share_of_links():
     assert hub_prior(0.0) == hub_prior(HUB_FROM) == 1.0
     assert hub_prior(1.0) == pytest.approx(HUB_FLOOR)
-    assert 1.0 > hub_prior(0.5) > hub_prior(0.8) > hub_prior(1.0)
+    assert 1.0 > hub_prior(0.5) > hub_prior(0.8) > hub_prior(0.9) == hub_prior(1.0)
+    # a short page of content with a few links keeps its score (getpass.html, .30); a chapter's
+    # list of pages (File Formats, .78) keeps a third of it at most
+    assert hub_prior(0.30) == 1.0 and hub_prior(0.78) < 1 / 3
     # a query naming the page (all its weight in the title field) asks for it: no prior
     assert hub_prior(1.0, named=1.0) == 1.0
     assert hub_prior(1.0, named=0.9) == hub_prior(1.0)  # a query sharing some words with its title

@@ -23,7 +23,7 @@ import duckdb
 from findling.records import Filters
 from findling.search import proximity
 from findling.search.query_parser import ParsedQuery
-from findling.search.relevance import HUB_FLOOR, HUB_FROM, NAMED
+from findling.search.relevance import HUB_FLOOR, HUB_FROM, HUB_TO, NAMED
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, query_token_terms, term_sequence
@@ -639,7 +639,7 @@ def _hub_prior_sql(named: str = "0") -> str:
     `named` (SQL for the share of the query's weight in the title field) names the page."""
     full = (
         f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
-        f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {1 - HUB_FROM!r}::DOUBLE)))"
+        f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {HUB_TO - HUB_FROM!r}::DOUBLE)))"
     )
     return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {full} END)"
 
