@@ -48,9 +48,11 @@ from findling.search.results import (
     RankedEntry,
     collapse_copies,
     copy_of,
+    distinct_count,
     present,
     rebuilt_offsets,
     symbol_terms,
+    with_room_for_a_few_copies,
     with_room_for_copies,
 )
 from findling.search.snippets import highlight_spans
@@ -388,17 +390,18 @@ class Engine:
         return entries, lane
 
     def _keyword(self, request: SearchRequest, parsed: ParsedQuery, limit: int) -> SearchResult:
-        entries, lane = self._keyword_entries(request, parsed, with_room_for_copies(limit), limit)
+        entries, lane = self._keyword_entries(request, parsed, with_room_for_a_few_copies(limit), limit)
+        lane_ms = lane.ms
         presenting = time.perf_counter()
         # `sym:raw_decode` alone has no words, but the name it asks for is what to light up
         terms = tuple(lane.terms) or symbol_terms(parsed.filters.symbols)
-        hits = collapse_copies(
-            self._newer_first(
-                self._present_listed(entries, limit, terms, parsed.filters.symbols),
-                lambda h: h.score,
-                lambda h: h.mtime,
-            )
-        )
+        listed = self._present_listed(entries, limit, terms, parsed.filters.symbols)
+        if distinct_count(listed) < limit and len(lane.hits) < lane.total:
+            # copies took more places: ranked again, deeper
+            entries, lane = self._keyword_entries(request, parsed, with_room_for_copies(limit), limit)
+            lane_ms += lane.ms
+            listed = self._present_listed(entries, limit, terms, parsed.filters.symbols)
+        hits = collapse_copies(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         return SearchResult(
             query=request.text,
@@ -406,7 +409,7 @@ class Engine:
             total_matched=lane.total,
             relaxed=lane.relaxed,
             notes=notes,
-            timings_ms={"bm25": round(lane.ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)},
+            timings_ms={"bm25": round(lane_ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)},
             terms=terms,
         )
 
@@ -697,10 +700,7 @@ class Engine:
         is not looked for: it is not named beside that result.)"""
         hits: list[Hit] = []
         taken = 0
-        while taken < len(entries):
-            shown = sum(of is None for of in copy_of([(h.content_hash, h.text_signature) for h in hits]))
-            if shown >= limit:
-                break
+        while taken < len(entries) and (shown := distinct_count(hits)) < limit:
             batch = entries[taken : taken + limit - shown]
             hits.extend(self._present(batch, terms, symbols))
             taken += len(batch)
