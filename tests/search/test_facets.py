@@ -47,3 +47,51 @@ def test_every_result_is_counted_once_per_facet(items):
     assert all(
         type_group(h.ext) in dict(facets["type"]) and date_range(h.mtime, NOW) in dict(facets["modified"]) for h in hits
     )
+
+
+def test_a_file_compressed_on_its_own_is_a_document_of_its_inner_type(tmp_path):
+    """The Linux kernel's .rst.gz sources counted as archives, and the Text filter left them
+    out: the facet and the filter go by the inner type; a compressed tar stays an archive."""
+    import gzip
+    import io
+    import tarfile
+
+    from findling.engine import Engine
+    from findling.records import Filters, SearchMode, SearchRequest
+    from findling.search.facets import TYPE_GROUPS, type_extension
+    from findling.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "cgroups.rst.gz").write_bytes(gzip.compress(b"Control groups\n==============\n\nThe memory controller.\n"))
+    (docs / "limits.txt").write_text("The memory controller sets limits.\n")
+    (docs / "changelog.gz").write_bytes(gzip.compress(b"memory controller: fixed a leak\n"))
+    member = b"The memory controller, archived.\n"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        info = tarfile.TarInfo("old/notes.md")
+        info.size = len(member)
+        tar.addfile(info, io.BytesIO(member))
+    (docs / "backup.tar.gz").write_bytes(buffer.getvalue())
+    assert [type_extension(str(docs / n), "gz") for n in ("cgroups.rst.gz", "changelog.gz", "backup.tar.gz")] == [
+        "rst",
+        "gz",
+        "gz",
+    ]
+    settings = Settings()
+    settings.index.workers = 1
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+
+        def names(query: str, group: str = "Any type") -> set[str]:
+            only = Filters(extensions=TYPE_GROUPS[group])
+            return {h.path.split("/")[-1] for h in engine.find(SearchRequest(query, filters=only)).hits}
+
+        assert names("memory controller", "Text") == {"cgroups.rst.gz", "limits.txt"}
+        assert names("memory controller", "Archives") == {"changelog.gz"}  # the tar's member is Markdown
+        assert names("memory controller", "Markdown") == {"notes.md"}
+        assert names("memory ext:rst") == {"cgroups.rst.gz"}
+        hits = engine.find(SearchRequest("memory controller", SearchMode.KEYWORD)).hits
+        counts = dict(facet_counts(hits, [str(docs)], NOW)["type"])
+        assert counts["Text"] == 2

@@ -22,6 +22,7 @@ import duckdb
 
 from findling.records import Filters
 from findling.search import proximity
+from findling.search.facets import type_extension_sql
 from findling.search.query_parser import ParsedQuery
 from findling.search.relevance import HUB_FLOOR, HUB_FROM, HUB_TO, NAMED
 from findling.store.db import id_list
@@ -112,7 +113,7 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
     clauses: list[str] = []
     params: list[object] = []
     if filters.extensions:
-        clauses.append(f"{alias}.ext IN ({', '.join('?' for _ in filters.extensions)})")
+        clauses.append(f"{type_extension_sql(alias)} IN ({', '.join('?' for _ in filters.extensions)})")
         params.extend(filters.extensions)
     for needle in filters.path_contains:
         clauses.append(f"contains(lower({alias}.path), ?)")
