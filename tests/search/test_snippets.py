@@ -22,6 +22,22 @@ def test_stems_accents_and_identifier_parts_highlighted():
     assert _marked(snip) == ["running", "Café", "snake_case", "HAPPY"]
 
 
+def test_the_word_itself_before_identifiers_that_hold_it():
+    """ "what is RCU" in the Linux kernel docs showed the list of rcu_* functions (the most hits,
+    each an identifier holding the word) instead of the passage about RCU."""
+    listing = "rcu_read_lock rcu_read_unlock list_add_rcu hlist_del_rcu synchronize_rcu call_rcu " * 3
+    prose = "RCU is a synchronization mechanism: RCU readers run concurrently with updaters."
+    snip = make_snippet([(0, len(listing), listing), (len(listing), len(listing) + len(prose), prose)], ["rcu"])
+    assert snip.text.startswith("RCU is a synchronization") and _marked(snip) == ["RCU", "RCU"]
+    # within one chunk, the window goes to the words too
+    text = listing + "filler text " * 40 + prose
+    snip = make_snippet([(0, len(text), text)], ["rcu"], width=120)
+    assert "RCU readers" in snip.text
+    # where only identifiers hold it, they are what shows
+    snip = make_snippet([(0, len(listing), listing)], ["rcu"])
+    assert _marked(snip)[0] == "rcu_read_lock"
+
+
 def test_window_centres_on_matches_in_long_text():
     text = "filler words " * 100 + "the needle is here " + "more filler " * 100
     snip = make_snippet([(0, len(text), text)], term_sequence("needle"), width=120)

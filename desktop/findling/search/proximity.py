@@ -49,7 +49,7 @@ def nearness(
     for _, _, text in chunks:
         found = [
             (start, g)
-            for start, _, term in term_hits(text, terms, language)
+            for start, _, term, _whole in term_hits(text, terms, language)
             for g, group in enumerate(groups)
             if term in group
         ]

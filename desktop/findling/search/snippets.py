@@ -78,11 +78,14 @@ def _starts(text: str, terms: frozenset[str], pattern: re.Pattern[str]) -> list[
     return sorted(found)
 
 
-def _hits(text: str, terms: frozenset[str], language: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str]]:
-    """(start, end, term) of each word in `text` that indexes under a query term. Only the
-    places a term can start are analysed (_starts), never every word of the chunk."""
+TermHit = tuple[int, int, str, bool]  # (start, end, term, whether the word is the term, not an identifier holding it)
+
+
+def _hits(text: str, terms: frozenset[str], language: str, pattern: re.Pattern[str]) -> list[TermHit]:
+    """Each word in `text` that indexes under a query term. Only the places a term can start
+    are analysed (_starts), never every word of the chunk."""
     starts = _starts(text, terms, pattern)
-    found: list[tuple[int, int, str]] = []
+    found: list[TermHit] = []
     last_end = -1
     for pos in starts:
         if pos < last_end:
@@ -101,9 +104,9 @@ def _hits(text: str, terms: frozenset[str], language: str, pattern: re.Pattern[s
             continue
         if found and token.start < found[-1][1]:
             if is_unspaced(hit):
-                found[-1] = (found[-1][0], max(found[-1][1], token_end), found[-1][2])  # 北京 + 京大 -> 北京大
+                found[-1] = (found[-1][0], max(found[-1][1], token_end), found[-1][2], True)  # 北京 + 京大 -> 北京大
             continue
-        found.append((token.start, token_end, hit))
+        found.append((token.start, token_end, hit, hit == token.term))
     return found
 
 
@@ -116,8 +119,8 @@ def _flat(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)  # a result's chunks are read for the keyword lane's nearness, then for its snippet
-def term_hits(text: str, terms: frozenset[str], language: str = "en") -> tuple[tuple[int, int, str], ...]:
-    """(start, end, term) of each word in `text` that indexes under one of `terms`."""
+def term_hits(text: str, terms: frozenset[str], language: str = "en") -> tuple[TermHit, ...]:
+    """Each word in `text` that indexes under one of `terms`: (start, end, term, whole)."""
     return tuple(_hits(text, terms, language, _candidates(terms))) if terms else ()
 
 
@@ -127,7 +130,7 @@ def highlight_spans(text: str, terms: Iterable[str], language: str = "en", limit
     term_set = frozenset(terms)
     if not term_set:
         return []
-    return [Highlight(s, e) for s, e, _ in _hits(text[:limit], term_set, language, _candidates(term_set))]
+    return [Highlight(s, e) for s, e, _, _ in _hits(text[:limit], term_set, language, _candidates(term_set))]
 
 
 def make_snippet(
@@ -137,13 +140,13 @@ def make_snippet(
     if not chunks:
         return Snippet("", (), None, None)
     term_set = frozenset(terms)
-    best: tuple[tuple[int, int, int], int, list[tuple[int, int, str]]] | None = None
+    best: tuple[tuple[int, int, int, int], int, list[TermHit]] | None = None
     if term_set:
         for index, (_, _, text) in enumerate(chunks):
             hits = list(term_hits(text, term_set, language))
             if not hits:
                 continue
-            key = (len({h[2] for h in hits}), len(hits), -index)
+            key = (len({h[2] for h in hits}), _words(hits), len(hits), -index)
             if best is None or key > best[0]:
                 best = (key, index, hits)
     if best is None:
@@ -161,17 +164,23 @@ def make_snippet(
     body = _flat(text[lo:hi]).strip()
     lead = len(_flat(text[lo:hi])) - len(_flat(text[lo:hi]).lstrip())
     offset = len(prefix) - lo - lead
-    shown = [(h_start, h_end) for h_start, h_end, _ in hits if h_start >= lo + lead and h_end <= lo + lead + len(body)]
+    shown = [(h[0], h[1]) for h in hits if h[0] >= lo + lead and h[1] <= lo + lead + len(body)]
     highlights = tuple(Highlight(h_start + offset, h_end + offset) for h_start, h_end in shown)
     return Snippet(prefix + body + suffix, highlights, start, end, start + (shown[0][0] if shown else lo + lead))
 
 
-def _best_window(hits: list[tuple[int, int, str]], width: int) -> int:
-    """Start of the hit that opens the window with the most distinct terms."""
-    best_start, best_key = hits[0][0], (-1, -1)
-    for i, (start, _, _) in enumerate(hits):
+def _words(hits: Sequence[TermHit]) -> int:
+    """How many hits are the query's words as words: "what is RCU" asks for a passage about
+    RCU, not the list of rcu_* functions that names it most (the Linux kernel's whatisRCU)."""
+    return sum(h[3] for h in hits)
+
+
+def _best_window(hits: list[TermHit], width: int) -> int:
+    """Start of the hit that opens the window with the most distinct terms, then words."""
+    best_start, best_key = hits[0][0], (-1, -1, -1)
+    for i, (start, _, _, _) in enumerate(hits):
         inside = [h for h in hits[i:] if h[1] <= start + width - _CONTEXT_BEFORE]
-        key = (len({h[2] for h in inside}), len(inside))
+        key = (len({h[2] for h in inside}), _words(inside), len(inside))
         if key > best_key:
             best_start, best_key = start, key
     return best_start
