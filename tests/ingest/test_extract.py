@@ -145,6 +145,25 @@ def test_binary_content_in_text_extension_fails_clearly(tmp_path):
         _extract(path)
 
 
+def write_bytes(path, data: bytes):
+    path.write_bytes(data)
+    return path
+
+
+def test_a_stray_nul_in_a_page_of_text_is_text(tmp_path):
+    """Javadoc's page of CharUtils shows the NUL character itself (`<code>\x00</code>`) and
+    failed as binary content; many NULs, or bytes that are not UTF-8 around one, still are."""
+    page = b"<html><title>CharUtils</title><p>NUL <code>\x00</code> the null control character</p></html>"
+    got = _extract(write_bytes(tmp_path / "CharUtils.html", page))
+    assert got.title == "CharUtils" and "null control character" in got.text
+    text = b"A note " * 200 + b"\x00" + b"with one NUL in it, about quokkas." * 20
+    assert "quokkas" in _extract(write_bytes(tmp_path / "note.txt", text)).text
+    with pytest.raises(ExtractionError, match="binary"):
+        _extract(write_bytes(tmp_path / "three.txt", b"text \x00 text \x00 text \x00 text" * 10))
+    with pytest.raises(ExtractionError, match="binary"):
+        _extract(write_bytes(tmp_path / "latin.txt", b"caf\xe9 text " * 20 + b"\x00"))  # one NUL, not UTF-8
+
+
 def test_unknown_extension_sniffed_as_text(tmp_path):
     got = _extract(write(tmp_path / "Makefile", "all:\n\techo building\n"))
     assert "building" in got.text
@@ -165,3 +184,31 @@ def test_pdf_content_bomb_is_refused_before_pdfium(tmp_path):
     pdf_with_content(tmp_path / "bomb.pdf", 30)
     with pytest.raises(ExtractionError, match="one of its streams unpacks to over 24 MB"):
         _extract(tmp_path / "bomb.pdf")
+
+
+def test_an_index_from_before_reads_pages_that_failed_as_binary_again(tmp_path):
+    import duckdb
+
+    from findling.engine import Engine
+    from findling.records import SearchMode, SearchRequest
+    from findling.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write_bytes(docs / "CharUtils.html", b"<title>CharUtils</title><p>NUL <code>\x00</code> the quokka character</p>")
+    write_bytes(docs / "other.txt", b"nothing to see")
+    settings = Settings()
+    settings.index.workers = 1
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+    con = duckdb.connect(str(home / "findling.duckdb"))  # as an index of schema 20 left it
+    con.execute("UPDATE documents SET status = 'failed', error = 'binary content in a html file' WHERE ext = 'html'")
+    con.execute("UPDATE meta SET value = '20' WHERE key = 'schema_version'")
+    con.close()
+    with Engine(home, settings=settings) as engine:
+        report = engine.index(embed=False)
+        assert report.updated == 1 and report.unchanged == 1 and report.failed == 0
+        hits = engine.find(SearchRequest("quokka", SearchMode.KEYWORD)).hits
+        assert [h.title for h in hits] == ["CharUtils"]

@@ -251,6 +251,12 @@ MIGRATIONS: list[Migration] = [
               AND id IN (SELECT doc_id FROM chunks WHERE ordinal = 0 AND starts_with(ltrim(text), '<'))""",
     ],
     _signatures_without_typography,
+    [
+        # A NUL or two in text that is otherwise UTF-8 is text (ingest/extractors/text.py): files
+        # that failed as binary content are read again by the next `index`.
+        """UPDATE documents SET size = -1, hash = NULL
+            WHERE status = 'failed' AND starts_with(coalesce(error, ''), 'binary content in a ')""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

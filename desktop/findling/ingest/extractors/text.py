@@ -30,13 +30,24 @@ def has_bom(data: bytes) -> bool:
 
 
 def looks_binary(sample: bytes) -> bool:
-    """NUL bytes or many control characters: an image, archive or executable."""
+    """NUL bytes or many control characters: an image, archive or executable. A NUL or two in
+    text that is otherwise UTF-8 is text: Javadoc's page of CharUtils shows the NUL character
+    itself, and the page failed as binary."""
     if not sample or has_bom(sample):
         return False
-    if b"\x00" in sample:
+    if b"\x00" in sample and (sample.count(b"\x00") > 2 or not _utf8(sample)):
         return True
     controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
     return controls > len(sample) * 0.10
+
+
+def _utf8(sample: bytes) -> bool:
+    """Whether the bytes are UTF-8, a character cut at the end of the sample allowed."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def decode(data: bytes) -> str:
