@@ -46,7 +46,7 @@ from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import (
     RankedEntry,
-    collapse_copies,
+    as_listed,
     copy_of,
     distinct_count,
     present,
@@ -401,7 +401,7 @@ class Engine:
             entries, lane = self._keyword_entries(request, parsed, with_room_for_copies(limit), limit)
             lane_ms += lane.ms
             listed = self._present_listed(entries, limit, terms, parsed.filters.symbols)
-        hits = collapse_copies(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
+        hits = as_listed(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         return SearchResult(
             query=request.text,
@@ -429,7 +429,7 @@ class Engine:
         )
         presented = self._present_listed(result.entries, limit, result.terms, parsed.filters.symbols)
         listed = {h.doc_id for h in presented}
-        hits = collapse_copies(presented)
+        hits = as_listed(presented)
         # keyword matches are matched, not only ranked: with the vector lane off, none is weak
         hits, notes = self._keep_good(hits, keep_weak) if "vector" in result.lanes else (hits, ())
         explain = replace(result.explain, results=tuple(r for r in result.explain.results if r.doc_id in listed))
@@ -637,7 +637,7 @@ class Engine:
 
     def without_copies(self, entries: Sequence[RankedEntry]) -> list[RankedEntry]:
         """A ranking as a list shows it: a copy once, under the first of its copies (the rule
-        of results.collapse_copies, which every list a person sees goes through). Reads each
+        of results.as_listed, which every list a person sees goes through). Reads each
         document's hash and signature only, not its text."""
         keys = copy_keys(self._db.cursor(), [e.doc_id for e in entries])
         return [e for e, of in zip(entries, copy_of([keys.get(e.doc_id, ("", b"")) for e in entries])) if of is None]
@@ -773,7 +773,7 @@ class Engine:
             RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))
         ]
-        hits = collapse_copies(self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime))
+        hits = as_listed(self._newer_first(self._present(entries, ()), lambda h: h.score, lambda h: h.mtime))
         total_ms = (time.perf_counter() - started) * 1000
         return SearchResult(
             query=ref,

@@ -105,3 +105,25 @@ def test_a_list_of_n_results_holds_n_documents_beside_their_copies(tmp_path, set
     assert main(["--home", str(home), "search", "turbine", "--limit", "3"]) == 0
     out = capsys.readouterr().out
     assert " 3. " in out and " 4. " not in out
+
+
+def test_results_that_share_a_title_are_named_by_their_file_too(tmp_path, settings):
+    """A Javadoc's source pages are all titled "Source code": three in one list said nothing."""
+    docs = tmp_path / "docs"
+    for name in ("StringUtils", "CharUtils", "ArrayUtils"):
+        write(docs / f"{name}.html", f"<title>Source code</title><pre>public class {name} {{ // utils helper }}</pre>")
+    write(docs / "guide.html", "<title>Utils guide</title><p>Which utils helper to use.</p>")
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        for mode in (SearchMode.KEYWORD, SearchMode.HYBRID):
+            titles = sorted(h.title for h in engine.find(SearchRequest("utils helper", mode=mode)).hits)
+            assert titles == [
+                "Source code (ArrayUtils.html)",
+                "Source code (CharUtils.html)",
+                "Source code (StringUtils.html)",
+                "Utils guide",
+            ], mode
+        # alone in its list, a title stays as it is
+        (hit,) = engine.find(SearchRequest("CharUtils", mode=SearchMode.KEYWORD, limit=1)).hits
+        assert hit.title == "Source code"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -203,6 +204,21 @@ def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
             out[of[0]] = replace(out[of[0]], copies=(*out[of[0]].copies, hit.path))
         else:
             out[of[0]] = replace(out[of[0]], near_copies=(*out[of[0]].near_copies, hit.path))
+    return out
+
+
+def as_listed(hits: Sequence[Hit]) -> list[Hit]:
+    """Results as every list shows them: copies once (collapse_copies), and results that share a
+    title named by their file as well: a Javadoc's source pages are all titled "Source code",
+    three of them in one list said nothing; "Source code (StringUtils.html)" does."""
+    listed = collapse_copies(hits)
+    shared = Counter(h.title for h in listed)
+    out = []
+    for hit in listed:
+        name = readable_name(Path(hit.path).name)
+        if shared[hit.title] > 1 and name not in hit.title:
+            hit = replace(hit, title=f"{hit.title} ({name})")
+        out.append(hit)
     return out
 
 
