@@ -81,6 +81,7 @@ def _near_signatures(con: duckdb.DuckDBPyConnection) -> None:
 def _sign(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
     """Write the signatures of these documents (ascending ids) from the text the index holds,
     in slices of documents, in place of any they had."""
+    from findling.store.db import id_list  # db imports this module: by the time a migration runs, it is loaded
     from findling.store.documents import document_text
     from findling.text.shingles import signature  # numpy: only an upgrade or ingest loads it
 
@@ -95,7 +96,7 @@ def _sign(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
         for doc_id, start, end, text in rows:
             if doc_id in wanted:
                 by_doc.setdefault(doc_id, []).append((start, end, text))
-        con.execute(f"DELETE FROM near_signatures WHERE doc_id IN ({', '.join(str(int(i)) for i in part)})")
+        con.execute(f"DELETE FROM near_signatures WHERE doc_id IN {id_list(part)}")
         found = [(doc_id, sig) for doc_id, chunks in by_doc.items() if (sig := signature(document_text(chunks)))]
         if found:
             con.executemany("INSERT INTO near_signatures VALUES (?, ?)", found)
