@@ -400,7 +400,7 @@ class Engine:
             # copies took more places: ranked again, deeper
             entries, lane = self._keyword_entries(request, parsed, with_room_for_copies(limit), limit)
             lane_ms += lane.ms
-            listed = self._present_listed(entries, limit, terms, parsed.filters.symbols)
+            listed = self._present_listed(entries, limit, terms, parsed.filters.symbols, listed)
         hits = as_listed(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         return SearchResult(
@@ -691,18 +691,27 @@ class Engine:
         )
 
     def _present_listed(
-        self, entries: Sequence[RankedEntry], limit: int, terms: Sequence[str], symbols: Sequence[str] = ()
+        self,
+        entries: Sequence[RankedEntry],
+        limit: int,
+        terms: Sequence[str],
+        symbols: Sequence[str] = (),
+        presented: Sequence[Hit] = (),
     ) -> list[Hit]:
         """The entries a list of `limit` results shows, presented: up to the `limit`-th that copies
         none before it, with the copies among them (collapse_copies lists them under their first).
         Entries past `limit` are presented only where copies took places: a list without copies
         costs what it did before any were looked for. (A copy ranked below the last result shown
-        is not looked for: it is not named beside that result.)"""
+        is not looked for: it is not named beside that result.) `presented`: hits made for a
+        shallower ranking of the same query, not made again."""
+        made = {h.doc_id: h for h in presented}
         hits: list[Hit] = []
         taken = 0
         while taken < len(entries) and (shown := distinct_count(hits)) < limit:
             batch = entries[taken : taken + limit - shown]
-            hits.extend(self._present(batch, terms, symbols))
+            new = [e for e in batch if e.doc_id not in made]
+            made.update((h.doc_id, h) for h in self._present(new, terms, symbols))
+            hits.extend(made[e.doc_id] for e in batch if e.doc_id in made)
             taken += len(batch)
         return hits
 
