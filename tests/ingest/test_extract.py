@@ -31,6 +31,25 @@ def test_rst_title_from_underlined_heading(tmp_path):
     assert got.kind == "rst" and got.title == "Intro"
 
 
+def test_plain_text_opening_with_an_underlined_line_is_titled_by_it(tmp_path):
+    """AsciiDoc, Setext and many READMEs open with their title underlined: Git's manual pages
+    in AsciiDoc were all titled by their file names."""
+    page = "git-branch(1)\n=============\n\nNAME\n----\ngit-branch - List, create, or delete branches\n"
+    assert _extract(write(tmp_path / "git-branch.txt", page)).title == "git-branch(1)"
+    assert _extract(write(tmp_path / "guide.adoc", "= User Guide\nA. Author\n\nText.\n")).title == "User Guide"
+    got = _extract(write(tmp_path / "README.md", "\nProject Name\n------------\n\n# Install\n"))
+    assert got.title == "Project Name"  # a Markdown file's first line, underlined, before its first # heading
+    # a first line that is not underlined, an underline far shorter than its line, a front
+    # matter's rule, a long first line: no title (the file's name stays)
+    for name, text in {
+        "a.txt": "Dear all,\nthe meeting moved.\n=====\n",
+        "b.txt": "A heading much longer than its rule\n===\n",
+        "c.txt": "---\ntitle: x\n---\nbody\n",
+        "d.txt": "x" * 130 + "\n" + "=" * 130 + "\n",
+    }.items():
+        assert _extract(write(tmp_path / name, text)).title == name, name
+
+
 def test_source_code_kept_verbatim(tmp_path):
     got = _extract(write(tmp_path / "m.py", "def snake_case_fn(x):\n    return x\n"))
     assert got.kind == "code"
@@ -212,3 +231,31 @@ def test_an_index_from_before_reads_pages_that_failed_as_binary_again(tmp_path):
         assert report.updated == 1 and report.unchanged == 1 and report.failed == 0
         hits = engine.find(SearchRequest("quokka", SearchMode.KEYWORD)).hits
         assert [h.title for h in hits] == ["CharUtils"]
+
+
+def test_an_index_from_before_titles_underlined_plain_text_again(tmp_path):
+    import duckdb
+
+    from findling.engine import Engine
+    from findling.records import SearchMode, SearchRequest
+    from findling.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write(docs / "git-branch.txt", "git-branch(1)\n=============\n\nList the quokka branches.\n")
+    write(docs / "plain.txt", "quokka notes without a title\n")
+    settings = Settings()
+    settings.index.workers = 1
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+    con = duckdb.connect(str(home / "findling.duckdb"))  # as an index of schema 21 left it
+    con.execute("UPDATE documents SET title = 'git-branch.txt' WHERE path LIKE '%git-branch.txt'")
+    con.execute("UPDATE meta SET value = '21' WHERE key = 'schema_version'")
+    con.close()
+    with Engine(home, settings=settings) as engine:
+        report = engine.index(embed=False)
+        assert report.updated == 1 and report.unchanged == 1  # only the underlined one is read again
+        hits = engine.find(SearchRequest("quokka", SearchMode.KEYWORD)).hits
+        assert sorted(h.title for h in hits) == ["git-branch(1)", "plain.txt"]

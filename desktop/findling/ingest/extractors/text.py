@@ -22,6 +22,8 @@ _DETECT_SAMPLE = 256 * 1024
 # and spaces are stripped in Python (the old pattern backtracked cubically on long runs
 # of spaces).
 _MD_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+([^\n]*)$", re.MULTILINE)
+_ASCIIDOC_TITLE = re.compile(r"^=[ \t]+(\S.*)$")
+MAX_TITLE = 120  # a longer first line is a sentence, not a title
 _RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:.])\1{2,}\s*$")
 
 
@@ -113,12 +115,33 @@ def rst_title(text: str) -> str:
     return ""
 
 
+def underlined_title(text: str) -> str:
+    """A plain text's title when it opens as a document does in AsciiDoc, Setext or most
+    README files: its first line underlined (`git-branch(1)` over `=============`), or an
+    AsciiDoc title line (`= User Guide`). Git's manual pages in AsciiDoc were all titled by
+    their file name."""
+    lines = text[:2000].lstrip("\ufeff\n \t").splitlines()
+    if not lines:
+        return ""
+    first = lines[0].strip()
+    if len(first) > MAX_TITLE or _RST_UNDERLINE.match(first):
+        return ""
+    if (doc_title := _ASCIIDOC_TITLE.match(first)) is not None:
+        return doc_title.group(1).strip()
+    under = lines[1].strip() if len(lines) > 1 else ""
+    if first and _RST_UNDERLINE.match(under) and under[0] in "=-~" and len(under) >= len(first) - 2:
+        return first
+    return ""
+
+
 def extract_text(data: bytes, kind: str, mime: str) -> Parsed:
     text = decode(data).replace("\r\n", "\n").replace("\r", "\n")
     if kind == "markdown":
-        title = markdown_title(text)
+        title = underlined_title(text) or markdown_title(text)
     elif kind == "rst":
         title = rst_title(text)
+    elif kind == "text":
+        title = underlined_title(text)
     else:
         title = ""
     return Parsed(text, title)
