@@ -19,6 +19,7 @@ from findling.pathnames import MEMBER_SEPARATOR, container_file, display_path
 from findling.paths import DB_FILENAME, config_dir, data_home
 from findling.records import (
     CodeSymbol,
+    CopyKey,
     DocumentSlice,
     EmbedReport,
     Evidence,
@@ -640,7 +641,7 @@ class Engine:
         of results.as_listed, which every list a person sees goes through). Reads each
         document's hash and signature only, not its text."""
         keys = copy_keys(self._db.cursor(), [e.doc_id for e in entries])
-        return [e for e, of in zip(entries, copy_of([keys.get(e.doc_id, ("", b"")) for e in entries])) if of is None]
+        return [e for e, of in zip(entries, copy_of([keys.get(e.doc_id, CopyKey()) for e in entries])) if of is None]
 
     def _passages(self, ids: list[int]) -> dict[int, tuple[str, list[tuple[int, int, str]]]]:
         """Documents' (language, chunks), for the keyword lane's nearness."""

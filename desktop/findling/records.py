@@ -362,6 +362,18 @@ class Highlight:
 
 
 @dataclass(frozen=True)
+class CopyKey:
+    """What tells a document's copies (the hash of its bytes), its near copies (its text's
+    signature) and its text in another format (its file name and length besides)."""
+
+    content_hash: str = ""  # of the file's bytes: files with the same one are copies
+    signature: bytes = b""  # MinHash of its text's shingles (text/shingles.py)
+    path: str = ""
+    length: float = 0.0  # in index terms
+    language: str = ""
+
+
+@dataclass(frozen=True)
 class Hit:
     """One result. `score` is an absolute relevance estimate in [0, 1], comparable across
     queries; `weak` marks a result shown only because nothing scored well."""
@@ -384,8 +396,7 @@ class Hit:
     author: str = ""  # from the document's properties, when it has any
     copies: tuple[str, ...] = ()  # other files with the same bytes, listed once under this one
     near_copies: tuple[str, ...] = ()  # other files with nearly the same text, listed under this one
-    content_hash: str = ""  # of the file's bytes: what tells copies apart from look-alikes
-    text_signature: bytes = b""  # MinHash of its text's shingles: what finds near copies (text/shingles.py)
+    copy_key: CopyKey = CopyKey()  # what tells its copies and near copies
     symbol: str = ""  # the definition the snippet lies in (source files): `Parser.parse_known_args`
     symbol_kind: str = ""  # function, method, class...
     ocr_pages: int = 0  # its text (some of it) was read by OCR from this many pictures or scanned pages

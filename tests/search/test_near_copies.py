@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from findling.cli import main
 from findling.engine import Engine
-from findling.records import Hit, SearchMode, SearchRequest
+from findling.records import CopyKey, Hit, SearchMode, SearchRequest
 from findling.search.results import collapse_copies
 from findling.server.payloads import result_json
-from findling.text.near_copies import NEAR, SLOTS, NearIndex, similarity
+from findling.text.near_copies import CONTAINED, NEAR, SLOTS, NearIndex, contained, format_stem, similarity
 from findling.text.shingles import MIN_WORDS, signature
 from tests.helpers import index_files
 
@@ -81,11 +81,12 @@ def test_the_banded_index_finds_what_comparing_with_every_kept_one_finds(made):
 def test_collapse_keeps_the_first_and_names_near_copies():
     texts = [REPORT, OTHER, EDITED]
     hits = [
-        Hit(i, f"/d/{n}", n, 1.0 - i / 10, text_signature=signature(t)) for i, (n, t) in enumerate(zip("abc", texts))
+        Hit(i, f"/d/{n}", n, 1.0 - i / 10, copy_key=CopyKey(signature=signature(t)))
+        for i, (n, t) in enumerate(zip("abc", texts))
     ]
     out = collapse_copies(hits)
     assert [h.title for h in out] == ["a", "b"] and out[0].near_copies == ("/d/c",)
-    unsigned = [replace(h, text_signature=b"") for h in hits]
+    unsigned = [replace(h, copy_key=CopyKey()) for h in hits]
     assert collapse_copies(unsigned) == unsigned  # without signatures nothing is near
 
 
@@ -154,3 +155,72 @@ def test_an_index_from_before_signs_typography_again_without_reading_files(tmp_p
         )
     assert rows[str(docs / "page.txt")] == signature(page)
     assert rows[str(docs / "plain.txt")] == stale  # no typography: not computed again
+
+
+INCLUDED = "Options shared with other commands. " + _prose(250, 3)  # what a rendered page includes from elsewhere
+
+
+def test_one_name_in_two_formats():
+    assert format_stem("/doc/git-branch.txt") == ("git-branch", "txt")
+    assert format_stem("/doc/git-branch.html") == ("git-branch", "html")
+    assert format_stem("/k/Documentation/RCU/UP.rst.gz") == ("up", "rst")  # compressed on its own
+    assert format_stem("/p/html/_sources/os.rst.txt")[0] == format_stem("/p/html/os.html")[0]
+    assert format_stem("C:\\Reports\\Q3 Report.DOCX") == ("q3 report", "docx")
+    assert format_stem("/x/v1.2-notes.txt") == ("v1.2-notes", "txt")  # a version is no extension
+    assert format_stem("/home/.bashrc") == (".bashrc", "")
+
+
+def test_a_source_is_mostly_inside_its_rendered_page():
+    """A rendered page holds what its source includes from elsewhere: their similarity is far
+    below NEAR, the source's share inside the page is not."""
+    source, page = signature(REPORT), signature(REPORT + " " + INCLUDED)
+    assert similarity(source, page) < NEAR
+    assert contained(source, page, 405, 660) >= CONTAINED
+    assert contained(source, signature(OTHER), 405, 405) < 0.3  # the same subject, another text
+    assert contained(source, page, 160, 660) == 0.0  # an excerpt of a page is not the page
+
+
+def _keyed(path: str, text: str, language: str = "en") -> Hit:
+    words = len(text.split())
+    return Hit(0, path, path, 1.0, copy_key=CopyKey("", signature(text), path, words, language))
+
+
+def test_the_same_text_in_another_format_is_listed_once():
+    page = REPORT + " " + INCLUDED
+    hits = [_keyed("/doc/report.html", page), _keyed("/doc/other.txt", OTHER), _keyed("/doc/report.txt", REPORT)]
+    out = collapse_copies(hits)
+    assert [h.path for h in out] == ["/doc/report.html", "/doc/other.txt"]
+    assert out[0].near_copies == ("/doc/report.txt",)
+    # the same format under one name is another version; other names, another language: kept apart
+    for twin in ("/old/report.html", "/doc/summary.txt"):
+        assert len(collapse_copies([hits[0], _keyed(twin, REPORT)])) == 2, twin
+    assert len(collapse_copies([hits[0], _keyed("/zh/report.txt", REPORT, "zh")])) == 2
+
+
+def test_a_manual_page_beside_its_source_is_one_result_in_every_face(tmp_path, settings, capsys):
+    home = tmp_path / "home"
+    html = (
+        "<html><head><title>Turbine overhaul</title></head><body><h1>Turbine overhaul</h1>"
+        f"<p>{REPORT}</p><p>{INCLUDED}</p></body></html>"
+    )
+    with Engine(home, settings=settings) as engine:
+        index_files(
+            engine,
+            tmp_path / "docs",
+            {
+                "overhaul.txt": f"Turbine overhaul\n================\n\n{REPORT}\n",
+                "overhaul.html": html,
+                "other.txt": OTHER,
+            },
+        )
+        for mode in (SearchMode.KEYWORD, SearchMode.HYBRID):
+            hits = engine.find(SearchRequest("turbine overhaul", mode=mode, rerank="off")).hits
+            assert len(hits) == 2, mode
+            listed = next(h for h in hits if h.near_copies)
+            assert {os.path.basename(listed.path), *map(os.path.basename, listed.near_copies)} == {
+                "overhaul.txt",
+                "overhaul.html",
+            }
+            assert listed.title == "Turbine overhaul"
+    assert main(["--home", str(home), "search", "turbine overhaul"]) == 0
+    assert "nearly the same text at" in capsys.readouterr().out

@@ -11,14 +11,14 @@ from pathlib import Path
 import duckdb
 
 from findling.pathnames import readable_name
-from findling.records import CodeSymbol, Hit
+from findling.records import CodeSymbol, CopyKey, Hit
 from findling.search.snippets import make_snippet
 from findling.store.documents import Chunk
 from findling.store.symbols import matching_symbols, needle_path, symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.text.analyzer import identifier_term, term_sequence
 from findling.text.code_languages import language_of
-from findling.text.near_copies import NearIndex
+from findling.text.near_copies import CONTAINED, NearIndex, contained, format_stem
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,7 @@ def present(
                 line=line,
                 page=page_at(doc.pages, snippet.at),
                 author=doc.author,
-                content_hash=doc.content_hash,
-                text_signature=doc.signature,
+                copy_key=CopyKey(doc.content_hash, doc.signature, doc.path, doc.length, doc.language),
                 symbol=symbol.qualname if symbol else "",
                 symbol_kind=symbol.kind if symbol else "",
                 ocr_pages=doc.ocr_pages,
@@ -144,26 +143,42 @@ def innermost(symbols: Sequence[CodeSymbol], offset: int) -> CodeSymbol | None:
     return best
 
 
-def copy_of(keys: Sequence[tuple[str, bytes]]) -> list[tuple[int, bool] | None]:
-    """For each document of a list, by its (content hash, text signature) in the list's order:
-    None where it stands for itself, else (the place among those that do of the one it copies,
-    whether its bytes are the same). A copy is listed once, under the first of its copies."""
+def copy_of(keys: Sequence[CopyKey]) -> list[tuple[int, bool] | None]:
+    """For each document of a list, by its copy key in the list's order: None where it stands
+    for itself, else (the place among those that do of the one it copies, whether its bytes are
+    the same). A copy is listed once, under the first of its copies: the same bytes, nearly the
+    same text, or the same text in another format (near_copies.CONTAINED)."""
     out: list[tuple[int, bool] | None] = []
     kept = 0
     first_of: dict[str, int] = {}  # content hash -> place of the document that stands for it
     near = NearIndex()
-    for content_hash, signature in keys:
-        at = first_of.get(content_hash) if content_hash else None
+    formats: dict[str, list[tuple[int, str, CopyKey]]] = {}  # file stem -> (place, format, key)
+    for key in keys:
+        at = first_of.get(key.content_hash) if key.content_hash else None
         if at is not None:
             out.append((at, True))
             continue
-        at = near.first_near(signature)
+        at = near.first_near(key.signature)
+        stem, form = format_stem(key.path) if key.path else ("", "")
+        if at is None and stem:
+            at = next(
+                (
+                    place
+                    for place, other_form, other in formats.get(stem, ())
+                    if other_form != form
+                    and other.language == key.language
+                    and contained(key.signature, other.signature, key.length, other.length) >= CONTAINED
+                ),
+                None,
+            )
         if at is not None:
             out.append((at, False))
             continue
-        if content_hash:
-            first_of[content_hash] = kept
-        near.add(signature, kept)
+        if key.content_hash:
+            first_of[key.content_hash] = kept
+        near.add(key.signature, kept)
+        if stem:
+            formats.setdefault(stem, []).append((kept, form, key))
         out.append(None)
         kept += 1
     return out
@@ -171,7 +186,7 @@ def copy_of(keys: Sequence[tuple[str, bytes]]) -> list[tuple[int, bool] | None]:
 
 def distinct_count(hits: Sequence[Hit]) -> int:
     """How many results a list of these hits shows once copies are listed under their first."""
-    return sum(of is None for of in copy_of([(h.content_hash, h.text_signature) for h in hits]))
+    return sum(of is None for of in copy_of([h.copy_key for h in hits]))
 
 
 def with_room_for_copies(limit: int) -> int:
@@ -197,7 +212,7 @@ def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
     (`near_copies`: their shingle signatures' estimated similarity NEAR or more, such as a copy
     with a corrected typo or the same page saved twice)."""
     out: list[Hit] = []
-    for hit, of in zip(hits, copy_of([(h.content_hash, h.text_signature) for h in hits])):
+    for hit, of in zip(hits, copy_of([h.copy_key for h in hits])):
         if of is None:
             out.append(hit)
         elif of[1]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from findling.pathnames import MEMBER_SEPARATOR, clean_text, display_path, path_bytes, stored_path
-from findling.records import DocumentRow
+from findling.records import CopyKey, DocumentRow
 from findling.store.db import id_list, rows_for_ids
 from findling.store.symbols import write_symbols
 from findling.store.vectors import delete_vectors
@@ -360,11 +360,12 @@ class DocumentMeta:
     content_hash: str = ""  # of the file's bytes: files with the same one are copies
     signature: bytes = b""  # of its text's shingles: files with nearly the same one are near copies
     ocr_pages: int = 0  # pictures or scanned pages whose words OCR read
+    length: float = 0.0  # in index terms
 
 
 META_SQL = (
     f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
-    f"d.indexed_at, g.starts, coalesce(f.author, ''), coalesce(d.hash, ''), n.sig, coalesce(o.pages, 0) "
+    f"d.indexed_at, g.starts, coalesce(f.author, ''), coalesce(d.hash, ''), n.sig, coalesce(o.pages, 0), d.length "
     f"FROM documents d {WITH_RAW_PATH} "
     "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
     "ON g.doc_id = d.id LEFT JOIN doc_fields f ON f.doc_id = d.id LEFT JOIN near_signatures n ON n.doc_id = d.id"
@@ -387,6 +388,7 @@ def meta_of(row: Sequence[Any]) -> DocumentMeta:
         row[11],
         bytes(row[12] or b""),
         int(row[13]),
+        float(row[14]),
     )
 
 
@@ -402,16 +404,15 @@ def modified_times(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[i
     return dict(cur.execute(f"SELECT id, mtime FROM documents WHERE id IN {id_list(ids)}").fetchall())
 
 
-def copy_keys(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, tuple[str, bytes]]:
-    """Each document's (content hash, text signature): what tells copies and near copies,
-    without the rest of its row or its text."""
+def copy_keys(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CopyKey]:
+    """What tells each document's copies and near copies, without the rest of its row or its text."""
     if not ids:
         return {}
     rows = cur.execute(
-        f"SELECT d.id, coalesce(d.hash, ''), n.sig FROM documents d "
+        f"SELECT d.id, coalesce(d.hash, ''), n.sig, d.path, d.length, coalesce(d.language, '') FROM documents d "
         f"LEFT JOIN near_signatures n ON n.doc_id = d.id WHERE d.id IN {id_list(ids)}"
     ).fetchall()
-    return {r[0]: (r[1], bytes(r[2] or b"")) for r in rows}
+    return {r[0]: CopyKey(r[1], bytes(r[2] or b""), r[3], float(r[4]), r[5]) for r in rows}
 
 
 def link_shares(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, float]:

@@ -10,9 +10,18 @@ one band whole: every near copy is a candidate, and only candidates are compared
 from __future__ import annotations
 
 import math
+import re
 
 SLOTS = 64
 NEAR = 0.9  # estimated similarity from which two texts are nearly the same
+# The same text in another format (a manual's page beside its source, a report beside its PDF):
+# files of one name whose shorter text is mostly inside the longer's. A rendered page holds
+# what its source includes from elsewhere, so their similarity is lower: Git's manual pages
+# beside their AsciiDoc sources, half of 242 pairs nearly the same, 88% so contained.
+CONTAINED = 0.8
+SIZES = 0.5  # the shorter text at least this share of the longer: not an excerpt
+_COMPRESSION = (".gz", ".bz2", ".xz")
+_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}$")
 _WIDTH = 4  # bytes a slot: little-endian 32-bit values
 MAX_DIFFERING = SLOTS - math.ceil(NEAR * SLOTS)
 BANDS = 8
@@ -29,6 +38,33 @@ def similarity(a: bytes, b: bytes) -> float:
     if not a or len(a) != len(b) or len(a) != SLOTS * _WIDTH:
         return 0.0
     return _equal_slots(a, b) / SLOTS
+
+
+def contained(a: bytes, b: bytes, size_a: float, size_b: float) -> float:
+    """Estimated share of the shorter text's shingles inside the longer's, from the two texts'
+    similarity and sizes (|A ∩ B| = J·(|A| + |B|) / (1 + J)); 0 when the shorter is less than
+    SIZES of the longer."""
+    small, large = sorted((size_a, size_b))
+    if small <= 0 or small < SIZES * large:
+        return 0.0
+    j = similarity(a, b)
+    return min(1.0, j * (small + large) / ((1 + j) * small))
+
+
+def format_stem(path: str) -> tuple[str, str]:
+    """The name a file's formats share and its format: `git-branch.txt` and `git-branch.html`,
+    `RCU/UP.rst.gz` and `RCU/UP.html`, `_sources/os.rst.txt` and `os.html` share theirs. The
+    file name lowered, less its compression and up to two extensions."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    for suffix in _COMPRESSION:
+        name = name.removesuffix(suffix)
+    stem, form = name, ""
+    for _ in range(2):
+        if (found := _EXTENSION.search(stem)) is None or found.start() == 0:
+            break
+        form = form or found.group(0)[1:]
+        stem = stem[: found.start()]
+    return stem, form
 
 
 class NearIndex:
