@@ -154,6 +154,9 @@ class Evidence:
     # of the query's weight its title field holds; all of it names the page)
     link_share: float | None = None
     named: float | None = None
+    # its length over the index's average: a giant document (a changelog of every release) is
+    # taken down by the prior against them, unless the query names it
+    length_ratio: float | None = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,18 @@ import pytest
 
 from findling.paths import resources_dir
 from findling.records import Evidence, SearchMode, SearchRequest
-from findling.search.relevance import HUB_FLOOR, HUB_FROM, hub_prior, relative, relevance, with_recency
+from findling.search.relevance import (
+    GIANT_FLOOR,
+    GIANT_FROM,
+    GIANT_TO,
+    HUB_FLOOR,
+    HUB_FROM,
+    giant_prior,
+    hub_prior,
+    relative,
+    relevance,
+    with_recency,
+)
 from tests.helpers import indexed_engine, write
 
 
@@ -94,17 +105,80 @@ def test_the_explain_table_says_when_a_page_of_links_was_taken_down():
     assert label not in rows(0.1) and label not in rows(None)
 
 
-def test_the_keyword_lane_s_prior_is_the_same_in_sql():
+def test_the_keyword_lane_s_priors_are_the_same_in_sql():
     import duckdb
 
-    from findling.search.bm25 import _hub_prior_sql
+    from findling.search.bm25 import _prior_sql
 
     con = duckdb.connect()
+    average = 1200.0
     for share in (None, 0.0, 0.25, 0.4, 0.77, 1.0):
-        for named in (0.0, 0.3, 1.0):
-            sql = f"SELECT {_hub_prior_sql('n')} FROM (SELECT ?::DOUBLE AS share, ?::DOUBLE AS n) h"
-            (value,) = con.execute(sql, [share, named]).fetchone()
-            assert value == pytest.approx(hub_prior(share or 0.0, named))
+        for ratio in (1.0, 30.0, 54.0, 169.0, 490.0):
+            for named in (0.0, 0.3, 1.0):
+                sql = (
+                    f"SELECT {_prior_sql('n', average)} "
+                    "FROM (SELECT ?::DOUBLE AS share, ?::DOUBLE AS n) h, (SELECT ?::DOUBLE AS dl) m"
+                )
+                (value,) = con.execute(sql, [share, named, ratio * average]).fetchone()
+                expected = hub_prior(share or 0.0, named) * giant_prior(ratio, named)
+                assert value == pytest.approx(expected), (share, ratio, named)
+
+
+def test_the_prior_against_giant_documents():
+    """A changelog of every release holds every word somewhere: from GIANT_FROM times the
+    average length its score falls with the log of its length, to GIANT_FLOOR; a long page of
+    reference (10-20 times) is untouched, a query naming the document lifts it."""
+    assert giant_prior(1.0) == giant_prior(20.0) == giant_prior(GIANT_FROM) == 1.0
+    assert 0.85 < giant_prior(54.0) < 0.9 and 0.6 < giant_prior(169.0) < 0.65
+    assert giant_prior(GIANT_TO) == pytest.approx(GIANT_FLOOR) and giant_prior(5000.0) == GIANT_FLOOR
+    assert giant_prior(490.0, named=1.0) == 1.0
+    values = [giant_prior(r) for r in range(1, 2000, 7)]
+    assert values == sorted(values, reverse=True)
+    plain = Evidence(coverage=1.0, saturation=0.9, cosine=0.6)
+    assert relevance(replace(plain, length_ratio=169.0)) == pytest.approx(relevance(plain) * giant_prior(169.0))
+    assert relevance(replace(plain, length_ratio=169.0, named=1.0)) == relevance(plain)
+    # the explain panel says so
+    from findling.records import ResultExplain
+    from findling.search.presentation import explain_rows
+
+    def row(ratio):
+        evidence = replace(plain, length_ratio=ratio)
+        table = explain_rows(ResultExplain(1, (), 0.0, 0.0, 0.0, 1, None, None, None, 0.3, evidence=evidence))
+        return next((r for r in table if r[0] == "length, times the index's average"), None)
+
+    assert row(169.0)[2:] == ("169.0", "", "", f"× {giant_prior(169.0):.2f}") and row(12.0) is None
+
+
+def _folder_with_a_changelog(folder):
+    """A hundred short notes, a page on renaming branches, and a changelog of a thousand
+    entries that each name a branch renamed: 90 times the average length."""
+    for i in range(100):
+        write(folder / f"note{i:03d}.txt", " ".join(f"topic{(i * 7 + k) % 500}" for k in range(20)))
+    write(
+        folder / "branches.txt",
+        "Renaming a branch: to rename a branch run git branch -m with the old and new names. "
+        "The branch keeps its reflog after the rename.",
+    )
+    lines = (f"* Fix rename of branch {i} when fetching topic{i % 500} with topic{(i * 3) % 500}." for i in range(1000))
+    write(folder / "changelog.txt", "\n".join(lines))
+
+
+def test_a_giant_changelog_ranks_below_the_page_about_it(tmp_path, settings, embedder_installed):
+    folder = tmp_path / "docs"
+    _folder_with_a_changelog(folder)
+    engine = indexed_engine(tmp_path / "home", settings, folder)
+    try:
+        for mode in (SearchMode.KEYWORD, SearchMode.HYBRID, SearchMode.SEMANTIC):
+            result = engine.find(SearchRequest("rename a branch", mode, rerank="off", expand=False))
+            assert _names(result)[:2] == ["branches.txt", "changelog.txt"], mode
+        hybrid = engine.find(SearchRequest("rename a branch", SearchMode.HYBRID, rerank="off", expand=False))
+        giant = next(r for r in hybrid.explain.results if r.doc_id == hybrid.hits[1].doc_id)
+        assert giant.evidence.length_ratio is not None and giant.evidence.length_ratio > 60
+        # a query naming it asks for it
+        named = engine.find(SearchRequest("changelog", SearchMode.KEYWORD))
+        assert _names(named)[0] == "changelog.txt"
+    finally:
+        engine.close()
 
 
 def test_a_table_of_contents_close_in_meaning_ranks_below_a_page_about_it(tmp_path, settings, embedder_installed):

@@ -24,7 +24,7 @@ from findling.records import Filters
 from findling.search import proximity
 from findling.search.facets import type_extension_sql
 from findling.search.query_parser import ParsedQuery
-from findling.search.relevance import HUB_FLOOR, HUB_FROM, HUB_TO, NAMED
+from findling.search.relevance import GIANT_FLOOR, GIANT_FROM, GIANT_TO, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, query_token_terms, term_sequence
@@ -169,6 +169,10 @@ class Bm25Lane:
     def invalidate(self) -> None:
         with self._lock:
             self._stats = None
+
+    def average_length(self) -> float:
+        """The index's average document length in terms: what a giant document is measured by."""
+        return self._corpus_stats(self._cursor())[1]
 
     def terms_of(self, parsed: ParsedQuery) -> list[str]:
         """The query's words as index terms, as the lane matches them: what a result from
@@ -443,7 +447,7 @@ class Bm25Lane:
         else:
             sql = f"""
             WITH m AS MATERIALIZED ({_matched_sql(self._bm25_sql(idf), _mask_case(plan), conditions)})
-            SELECT m.doc_id, m.score * {_hub_prior_sql()} AS score, m.mask, (SELECT count(*) FROM m) AS total
+            SELECT m.doc_id, m.score * {_prior_sql("0", avgdl)} AS score, m.mask, (SELECT count(*) FROM m) AS total
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
@@ -473,7 +477,7 @@ class Bm25Lane:
         """Match "most": every document holding any query word (one that lacks a word is not
         dropped, as "all" drops it), its BM25 score times a bonus for the query's weight in its
         title field (title and file name: what a person names a document by; in full among
-        long pages, long_page_weight), times the prior against pages of links (_hub_prior_sql).
+        long pages, long_page_weight), times the priors against pages of links and giant documents (_prior_sql).
         Tuned on the Python-docs questions, SciFact train and NFCorpus dev (docs/eval/README.md).
         Rows: (doc, score, mask, total), best first.
 
@@ -492,7 +496,7 @@ class Bm25Lane:
             rows = f"""
                 SELECT doc_id, {self._bm25_sql({term: idf[term]})} AS score, {mask} AS mask,
                        CASE WHEN doc_id IN (SELECT doc_id FROM title_postings WHERE term_id = {term})
-                            THEN {mask} ELSE 0 END AS title_mask
+                            THEN {mask} ELSE 0 END AS title_mask, dl
                 FROM postings WHERE term_id = {term}"""
             total = f"(SELECT count(*) FROM postings WHERE term_id = {term})"
             return cur.execute(self._ranked_sql(plan, rows, total, avgdl), [avgdl, fetch]).fetchall()
@@ -550,7 +554,8 @@ class Bm25Lane:
                 SELECT doc_id,
                        sum(CASE WHEN NOT title THEN {self._bm25_sql(idf)} END) AS score,
                        bit_or(CASE WHEN NOT title THEN (CASE term_id {mask_case} END) END) AS mask,
-                       coalesce(bit_or(CASE WHEN title THEN (CASE term_id {mask_case} END) END), 0) AS title_mask
+                       coalesce(bit_or(CASE WHEN title THEN (CASE term_id {mask_case} END) END), 0) AS title_mask,
+                       max(dl) AS dl
                 FROM ({rows})
                 GROUP BY doc_id
                 HAVING bool_or(NOT title) AND (mask & ?) = ?"""
@@ -559,7 +564,7 @@ class Bm25Lane:
         """The ranked statement over `rows` (doc_id, score, mask, title_mask): counted, as
         _matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
         in_title = _coverage_sql(plan.group_idf, "m.title_mask")
-        prior = _hub_prior_sql("0" if plan.sentence else in_title)
+        prior = _prior_sql("0" if plan.sentence else in_title, avgdl)
         return f"""
             WITH m AS MATERIALIZED ({rows})
             SELECT m.doc_id,
@@ -635,14 +640,20 @@ def _whole_words(compounds: list[int], term_masks: dict[int, int]) -> int:
     return sum(bits for bits in compounds if bits & known == bits)
 
 
-def _hub_prior_sql(named: str = "0") -> str:
-    """The prior against pages of links (relevance.hub_prior) in SQL, over `h.share`; 1 where
-    `named` (SQL for the share of the query's weight in the title field) names the page."""
-    full = (
+def _prior_sql(named: str, avgdl: float) -> str:
+    """The priors against pages of links and giant documents (relevance.hub_prior and
+    giant_prior) in SQL, over `h.share` and `m.dl`; 1 where `named` (SQL for the share of the
+    query's weight in the title field) names the document."""
+    links = (
         f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
         f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {HUB_TO - HUB_FROM!r}::DOUBLE)))"
     )
-    return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {full} END)"
+    start = GIANT_FROM * avgdl
+    giant = (
+        f"(CASE WHEN m.dl <= {start!r}::DOUBLE THEN 1 ELSE 1 - {1 - GIANT_FLOOR!r}::DOUBLE * "
+        f"least(1, ln(m.dl / {start!r}::DOUBLE) / {math.log(GIANT_TO / GIANT_FROM)!r}::DOUBLE) END)"
+    )
+    return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {links} * {giant} END)"
 
 
 def _mask_case(plan: _Plan) -> str:
@@ -659,7 +670,8 @@ def _matched_sql(bm25: str, mask_case: str, conditions: list[str]) -> str:
     return f"""
                 SELECT doc_id,
                        sum({bm25}) AS score,
-                       bit_or(CASE term_id {mask_case} END) AS mask
+                       bit_or(CASE term_id {mask_case} END) AS mask,
+                       max(dl) AS dl
                 FROM postings
                 WHERE {" AND ".join(conditions)}
                 GROUP BY doc_id

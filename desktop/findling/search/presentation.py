@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from findling.records import Highlight, IndexReport, QueryExplain, ResultExplain
-from findling.search.relevance import hub_prior, link_prior
+from findling.search.relevance import giant_prior, hub_prior, length_prior, link_prior
 
 # The score is a calibrated chance of relevance (`findling eval --calibration`): 0.2 on a
 # result that leads both lanes is a good answer, yet reads as "20 %". Words say it as meant.
@@ -214,6 +214,10 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
         if link_prior(ev) == 1.0:
             # why a page of links is not taken down: the query asks for it by name
             rows.append(("the query names the page (every word in its title)", "", "", "", "", "× 1.00"))
+    if ev.length_ratio is not None and giant_prior(ev.length_ratio) < 1.0:
+        rows.append(
+            ("length, times the index's average", "", f"{ev.length_ratio:.1f}", "", "", f"× {length_prior(ev):.2f}")
+        )
     rows.append(("relevance from evidence", str(result.fused_rank), "", "", "", f"{result.relevance:.3f}"))
     if result.rerank is not None:
         rows.append(("reranker", "", f"{result.rerank:.4f}", "", f"{1 - (result.fusion_weight or 0):.2f}", ""))

@@ -19,7 +19,7 @@ NEAR = 0.9  # estimated similarity from which two texts are nearly the same
 # what its source includes from elsewhere, so their similarity is lower: Git's manual pages
 # beside their AsciiDoc sources, half of 242 pairs nearly the same, 88% so contained.
 CONTAINED = 0.8
-SIZES = 0.5  # the shorter text at least this share of the longer: not an excerpt
+SIZES = 0.25  # the shorter text at least this share of the longer: not an excerpt
 _COMPRESSION = (".gz", ".bz2", ".xz")
 _EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}$")
 _WIDTH = 4  # bytes a slot: little-endian 32-bit values
