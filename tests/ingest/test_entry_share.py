@@ -274,5 +274,5 @@ def test_a_page_of_links_the_query_names_is_what_it_asks_for(tmp_path, settings,
         assert _names(engine, "temporary files directories")[0] == "tempfile.html"
         # the prior in full whatever the title says: the page only mentioning the glossary ranks first
         full = bm25._prior_sql
-        monkeypatch.setattr(bm25, "_prior_sql", lambda named, avgdl: full("0", avgdl))
+        monkeypatch.setattr(bm25, "_prior_sql", lambda named, giants: full("0", giants))
         assert _names(engine, "glossary")[0] == "about.html"

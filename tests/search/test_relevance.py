@@ -111,17 +111,19 @@ def test_the_keyword_lane_s_priors_are_the_same_in_sql():
     from findling.search.bm25 import _prior_sql
 
     con = duckdb.connect()
-    average = 1200.0
     for share in (None, 0.0, 0.25, 0.4, 0.77, 1.0):
-        for ratio in (1.0, 30.0, 54.0, 169.0, 490.0):
+        for ratio in (54.0, 169.0, 490.0):
+            giants = {7: giant_prior(ratio), 9: giant_prior(1000.0)}
             for named in (0.0, 0.3, 1.0):
-                sql = (
-                    f"SELECT {_prior_sql('n', average)} "
-                    "FROM (SELECT ?::DOUBLE AS share, ?::DOUBLE AS n) h, (SELECT ?::DOUBLE AS dl) m"
-                )
-                (value,) = con.execute(sql, [share, named, ratio * average]).fetchone()
-                expected = hub_prior(share or 0.0, named) * giant_prior(ratio, named)
-                assert value == pytest.approx(expected), (share, ratio, named)
+                for doc_id in (7, 8):  # a giant, and a document of any length below GIANT_FROM times the average
+                    sql = (
+                        f"SELECT {_prior_sql('n', giants)} "
+                        "FROM (SELECT ?::DOUBLE AS share, ?::DOUBLE AS n) h, (SELECT ?::INTEGER AS doc_id) m"
+                    )
+                    (value,) = con.execute(sql, [share, named, doc_id]).fetchone()
+                    expected = hub_prior(share or 0.0, named) * giant_prior(ratio if doc_id == 7 else 1.0, named)
+                    assert value == pytest.approx(expected), (share, ratio, named, doc_id)
+    assert "CASE m.doc_id" not in _prior_sql("0", {})  # no giants, nothing to look up
 
 
 def test_the_prior_against_giant_documents():

@@ -24,7 +24,7 @@ from findling.records import Filters
 from findling.search import proximity
 from findling.search.facets import type_extension_sql
 from findling.search.query_parser import ParsedQuery
-from findling.search.relevance import GIANT_FLOOR, GIANT_FROM, GIANT_TO, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED
+from findling.search.relevance import GIANT_FROM, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED, giant_prior
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, query_token_terms, term_sequence
@@ -143,6 +143,18 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
     return "".join(f" AND {c}" for c in clauses), params
 
 
+@dataclass(frozen=True)
+class _CorpusStats:
+    at: float  # time.monotonic() when read
+    documents: int
+    average_length: float
+    languages: tuple[str, ...]
+    giants: dict[int, float]  # document -> the prior against giant documents' factor
+
+
+_MAX_GIANTS = 500  # the longest documents the prior is written for; an index of more giants is a strange one
+
+
 class Bm25Lane:
     def __init__(
         self,
@@ -163,7 +175,7 @@ class Bm25Lane:
         self.max_terms = max_terms
         self.title_weight = title_weight
         self._synonyms = synonyms or (lambda: {})
-        self._stats: tuple[float, int, float, tuple[str, ...]] | None = None
+        self._stats: _CorpusStats | None = None
         self._lock = threading.Lock()
 
     def invalidate(self) -> None:
@@ -172,7 +184,7 @@ class Bm25Lane:
 
     def average_length(self) -> float:
         """The index's average document length in terms: what a giant document is measured by."""
-        return self._corpus_stats(self._cursor())[1]
+        return self._read_stats(self._cursor()).average_length
 
     def terms_of(self, parsed: ParsedQuery) -> list[str]:
         """The query's words as index terms, as the lane matches them: what a result from
@@ -191,9 +203,13 @@ class Bm25Lane:
         return list(words.items())
 
     def _corpus_stats(self, cur: duckdb.DuckDBPyConnection) -> tuple[int, float, tuple[str, ...]]:
+        stats = self._read_stats(cur)
+        return stats.documents, stats.average_length, stats.languages
+
+    def _read_stats(self, cur: duckdb.DuckDBPyConnection) -> _CorpusStats:
         with self._lock:
-            if self._stats is not None and time.monotonic() - self._stats[0] < _STATS_TTL:
-                return self._stats[1], self._stats[2], self._stats[3]
+            if self._stats is not None and time.monotonic() - self._stats.at < _STATS_TTL:
+                return self._stats
         n, total_len = cur.execute(
             "SELECT count(*), coalesce(sum(length), 0) FROM documents WHERE status = 'ok'"
         ).fetchall()[0]
@@ -205,10 +221,20 @@ class Bm25Lane:
                 ).fetchall()
             )
         )
-        avgdl = (total_len / n) if n else 1.0
+        avgdl = ((total_len / n) if n else 1.0) or 1.0
+        # the few documents the prior against giants takes down, their factors written into
+        # the ranking statement: a length per posting row grouped cost 1 ms of 15 at 100k documents
+        giants = {
+            int(doc_id): giant_prior(length / avgdl)
+            for doc_id, length in cur.execute(
+                "SELECT id, length FROM documents WHERE status = 'ok' AND length > ? ORDER BY length DESC LIMIT ?",
+                [GIANT_FROM * avgdl, _MAX_GIANTS],
+            ).fetchall()
+        }
+        stats = _CorpusStats(time.monotonic(), int(n), avgdl, languages, giants)
         with self._lock:
-            self._stats = (time.monotonic(), n, avgdl or 1.0, languages)
-        return n, avgdl or 1.0, languages
+            self._stats = stats
+        return stats
 
     def _plan(
         self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str, n_docs: int
@@ -423,6 +449,7 @@ class Bm25Lane:
         if plan.required & ~covered:
             return (), 0
         ids = sorted(plan.term_masks)
+        giants = self._read_stats(cur).giants
         # One flat scan of the query terms' postings, with each term's idf and group bit
         # written into the SQL as literals (numbers computed here, never user text): no
         # joins to plan, which on DuckDB cost more than the scan itself.
@@ -443,11 +470,11 @@ class Bm25Lane:
         if plan.most and sum(plan.group_idf) > 0:
             # nothing but the words constrains the match: no filter, exclusion or `only`
             plain = self.prune and len(conditions) == 1 and not plan.required
-            rows = self._most_rows(cur, plan, idf, conditions, params, avgdl, fetch, plain)
+            rows = self._most_rows(cur, plan, idf, conditions, params, avgdl, fetch, plain, giants)
         else:
             sql = f"""
             WITH m AS MATERIALIZED ({_matched_sql(self._bm25_sql(idf), _mask_case(plan), conditions)})
-            SELECT m.doc_id, m.score * {_prior_sql("0", avgdl)} AS score, m.mask, (SELECT count(*) FROM m) AS total
+            SELECT m.doc_id, m.score * {_prior_sql("0", giants)} AS score, m.mask, (SELECT count(*) FROM m) AS total
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
@@ -473,6 +500,7 @@ class Bm25Lane:
         avgdl: float,
         fetch: int,
         plain: bool,
+        giants: Mapping[int, float],
     ) -> list[tuple[Any, ...]]:
         """Match "most": every document holding any query word (one that lacks a word is not
         dropped, as "all" drops it), its BM25 score times a bonus for the query's weight in its
@@ -496,10 +524,10 @@ class Bm25Lane:
             rows = f"""
                 SELECT doc_id, {self._bm25_sql({term: idf[term]})} AS score, {mask} AS mask,
                        CASE WHEN doc_id IN (SELECT doc_id FROM title_postings WHERE term_id = {term})
-                            THEN {mask} ELSE 0 END AS title_mask, dl
+                            THEN {mask} ELSE 0 END AS title_mask
                 FROM postings WHERE term_id = {term}"""
             total = f"(SELECT count(*) FROM postings WHERE term_id = {term})"
-            return cur.execute(self._ranked_sql(plan, rows, total, avgdl), [avgdl, fetch]).fetchall()
+            return cur.execute(self._ranked_sql(plan, rows, total, avgdl, giants), [avgdl, fetch]).fetchall()
         if common is not None:
             others = ", ".join(str(int(i)) for i in ids if i != common)
             holding = f"""(SELECT doc_id FROM postings WHERE term_id IN ({others})
@@ -522,7 +550,7 @@ class Bm25Lane:
             total = f"""((SELECT count(*) FROM m) + (SELECT count(*) FROM postings WHERE term_id = {common})
                         - (SELECT count(*) FROM m WHERE m.mask & {mask} <> 0))"""
             found = cur.execute(
-                self._ranked_sql(plan, rows, total, avgdl), [avgdl, plan.required, plan.required, fetch]
+                self._ranked_sql(plan, rows, total, avgdl, giants), [avgdl, plan.required, plan.required, fetch]
             ).fetchall()
             if len(found) >= fetch and found[fetch - 1][1] > self._most_alone(plan, common, idf[common], avgdl):
                 return found
@@ -535,7 +563,7 @@ class Bm25Lane:
                 SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE term_id IN ({every})""",
         )
         return cur.execute(
-            self._ranked_sql(plan, rows, "(SELECT count(*) FROM m)", avgdl),
+            self._ranked_sql(plan, rows, "(SELECT count(*) FROM m)", avgdl, giants),
             [avgdl, *params, plan.required, plan.required, fetch],
         ).fetchall()
 
@@ -554,17 +582,16 @@ class Bm25Lane:
                 SELECT doc_id,
                        sum(CASE WHEN NOT title THEN {self._bm25_sql(idf)} END) AS score,
                        bit_or(CASE WHEN NOT title THEN (CASE term_id {mask_case} END) END) AS mask,
-                       coalesce(bit_or(CASE WHEN title THEN (CASE term_id {mask_case} END) END), 0) AS title_mask,
-                       max(dl) AS dl
+                       coalesce(bit_or(CASE WHEN title THEN (CASE term_id {mask_case} END) END), 0) AS title_mask
                 FROM ({rows})
                 GROUP BY doc_id
                 HAVING bool_or(NOT title) AND (mask & ?) = ?"""
 
-    def _ranked_sql(self, plan: _Plan, rows: str, total: str, avgdl: float) -> str:
+    def _ranked_sql(self, plan: _Plan, rows: str, total: str, avgdl: float, giants: Mapping[int, float]) -> str:
         """The ranked statement over `rows` (doc_id, score, mask, title_mask): counted, as
         _matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
         in_title = _coverage_sql(plan.group_idf, "m.title_mask")
-        prior = _prior_sql("0" if plan.sentence else in_title, avgdl)
+        prior = _prior_sql("0" if plan.sentence else in_title, giants)
         return f"""
             WITH m AS MATERIALIZED ({rows})
             SELECT m.doc_id,
@@ -640,20 +667,19 @@ def _whole_words(compounds: list[int], term_masks: dict[int, int]) -> int:
     return sum(bits for bits in compounds if bits & known == bits)
 
 
-def _prior_sql(named: str, avgdl: float) -> str:
+def _prior_sql(named: str, giants: Mapping[int, float]) -> str:
     """The priors against pages of links and giant documents (relevance.hub_prior and
-    giant_prior) in SQL, over `h.share` and `m.dl`; 1 where `named` (SQL for the share of the
-    query's weight in the title field) names the document."""
+    giant_prior) in SQL, over `h.share` and `m.doc_id` (`giants`: each giant document's
+    factor); 1 where `named` (SQL for the share of the query's weight in the title field)
+    names the document."""
     links = (
         f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
         f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {HUB_TO - HUB_FROM!r}::DOUBLE)))"
     )
-    start = GIANT_FROM * avgdl
-    giant = (
-        f"(CASE WHEN m.dl <= {start!r}::DOUBLE THEN 1 ELSE 1 - {1 - GIANT_FLOOR!r}::DOUBLE * "
-        f"least(1, ln(m.dl / {start!r}::DOUBLE) / {math.log(GIANT_TO / GIANT_FROM)!r}::DOUBLE) END)"
-    )
-    return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {links} * {giant} END)"
+    if giants:
+        arms = " ".join(f"WHEN {int(d)} THEN {float(f)!r}::DOUBLE" for d, f in sorted(giants.items()))
+        links = f"{links} * (CASE m.doc_id {arms} ELSE 1 END)"
+    return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {links} END)"
 
 
 def _mask_case(plan: _Plan) -> str:
@@ -670,8 +696,7 @@ def _matched_sql(bm25: str, mask_case: str, conditions: list[str]) -> str:
     return f"""
                 SELECT doc_id,
                        sum({bm25}) AS score,
-                       bit_or(CASE term_id {mask_case} END) AS mask,
-                       max(dl) AS dl
+                       bit_or(CASE term_id {mask_case} END) AS mask
                 FROM postings
                 WHERE {" AND ".join(conditions)}
                 GROUP BY doc_id
