@@ -188,6 +188,18 @@ def test_unknown_extension_sniffed_as_text(tmp_path):
     assert "building" in got.text
 
 
+def test_a_file_of_no_known_type_that_no_encoding_reads_is_not_text(tmp_path):
+    """gnuplot's raw picture blutux.rgb holds no NUL: it was guessed to be text and failed as
+    'cannot detect the text encoding'; it is skipped as not text. A known text type still fails."""
+    import random
+
+    noise = bytes(b for b in random.Random(3).randbytes(6000) if b)
+    with pytest.raises(NotText):
+        _extract(write_bytes(tmp_path / "blutux.rgb", noise))
+    with pytest.raises(ExtractionError, match="cannot detect the text encoding"):
+        _extract(write_bytes(tmp_path / "notes.txt", noise))
+
+
 def test_html_encodings(tmp_path):
     undeclared = "<html><title>Brot</title><body><p>Bake at 250 °C — crème brûlée</p></body></html>"
     assert "250 °C — crème" in _extract(write(tmp_path / "u.html", undeclared)).text
@@ -259,3 +271,37 @@ def test_an_index_from_before_titles_underlined_plain_text_again(tmp_path):
         assert report.updated == 1 and report.unchanged == 1  # only the underlined one is read again
         hits = engine.find(SearchRequest("quokka", SearchMode.KEYWORD)).hits
         assert sorted(h.title for h in hits) == ["git-branch(1)", "plain.txt"]
+
+
+def test_an_index_from_before_leaves_out_files_of_no_known_type_it_could_not_decode(tmp_path, monkeypatch):
+    import duckdb
+
+    import findling.ingest.prepare as prepare
+    from findling.engine import Engine
+    from findling.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write_bytes(docs / "blutux.rgb", bytes(b for b in __import__("random").Random(3).randbytes(6000) if b))
+    write(docs / "notes.txt", "quokka notes")
+    settings = Settings()
+    settings.index.workers = 1
+    home = tmp_path / "home"
+
+    def as_before(path, data, **kwargs):  # what reading it did before: a failure
+        if path.endswith(".rgb"):
+            raise ExtractionError("cannot detect the text encoding")
+        return extract(path, data, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(prepare, "extract", as_before)
+        with Engine(home, settings=settings) as engine:
+            engine.add_source(docs)
+            assert engine.index(embed=False).failed == 1
+    con = duckdb.connect(str(home / "findling.duckdb"))  # as an index of schema 21 left it
+    con.execute("UPDATE meta SET value = '21' WHERE key = 'schema_version'")
+    con.close()
+    with Engine(home, settings=settings) as engine:
+        report = engine.index(embed=False)
+        assert report.failed == 0 and report.removed == 1 and report.unchanged == 1
+        assert engine.status(problem_limit=10).problems == ()

@@ -130,7 +130,13 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: 
     if kind == "sniff":
         if looks_binary(data[:8192]):
             raise NotText(path)
-        kind = "text"
+        try:
+            return _extracted(_parse("text", path, data, on_disk, ocr, depth), path, "text", mime_of(path, "text"))
+        except ExtractionError as exc:
+            # a file of no known type was only guessed to be text: bytes that no text encoding
+            # reads are not text (gnuplot's raw picture blutux.rgb, no NUL in its 48 KB, was
+            # listed among the failures)
+            raise NotText(path) from exc
     if kind == "compressed":
         if depth >= MAX_NESTING:
             raise ExtractionError("compressed files nested too deeply: not read")

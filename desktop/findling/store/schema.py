@@ -267,6 +267,10 @@ MIGRATIONS: list[Migration] = [
             WHERE ext NOT IN ('html', 'htm', 'xhtml', 'shtml', 'rst')
               AND id IN (SELECT doc_id FROM chunks WHERE ordinal = 0
                          AND regexp_matches(text, '^\s*(=[ \t]+\S|[^\n]{1,120}\n[ \t]*(===|---|~~~))'))""",
+        # A file of no known type whose bytes no text encoding reads is not text (ingest/extract.py):
+        # those listed as failures are read again by the next `index`, which leaves them out.
+        "UPDATE documents SET size = -1, hash = NULL "
+        "WHERE status = 'failed' AND error = 'cannot detect the text encoding'",
     ],
 ]
 
