@@ -210,7 +210,8 @@ def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
     """Copies listed once, under the first of them in the list's final order, which names the
     others: files with the same bytes (`copies`), and files with nearly the same text
     (`near_copies`: their shingle signatures' estimated similarity NEAR or more, such as a copy
-    with a corrected typo or the same page saved twice)."""
+    with a corrected typo or the same page saved twice, or the same text in another format,
+    a manual's page beside its source)."""
     out: list[Hit] = []
     for hit, of in zip(hits, copy_of([h.copy_key for h in hits])):
         if of is None:
