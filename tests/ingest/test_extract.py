@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from findling.errors import ExtractionError
@@ -188,12 +190,15 @@ def test_unknown_extension_sniffed_as_text(tmp_path):
     assert "building" in got.text
 
 
+def _noise() -> bytes:
+    """Bytes no text encoding reads, with no NUL: what a raw picture holds."""
+    return bytes(b for b in random.Random(3).randbytes(6000) if b)
+
+
 def test_a_file_of_no_known_type_that_no_encoding_reads_is_not_text(tmp_path):
     """gnuplot's raw picture blutux.rgb holds no NUL: it was guessed to be text and failed as
     'cannot detect the text encoding'; it is skipped as not text. A known text type still fails."""
-    import random
-
-    noise = bytes(b for b in random.Random(3).randbytes(6000) if b)
+    noise = _noise()
     with pytest.raises(NotText):
         _extract(write_bytes(tmp_path / "blutux.rgb", noise))
     with pytest.raises(ExtractionError, match="cannot detect the text encoding"):
@@ -217,27 +222,46 @@ def test_pdf_content_bomb_is_refused_before_pdfium(tmp_path):
         _extract(tmp_path / "bomb.pdf")
 
 
-def test_an_index_from_before_reads_pages_that_failed_as_binary_again(tmp_path):
+def _indexed_as_schema(tmp_path, files: dict[str, str | bytes], version: int, *statements: str):
+    """`files` (name: text or bytes) indexed without vectors by one worker, then the index made
+    as an older Findling left it: `statements` run on it and its schema set back to `version`.
+    Returns (home, settings, the first index's report)."""
     import duckdb
 
     from findling.engine import Engine
-    from findling.records import SearchMode, SearchRequest
     from findling.settings import Settings
 
     docs = tmp_path / "docs"
     docs.mkdir()
-    write_bytes(docs / "CharUtils.html", b"<title>CharUtils</title><p>NUL <code>\x00</code> the quokka character</p>")
-    write_bytes(docs / "other.txt", b"nothing to see")
+    for name, content in files.items():
+        (write_bytes if isinstance(content, bytes) else write)(docs / name, content)
     settings = Settings()
     settings.index.workers = 1
     home = tmp_path / "home"
     with Engine(home, settings=settings) as engine:
         engine.add_source(docs)
-        engine.index(embed=False)
-    con = duckdb.connect(str(home / "findling.duckdb"))  # as an index of schema 20 left it
-    con.execute("UPDATE documents SET status = 'failed', error = 'binary content in a html file' WHERE ext = 'html'")
-    con.execute("UPDATE meta SET value = '20' WHERE key = 'schema_version'")
+        report = engine.index(embed=False)
+    con = duckdb.connect(str(home / "findling.duckdb"))
+    for statement in statements:
+        con.execute(statement)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(version)])
     con.close()
+    return home, settings, report
+
+
+def test_an_index_from_before_reads_pages_that_failed_as_binary_again(tmp_path):
+    from findling.engine import Engine
+    from findling.records import SearchMode, SearchRequest
+
+    home, settings, _ = _indexed_as_schema(
+        tmp_path,
+        {
+            "CharUtils.html": b"<title>CharUtils</title><p>NUL <code>\x00</code> the quokka character</p>",
+            "other.txt": b"nothing to see",
+        },
+        20,
+        "UPDATE documents SET status = 'failed', error = 'binary content in a html file' WHERE ext = 'html'",
+    )
     with Engine(home, settings=settings) as engine:
         report = engine.index(embed=False)
         assert report.updated == 1 and report.unchanged == 1 and report.failed == 0
@@ -246,26 +270,18 @@ def test_an_index_from_before_reads_pages_that_failed_as_binary_again(tmp_path):
 
 
 def test_an_index_from_before_titles_underlined_plain_text_again(tmp_path):
-    import duckdb
-
     from findling.engine import Engine
     from findling.records import SearchMode, SearchRequest
-    from findling.settings import Settings
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    write(docs / "git-branch.txt", "git-branch(1)\n=============\n\nList the quokka branches.\n")
-    write(docs / "plain.txt", "quokka notes without a title\n")
-    settings = Settings()
-    settings.index.workers = 1
-    home = tmp_path / "home"
-    with Engine(home, settings=settings) as engine:
-        engine.add_source(docs)
-        engine.index(embed=False)
-    con = duckdb.connect(str(home / "findling.duckdb"))  # as an index of schema 21 left it
-    con.execute("UPDATE documents SET title = 'git-branch.txt' WHERE path LIKE '%git-branch.txt'")
-    con.execute("UPDATE meta SET value = '21' WHERE key = 'schema_version'")
-    con.close()
+    home, settings, _ = _indexed_as_schema(
+        tmp_path,
+        {
+            "git-branch.txt": "git-branch(1)\n=============\n\nList the quokka branches.\n",
+            "plain.txt": "quokka notes without a title\n",
+        },
+        21,
+        "UPDATE documents SET title = 'git-branch.txt' WHERE path LIKE '%git-branch.txt'",
+    )
     with Engine(home, settings=settings) as engine:
         report = engine.index(embed=False)
         assert report.updated == 1 and report.unchanged == 1  # only the underlined one is read again
@@ -274,19 +290,8 @@ def test_an_index_from_before_titles_underlined_plain_text_again(tmp_path):
 
 
 def test_an_index_from_before_leaves_out_files_of_no_known_type_it_could_not_decode(tmp_path, monkeypatch):
-    import duckdb
-
     import findling.ingest.prepare as prepare
     from findling.engine import Engine
-    from findling.settings import Settings
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    write_bytes(docs / "blutux.rgb", bytes(b for b in __import__("random").Random(3).randbytes(6000) if b))
-    write(docs / "notes.txt", "quokka notes")
-    settings = Settings()
-    settings.index.workers = 1
-    home = tmp_path / "home"
 
     def as_before(path, data, **kwargs):  # what reading it did before: a failure
         if path.endswith(".rgb"):
@@ -295,12 +300,8 @@ def test_an_index_from_before_leaves_out_files_of_no_known_type_it_could_not_dec
 
     with monkeypatch.context() as patched:
         patched.setattr(prepare, "extract", as_before)
-        with Engine(home, settings=settings) as engine:
-            engine.add_source(docs)
-            assert engine.index(embed=False).failed == 1
-    con = duckdb.connect(str(home / "findling.duckdb"))  # as an index of schema 21 left it
-    con.execute("UPDATE meta SET value = '21' WHERE key = 'schema_version'")
-    con.close()
+        home, settings, first = _indexed_as_schema(tmp_path, {"blutux.rgb": _noise(), "notes.txt": "quokka notes"}, 21)
+    assert first.failed == 1
     with Engine(home, settings=settings) as engine:
         report = engine.index(embed=False)
         assert report.failed == 0 and report.removed == 1 and report.unchanged == 1
