@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
@@ -12,13 +13,14 @@ import duckdb
 
 from findling.pathnames import readable_name
 from findling.records import CodeSymbol, CopyKey, Hit
+from findling.search.facets import COMPRESSED
 from findling.search.snippets import make_snippet
 from findling.store.documents import Chunk
 from findling.store.symbols import matching_symbols, needle_path, symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.text.analyzer import identifier_term, term_sequence
 from findling.text.code_languages import language_of
-from findling.text.near_copies import CONTAINED, NearIndex, contained, format_stem
+from findling.text.near_copies import CONTAINED, NearIndex, contained
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,26 @@ def innermost(symbols: Sequence[CodeSymbol], offset: int) -> CodeSymbol | None:
         if offset < symbol.end:
             best = symbol
     return best
+
+
+_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}$")
+
+
+def format_stem(path: str) -> tuple[str, str]:
+    """The name a file's formats share and its format: `git-branch.txt` and `git-branch.html`,
+    `RCU/UP.rst.gz` and `RCU/UP.html`, `_sources/os.rst.txt` and `os.html` share theirs. The
+    file name lowered, less its compression (facets.COMPRESSED, as type_extension reads it) and
+    up to two extensions, the last of them its format."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    for suffix in COMPRESSED:
+        name = name.removesuffix(f".{suffix}")
+    form = ""
+    for _ in range(2):
+        if (found := _EXTENSION.search(name)) is None or found.start() == 0:
+            break
+        form = form or found.group(0)[1:]
+        name = name[: found.start()]
+    return name, form
 
 
 def copy_of(keys: Sequence[CopyKey]) -> list[tuple[int, bool] | None]:

@@ -10,19 +10,16 @@ one band whole: every near copy is a candidate, and only candidates are compared
 from __future__ import annotations
 
 import math
-import re
 
 SLOTS = 64
 NEAR = 0.9  # estimated similarity from which two texts are nearly the same
 # The same text in another format (a manual's page beside its source, a report beside its PDF):
 # files of one name whose shorter text is mostly inside the longer's. A rendered page holds
 # what its source includes from elsewhere, so their similarity is lower: of Git's manual pages
-# beside their AsciiDoc sources half were nearly the same, 89 % are listed once by this rule
-# (the Linux kernel's HTML beside its .rst sources: 54 % -> 71 %).
+# beside their AsciiDoc sources half were nearly the same, 92 % are listed once by this rule
+# (the Linux kernel's HTML beside its .rst sources: 54 % -> 72 %).
 CONTAINED = 0.8
 SIZES = 0.25  # the shorter text at least this share of the longer: not an excerpt (and the estimate holds)
-_COMPRESSION = (".gz", ".bz2", ".xz")
-_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}$")
 _WIDTH = 4  # bytes a slot: little-endian 32-bit values
 MAX_DIFFERING = SLOTS - math.ceil(NEAR * SLOTS)
 BANDS = 8
@@ -50,22 +47,6 @@ def contained(a: bytes, b: bytes, size_a: float, size_b: float) -> float:
         return 0.0
     j = similarity(a, b)
     return min(1.0, j * (small + large) / ((1 + j) * small))
-
-
-def format_stem(path: str) -> tuple[str, str]:
-    """The name a file's formats share and its format: `git-branch.txt` and `git-branch.html`,
-    `RCU/UP.rst.gz` and `RCU/UP.html`, `_sources/os.rst.txt` and `os.html` share theirs. The
-    file name lowered, less its compression and up to two extensions."""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    for suffix in _COMPRESSION:
-        name = name.removesuffix(suffix)
-    stem, form = name, ""
-    for _ in range(2):
-        if (found := _EXTENSION.search(stem)) is None or found.start() == 0:
-            break
-        form = form or found.group(0)[1:]
-        stem = stem[: found.start()]
-    return stem, form
 
 
 class NearIndex:
