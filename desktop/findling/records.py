@@ -154,8 +154,9 @@ class Evidence:
     # of the query's weight its title field holds; all of it names the page)
     link_share: float | None = None
     named: float | None = None
-    # its length over the index's average: a giant document (a changelog of every release) is
-    # taken down by the prior against them, unless the query names it
+    # a giant document's length over the index's average (a changelog of every release, 30
+    # times or more: Bm25Lane.giants): the prior against them takes it down, unless the query
+    # names it
     length_ratio: float | None = None
 
 

@@ -149,7 +149,7 @@ class _CorpusStats:
     documents: int
     average_length: float
     languages: tuple[str, ...]
-    giants: dict[int, float]  # document -> the prior against giant documents' factor
+    giants: dict[int, float]  # document -> its length over the average, where the prior against giants applies
 
 
 _MAX_GIANTS = 500  # the longest documents the prior is written for; an index of more giants is a strange one
@@ -182,9 +182,10 @@ class Bm25Lane:
         with self._lock:
             self._stats = None
 
-    def average_length(self) -> float:
-        """The index's average document length in terms: what a giant document is measured by."""
-        return self._read_stats(self._cursor()).average_length
+    def giants(self) -> Mapping[int, float]:
+        """The documents the prior against giant documents applies to, each with its length over
+        the index's average: what keyword search and the pipeline's relevance take down."""
+        return self._read_stats(self._cursor()).giants
 
     def terms_of(self, parsed: ParsedQuery) -> list[str]:
         """The query's words as index terms, as the lane matches them: what a result from
@@ -226,7 +227,7 @@ class Bm25Lane:
         # ranking statement: no length to carry through the grouping of every posting row, and
         # nothing at all where the index holds none (the 100k-document bench)
         giants = {
-            int(doc_id): giant_prior(length / avgdl)
+            int(doc_id): length / avgdl
             for doc_id, length in cur.execute(
                 "SELECT id, length FROM documents WHERE status = 'ok' AND length > ? ORDER BY length DESC LIMIT ?",
                 [GIANT_FROM * avgdl, _MAX_GIANTS],
@@ -670,15 +671,15 @@ def _whole_words(compounds: list[int], term_masks: dict[int, int]) -> int:
 
 def _prior_sql(named: str, giants: Mapping[int, float]) -> str:
     """The priors against pages of links and giant documents (relevance.hub_prior and
-    giant_prior) in SQL, over `h.share` and `m.doc_id` (`giants`: each giant document's
-    factor); 1 where `named` (SQL for the share of the query's weight in the title field)
-    names the document."""
+    giant_prior) in SQL, over `h.share` and `m.doc_id` (`giants`: each giant document's length
+    over the average); 1 where `named` (SQL for the share of the query's weight in the title
+    field) names the document."""
     links = (
         f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
         f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {HUB_TO - HUB_FROM!r}::DOUBLE)))"
     )
     if giants:
-        arms = " ".join(f"WHEN {int(d)} THEN {float(f)!r}::DOUBLE" for d, f in sorted(giants.items()))
+        arms = " ".join(f"WHEN {int(d)} THEN {giant_prior(r)!r}::DOUBLE" for d, r in sorted(giants.items()))
         links = f"{links} * (CASE m.doc_id {arms} ELSE 1 END)"
     return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {links} END)"
 

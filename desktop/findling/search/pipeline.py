@@ -34,12 +34,12 @@ from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
 from findling.search.fusion import Fused, RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import GIANT_FROM, HUB_FROM, as_shown, relative, relevance
+from findling.search.relevance import HUB_FROM, as_shown, relative, relevance
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings
 from findling.store.db import Database
-from findling.store.documents import lengths, link_shares
+from findling.store.documents import link_shares
 from findling.store.expansions import cached_expansion, save_expansion
 from findling.store.text_cache import DocumentCache
 
@@ -211,12 +211,9 @@ class Pipeline:
         # The keyword lane's score carries the prior against pages of links already; a page
         # found by meaning does not, and with vectors off the list is keyword search's own
         linked = link_shares(self._cursor(), doc_ids) if use_vectors else {}
-        average = self.bm25.average_length()
-        ratios = {d: n / average for d, n in lengths(self._cursor(), doc_ids).items()} if use_vectors else {}
+        ratios = self.bm25.giants() if use_vectors else {}
         # a page of links the query names ("python module index") is what it asks for
-        priored = {d for d, share in linked.items() if share > HUB_FROM} | {
-            d for d, ratio in ratios.items() if ratio > GIANT_FROM
-        }
+        priored = {d for d, share in linked.items() if share > HUB_FROM} | {d for d in doc_ids if d in ratios}
         named = self.bm25.named(parsed, sorted(priored), plan)
         found = []
         for doc_id in doc_ids:

@@ -415,13 +415,6 @@ def copy_keys(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, C
     return {r[0]: CopyKey(r[1], bytes(r[2] or b""), r[3], float(r[4]), r[5]) for r in rows}
 
 
-def lengths(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, float]:
-    """Each document's length in index terms."""
-    if not ids:
-        return {}
-    return dict(cur.execute(f"SELECT id, length FROM documents WHERE id IN {id_list(ids)}").fetchall())
-
-
 def link_shares(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, float]:
     """The share of each page's text in links, for the pages among `ids` that have links."""
     if not ids:
