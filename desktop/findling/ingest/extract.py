@@ -127,22 +127,25 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: 
         raise NotText(path)
     if kind == "legacy":
         raise NotRead(LEGACY[PurePath(path).suffix.lower()])
-    if kind == "sniff":
+    sniffed = kind == "sniff"
+    if sniffed:
         if looks_binary(data[:8192]):
             raise NotText(path)
-        try:
-            return _extracted(_parse("text", path, data, on_disk, ocr, depth), path, "text", mime_of(path, "text"))
-        except ExtractionError as exc:
-            # a file of no known type was only guessed to be text: bytes that no text encoding
-            # reads are not text (gnuplot's raw picture blutux.rgb, no NUL in its 48 KB, was
-            # listed among the failures)
-            raise NotText(path) from exc
+        kind = "text"
     if kind == "compressed":
         if depth >= MAX_NESTING:
             raise ExtractionError("compressed files nested too deeply: not read")
         suffix = PurePath(path).suffix.lower()
         return extract(path[: -len(suffix)], decompress(data, suffix), depth + 1, ocr=ocr)
-    return _extracted(_parse(kind, path, data, on_disk, ocr, depth), path, kind, mime_of(path, kind))
+    try:
+        return _extracted(_parse(kind, path, data, on_disk, ocr, depth), path, kind, mime_of(path, kind))
+    except ExtractionError as exc:
+        if sniffed:
+            # a file of no known type was only guessed to be text: bytes that no text encoding
+            # reads are not text (gnuplot's raw picture blutux.rgb, no NUL in its 48 KB, was
+            # listed among the failures)
+            raise NotText(path) from exc
+        raise
 
 
 def _extracted(parsed: Parsed, path: str, kind: str, mime: str) -> Extracted:
