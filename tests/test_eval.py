@@ -188,3 +188,27 @@ def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monk
         lane = engine._bm25.search(engine._parse(SearchRequest("pathlib glob"))[0], 100)
         assert [h.doc_id for h in shown.hits] == [h.doc_id for h in lane.hits]
         assert _runner(engine, "bm25")("pathlib glob").doc_ids == [h.doc_id for h in shown.hits]
+
+
+def test_eval_leaves_out_the_query_own_document(tmp_path):
+    """ArguAna-style data: each query is also a document, under the same id. BEIR's
+    evaluation skips that document, so the counter-argument the query should find counts
+    at rank 1, not 2, as in the published figures."""
+    from findling.devtools.eval import evaluate, others
+
+    assert others("q1", ["q1", "d1", "q1x"]) == ["d1", "q1x"]
+    data = tmp_path / "argu"
+    (data / "qrels").mkdir(parents=True)
+    argument = "school uniforms suppress pupils individuality and cost families money"
+    counter = "uniforms cost families less money than fashion and pupils show individuality otherwise"
+    corpus = [
+        {"_id": "q1", "title": "", "text": argument},
+        {"_id": "d1", "title": "", "text": counter},
+        {"_id": "d2", "title": "", "text": "homework loads on pupils"},
+    ]
+    (data / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus))
+    (data / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": argument}) + "\n")
+    (data / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    result = evaluate(data, modes=("bm25",), workdir=tmp_path / "work")
+    assert result["modes"]["bm25"]["ndcg@10"] == 1.0
+    assert result["modes"]["bm25"]["mrr@10"] == 1.0

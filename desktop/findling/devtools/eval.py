@@ -108,6 +108,14 @@ def answers(path: str, folder: Path, targets: frozenset[str]) -> bool:
     return within.rsplit(".", 1)[0] in targets
 
 
+def others(query_id: str, ranked: list[str]) -> list[str]:
+    """The ranking without the query's own document. Where a dataset's queries are also in
+    its corpus under the same id (ArguAna's arguments, Quora's questions), the query finds
+    itself first; BEIR's evaluation leaves that document out (`ignore_identical_ids`), and
+    its published figures, which these are compared with, are measured so."""
+    return [doc_id for doc_id in ranked if doc_id != query_id]
+
+
 def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
     dcg = sum(rels.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
     ideal = sorted((r for r in rels.values() if r > 0), reverse=True)[:k]
@@ -314,12 +322,12 @@ def evaluate(
         queries = queries[:max_queries]
 
     def judge(qid: str, doc_ids: list[int]) -> dict[str, float]:
-        ranked = [corpus_ids.get(d, "") for d in doc_ids]
+        ranked = others(qid, [corpus_ids.get(d, "") for d in doc_ids])
         rels = dataset.qrels[qid]
         return {"ndcg@10": ndcg_at(ranked, rels), "recall@100": recall_at(ranked, rels), "mrr@10": mrr_at(ranked, rels)}
 
     def relevant(qid: str, doc_ids: list[int]) -> list[bool]:
-        return [dataset.qrels[qid].get(corpus_ids.get(d, ""), 0) > 0 for d in doc_ids]
+        return [dataset.qrels[qid].get(d, 0) > 0 for d in others(qid, [corpus_ids.get(d, "") for d in doc_ids])]
 
     out: dict = {
         "dataset": dataset.name,
