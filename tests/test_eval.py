@@ -142,16 +142,21 @@ def test_eval_keyword_mode_is_findling_search(tmp_path):
             engine.index(embed=False)
             paths = engine.document_paths()
             for query in ("vacuum storage", "vacuum", "vacuum xylophone"):
-                ranked = [paths[d] for d in _runner(engine, "bm25")(query).doc_ids]
+                ranked = [paths[row[0]] for row in _runner(engine, "bm25")(query).rows]
                 shown = engine.find(SearchRequest(query, SearchMode.KEYWORD, limit=100))
                 assert ranked == [h.path for h in shown.hits], (match, query)
                 # no embedder here: hybrid is keyword search, and eval's hybrid is `query`'s list
-                fused = [paths[d] for d in _runner(engine, "hybrid")(query).doc_ids]
+                fused = [paths[row[0]] for row in _runner(engine, "hybrid")(query).rows]
                 assert fused == [h.path for h in engine.find(SearchRequest(query, limit=100)).hits], (match, query)
             copies = [h for h in engine.find(SearchRequest("vacuum", SearchMode.KEYWORD)).hits if h.copies]
             assert len(copies) == 1  # the two vacuum.md: one result naming the other
+            rows = _runner(engine, "bm25")("vacuum").rows
+            assert sorted(paths[d].split("/docs/")[1] for row in rows if len(row) > 1 for d in row) == [
+                "copy/vacuum.md",
+                "vacuum.md",
+            ]  # eval judges that result by both
             # the mode decides: "all" keeps only the document holding both words
-            names = [paths[d].rsplit("/", 1)[-1] for d in _runner(engine, "bm25")("vacuum storage").doc_ids]
+            names = [paths[row[0]].rsplit("/", 1)[-1] for row in _runner(engine, "bm25")("vacuum storage").rows]
             if match == "all":
                 assert names == ["both.md"]
             else:
@@ -187,16 +192,16 @@ def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monk
         assert len({h.score for h in shown.hits}) == 1  # all saturated: equal as shown
         lane = engine._bm25.search(engine._parse(SearchRequest("pathlib glob"))[0], 100)
         assert [h.doc_id for h in shown.hits] == [h.doc_id for h in lane.hits]
-        assert _runner(engine, "bm25")("pathlib glob").doc_ids == [h.doc_id for h in shown.hits]
+        assert [row[0] for row in _runner(engine, "bm25")("pathlib glob").rows] == [h.doc_id for h in shown.hits]
 
 
 def test_eval_leaves_out_the_query_own_document(tmp_path):
     """ArguAna-style data: each query is also a document, under the same id. BEIR's
     evaluation skips that document, so the counter-argument the query should find counts
     at rank 1, not 2, as in the published figures."""
-    from findling.devtools.eval import evaluate, others
+    from findling.devtools.eval import evaluate, judged_ids
 
-    assert others("q1", ["q1", "d1", "q1x"]) == ["d1", "q1x"]
+    assert judged_ids("q1", [("q1",), ("d1",), ("q1x",)], {}) == ["d1", "q1x"]
     data = tmp_path / "argu"
     (data / "qrels").mkdir(parents=True)
     argument = "school uniforms suppress pupils individuality and cost families money"
@@ -212,3 +217,16 @@ def test_eval_leaves_out_the_query_own_document(tmp_path):
     result = evaluate(data, modes=("bm25",), workdir=tmp_path / "work")
     assert result["modes"]["bm25"]["ndcg@10"] == 1.0
     assert result["modes"]["bm25"]["mrr@10"] == 1.0
+
+
+def test_eval_judges_a_result_by_the_best_rated_copy_it_names():
+    """NFCorpus rates one of two identical abstracts and not the other: a result naming both
+    counts as the rated one, once, whichever of them the list happens to show first."""
+    from findling.devtools.eval import judged_ids, ndcg_at
+
+    rels = {"b": 2, "c": 1}
+    assert judged_ids("q", [("a", "b"), ("c",), ("d",)], rels) == ["b", "c", "d"]
+    assert judged_ids("q", [("b", "a"), ("d",)], rels) == ["b", "d"]
+    # the ideal still counts the copies apart: naming them in one row never scores above 1
+    both = {"a": 1, "b": 1}
+    assert ndcg_at(judged_ids("q", [("a", "b")], both), both) < 1.0

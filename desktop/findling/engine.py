@@ -636,12 +636,19 @@ class Engine:
         parsed, limit = self._parse(SearchRequest(query, limit=limit))
         return self._run_pipeline(query, parsed, limit, lanes, expand, rerank)
 
-    def without_copies(self, entries: Sequence[RankedEntry]) -> list[RankedEntry]:
-        """A ranking as a list shows it: a copy once, under the first of its copies (the rule
-        of results.as_listed, which every list a person sees goes through). Reads each
-        document's hash and signature only, not its text."""
+    def listed_with_copies(self, entries: Sequence[RankedEntry]) -> list[tuple[RankedEntry, tuple[int, ...]]]:
+        """A ranking as a list shows it: a copy once, under the first of its copies (the rule of
+        results.as_listed, which every list a person sees goes through), each listed entry with
+        the ids of the copies it names. Reads each document's hash and signature only, not its
+        text."""
         keys = copy_keys(self._db.cursor(), [e.doc_id for e in entries])
-        return [e for e, of in zip(entries, copy_of([keys.get(e.doc_id, CopyKey()) for e in entries])) if of is None]
+        rows: list[tuple[RankedEntry, list[int]]] = []
+        for entry, of in zip(entries, copy_of([keys.get(e.doc_id, CopyKey()) for e in entries])):
+            if of is None:
+                rows.append((entry, []))
+            else:
+                rows[of[0]][1].append(entry.doc_id)
+        return [(entry, tuple(copies)) for entry, copies in rows]
 
     def _passages(self, ids: list[int]) -> dict[int, tuple[str, list[tuple[int, int, str]]]]:
         """Documents' (language, chunks), for the keyword lane's nearness."""

@@ -108,12 +108,24 @@ def answers(path: str, folder: Path, targets: frozenset[str]) -> bool:
     return within.rsplit(".", 1)[0] in targets
 
 
-def others(query_id: str, ranked: list[str]) -> list[str]:
-    """The ranking without the query's own document. Where a dataset's queries are also in
-    its corpus under the same id (ArguAna's arguments, Quora's questions), the query finds
-    itself first; BEIR's evaluation leaves that document out (`ignore_identical_ids`), and
-    its published figures, which these are compared with, are measured so."""
-    return [doc_id for doc_id in ranked if doc_id != query_id]
+def judged_ids(query_id: str, rows: list[tuple[str, ...]], rels: dict[str, int]) -> list[str]:
+    """One id per listed result, the one judged: of the documents a result names (itself and
+    its copies, all shown in that one row), the one the qrels rate highest. Copies' labels
+    differ: NFCorpus rates one of two identical abstracts and not the other for 219 of the
+    261 (query, copy) pairs it rates in test, so which copy a list happens to name first must
+    not decide. The ideal ranking still counts each copy apart, so a list that names copies
+    once scores at most what one listing them twice could.
+
+    The query's own document is left out. Where a dataset's queries are also in its corpus
+    under the same id (ArguAna's arguments, Quora's questions), the query finds itself first;
+    BEIR's evaluation leaves that document out (`ignore_identical_ids`), and its published
+    figures, which these are compared with, are measured so."""
+    out = []
+    for row in rows:
+        named = [doc_id for doc_id in row if doc_id != query_id]
+        if named:
+            out.append(max(named, key=lambda doc_id: rels.get(doc_id, 0)))
+    return out
 
 
 def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
@@ -178,7 +190,7 @@ def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engin
 
 @dataclass(frozen=True)
 class Ranking:
-    doc_ids: list[int]
+    rows: list[tuple[int, ...]]  # each listed result's documents: itself, then the copies it names
     scores: list[float]  # the score each result shows the user
     notes: tuple[str, ...]
     stages: dict[str, tuple[str, str]]  # stage -> (status, reason)
@@ -198,9 +210,9 @@ def _runner(engine: Engine, mode: str) -> Runner:
 
         def keywords(text: str) -> Ranking:
             ranked, relaxed = engine.rank_keywords(SearchRequest(text, SearchMode.KEYWORD, limit=100))
-            entries = engine.without_copies(ranked)
+            rows = engine.listed_with_copies(ranked)
             notes = ("relaxed to some of the words",) if relaxed else ()
-            return Ranking([e.doc_id for e in entries], [e.score for e in entries], notes, {})
+            return Ranking([(e.doc_id, *copies) for e, copies in rows], [e.score for e, _ in rows], notes, {})
 
         return keywords
     runs: dict[str, tuple[tuple[Lane, ...], bool, RerankerMode | None]] = {
@@ -213,9 +225,9 @@ def _runner(engine: Engine, mode: str) -> Runner:
 
     def run(text: str) -> Ranking:
         result = engine.rank(text, 100, lanes, expand, rerank)
-        entries = engine.without_copies(result.entries)
+        rows = engine.listed_with_copies(result.entries)
         stages: dict[str, tuple[str, str]] = {s.name: (s.status, s.reason) for s in result.explain.stages}
-        return Ranking([e.doc_id for e in entries], [e.score for e in entries], result.notes, stages)
+        return Ranking([(e.doc_id, *copies) for e, copies in rows], [e.score for e, _ in rows], result.notes, stages)
 
     return run
 
@@ -248,8 +260,8 @@ def _timed_modes(
     engine: Engine,
     modes: tuple[str, ...],
     queries: list[tuple[str, str]],
-    judge: Callable[[str, list[int]], dict[str, float]],
-    relevant: Callable[[str, list[int]], list[bool]],
+    judge: Callable[[str, list[tuple[int, ...]]], dict[str, float]],
+    relevant: Callable[[str, list[tuple[int, ...]]], list[bool]],
     kinds: dict[str, str] | None = None,
     calibration: bool = False,
 ) -> dict:
@@ -277,13 +289,13 @@ def _timed_modes(
                     and reason not in ("expansion off", "reranking is off", "skipped_strong")
                 ):
                     notes.add(f"{name} skipped: {reason}")
-            scored = judge(qid, ranking.doc_ids)
+            scored = judge(qid, ranking.rows)
             for key, value in scored.items():
                 metrics.setdefault(key, []).append(value)
                 if kinds and kinds.get(qid):
                     by_kind.setdefault(kinds[qid], {}).setdefault(key, []).append(value)
             if calibration:
-                table.add(ranking.scores, relevant(qid, ranking.doc_ids))
+                table.add(ranking.scores, relevant(qid, ranking.rows))
         ordered = sorted(latency)
         result: dict[str, object] = {key: round(statistics.fmean(values), 4) for key, values in metrics.items()}
         result["p50_ms"] = round(statistics.median(ordered), 1)
@@ -321,13 +333,15 @@ def evaluate(
     if max_queries:
         queries = queries[:max_queries]
 
-    def judge(qid: str, doc_ids: list[int]) -> dict[str, float]:
-        ranked = others(qid, [corpus_ids.get(d, "") for d in doc_ids])
-        rels = dataset.qrels[qid]
+    def judged(qid: str, rows: list[tuple[int, ...]]) -> list[str]:
+        return judged_ids(qid, [tuple(corpus_ids.get(d, "") for d in row) for row in rows], dataset.qrels[qid])
+
+    def judge(qid: str, rows: list[tuple[int, ...]]) -> dict[str, float]:
+        ranked, rels = judged(qid, rows), dataset.qrels[qid]
         return {"ndcg@10": ndcg_at(ranked, rels), "recall@100": recall_at(ranked, rels), "mrr@10": mrr_at(ranked, rels)}
 
-    def relevant(qid: str, doc_ids: list[int]) -> list[bool]:
-        return [dataset.qrels[qid].get(d, 0) > 0 for d in others(qid, [corpus_ids.get(d, "") for d in doc_ids])]
+    def relevant(qid: str, rows: list[tuple[int, ...]]) -> list[bool]:
+        return [dataset.qrels[qid].get(d, 0) > 0 for d in judged(qid, rows)]
 
     out: dict = {
         "dataset": dataset.name,
@@ -375,11 +389,13 @@ def evaluate_known_items(
         queries = [(str(i), item.query) for i, item in enumerate(items)]
         targets = {str(i): item.targets for i, item in enumerate(items)}
 
-        def relevant(qid: str, doc_ids: list[int]) -> list[bool]:
-            return [d in paths and answers(paths[d], resolved, targets[qid]) for d in doc_ids]
+        def relevant(qid: str, rows: list[tuple[int, ...]]) -> list[bool]:
+            """A result answers where it or a copy it names is a target (a page listed under
+            its source names the page)."""
+            return [any(d in paths and answers(paths[d], resolved, targets[qid]) for d in row) for row in rows]
 
-        def judge(qid: str, doc_ids: list[int]) -> dict[str, float]:
-            first = next((rank for rank, hit in enumerate(relevant(qid, doc_ids[:10]), 1) if hit), 0)
+        def judge(qid: str, rows: list[tuple[int, ...]]) -> dict[str, float]:
+            first = next((rank for rank, hit in enumerate(relevant(qid, rows[:10]), 1) if hit), 0)
             return {"mrr@10": 1.0 / first if first else 0.0, "hit@1": float(first == 1), "hit@3": float(0 < first <= 3)}
 
         kinds = {str(i): item.kind for i, item in enumerate(items)}
