@@ -244,6 +244,8 @@ def test_stopwords_neither_match_nor_highlight(demo):
     keyword = demo.find(SearchRequest("why did the nightly import fail", mode=SearchMode.KEYWORD))
     assert _names(keyword) == ["postgres-outage.txt"]
     assert "the" not in keyword.terms and set(keyword.terms) == {"night", "import", "fail"}
+    asked = demo.find(SearchRequest("what was the nightly import failing on, and why?", mode=SearchMode.KEYWORD))
+    assert set(asked.terms) == {"night", "import", "fail"}  # "on," and "why?" are function words too
 
 
 def test_a_question_in_plain_words_finds_its_document(demo):

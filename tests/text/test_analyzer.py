@@ -56,6 +56,9 @@ def test_query_terms_per_language():
 
 def test_stopwords():
     assert is_stopword("The") and not is_stopword("python")
+    # as a query writes them: a question's last word, a contraction, a word before a comma
+    assert is_stopword("you?") and is_stopword("What's") and is_stopword("on,") and is_stopword("(the")
+    assert not is_stopword("3.11?") and not is_stopword("t-test") and not is_stopword("?")
 
 
 @settings(max_examples=400, deadline=None)

@@ -335,5 +335,11 @@ STOPWORDS = frozenset(
 )
 
 
+_WORD_RUN = re.compile(r"\w+")
+
+
 def is_stopword(word: str) -> bool:
-    return fold(word) in STOPWORDS
+    """Whether a query word is a function word: every run of word characters in it is one, so
+    a question's last word ("good for you?") and a contraction ("what's") are too."""
+    runs = _WORD_RUN.findall(fold(word))
+    return bool(runs) and all(run in STOPWORDS for run in runs)
