@@ -234,3 +234,30 @@ def test_a_word_s_stems_in_a_rarer_language_weigh_as_the_word_does(engine, tmp_p
     assert len(engine._bm25._corpus_stats(engine._db.cursor())[2]) > 1  # the index holds two languages
     names, _ = _names(engine, "code file")
     assert names[0] == "answer.txt" and "tabela.txt" in names  # still found, by its words
+
+
+FRENCH = (
+    "Les chats dorment dans le jardin et le chien est sous un arbre. Nous avons lu tout "
+    "l'après-midi et parlé des livres que nous voulons acheter pour les vacances. "
+)
+
+
+def test_a_stem_only_another_language_makes_matches_that_language_s_documents_only(engine, tmp_path):
+    """French stems "cookies" to "cook", which English pages index "cooking" as. One French page
+    in an index made every English page on cooking a match for "cookies" (NFCorpus's only page
+    read as French: its results for "cookies" were all about cooking). The French stem matches
+    the French page; the English pages match by their own stem."""
+    docs = tmp_path / "docs"
+    write(docs / "recettes.txt", FRENCH * 3 + "Des cookies au chocolat pour le goûter.")
+    write(docs / "cookies.txt", "Cookies and biscuits: smaller cookies lead to eating less. " + FILLER)
+    write(docs / "cooking.txt", "Cooking vegetables at home: how cooking changes their nutrients. " + FILLER)
+    write(docs / "recipes.txt", "Recipes for cooking at home, and the cookies we bake. " + FILLER)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    assert len(engine._bm25._corpus_stats(engine._db.cursor())[2]) > 1  # the index holds two languages
+    for match in ("most", "any", "all"):
+        names, _ = _names(engine, "cookies", match)
+        assert sorted(names) == ["cookies.txt", "recettes.txt", "recipes.txt"], match
+    # an excluded word keeps to the same rule: "-cookies" takes no English page on cooking away
+    names, _ = _names(engine, "cooking -cookies")
+    assert names == ["cooking.txt"]

@@ -27,7 +27,15 @@ from findling.search.query_parser import ParsedQuery
 from findling.search.relevance import GIANT_FROM, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED, giant_prior
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
-from findling.text.analyzer import fold, is_stopword, is_unspaced, query_terms, query_token_terms, term_sequence
+from findling.text.analyzer import (
+    fold,
+    is_stopword,
+    is_unspaced,
+    query_terms,
+    query_token_terms,
+    stemmed_apart,
+    term_sequence,
+)
 from findling.text.synonyms import with_synonyms
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
@@ -72,6 +80,15 @@ class _Plan:
     word_groups: tuple[frozenset[str], ...] = ()  # those groups' terms, for their nearness in a text
     # the query has function words ("what is RCU"): it asks something, it does not name a page
     sentence: bool = False
+    # term id -> the document languages it is matched in, for a stem only some languages make;
+    # the same for the excluded words' terms
+    apart: dict[int, frozenset[str]] = field(default_factory=dict)
+    excluded_apart: dict[int, frozenset[str]] = field(default_factory=dict)
+    apart_terms: dict[str, frozenset[str]] = field(default_factory=dict)  # `apart` by term, for texts
+
+    def terms_in(self, language: str) -> frozenset[str]:
+        """The query's terms a document of `language` is matched by."""
+        return frozenset(t for t in self.terms if language in self.apart_terms.get(t, (language,)))
 
 
 # What names a long page (its title, the words together in one paragraph) says less in a
@@ -266,6 +283,8 @@ class Bm25Lane:
         wanted = {t for terms, _ in groups for t in terms} | set(excluded_terms)
         ids = {t: known[t] for t in wanted if t in known}
         ids.update(_lookup(cur, {t for t in wanted if t not in known}))  # a word already looked up is not again
+        apart = _apart(planned)
+        excluded_apart = stemmed_apart(parsed.excluded_words, languages)
         term_masks: dict[int, int] = {}
         every = 0  # the groups "every word" means: all but stopwords, unless the query is only those
         for bit, (terms, stop) in enumerate(groups):
@@ -303,6 +322,9 @@ class Bm25Lane:
                 frozenset(terms) for bit, (terms, _) in enumerate(groups) if (every & ~phrase_bits) >> bit & 1
             ),
             sentence=any(all(is_stopword(w) for w in words) for words in parsed.groups),
+            apart={ids[t][0]: languages for t, languages in apart.items() if t in ids},
+            apart_terms=apart,
+            excluded_apart={ids[t][0]: languages for t, languages in excluded_apart.items() if t in ids},
         )
 
     def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "most", shown: int | None = None) -> Bm25Result:
@@ -344,7 +366,7 @@ class Bm25Lane:
         scored = []
         for hit in head:
             language, chunks = texts.get(hit.doc_id, ("en", ()))
-            share = proximity.nearness(chunks, plan.word_groups, language or "en", frozenset(plan.terms))
+            share = proximity.nearness(chunks, plan.word_groups, language or "en", plan.terms_in(language or ""))
             scored.append((proximity.boosted(hit.score, share, weight), hit))
         scored.sort(key=lambda pair: (-pair[0], pair[1].rank))
         most = 1 + weight
@@ -389,7 +411,9 @@ class Bm25Lane:
         if not plan.term_masks or sum(plan.group_idf) <= 0 or plan.sentence:
             return {}
         terms = ", ".join(str(int(t)) for t in plan.term_masks)
-        sql = f"SELECT doc_id, term_id FROM title_postings WHERE term_id IN ({terms}) AND doc_id IN {id_list(doc_ids)}"
+        in_language = "".join(f" AND {c}" for c in _language_sql(plan.apart))
+        sql = f"""SELECT doc_id, term_id FROM title_postings
+                  WHERE term_id IN ({terms}) AND doc_id IN {id_list(doc_ids)}{in_language}"""
         masks: dict[int, int] = {}
         for doc_id, term_id in cur.execute(sql).fetchall():
             masks[int(doc_id)] = masks.get(int(doc_id), 0) | plan.term_masks[int(term_id)]
@@ -406,10 +430,12 @@ class Bm25Lane:
         keep = list(dict.fromkeys(doc_ids))
         if plan.excluded_ids:
             excluded = ", ".join(str(int(i)) for i in plan.excluded_ids)
+            in_language = "".join(f" AND {c}" for c in _language_sql(plan.excluded_apart))
             holding = {
                 int(r[0])
                 for r in cur.execute(
-                    f"SELECT DISTINCT doc_id FROM postings WHERE term_id IN ({excluded}) AND doc_id IN {id_list(keep)}"
+                    f"""SELECT DISTINCT doc_id FROM postings
+                        WHERE term_id IN ({excluded}) AND doc_id IN {id_list(keep)}{in_language}"""
                 ).fetchall()
             }
             keep = [d for d in keep if d not in holding]
@@ -465,7 +491,9 @@ class Bm25Lane:
             conditions.append(f"doc_id IN (SELECT d.id FROM documents d WHERE true{where})")
         if plan.excluded_ids:
             ex = ", ".join(str(int(i)) for i in plan.excluded_ids)
-            conditions.append(f"doc_id NOT IN (SELECT doc_id FROM postings WHERE term_id IN ({ex}))")
+            holding = " AND ".join([f"term_id IN ({ex})", *_language_sql(plan.excluded_apart)])
+            conditions.append(f"doc_id NOT IN (SELECT doc_id FROM postings WHERE {holding})")
+        conditions.extend(_language_sql(plan.apart))
         needs_check = bool(plan.phrases or plan.nears or plan.excluded_phrases)
         fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
         k1 = float(self.k1)
@@ -556,13 +584,13 @@ class Bm25Lane:
             ).fetchall()
             if len(found) >= fetch and found[fetch - 1][1] > self._most_alone(plan, common, idf[common], avgdl):
                 return found
-        every = ", ".join(str(int(i)) for i in ids)
+        in_title = " AND ".join([f"term_id IN ({', '.join(str(int(i)) for i in ids)})", *_language_sql(plan.apart)])
         rows = self._grouped_sql(
             plan,
             idf,
             f"""SELECT doc_id, term_id, tf, dl, false AS title FROM postings WHERE {" AND ".join(conditions)}
                 UNION ALL
-                SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE term_id IN ({every})""",
+                SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE {in_title}""",
         )
         return cur.execute(
             self._ranked_sql(plan, rows, "(SELECT count(*) FROM m)", avgdl, giants),
@@ -684,6 +712,38 @@ def _prior_sql(named: str, giants: Mapping[int, float]) -> str:
     return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {links} END)"
 
 
+def _apart(planned: list[WordGroup]) -> dict[str, frozenset[str]]:
+    """The query's terms matched only in some languages' documents, each with those languages:
+    a term some group takes in any language (or a phrase takes) is matched in every document."""
+    apart: dict[str, frozenset[str]] = {}
+    free: set[str] = set()
+    for group in planned:
+        only = dict(group.apart)
+        for term in group.terms:
+            if term in only:
+                apart[term] = apart.get(term, frozenset()) | only[term]
+            else:
+                free.add(term)
+    return {term: languages for term, languages in apart.items() if term not in free}
+
+
+def _language_sql(apart: Mapping[int, frozenset[str]]) -> list[str]:
+    """Conditions on a posting row (term_id, doc_id): a term only some of the index's languages
+    make counts in those languages' documents only (analyzer.stemmed_apart). None where every
+    language stems the query alike, as in an index of one language."""
+    by_languages: dict[frozenset[str], list[int]] = {}
+    for term, languages in sorted(apart.items()):
+        by_languages.setdefault(languages, []).append(term)
+    out = []
+    for languages, terms in sorted(by_languages.items(), key=lambda item: item[1]):
+        named = ", ".join("'" + language.replace("'", "''") + "'" for language in sorted(languages))
+        out.append(
+            f"""(term_id NOT IN ({", ".join(str(int(t)) for t in terms)})
+                 OR doc_id IN (SELECT id FROM documents WHERE coalesce(language, '') IN ({named})))"""
+        )
+    return out
+
+
 def _mask_case(plan: _Plan) -> str:
     """The CASE arms giving each query term's group bits."""
     return " ".join(f"WHEN {int(i)} THEN {int(plan.term_masks[i])}" for i in sorted(plan.term_masks))
@@ -772,6 +832,8 @@ class WordGroup:
     terms: tuple[str, ...]
     stop: bool  # function words only ("how", "the")
     phrase: bool = False  # a word of a quoted phrase: always required, matched in order
+    # terms only some of the index's languages make, each with them (analyzer.stemmed_apart)
+    apart: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 def word_groups(
@@ -791,10 +853,18 @@ def word_groups(
         parts = query_token_terms(written[0], languages) if len(written) == 1 and not prefix_term(written[0]) else []
         if len(parts) > 1:
             # a split word: each part a group, matched in whichever language the index holds
-            groups.extend(WordGroup(words[0], tuple(terms), stop) for terms in parts)
+            apart = stemmed_apart(written, languages)
+            groups.extend(
+                WordGroup(words[0], tuple(terms), stop, apart=tuple((t, apart[t]) for t in terms if t in apart))
+                for terms in parts
+            )
             continue
         alternatives = [[prefix] if (prefix := prefix_term(w)) else query_terms(w, languages) for w in written]
-        groups.append(WordGroup(" or ".join(words), tuple(t for alt in alternatives for t in alt), stop))
+        terms = tuple(t for alt in alternatives for t in alt)
+        apart = stemmed_apart([w for w in written if not prefix_term(w)], languages)
+        groups.append(
+            WordGroup(" or ".join(words), terms, stop, apart=tuple((t, apart[t]) for t in terms if t in apart))
+        )
     if not all(g.stop for g in groups):
         groups = [g for g in groups if not g.stop]
     for phrase in (*parsed.phrases, *(words for _, words in parsed.near)):  # every word of both is required

@@ -17,7 +17,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -297,6 +297,34 @@ def term_sequence(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
         if analysed is not None:
             out.append(analysed[0])
     return out
+
+
+def stemmer_of(language: str) -> str:
+    """The Snowball stemmer a document of `language` is indexed with (English for a language
+    Findling has none for, or none detected)."""
+    return STEMMERS.get(language, "english")
+
+
+def stemmed_apart(words: Sequence[str], languages: Sequence[str]) -> dict[str, frozenset[str]]:
+    """The terms of `words` that some of the index's languages make and others do not, each with
+    the languages that make it; a term every stemmer makes is not listed. A stem one language
+    makes of a query word may be another word in the documents of another: French stems
+    "cookies" to "cook", which English documents index "cooking" as. Such a term is matched in
+    the documents of the languages that make it only ("" stands for a document of no detected
+    language, indexed in English)."""
+    stemmers = {stemmer_of(language) for language in languages}
+    if len(stemmers) < 2:
+        return {}
+    made: dict[str, set[str]] = {}
+    for language in languages:
+        for word in words:
+            for token in iter_tokens(word, language):
+                made.setdefault(token.term, set()).add(stemmer_of(language))
+    return {
+        term: frozenset(language for language in (*languages, "") if stemmer_of(language) in found)
+        for term, found in made.items()
+        if len(found) < len(stemmers)
+    }
 
 
 def query_terms(word: str, languages: list[str]) -> list[str]:
