@@ -18,7 +18,7 @@ _MARKERS = {
     "es": "el la los las y es una por con para del se lo que en un como más pero sus",
     "it": "il di che la è per un una non sono del della con si le anche come nel gli",
     "nl": "de het een en van is dat op te zijn niet met voor die aan er ook als bij",
-    "pt": "o os as um uma de que não para com por mais se dos das do da em foi",
+    "pt": "o as um uma de que não para com por mais se dos das do da em foi nos",
     "sv": "och att det som en på är av för med till den har inte om ett var jag",
     "da": "og at det som en på er af for med til den har ikke om et var jeg",
     "no": "og at det som en på er av for med til den har ikke om et var jeg",
