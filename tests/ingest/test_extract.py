@@ -306,3 +306,25 @@ def test_an_index_from_before_leaves_out_files_of_no_known_type_it_could_not_dec
         report = engine.index(embed=False)
         assert report.failed == 0 and report.removed == 1 and report.unchanged == 1
         assert engine.status(problem_limit=10).problems == ()
+
+
+def test_an_index_from_before_reads_documents_in_other_languages_again(tmp_path):
+    """Schema 23: a document read as a language other than English is read again, and keeps or
+    loses that language by the guess of now; English ones are not read again."""
+    from findling.engine import Engine
+
+    demo = "".join(f"print 'demo {i}'\nload \"surface{i}.dem\"\n" for i in range(40))
+    german = "Die Katzen schlafen heute im Garten, und der Hund liegt unter dem Baum. " * 3
+    home, settings, _ = _indexed_as_schema(
+        tmp_path,
+        {"all.dem": demo, "katzen.txt": german, "notes.txt": "quokka notes in English, as they are"},
+        22,
+        "UPDATE documents SET language = 'de' WHERE path LIKE '%all.dem'",  # as the guess of before read it
+    )
+    with Engine(home, settings=settings) as engine:
+        report = engine.index(embed=False)
+        assert report.updated == 2 and report.unchanged == 1
+        languages = dict(
+            engine._db.cursor().execute("SELECT regexp_extract(path, '[^/]+$'), language FROM documents").fetchall()
+        )
+        assert languages == {"all.dem": "en", "katzen.txt": "de", "notes.txt": "en"}

@@ -272,6 +272,14 @@ MIGRATIONS: list[Migration] = [
         "UPDATE documents SET size = -1, hash = NULL "
         "WHERE status = 'failed' AND error = 'cannot detect the text encoding'",
     ],
+    [
+        # A language is told by how many of its function words a text uses, not how often it
+        # repeats one (text/language.py): program text was read as German or Spanish, a table of
+        # os.* names as Portuguese. Documents read as a language of spaced words other than
+        # English are read again by the next `index`; their passages, and so vectors, stay.
+        "UPDATE documents SET size = -1, hash = NULL "
+        "WHERE coalesce(language, '') NOT IN ('', 'en', 'ja', 'zh', 'ko', 'th', 'lo', 'km', 'my')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

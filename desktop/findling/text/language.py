@@ -8,6 +8,7 @@ and unsure text falls back to English.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from findling.text.analyzer import DEFAULT_LANGUAGE
 
@@ -27,6 +28,9 @@ _MARKERS = {
 }
 _WORDS = {lang: frozenset(words.split()) for lang, words in _MARKERS.items()}
 _WORD = re.compile(r"\w+")
+_MIN_DISTINCT = 3  # of a language's markers, for a text to be read as that language
+# each language with those whose markers are nearly its own (itself included)
+_TWINS = {a: {b for b in _WORDS if len(_WORDS[a] & _WORDS[b]) >= 0.9 * len(_WORDS[a])} for a in _WORDS}
 # Scripts that name their language well enough without counting words (and that have no
 # spaces to count words by).
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -62,10 +66,20 @@ def detect_language(text: str, sample_chars: int = 20000) -> str:
     words = _WORD.findall(text[:sample_chars].lower())
     if len(words) < 8:
         return DEFAULT_LANGUAGE
-    scores = {lang: sum(1 for w in words if w in markers) for lang, markers in _WORDS.items()}
+    counts = Counter(words)
+    # (distinct markers present, their occurrences): prose uses many of its language's function
+    # words; program text repeats one short name that happens to be one (gnuplot's `.dem`
+    # demo files were German by "dem", a minified script Portuguese by its variable `o`)
+    scores = {
+        lang: (sum(1 for w in markers if w in counts), sum(counts[w] for w in markers))
+        for lang, markers in _WORDS.items()
+    }
     best = max(scores, key=lambda lang: scores[lang])
-    ranked = sorted(scores.values(), reverse=True)
-    # Closely related languages share words; require a clear margin and a real share.
-    if scores[best] < max(3, len(words) // 50) or ranked[0] < 1.2 * ranked[1]:
+    distinct, found = scores[best]
+    # Related languages share words: require a clear margin over the next language (Danish
+    # and Norwegian, whose markers are one word apart, are not each other's next) and a real
+    # share of the text.
+    runner_up = max((scores[lang][0] for lang in scores if lang not in _TWINS[best]), default=0)
+    if distinct < _MIN_DISTINCT or distinct < runner_up + 2 or found < max(3, len(words) // 50):
         return DEFAULT_LANGUAGE
     return best
