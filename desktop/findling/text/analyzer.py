@@ -368,6 +368,9 @@ _WORD_RUN = re.compile(r"\w+")
 
 def is_stopword(word: str) -> bool:
     """Whether a query word is a function word: every run of word characters in it is one, so
-    a question's last word ("good for you?") and a contraction ("what's") are too."""
-    runs = _WORD_RUN.findall(fold(word))
-    return bool(runs) and all(run in STOPWORDS for run in runs)
+    with the punctuation a query writes around it ("good for you?", "(the") and a contraction
+    of them ("isn't", "don't": the list holds their parts) too. A call is not: `now()` names
+    PostgreSQL's function."""
+    folded = fold(word)
+    runs = _WORD_RUN.findall(folded)
+    return bool(runs) and "()" not in folded and all(run in STOPWORDS for run in runs)
