@@ -1,7 +1,8 @@
 """The keyword lane's shortcuts for match "most" (a one-term query ranked without grouping,
 and MaxScore for a query with one term far commoner than the others) rank and count exactly
 as grouping every posting does: held against that reference on random queries over a folder
-whose words range from nearly everywhere to one document, with title-only matches."""
+whose words range from nearly everywhere to one document, with title-only matches; and so
+with Italian pages beside them, where a plural's Italian stem counts in those pages only."""
 
 from __future__ import annotations
 
@@ -32,10 +33,14 @@ SHARES = {
 }
 FILLER = ["note", "page", "text", "line", "word", "item", "part", "form"]
 N_DOCS = 150
+# words English and Italian stem apart: "harbors" is harbor and harbors, "ratio" ratio and rat,
+# which English pages index "rats" as
+PLURALS = ["harbors", "meadows", "glaciers", "tundra", "ratio"]
+ITALIAN = "Il porto è vicino alla città e non ci sono molti che lo vedono, della sera con la luna anche nel mare. "
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory):
+@pytest.fixture(scope="module", params=["one language", "with Italian pages"])
+def engine(tmp_path_factory, request):
     rng = random.Random(7)
     root = tmp_path_factory.mktemp("maxscore")
     docs = root / "docs"
@@ -44,6 +49,8 @@ def engine(tmp_path_factory):
         for word, share in SHARES.items():
             if rng.random() < share:
                 body += [word] * rng.randint(1, 6)
+        if i % 9 == 0:
+            body.append("rats")
         rng.shuffle(body)
         # titles hold common and rare words, some of them absent from the body
         title = " ".join(rng.sample(list(SHARES), rng.randint(0, 2)))
@@ -53,11 +60,17 @@ def engine(tmp_path_factory):
         # where MaxScore must not stop early
         filler = " ".join(rng.choice(FILLER) for _ in range(1_500))
         write(docs / f"long-{word}.html", f"<title>untitled</title><p>{filler} {word} {filler}</p>")
+    if request.param == "with Italian pages":
+        for i in range(12):
+            words = " ".join(rng.sample(PLURALS + list(SHARES), 3))
+            write(docs / f"pagina{i:02d}.txt", ITALIAN * 3 + words)
     s = Settings()
     s.index.workers = 1
     with Engine(root / "home", settings=s) as engine:
         engine.add_source(docs)
         engine.index(embed=False)
+        languages = engine._bm25._corpus_stats(engine._db.cursor())[2]
+        assert ("it" in languages) == (request.param == "with Italian pages")
         yield engine
 
 
@@ -74,7 +87,7 @@ def _ranked(lane: Bm25Lane, query: str, limit: int) -> tuple[list[tuple[int, flo
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    words=st.lists(st.sampled_from([*SHARES, "unheardof"]), min_size=1, max_size=3),
+    words=st.lists(st.sampled_from([*SHARES, *PLURALS, "unheardof"]), min_size=1, max_size=3),
     limit=st.sampled_from([1, 2, 5, 20]),
 )
 def test_the_shortcuts_rank_and_count_as_grouping_everything_does(engine, words, limit):

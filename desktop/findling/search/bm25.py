@@ -80,15 +80,16 @@ class _Plan:
     word_groups: tuple[frozenset[str], ...] = ()  # those groups' terms, for their nearness in a text
     # the query has function words ("what is RCU"): it asks something, it does not name a page
     sentence: bool = False
-    # term id -> the document languages it is matched in, for a stem only some languages make;
-    # the same for the excluded words' terms
-    apart: dict[int, frozenset[str]] = field(default_factory=dict)
-    excluded_apart: dict[int, frozenset[str]] = field(default_factory=dict)
-    apart_terms: dict[str, frozenset[str]] = field(default_factory=dict)  # `apart` by term, for texts
+    # a stem only some of the index's languages make is matched in their documents only: the
+    # conditions on a posting row saying so (_language_sql), for the query's terms and for its
+    # excluded words' terms; and each such term with those languages, for texts
+    in_language: tuple[str, ...] = ()
+    excluded_in_language: tuple[str, ...] = ()
+    apart: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def terms_in(self, language: str) -> frozenset[str]:
         """The query's terms a document of `language` is matched by."""
-        return frozenset(t for t in self.terms if language in self.apart_terms.get(t, (language,)))
+        return frozenset(t for t in self.terms if language in self.apart.get(t, (language,)))
 
 
 # What names a long page (its title, the words together in one paragraph) says less in a
@@ -167,6 +168,7 @@ class _CorpusStats:
     average_length: float
     languages: tuple[str, ...]
     giants: dict[int, float]  # document -> its length over the average, where the prior against giants applies
+    language_docs: dict[str, int]  # each language's documents ("": none detected)
 
 
 _MAX_GIANTS = 500  # the longest documents the prior is written for; an index of more giants is a strange one
@@ -231,14 +233,13 @@ class Bm25Lane:
         n, total_len = cur.execute(
             "SELECT count(*), coalesce(sum(length), 0) FROM documents WHERE status = 'ok'"
         ).fetchall()[0]
-        languages = tuple(
-            sorted(
-                r[0]
-                for r in cur.execute(
-                    "SELECT DISTINCT language FROM documents WHERE status = 'ok' AND language IS NOT NULL"
-                ).fetchall()
-            )
-        )
+        counted = cur.execute(
+            "SELECT language, count(*) FROM documents WHERE status = 'ok' GROUP BY language"
+        ).fetchall()
+        languages = tuple(sorted(language for language, _ in counted if language is not None))
+        language_docs: dict[str, int] = {}
+        for language, count in counted:
+            language_docs[language or ""] = language_docs.get(language or "", 0) + int(count)
         avgdl = ((total_len / n) if n else 1.0) or 1.0
         # the few documents the prior against giants takes down, their factors written into the
         # ranking statement: no length to carry through the grouping of every posting row, and
@@ -250,7 +251,7 @@ class Bm25Lane:
                 [GIANT_FROM * avgdl, _MAX_GIANTS],
             ).fetchall()
         }
-        stats = _CorpusStats(time.monotonic(), int(n), avgdl, languages, giants)
+        stats = _CorpusStats(time.monotonic(), int(n), avgdl, languages, giants, language_docs)
         with self._lock:
             self._stats = stats
         return stats
@@ -285,6 +286,7 @@ class Bm25Lane:
         ids.update(_lookup(cur, {t for t in wanted if t not in known}))  # a word already looked up is not again
         apart = _apart(planned)
         excluded_apart = stemmed_apart(parsed.excluded_words, languages)
+        language_docs = self._read_stats(cur).language_docs
         term_masks: dict[int, int] = {}
         every = 0  # the groups "every word" means: all but stopwords, unless the query is only those
         for bit, (terms, stop) in enumerate(groups):
@@ -322,9 +324,11 @@ class Bm25Lane:
                 frozenset(terms) for bit, (terms, _) in enumerate(groups) if (every & ~phrase_bits) >> bit & 1
             ),
             sentence=any(all(is_stopword(w) for w in words) for words in parsed.groups),
-            apart={ids[t][0]: languages for t, languages in apart.items() if t in ids},
-            apart_terms=apart,
-            excluded_apart={ids[t][0]: languages for t, languages in excluded_apart.items() if t in ids},
+            in_language=_language_sql({ids[t][0]: ls for t, ls in apart.items() if t in ids}, language_docs),
+            excluded_in_language=_language_sql(
+                {ids[t][0]: ls for t, ls in excluded_apart.items() if t in ids}, language_docs
+            ),
+            apart=apart,
         )
 
     def search(self, parsed: ParsedQuery, limit: int = 20, match: str = "most", shown: int | None = None) -> Bm25Result:
@@ -411,7 +415,7 @@ class Bm25Lane:
         if not plan.term_masks or sum(plan.group_idf) <= 0 or plan.sentence:
             return {}
         terms = ", ".join(str(int(t)) for t in plan.term_masks)
-        in_language = "".join(f" AND {c}" for c in _language_sql(plan.apart))
+        in_language = "".join(f" AND {c}" for c in plan.in_language)
         sql = f"""SELECT doc_id, term_id FROM title_postings
                   WHERE term_id IN ({terms}) AND doc_id IN {id_list(doc_ids)}{in_language}"""
         masks: dict[int, int] = {}
@@ -430,7 +434,7 @@ class Bm25Lane:
         keep = list(dict.fromkeys(doc_ids))
         if plan.excluded_ids:
             excluded = ", ".join(str(int(i)) for i in plan.excluded_ids)
-            in_language = "".join(f" AND {c}" for c in _language_sql(plan.excluded_apart))
+            in_language = "".join(f" AND {c}" for c in plan.excluded_in_language)
             holding = {
                 int(r[0])
                 for r in cur.execute(
@@ -491,15 +495,15 @@ class Bm25Lane:
             conditions.append(f"doc_id IN (SELECT d.id FROM documents d WHERE true{where})")
         if plan.excluded_ids:
             ex = ", ".join(str(int(i)) for i in plan.excluded_ids)
-            holding = " AND ".join([f"term_id IN ({ex})", *_language_sql(plan.excluded_apart)])
+            holding = " AND ".join([f"term_id IN ({ex})", *plan.excluded_in_language])
             conditions.append(f"doc_id NOT IN (SELECT doc_id FROM postings WHERE {holding})")
-        conditions.extend(_language_sql(plan.apart))
+        # nothing but the words (in their languages) constrains the match: no filter, exclusion or `only`
+        plain = self.prune and len(conditions) == 1 and not plan.required
+        conditions.extend(plan.in_language)
         needs_check = bool(plan.phrases or plan.nears or plan.excluded_phrases)
         fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
         k1 = float(self.k1)
         if plan.most and sum(plan.group_idf) > 0:
-            # nothing but the words constrains the match: no filter, exclusion or `only`
-            plain = self.prune and len(conditions) == 1 and not plan.required
             rows = self._most_rows(cur, plan, idf, conditions, params, avgdl, fetch, plain, giants)
         else:
             sql = f"""
@@ -548,6 +552,7 @@ class Bm25Lane:
         common term could, those hold the top; the others are only counted."""
         ids = sorted(plan.term_masks)
         common = _dominant(plan) if plain else None
+        lang = "".join(f" AND {c}" for c in plan.in_language)
         if plain and len(ids) == 1:
             (term,) = ids
             mask = plan.term_masks[term]
@@ -555,42 +560,43 @@ class Bm25Lane:
                 SELECT doc_id, {self._bm25_sql({term: idf[term]})} AS score, {mask} AS mask,
                        CASE WHEN doc_id IN (SELECT doc_id FROM title_postings WHERE term_id = {term})
                             THEN {mask} ELSE 0 END AS title_mask
-                FROM postings WHERE term_id = {term}"""
-            total = f"(SELECT count(*) FROM postings WHERE term_id = {term})"
+                FROM postings WHERE term_id = {term}{lang}"""
+            total = f"(SELECT count(*) FROM postings WHERE term_id = {term}{lang})"
             return cur.execute(self._ranked_sql(plan, rows, total, avgdl, giants), [avgdl, fetch]).fetchall()
         if common is not None:
             others = ", ".join(str(int(i)) for i in ids if i != common)
-            holding = f"""(SELECT doc_id FROM postings WHERE term_id IN ({others})
-                          UNION ALL SELECT doc_id FROM title_postings WHERE term_id IN ({others}))"""
+            holding = f"""(SELECT doc_id FROM postings WHERE term_id IN ({others}){lang}
+                          UNION ALL SELECT doc_id FROM title_postings WHERE term_id IN ({others}){lang})"""
             rows = self._grouped_sql(
                 plan,
                 idf,
-                f"""SELECT doc_id, term_id, tf, dl, false AS title FROM postings WHERE term_id IN ({others})
+                f"""SELECT doc_id, term_id, tf, dl, false AS title FROM postings WHERE term_id IN ({others}){lang}
                     UNION ALL
                     SELECT doc_id, term_id, tf, dl, false FROM postings
-                    WHERE term_id = {common} AND doc_id IN {holding}
-                    UNION ALL
-                    SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE term_id IN ({others})
+                    WHERE term_id = {common}{lang} AND doc_id IN {holding}
                     UNION ALL
                     SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings
-                    WHERE term_id = {common} AND doc_id IN {holding}""",
+                    WHERE term_id IN ({others}){lang}
+                    UNION ALL
+                    SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings
+                    WHERE term_id = {common}{lang} AND doc_id IN {holding}""",
             )
             mask = plan.term_masks[common]
             # the documents holding the common term and no other: all of them, less those scored
-            total = f"""((SELECT count(*) FROM m) + (SELECT count(*) FROM postings WHERE term_id = {common})
+            total = f"""((SELECT count(*) FROM m) + (SELECT count(*) FROM postings WHERE term_id = {common}{lang})
                         - (SELECT count(*) FROM m WHERE m.mask & {mask} <> 0))"""
             found = cur.execute(
                 self._ranked_sql(plan, rows, total, avgdl, giants), [avgdl, plan.required, plan.required, fetch]
             ).fetchall()
             if len(found) >= fetch and found[fetch - 1][1] > self._most_alone(plan, common, idf[common], avgdl):
                 return found
-        in_title = " AND ".join([f"term_id IN ({', '.join(str(int(i)) for i in ids)})", *_language_sql(plan.apart)])
+        every = ", ".join(str(int(i)) for i in ids)
         rows = self._grouped_sql(
             plan,
             idf,
             f"""SELECT doc_id, term_id, tf, dl, false AS title FROM postings WHERE {" AND ".join(conditions)}
                 UNION ALL
-                SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE {in_title}""",
+                SELECT doc_id, term_id, 0::REAL, 0::REAL, true FROM title_postings WHERE term_id IN ({every}){lang}""",
         )
         return cur.execute(
             self._ranked_sql(plan, rows, "(SELECT count(*) FROM m)", avgdl, giants),
@@ -727,21 +733,29 @@ def _apart(planned: list[WordGroup]) -> dict[str, frozenset[str]]:
     return {term: languages for term, languages in apart.items() if term not in free}
 
 
-def _language_sql(apart: Mapping[int, frozenset[str]]) -> list[str]:
+def _language_sql(apart: Mapping[int, frozenset[str]], language_docs: Mapping[str, int]) -> tuple[str, ...]:
     """Conditions on a posting row (term_id, doc_id): a term only some of the index's languages
     make counts in those languages' documents only (analyzer.stemmed_apart). None where every
-    language stems the query alike, as in an index of one language."""
+    language stems the query alike, as in an index of one language. Each names the smaller
+    side, the documents in those languages or those in the others: English among a few
+    translated pages is the few."""
     by_languages: dict[frozenset[str], list[int]] = {}
     for term, languages in sorted(apart.items()):
         by_languages.setdefault(languages, []).append(term)
     out = []
+    total = sum(language_docs.values())
     for languages, terms in sorted(by_languages.items(), key=lambda item: item[1]):
-        named = ", ".join("'" + language.replace("'", "''") + "'" for language in sorted(languages))
+        inside = sum(count for language, count in language_docs.items() if language in languages)
+        if inside <= total - inside:
+            named, test = languages, "IN"
+        else:
+            named, test = frozenset(language_docs) - languages, "NOT IN"
+        listed = ", ".join("'" + language.replace("'", "''") + "'" for language in sorted(named)) or "NULL"
         out.append(
             f"""(term_id NOT IN ({", ".join(str(int(t)) for t in terms)})
-                 OR doc_id IN (SELECT id FROM documents WHERE coalesce(language, '') IN ({named})))"""
+                 OR doc_id {test} (SELECT id FROM documents WHERE coalesce(language, '') IN ({listed})))"""
         )
-    return out
+    return tuple(out)
 
 
 def _mask_case(plan: _Plan) -> str:
