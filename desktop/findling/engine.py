@@ -6,7 +6,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -98,6 +98,7 @@ from findling.store.status import (
 from findling.store.symbols import symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.store.vectors import embedded_share, table_for
+from findling.text.analyzer import terms_in
 from findling.text.code_languages import language_of
 from findling.text.synonyms import SYNONYMS_FILENAME, SynonymFile
 
@@ -396,12 +397,13 @@ class Engine:
         presenting = time.perf_counter()
         # `sym:raw_decode` alone has no words, but the name it asks for is what to light up
         terms = tuple(lane.terms) or symbol_terms(parsed.filters.symbols)
-        listed = self._present_listed(entries, limit, terms, parsed.filters.symbols)
+        apart = lane.plan.apart if lane.plan is not None else {}
+        listed = self._present_listed(entries, limit, terms, parsed.filters.symbols, apart)
         if distinct_count(listed) < limit and len(lane.hits) < lane.total:
             # copies took more places: ranked again, deeper
             entries, lane = self._keyword_entries(request, parsed, with_room_for_copies(limit), limit)
             lane_ms += lane.ms
-            listed = self._present_listed(entries, limit, terms, parsed.filters.symbols, listed)
+            listed = self._present_listed(entries, limit, terms, parsed.filters.symbols, apart, listed)
         hits = as_listed(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         return SearchResult(
@@ -412,6 +414,7 @@ class Engine:
             notes=notes,
             timings_ms={"bm25": round(lane_ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)},
             terms=terms,
+            terms_apart=apart,
         )
 
     def _ranked(self, request: SearchRequest, parsed: ParsedQuery, limit: int, keep_weak: bool) -> SearchResult:
@@ -428,7 +431,9 @@ class Engine:
             request.min_score,
             request.match,
         )
-        presented = self._present_listed(result.entries, limit, result.terms, parsed.filters.symbols)
+        presented = self._present_listed(
+            result.entries, limit, result.terms, parsed.filters.symbols, result.terms_apart
+        )
         listed = {h.doc_id for h in presented}
         hits = as_listed(presented)
         # keyword matches are matched, not only ranked: with the vector lane off, none is weak
@@ -443,6 +448,7 @@ class Engine:
             timings_ms=dict(explain.timings_ms),
             explain=explain,
             terms=tuple(result.terms),
+            terms_apart=result.terms_apart,
         )
 
     def _run_pipeline(
@@ -704,6 +710,7 @@ class Engine:
         limit: int,
         terms: Sequence[str],
         symbols: Sequence[str] = (),
+        terms_apart: Mapping[str, frozenset[str]] | None = None,
         presented: Sequence[Hit] = (),
     ) -> list[Hit]:
         """The entries a list of `limit` results shows, presented: up to the `limit`-th that copies
@@ -718,17 +725,26 @@ class Engine:
         while taken < len(entries) and (shown := distinct_count(hits)) < limit:
             batch = entries[taken : taken + limit - shown]
             new = [e for e in batch if e.doc_id not in made]
-            made.update((h.doc_id, h) for h in self._present(new, terms, symbols))
+            made.update((h.doc_id, h) for h in self._present(new, terms, symbols, terms_apart))
             hits.extend(made[e.doc_id] for e in batch if e.doc_id in made)
             taken += len(batch)
         return hits
 
-    def _present(self, entries: Sequence[RankedEntry], terms: Sequence[str], symbols: Sequence[str] = ()) -> list[Hit]:
-        return present(self._db.cursor(), self._documents, entries, terms, self.settings.search.snippet_chars, symbols)
+    def _present(
+        self,
+        entries: Sequence[RankedEntry],
+        terms: Sequence[str],
+        symbols: Sequence[str] = (),
+        terms_apart: Mapping[str, frozenset[str]] | None = None,
+    ) -> list[Hit]:
+        snippet_chars = self.settings.search.snippet_chars
+        return present(self._db.cursor(), self._documents, entries, terms, snippet_chars, symbols, terms_apart)
 
-    def document_text(self, doc_id: int, terms: Sequence[str] = ()) -> DocumentText | None:
+    def document_text(
+        self, doc_id: int, terms: Sequence[str] = (), terms_apart: Mapping[str, frozenset[str]] | None = None
+    ) -> DocumentText | None:
         """The document's text, rebuilt from its overlapping chunks (for the preview pane),
-        with the places of `terms` (a result's `terms`)."""
+        with the places of `terms` (a result's `terms` and `terms_apart`)."""
         cached = self._documents.documents(self._db.cursor(), [doc_id]).get(doc_id)
         if cached is None:
             return None
@@ -743,7 +759,7 @@ class Engine:
             meta.title,
             text,
             language,
-            tuple(highlight_spans(text, terms, language)),
+            tuple(highlight_spans(text, terms_in(terms, terms_apart or {}, meta.language or ""), language)),
             tuple(rebuilt_offsets(cached.chunks, meta.pages)),
             tuple(replace(s, start=at, end=at + (s.end - s.start)) for s, at in zip(defined, starts)),
         )

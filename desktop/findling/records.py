@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Literal
@@ -420,8 +420,11 @@ class SearchResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     explain: QueryExplain | None = None  # the pipeline's record, for `query`
     # The analysed query terms the result was matched and highlighted with: the preview
-    # highlights the same words, by the same analysis.
+    # highlights the same words, by the same analysis. Those only some of the index's
+    # languages make are in `terms_apart`, with those languages: a document of another
+    # language is neither matched nor highlighted by them (text/analyzer.terms_in).
     terms: tuple[str, ...] = ()
+    terms_apart: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -261,3 +261,10 @@ def test_a_stem_only_another_language_makes_matches_that_language_s_documents_on
     # an excluded word keeps to the same rule: "-cookies" takes no English page on cooking away
     names, _ = _names(engine, "cooking -cookies")
     assert names == ["cooking.txt"]
+    # and what lights up: "cookies" on every page, never an English page's "cooking"
+    result = engine.find(SearchRequest("cookies", SearchMode.KEYWORD))
+    for hit in result.hits:
+        lit = {hit.snippet[h.start : h.end].lower() for h in hit.highlights}
+        assert lit == {"cookies"}, hit.path
+        text = engine.document_text(hit.doc_id, result.terms, result.terms_apart)
+        assert {text.text[h.start : h.end].lower() for h in text.highlights} == {"cookies"}, hit.path

@@ -578,10 +578,11 @@ class MainWindow(QMainWindow):
             explain = next((r for r in shown.explain.results if r.doc_id == hit.doc_id), None)
         self._show_explain(explain)
         terms = shown.terms if shown is not None else ()
+        apart = shown.terms_apart if shown is not None else {}
         engine = self.engine
 
         def load():  # the indexed text, the file itself where it reads better formatted, a viewer for pages
-            doc = engine.document_text(hit.doc_id, terms)
+            doc = engine.document_text(hit.doc_id, terms, apart)
             pages_open = doc is not None and bool(doc.pages) and self._page_command(hit.path, 1) is not None
             return doc, formatted_source(hit.path, hit.ext, doc.text if doc is not None else None), pages_open
 

@@ -35,6 +35,7 @@ from findling.text.analyzer import (
     query_token_terms,
     stemmed_apart,
     term_sequence,
+    terms_in,
 )
 from findling.text.synonyms import with_synonyms
 
@@ -86,10 +87,6 @@ class _Plan:
     in_language: tuple[str, ...] = ()
     excluded_in_language: tuple[str, ...] = ()
     apart: dict[str, frozenset[str]] = field(default_factory=dict)
-
-    def terms_in(self, language: str) -> frozenset[str]:
-        """The query's terms a document of `language` is matched by."""
-        return frozenset(t for t in self.terms if language in self.apart.get(t, (language,)))
 
 
 # What names a long page (its title, the words together in one paragraph) says less in a
@@ -370,7 +367,9 @@ class Bm25Lane:
         scored = []
         for hit in head:
             language, chunks = texts.get(hit.doc_id, ("en", ()))
-            share = proximity.nearness(chunks, plan.word_groups, language or "en", plan.terms_in(language or ""))
+            share = proximity.nearness(
+                chunks, plan.word_groups, language or "en", frozenset(terms_in(plan.terms, plan.apart, language or ""))
+            )
             scored.append((proximity.boosted(hit.score, share, weight), hit))
         scored.sort(key=lambda pair: (-pair[0], pair[1].rank))
         most = 1 + weight

@@ -5,7 +5,7 @@ blending → normalized scores, every stage timed and recorded for the explain p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -54,6 +54,7 @@ class PipelineResult:
     notes: tuple[str, ...] = ()
     lanes: tuple[Lane, ...] = ()  # the lanes that ran
     matched: int = 0  # documents holding the query's words (as the keyword lane matched them)
+    terms_apart: Mapping[str, frozenset[str]] = field(default_factory=dict)  # as SearchResult's
 
 
 @dataclass
@@ -62,6 +63,7 @@ class _Lists:
     scores: dict[str, dict[int, tuple[float, float]]] = field(default_factory=dict)  # list -> doc -> (raw, norm)
     spans: dict[int, tuple[int, int]] = field(default_factory=dict)  # best vector span per doc
     terms: tuple[str, ...] = ()
+    terms_apart: Mapping[str, frozenset[str]] = field(default_factory=dict)
     keyword: dict[int, LaneHit] = field(default_factory=dict)  # the original query's BM25 hits
     keyword_result: Bm25Result | None = None  # ... and the search that found them (its plan)
     semantic: dict[int, VectorLaneHit] = field(default_factory=dict)  # ... and vector hits
@@ -176,6 +178,7 @@ class Pipeline:
             )
             if name == "bm25 original":
                 terms.extend(bm25_result.terms)
+                out.terms_apart = bm25_result.plan.apart if bm25_result.plan is not None else {}
         for name, weight, vector_future in vector_futures:
             vector_result = vector_future.result()
             vhits = vector_result.hits
@@ -347,7 +350,9 @@ class Pipeline:
         )
         entries = tuple(RankedEntry(r.doc_id, r.fused, r.final, lists.spans.get(r.doc_id)) for r in results)
         matched = lists.keyword_result.total if lists.keyword_result is not None else 0
-        return PipelineResult(entries, explain, lists.terms, lanes=lanes, matched=matched)
+        return PipelineResult(
+            entries, explain, lists.terms, lanes=lanes, matched=matched, terms_apart=lists.terms_apart
+        )
 
     def _expand_stage(self, parsed: ParsedQuery, wanted: bool, stages: StageLog) -> tuple[Expansion | None, bool]:
         """Strong-signal check, then expansion unless the keywords already answer: (expansion, cached)."""

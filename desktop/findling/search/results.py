@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from findling.search.snippets import make_snippet
 from findling.store.documents import Chunk
 from findling.store.symbols import matching_symbols, needle_path, symbols_of
 from findling.store.text_cache import DocumentCache
-from findling.text.analyzer import identifier_term, term_sequence
+from findling.text.analyzer import identifier_term, term_sequence, terms_in
 from findling.text.code_languages import language_of
 from findling.text.near_copies import CONTAINED, NearIndex, contained
 
@@ -62,11 +62,13 @@ def present(
     terms: Sequence[str],
     snippet_chars: int,
     symbol_needles: Sequence[str] = (),
+    terms_apart: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Hit]:
     """Results in the entries' order: a snippet from the matched span when one is given (from
     the definition a `sym:` asked for, in source files), else from the best chunk; each
     source file's result names the definition its snippet lies in. Documents removed since
-    they were ranked are left out."""
+    they were ranked are left out. `terms_apart`: as SearchResult's, each document lit up by
+    the terms of its language."""
     if not entries:
         return []
     found = documents.documents(cur, [e.doc_id for e in entries])
@@ -83,11 +85,12 @@ def present(
             continue
         doc = cached.meta
         doc_chunks = cached.chunks
-        target: CodeSymbol | None = asked.get(entry.doc_id) or _defined(definitions.get(entry.doc_id, ()), terms)
+        doc_terms = terms_in(terms, terms_apart or {}, doc.language or "")
+        target: CodeSymbol | None = asked.get(entry.doc_id) or _defined(definitions.get(entry.doc_id, ()), doc_terms)
         span = (target.start, target.end) if target is not None else entry.span
         if span is not None:
             doc_chunks = _cut_span(doc_chunks, span)
-        snippet = make_snippet(doc_chunks, terms, doc.language or "en", snippet_chars)
+        snippet = make_snippet(doc_chunks, doc_terms, doc.language or "en", snippet_chars)
         line = line_at(cached.chunks, snippet.at) if snippet.chunk_start is not None else 0
         symbol = target or innermost(definitions.get(entry.doc_id, ()), snippet.at)
         if target is not None and not terms:

@@ -17,7 +17,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -325,6 +325,12 @@ def stemmed_apart(words: Sequence[str], languages: Sequence[str]) -> dict[str, f
         for term, found in made.items()
         if len(found) < len(stemmers)
     }
+
+
+def terms_in(terms: Iterable[str], apart: Mapping[str, frozenset[str]], language: str) -> tuple[str, ...]:
+    """Of a query's terms, those a document of `language` ("" for none detected) is matched and
+    highlighted by: a stem only some languages make (`apart`, stemmed_apart) in theirs only."""
+    return tuple(t for t in terms if t not in apart or language in apart[t])
 
 
 def query_terms(word: str, languages: list[str]) -> list[str]:
