@@ -268,3 +268,6 @@ def test_a_stem_only_another_language_makes_matches_that_language_s_documents_on
         assert lit == {"cookies"}, hit.path
         text = engine.document_text(hit.doc_id, result.terms, result.terms_apart)
         assert {text.text[h.start : h.end].lower() for h in text.highlights} == {"cookies"}, hit.path
+    # why-not says so too: the page on cooking lacks the word
+    answer = engine.why_not(SearchRequest("cookies", SearchMode.KEYWORD), docs / "cooking.txt")
+    assert answer.reason == "no_match" and "“cookies”" in answer.details[0]

@@ -209,14 +209,16 @@ class Bm25Lane:
         languages = list(self._corpus_stats(self._cursor())[2])
         return list(dict.fromkeys(t for group in word_groups(parsed, languages, self._synonyms()) for t in group.terms))
 
-    def query_words(self, parsed: ParsedQuery) -> list[tuple[str, list[str]]]:
+    def query_words(self, parsed: ParsedQuery, language: str | None = None) -> list[tuple[str, list[str]]]:
         """The query's words as the lane matches them, each with its analysed terms (`a OR b`
-        is one entry): what a document lacks, said in the query's own words."""
+        is one entry): what a document lacks, said in the query's own words. With `language`,
+        the terms a document of that language is matched by (analyzer.terms_in)."""
         languages = list(self._corpus_stats(self._cursor())[2])
         words: dict[str, list[str]] = {}
         for group in word_groups(parsed, languages, self._synonyms()):
             known = words.setdefault(group.label, [])
-            known.extend(t for t in group.terms if t not in known)
+            terms = group.terms if language is None else terms_in(group.terms, dict(group.apart), language)
+            known.extend(t for t in terms if t not in known)
         return list(words.items())
 
     def _corpus_stats(self, cur: duckdb.DuckDBPyConnection) -> tuple[int, float, tuple[str, ...]]:

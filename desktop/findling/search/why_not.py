@@ -17,7 +17,7 @@ import duckdb
 from findling.records import Filters
 from findling.search.bm25 import Bm25Lane, filter_sql
 from findling.search.query_parser import ParsedQuery
-from findling.store.documents import document_matches, terms_in_document
+from findling.store.documents import document_matches, document_meta, terms_in_document
 
 if TYPE_CHECKING:
     from findling.models.embedder import Embedder
@@ -196,7 +196,8 @@ def keyword_standing(
 ) -> KeywordStanding:
     """Where the document stands in the keyword lane for the query (filters aside)."""
     parsed = without_filters(parsed)
-    words = bm25.query_words(parsed)
+    meta = document_meta(cur, [doc_id]).get(doc_id)
+    words = bm25.query_words(parsed, (meta.language or "") if meta is not None else None)
     present = terms_in_document(cur, doc_id, [t for _, terms in words for t in terms])
     missing = tuple(word for word, terms in words if not present.intersection(terms))
     if not parsed.has_terms:
