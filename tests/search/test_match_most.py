@@ -271,3 +271,28 @@ def test_a_stem_only_another_language_makes_matches_that_language_s_documents_on
     # why-not says so too: the page on cooking lacks the word
     answer = engine.why_not(SearchRequest("cookies", SearchMode.KEYWORD), docs / "cooking.txt")
     assert answer.reason == "no_match" and "“cookies”" in answer.details[0]
+
+
+def test_an_identifier_no_document_holds_whole_is_matched_by_its_words(engine, tmp_path):
+    """`parseKnownArgs` where the code says `parse_known_args`, `thread_pool_executor` where it
+    says `ThreadPoolExecutor`: a document indexes an identifier's words beside it, and the
+    query's words are what is left to match by. An identifier some document holds whole
+    matches only that way."""
+    docs = tmp_path / "docs"
+    write(docs / "cli.py", "def parse_known_args(self, args=None):\n    return self.parse_args(args)\n")
+    write(docs / "pool.py", "class ThreadPoolExecutor:\n    '''Runs calls on a pool of threads.'''\n")
+    write(docs / "notes.md", "Known issues: args are parsed late. " + FILLER)
+    write(docs / "other.md", "Nothing about any of it. " + FILLER)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    for match in ("most", "all"):
+        names, _ = _names(engine, "parseKnownArgs", match)
+        assert names[0] == "cli.py", match
+        names, _ = _names(engine, "thread_pool_executor", match)
+        assert names[0] == "pool.py", match
+    names, _ = _names(engine, "parse_known_args")
+    assert names == ["cli.py"]  # held whole: its words alone do not match (notes.md holds them)
+    result = engine.find(SearchRequest("parseKnownArgs", SearchMode.KEYWORD))
+    assert {result.hits[0].snippet[h.start : h.end] for h in result.hits[0].highlights} >= {"parse_known_args"}
+    answer = engine.why_not(SearchRequest("parseKnownArgs", SearchMode.KEYWORD), docs / "cli.py")
+    assert answer.reason == "shown"

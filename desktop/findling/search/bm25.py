@@ -29,6 +29,7 @@ from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import (
     fold,
+    identifier_parts,
     is_stopword,
     is_unspaced,
     query_terms,
@@ -203,19 +204,25 @@ class Bm25Lane:
         the index's average: what keyword search and the pipeline's relevance take down."""
         return self._read_stats(self._cursor()).giants
 
+    def _word_groups(
+        self, parsed: ParsedQuery, cur: duckdb.DuckDBPyConnection | None = None, languages: list[str] | None = None
+    ) -> list[WordGroup]:
+        """word_groups in this index's languages, an identifier no document holds whole by its words."""
+        cur = cur or self._cursor()
+        languages = list(self._corpus_stats(cur)[2]) if languages is None else languages
+        return _identifiers_by_parts(cur, word_groups(parsed, languages, self._synonyms()), languages)
+
     def terms_of(self, parsed: ParsedQuery) -> list[str]:
         """The query's words as index terms, as the lane matches them: what a result from
         another lane is highlighted with."""
-        languages = list(self._corpus_stats(self._cursor())[2])
-        return list(dict.fromkeys(t for group in word_groups(parsed, languages, self._synonyms()) for t in group.terms))
+        return list(dict.fromkeys(t for group in self._word_groups(parsed) for t in group.terms))
 
     def query_words(self, parsed: ParsedQuery, language: str | None = None) -> list[tuple[str, list[str]]]:
         """The query's words as the lane matches them, each with its analysed terms (`a OR b`
         is one entry): what a document lacks, said in the query's own words. With `language`,
         the terms a document of that language is matched by (analyzer.terms_in)."""
-        languages = list(self._corpus_stats(self._cursor())[2])
         words: dict[str, list[str]] = {}
-        for group in word_groups(parsed, languages, self._synonyms()):
+        for group in self._word_groups(parsed):
             known = words.setdefault(group.label, [])
             terms = group.terms if language is None else terms_in(group.terms, dict(group.apart), language)
             known.extend(t for t in terms if t not in known)
@@ -258,7 +265,7 @@ class Bm25Lane:
     def _plan(
         self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str, n_docs: int
     ) -> _Plan:
-        planned = word_groups(parsed, languages, self._synonyms())
+        planned = self._word_groups(parsed, cur, languages)
         groups = [(list(g.terms), g.stop) for g in planned if not g.phrase]
         groups, known = _with_prefixes(cur, groups)  # each prefix stands for the index terms it begins
         qtf: list[float] = [1.0] * len(groups)
@@ -719,6 +726,28 @@ def _prior_sql(named: str, giants: Mapping[int, float]) -> str:
     return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {links} END)"
 
 
+def _identifiers_by_parts(
+    cur: duckdb.DuckDBPyConnection, planned: list[WordGroup], languages: list[str]
+) -> list[WordGroup]:
+    """An identifier no document holds whole is matched by its words, each a group as a split
+    word's parts are: `parseKnownArgs` finds `parse_known_args`, `thread_pool_executor` finds
+    `ThreadPoolExecutor` (a document indexes an identifier's words beside it)."""
+    asked = {t for g in planned if g.parts for t in g.terms}
+    if not asked:
+        return planned
+    known = _lookup(cur, asked)
+    out: list[WordGroup] = []
+    for group in planned:
+        if not group.parts or any(t in known for t in group.terms):
+            out.append(group)
+            continue
+        for part in group.parts:
+            terms = tuple(query_terms(part, languages))
+            apart = stemmed_apart([part], languages)
+            out.append(WordGroup(group.label, terms, False, apart=tuple((t, apart[t]) for t in terms if t in apart)))
+    return out
+
+
 def _apart(planned: list[WordGroup]) -> dict[str, frozenset[str]]:
     """The query's terms matched only in some languages' documents, each with those languages:
     a term some group takes in any language (or a phrase takes) is matched in every document."""
@@ -849,6 +878,9 @@ class WordGroup:
     phrase: bool = False  # a word of a quoted phrase: always required, matched in order
     # terms only some of the index's languages make, each with them (analyzer.stemmed_apart)
     apart: tuple[tuple[str, frozenset[str]], ...] = ()
+    # an identifier's words (`parseKnownArgs`: parse, Known, Args): what it is matched by where
+    # no document holds it whole (_identifiers_by_parts)
+    parts: tuple[str, ...] = ()
 
 
 def word_groups(
@@ -865,20 +897,26 @@ def word_groups(
     for words in parsed.groups:
         stop = all(is_stopword(w) for w in words)
         written = with_synonyms(words, synonyms or {})
-        parts = query_token_terms(written[0], languages) if len(written) == 1 and not prefix_term(written[0]) else []
-        if len(parts) > 1:
+        tokens = query_token_terms(written[0], languages) if len(written) == 1 and not prefix_term(written[0]) else []
+        if len(tokens) > 1:
             # a split word: each part a group, matched in whichever language the index holds
             apart = stemmed_apart(written, languages)
             groups.extend(
                 WordGroup(words[0], tuple(terms), stop, apart=tuple((t, apart[t]) for t in terms if t in apart))
-                for terms in parts
+                for terms in tokens
             )
             continue
         alternatives = [[prefix] if (prefix := prefix_term(w)) else query_terms(w, languages) for w in written]
         terms = tuple(t for alt in alternatives for t in alt)
         apart = stemmed_apart([w for w in written if not prefix_term(w)], languages)
         groups.append(
-            WordGroup(" or ".join(words), terms, stop, apart=tuple((t, apart[t]) for t in terms if t in apart))
+            WordGroup(
+                " or ".join(words),
+                terms,
+                stop,
+                apart=tuple((t, apart[t]) for t in terms if t in apart),
+                parts=tuple(identifier_parts(written[0])) if len(written) == 1 else (),
+            )
         )
     if not all(g.stop for g in groups):
         groups = [g for g in groups if not g.stop]

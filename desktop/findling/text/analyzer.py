@@ -279,6 +279,16 @@ def identifier_term(name: str) -> str | None:
     return fold(word)[:_MAX_TOKEN]
 
 
+def identifier_parts(word: str) -> list[str]:
+    """The words an identifier is made of, as written (`parseKnownArgs`: parse, Known, Args), each
+    also indexed on its own; none for a plain word."""
+    stripped = word.strip("_")
+    if identifier_term(stripped) is None:
+        return []
+    parts = _split_identifier(stripped)
+    return parts if len(parts) > 1 else []
+
+
 def title_terms(title: str, name: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
     """The terms of a document's title field: its title and its file name without the
     extension, what a person who knows the document names it by. Ingest writes them and
