@@ -62,6 +62,25 @@ def test_results_and_scores_match_exact_float_search(store, tmp_path):
     index.close()
 
 
+def test_copies_are_listed_in_document_order_whatever_the_depth(store, tmp_path):
+    """A file and its copies have the same vectors, so the same score: they come in document
+    order however many results are asked for (the window asks for more than a terminal, and
+    which copy a list names first must be the same on both)."""
+    db, table = store
+    rng = np.random.default_rng(5)
+    others = _unit(rng, 400)
+    _write(db, table, others, 1)
+    copy = _unit(rng, 1)[0]
+    copies = _write(db, table, np.stack([copy] * 6), 1000)
+    index = VectorIndex(db.cursor, table, DIM, tmp_path / "scratch")
+    query = copy + 0.05 * _unit(rng, 1)[0]
+    query /= np.linalg.norm(query)
+    for k in (1, 2, 3, 6, 10, 50, 200):
+        found = [h.doc_id for h in index.search(query, k) if h.doc_id in copies]
+        assert found == copies[: min(k, len(copies))], k
+    index.close()
+
+
 def test_follows_inserts_deletes_and_a_wider_range(store, tmp_path):
     db, table = store
     rng = np.random.default_rng(4)

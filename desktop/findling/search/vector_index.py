@@ -362,8 +362,11 @@ class VectorIndex:
         return rows.replace(slots=np.arange(len(rows.slots), dtype=np.int64))
 
     def _exact(self, rows: _Rows, picked: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Cosines to a millionth: a matrix product gives the same row a last bit that varies with
+        its place among the rows read, and a file and its copy (the same vectors) must score alike
+        in every search and in every candidate's evidence."""
         scores: np.ndarray = self._floats.read(rows.slots[picked]) @ query.astype(np.float32).reshape(-1)
-        return scores
+        return np.round(scores, 6)
 
     def search(self, query: np.ndarray, k: int, allowed_doc_ids: np.ndarray | None = None) -> list[VectorHit]:
         """The k best documents by their best chunk's cosine similarity."""
@@ -414,7 +417,9 @@ class VectorIndex:
         exact = self._exact(rows, picked, query)
         hits: list[VectorHit] = []
         seen: set[int] = set()
-        for i in np.argsort(-exact, kind="stable"):
+        # equal scores (a file and its copy) in document order, however many candidates were
+        # read: which copy is listed must not depend on the result limit
+        for i in np.lexsort((rows.doc_ids[picked], -exact)):
             row = int(picked[i])
             doc = int(rows.doc_ids[row])
             if doc in seen:
