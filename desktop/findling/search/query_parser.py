@@ -24,6 +24,7 @@ SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("rust OR go", "either word"),
     ("pg", "also its synonyms: sets of words, one per line, in synonyms.txt beside settings.toml"),
     ("instal*", "words that begin so: install, installer, installation"),
+    ("parseKnownArgs  x86_64", "an identifier is one word; where no file holds it whole, its words (parse_known_args)"),
     ("ext:md  ext:pdf", "only these file types (type: works too)"),
     ("path:notes", "the path contains this text"),
     ("author:lovelace  title:budget  name:draft", "the author, the title, the file name contains this text"),
