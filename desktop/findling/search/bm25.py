@@ -124,6 +124,11 @@ def _group_idf(terms: list[str], ids: Mapping[str, tuple[int, int]], n_docs: int
     return idf_of(max((ids[t][1] for t in terms if t in ids), default=0), n_docs)
 
 
+def _and(conditions: Sequence[str]) -> str:
+    """SQL conditions to append to a WHERE clause."""
+    return "".join(f" AND {c}" for c in conditions)
+
+
 def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
     """SQL conditions and parameters for the filters, values always as parameters."""
     clauses: list[str] = []
@@ -156,7 +161,7 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
     if filters.before is not None:
         clauses.append(f"{alias}.mtime < ?")
         params.append(filters.before)
-    return "".join(f" AND {c}" for c in clauses), params
+    return _and(clauses), params
 
 
 @dataclass(frozen=True)
@@ -222,9 +227,11 @@ class Bm25Lane:
         is one entry): what a document lacks, said in the query's own words. With `language`,
         the terms a document of that language is matched by (analyzer.terms_in)."""
         words: dict[str, list[str]] = {}
-        for group in self._word_groups(parsed):
+        groups = self._word_groups(parsed)
+        apart = _apart(groups)
+        for group in groups:
             known = words.setdefault(group.label, [])
-            terms = group.terms if language is None else terms_in(group.terms, dict(group.apart), language)
+            terms = group.terms if language is None else terms_in(group.terms, apart, language)
             known.extend(t for t in terms if t not in known)
         return list(words.items())
 
@@ -423,9 +430,8 @@ class Bm25Lane:
         if not plan.term_masks or sum(plan.group_idf) <= 0 or plan.sentence:
             return {}
         terms = ", ".join(str(int(t)) for t in plan.term_masks)
-        in_language = "".join(f" AND {c}" for c in plan.in_language)
         sql = f"""SELECT doc_id, term_id FROM title_postings
-                  WHERE term_id IN ({terms}) AND doc_id IN {id_list(doc_ids)}{in_language}"""
+                  WHERE term_id IN ({terms}) AND doc_id IN {id_list(doc_ids)}{_and(plan.in_language)}"""
         masks: dict[int, int] = {}
         for doc_id, term_id in cur.execute(sql).fetchall():
             masks[int(doc_id)] = masks.get(int(doc_id), 0) | plan.term_masks[int(term_id)]
@@ -442,12 +448,11 @@ class Bm25Lane:
         keep = list(dict.fromkeys(doc_ids))
         if plan.excluded_ids:
             excluded = ", ".join(str(int(i)) for i in plan.excluded_ids)
-            in_language = "".join(f" AND {c}" for c in plan.excluded_in_language)
             holding = {
                 int(r[0])
                 for r in cur.execute(
                     f"""SELECT DISTINCT doc_id FROM postings
-                        WHERE term_id IN ({excluded}) AND doc_id IN {id_list(keep)}{in_language}"""
+                        WHERE term_id IN ({excluded}) AND doc_id IN {id_list(keep)}{_and(plan.excluded_in_language)}"""
                 ).fetchall()
             }
             keep = [d for d in keep if d not in holding]
@@ -503,8 +508,9 @@ class Bm25Lane:
             conditions.append(f"doc_id IN (SELECT d.id FROM documents d WHERE true{where})")
         if plan.excluded_ids:
             ex = ", ".join(str(int(i)) for i in plan.excluded_ids)
-            holding = " AND ".join([f"term_id IN ({ex})", *plan.excluded_in_language])
-            conditions.append(f"doc_id NOT IN (SELECT doc_id FROM postings WHERE {holding})")
+            conditions.append(
+                f"doc_id NOT IN (SELECT doc_id FROM postings WHERE term_id IN ({ex}){_and(plan.excluded_in_language)})"
+            )
         # nothing but the words (in their languages) constrains the match: no filter, exclusion or `only`
         plain = self.prune and len(conditions) == 1 and not plan.required
         conditions.extend(plan.in_language)
@@ -560,7 +566,7 @@ class Bm25Lane:
         common term could, those hold the top; the others are only counted."""
         ids = sorted(plan.term_masks)
         common = _dominant(plan) if plain else None
-        lang = "".join(f" AND {c}" for c in plan.in_language)
+        lang = _and(plan.in_language)
         if plain and len(ids) == 1:
             (term,) = ids
             mask = plan.term_masks[term]
