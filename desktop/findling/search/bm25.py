@@ -217,11 +217,6 @@ class Bm25Lane:
         languages = list(self._corpus_stats(cur)[2]) if languages is None else languages
         return _identifiers_by_parts(cur, word_groups(parsed, languages, self._synonyms()), languages)
 
-    def terms_of(self, parsed: ParsedQuery) -> list[str]:
-        """The query's words as index terms, as the lane matches them: what a result from
-        another lane is highlighted with."""
-        return list(dict.fromkeys(t for group in self._word_groups(parsed) for t in group.terms))
-
     def query_words(self, parsed: ParsedQuery, language: str | None = None) -> list[tuple[str, list[str]]]:
         """The query's words as the lane matches them, each with its analysed terms (`a OR b`
         is one entry): what a document lacks, said in the query's own words. With `language`,
