@@ -296,3 +296,25 @@ def test_an_identifier_no_document_holds_whole_is_matched_by_its_words(engine, t
     assert {result.hits[0].snippet[h.start : h.end] for h in result.hits[0].highlights} >= {"parse_known_args"}
     answer = engine.why_not(SearchRequest("parseKnownArgs", SearchMode.KEYWORD), docs / "cli.py")
     assert answer.reason == "shown"
+
+
+def test_a_phrase_is_matched_in_each_document_s_language(engine, tmp_path):
+    """A quoted phrase was analysed in the first of the index's languages: with one German page
+    beside English ones ("de" sorts before "en"), "running shoes" was looked for as German
+    stems and found nothing. Each document is matched by the phrase in its own language, and
+    so are NEAR, an excluded phrase, and what another lane's documents must obey."""
+    from findling.search.query_parser import parse_query
+
+    docs = tmp_path / "docs"
+    write(docs / "katzen.txt", GERMAN * 3)
+    write(docs / "shoes.md", "# Shoes\n\nThe best running shoes for long distances are light. " + FILLER)
+    write(docs / "other.md", "# Other\n\nShoes for running are not the same as hiking boots. " + FILLER)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    assert engine._bm25._corpus_stats(engine._db.cursor())[2][0] == "de"  # the first language
+    assert _names(engine, '"running shoes"')[0] == ["shoes.md"]
+    assert _names(engine, '"Hund liegt"')[0] == ["katzen.txt"]
+    assert sorted(_names(engine, "running NEAR shoes")[0]) == ["other.md", "shoes.md"]
+    assert _names(engine, 'shoes -"running shoes"')[0] == ["other.md"]
+    paths = {os.path.basename(p): d for d, p in engine.document_paths().items()}
+    assert engine._bm25.satisfying(parse_query('"running shoes"'), list(paths.values())) == {paths["shoes.md"]}

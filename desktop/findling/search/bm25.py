@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import duckdb
@@ -28,6 +29,7 @@ from findling.search.relevance import GIANT_FROM, HUB_FLOOR, HUB_FROM, HUB_TO, N
 from findling.store.db import id_list
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import (
+    DEFAULT_LANGUAGE,
     fold,
     identifier_parts,
     is_stopword,
@@ -70,10 +72,11 @@ class _Plan:
     dfs: dict[int, int]  # term id -> document frequency
     required: int
     excluded_ids: tuple[int, ...]
-    phrases: tuple[tuple[str, ...], ...]  # analysed phrase term sequences
+    # each quoted phrase's words as written, analysed in each document's own language (_phrase_in)
+    phrases: tuple[tuple[str, ...], ...]
     excluded_phrases: tuple[tuple[str, ...], ...]
     terms: tuple[str, ...]
-    nears: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (other words allowed between, the terms)
+    nears: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (other words allowed between, the words)
     group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
     # each term's weight in the BM25 sum: its group's idf, times how often a long query repeats it
     term_idf: dict[int, float] = field(default_factory=dict)
@@ -283,9 +286,8 @@ class Bm25Lane:
                 if len(groups) < MAX_GROUPS:
                     phrase_bits |= 1 << len(groups)
                 groups.append((list(group.terms), False))
-        phrases = tuple(tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.phrases)
-        phrases = tuple(p for p in phrases if p)
-        nears = _near_sets(parsed, languages)
+        phrases = tuple(phrase for phrase in parsed.phrases if _phrase_in(phrase, DEFAULT_LANGUAGE))
+        nears = tuple((window, words) for window, words in parsed.near if len(_near_in(words, DEFAULT_LANGUAGE)) > 1)
         groups = groups[:MAX_GROUPS]
         all_stop = all(stop for _, stop in groups)
         excluded_terms = [t for w in parsed.excluded_words for t in query_terms(w, languages)]
@@ -305,9 +307,6 @@ class Bm25Lane:
                     term_id = ids[term][0]
                     term_masks[term_id] = term_masks.get(term_id, 0) | (1 << bit)
         required = _required(match, every, phrase_bits, _whole_words(compounds, term_masks))
-        excluded_phrases = tuple(
-            tuple(t for w in phrase for t in _first_terms(w, languages)) for phrase in parsed.excluded_phrases
-        )
         qtf += [1.0] * (len(groups) - len(qtf))  # phrase groups
         group_idf = tuple(_group_idf(terms, ids, n_docs) * weight for (terms, _), weight in zip(groups, qtf))
         term_idf: dict[int, float] = {}
@@ -321,7 +320,7 @@ class Bm25Lane:
             required=required,
             excluded_ids=tuple(ids[t][0] for t in excluded_terms if t in ids),
             phrases=phrases,
-            excluded_phrases=tuple(p for p in excluded_phrases if p),
+            excluded_phrases=tuple(p for p in parsed.excluded_phrases if _phrase_in(p, DEFAULT_LANGUAGE)),
             nears=nears,
             terms=tuple(sorted(t for terms, _ in groups for t in terms)),
             group_idf=group_idf,
@@ -451,8 +450,12 @@ class Bm25Lane:
                 ).fetchall()
             }
             keep = [d for d in keep if d not in holding]
-        if (plan.phrases or plan.nears) and keep:
-            words = {t for phrase in plan.phrases for t in phrase} | {t for _, terms in plan.nears for t in terms}
+        # the terms every language of the index makes of the words: each document holds those
+        languages = list(self._corpus_stats(cur)[2])
+        written = [w for phrase in (*plan.phrases, *(words for _, words in plan.nears)) for w in phrase]
+        apart = stemmed_apart(written, languages)
+        words = {t for w in written for t in query_terms(w, languages) if t not in apart}
+        if words and keep:
             ids = _lookup(cur, words)
             if len(ids) < len(words):
                 return set()  # a phrase word no document holds
@@ -922,12 +925,15 @@ def word_groups(
     if not all(g.stop for g in groups):
         groups = [g for g in groups if not g.stop]
     for phrase in (*parsed.phrases, *(words for _, words in parsed.near)):  # every word of both is required
-        seen: set[str] = set()
+        seen: set[tuple[str, ...]] = set()
         for word in phrase:
-            for term in _first_terms(word, languages):
-                if term not in seen:
-                    seen.add(term)
-                    groups.append(WordGroup(word, (term,), False, phrase=True))
+            apart = stemmed_apart([word], languages)
+            for options in query_token_terms(word, languages):
+                token = tuple(options)
+                if token not in seen:
+                    seen.add(token)
+                    only = tuple((t, apart[t]) for t in token if t in apart)
+                    groups.append(WordGroup(word, token, False, phrase=True, apart=only))
     return groups
 
 
@@ -976,9 +982,16 @@ def _with_prefixes(
     return [(replaced(terms), stop) for terms, stop in groups], known
 
 
-def _first_terms(word: str, languages: list[str]) -> list[str]:
-    """Phrase words analysed with the first language: a phrase is matched token by token."""
-    return term_sequence(word, languages[0] if languages else "en")
+@lru_cache(maxsize=4096)
+def _phrase_in(words: tuple[str, ...], language: str) -> tuple[str, ...]:
+    """A phrase's terms in a document of `language`, token by token: a page in English is matched
+    by the English stems of "running shoes", a German one by the German."""
+    return tuple(t for w in words for t in term_sequence(w, language or DEFAULT_LANGUAGE))
+
+
+def _near_in(words: tuple[str, ...], language: str) -> tuple[str, ...]:
+    """A proximity set's distinct terms in a document of `language` (_phrase_in)."""
+    return tuple(dict.fromkeys(_phrase_in(words, language)))
 
 
 def _lookup(cur: duckdb.DuckDBPyConnection, terms: set[str]) -> dict[str, tuple[int, int]]:
@@ -1000,16 +1013,6 @@ def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
         if term == first and tuple(sequence[i : i + n]) == phrase:
             return True
     return False
-
-
-def _near_sets(parsed: ParsedQuery, languages: list[str]) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    """Each proximity set as the terms it is matched with (a set of one term is no constraint)."""
-    found = []
-    for window, words in parsed.near:
-        terms = tuple(dict.fromkeys(t for w in words for t in _first_terms(w, languages)))
-        if len(terms) > 1:
-            found.append((window, terms))
-    return tuple(found)
 
 
 def _near(sequence: list[str], terms: tuple[str, ...], between: int) -> bool:
@@ -1050,14 +1053,19 @@ def _check_phrases(
                SELECT c.doc_id, c.text, d.language, c.ordinal FROM chunks c JOIN documents d ON d.id = c.doc_id
                WHERE c.doc_id IN {id_list(ids)} ORDER BY 1, 4"""
         ).fetchall():
-            texts.setdefault(doc_id, []).append((text or "", language or "en"))
+            texts.setdefault(doc_id, []).append((text or "", language or ""))
         for row in part:
             chunks = texts.get(int(row[0]), [])
-            sequences = [term_sequence(text, lang) for text, lang in chunks]
+            sequences = [(term_sequence(text, lang or DEFAULT_LANGUAGE), lang) for text, lang in chunks]
             if (
-                all(any(_contains(seq, p) for seq in sequences) for p in plan.phrases)
-                and all(any(_near(seq, terms, window) for seq in sequences) for window, terms in plan.nears)
-                and not any(any(_contains(seq, p) for seq in sequences) for p in plan.excluded_phrases)
+                all(any(_contains(seq, _phrase_in(p, lang)) for seq, lang in sequences) for p in plan.phrases)
+                and all(
+                    any(_near(seq, _near_in(words, lang), window) for seq, lang in sequences)
+                    for window, words in plan.nears
+                )
+                and not any(
+                    any(_contains(seq, _phrase_in(p, lang)) for seq, lang in sequences) for p in plan.excluded_phrases
+                )
             ):
                 kept.append(row)
                 if len(kept) >= limit:
