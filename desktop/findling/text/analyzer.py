@@ -63,7 +63,7 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
         cache = _local.stemmers = {}
     stemmer = cache.get(language)
     if stemmer is None:
-        stemmer = cache[language] = Stemmer.Stemmer(STEMMERS.get(language, "english"), 50000)
+        stemmer = cache[language] = Stemmer.Stemmer(stemmer_of(language), 50000)
     return stemmer
 
 
