@@ -48,8 +48,8 @@ from findling.search.relevance import as_shown, newer_first_among_equals, relati
 from findling.search.results import (
     RankedEntry,
     as_listed,
-    copy_of,
     distinct_count,
+    listed_groups,
     present,
     rebuilt_offsets,
     symbol_terms,
@@ -648,13 +648,10 @@ class Engine:
         the ids of the copies it names. Reads each document's hash and signature only, not its
         text."""
         keys = copy_keys(self._db.cursor(), [e.doc_id for e in entries])
-        rows: list[tuple[RankedEntry, list[int]]] = []
-        for entry, of in zip(entries, copy_of([keys.get(e.doc_id, CopyKey()) for e in entries])):
-            if of is None:
-                rows.append((entry, []))
-            else:
-                rows[of[0]][1].append(entry.doc_id)
-        return [(entry, tuple(copies)) for entry, copies in rows]
+        return [
+            (entries[place], tuple(entries[p].doc_id for p, _ in named))
+            for place, named in listed_groups([keys.get(e.doc_id, CopyKey()) for e in entries])
+        ]
 
     def _passages(self, ids: list[int]) -> dict[int, tuple[str, list[tuple[int, int, str]]]]:
         """Documents' (language, chunks), for the keyword lane's nearness."""

@@ -18,13 +18,14 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from findling.engine import Engine
 from findling.errors import FindlingError
 from findling.records import IndexReport, Lane, RerankerMode, SearchMode, SearchRequest
+from findling.search.results import RankedEntry
 from findling.settings import Settings
 
 MODES = ("bm25", "vector", "hybrid", "hybrid+rerank", "full")
@@ -199,6 +200,14 @@ class Ranking:
 Runner = Callable[[str], Ranking]
 
 
+def _listed(
+    engine: Engine, entries: Sequence[RankedEntry], notes: tuple[str, ...], stages: dict[str, tuple[str, str]]
+) -> Ranking:
+    """A ranking as the list a person sees: a copy once, in the row of the first of its copies."""
+    rows = engine.listed_with_copies(entries)
+    return Ranking([(e.doc_id, *copies) for e, copies in rows], [e.score for e, _ in rows], notes, stages)
+
+
 def _runner(engine: Engine, mode: str) -> Runner:
     """The mode as a function from query text to ranked doc ids (top 100). `bm25` is the
     product's keyword search, exactly as `findling search` ranks (its match mode from the
@@ -210,9 +219,8 @@ def _runner(engine: Engine, mode: str) -> Runner:
 
         def keywords(text: str) -> Ranking:
             ranked, relaxed = engine.rank_keywords(SearchRequest(text, SearchMode.KEYWORD, limit=100))
-            rows = engine.listed_with_copies(ranked)
             notes = ("relaxed to some of the words",) if relaxed else ()
-            return Ranking([(e.doc_id, *copies) for e, copies in rows], [e.score for e, _ in rows], notes, {})
+            return _listed(engine, ranked, notes, {})
 
         return keywords
     runs: dict[str, tuple[tuple[Lane, ...], bool, RerankerMode | None]] = {
@@ -225,9 +233,8 @@ def _runner(engine: Engine, mode: str) -> Runner:
 
     def run(text: str) -> Ranking:
         result = engine.rank(text, 100, lanes, expand, rerank)
-        rows = engine.listed_with_copies(result.entries)
         stages: dict[str, tuple[str, str]] = {s.name: (s.status, s.reason) for s in result.explain.stages}
-        return Ranking([(e.doc_id, *copies) for e, copies in rows], [e.score for e, _ in rows], result.notes, stages)
+        return _listed(engine, result.entries, result.notes, stages)
 
     return run
 

@@ -209,6 +209,19 @@ def copy_of(keys: Sequence[CopyKey]) -> list[tuple[int, bool] | None]:
     return out
 
 
+def listed_groups(keys: Sequence[CopyKey]) -> list[tuple[int, list[tuple[int, bool]]]]:
+    """A list's documents as it shows them, by their copy keys in the list's order (copy_of):
+    each that stands for itself (its place in `keys`), with the places of the copies it names
+    and whether their bytes are the same."""
+    groups: list[tuple[int, list[tuple[int, bool]]]] = []
+    for place, of in enumerate(copy_of(keys)):
+        if of is None:
+            groups.append((place, []))
+        else:
+            groups[of[0]][1].append((place, of[1]))
+    return groups
+
+
 def distinct_count(hits: Sequence[Hit]) -> int:
     """How many results a list of these hits shows once copies are listed under their first."""
     return sum(of is None for of in copy_of([h.copy_key for h in hits]))
@@ -238,13 +251,13 @@ def collapse_copies(hits: Sequence[Hit]) -> list[Hit]:
     with a corrected typo or the same page saved twice, or the same text in another format,
     a manual's page beside its source)."""
     out: list[Hit] = []
-    for hit, of in zip(hits, copy_of([h.copy_key for h in hits])):
-        if of is None:
-            out.append(hit)
-        elif of[1]:
-            out[of[0]] = replace(out[of[0]], copies=(*out[of[0]].copies, hit.path))
-        else:
-            out[of[0]] = replace(out[of[0]], near_copies=(*out[of[0]].near_copies, hit.path))
+    for place, named in listed_groups([h.copy_key for h in hits]):
+        hit = hits[place]
+        if named:
+            same = tuple(hits[p].path for p, same_bytes in named if same_bytes)
+            near = tuple(hits[p].path for p, same_bytes in named if not same_bytes)
+            hit = replace(hit, copies=(*hit.copies, *same), near_copies=(*hit.near_copies, *near))
+        out.append(hit)
     return out
 
 
