@@ -193,18 +193,28 @@ GERMAN = (
 )
 
 
+def _languages_indexed(engine, docs, files: dict[str, str]) -> tuple[str, ...]:
+    """`files` (name: text) written into `docs` and indexed for keyword search: the languages
+    the index then holds."""
+    for name, text in files.items():
+        write(docs / name, text)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    return engine._bm25._corpus_stats(engine._db.cursor())[2]
+
+
 def test_a_split_word_s_parts_are_each_needed_in_an_index_of_several_languages(engine, tmp_path):
     """With a German page beside English ones, each part of "beta-catenin" still counts on its
     own: a page with only "beta" holds half the word, not all of it, and when no page holds
     both, the result says that no document has every word."""
     docs = tmp_path / "docs"
-    write(docs / "katzen.txt", GERMAN * 3)
-    write(docs / "full.txt", "Beta-catenin signalling drives the tumour. " + FILLER)
-    write(docs / "beta.txt", "Beta blockers lower the heart rate in the tumour ward. " + FILLER)
-    write(docs / "catenin.txt", "Catenin levels rose in the tumour cells. " + FILLER)
-    engine.add_source(docs)
-    engine.index(embed=False)
-    assert len(engine._bm25._corpus_stats(engine._db.cursor())[2]) > 1  # the index holds two languages
+    files = {
+        "katzen.txt": GERMAN * 3,
+        "full.txt": "Beta-catenin signalling drives the tumour. " + FILLER,
+        "beta.txt": "Beta blockers lower the heart rate in the tumour ward. " + FILLER,
+        "catenin.txt": "Catenin levels rose in the tumour cells. " + FILLER,
+    }
+    assert len(_languages_indexed(engine, docs, files)) > 1
     names, result = _names(engine, "beta-catenin tumour")
     assert names[0] == "full.txt" and not result.relaxed
     (docs / "full.txt").unlink()
@@ -224,14 +234,12 @@ def test_a_word_s_stems_in_a_rarer_language_weigh_as_the_word_does(engine, tmp_p
     "code" in Portuguese), which no other page holds. Each stem weighed by its own rarity made
     that page outrank every English page that answers (the Python docs' table of audit events,
     read as Portuguese, came first for six questions); a group's terms weigh as its commonest."""
-    docs = tmp_path / "docs"
-    write(docs / "tabela.txt", PORTUGUESE * 3 + "code file")
-    write(docs / "answer.txt", "How to read a file of source code: open the code file and read it. " + FILLER)
-    for i in range(8):
-        write(docs / f"other{i}.txt", f"Note {i}: some code here, a file there. " + FILLER)
-    engine.add_source(docs)
-    engine.index(embed=False)
-    assert len(engine._bm25._corpus_stats(engine._db.cursor())[2]) > 1  # the index holds two languages
+    files = {
+        "tabela.txt": PORTUGUESE * 3 + "code file",
+        "answer.txt": "How to read a file of source code: open the code file and read it. " + FILLER,
+    }
+    files |= {f"other{i}.txt": f"Note {i}: some code here, a file there. " + FILLER for i in range(8)}
+    assert len(_languages_indexed(engine, tmp_path / "docs", files)) > 1
     names, _ = _names(engine, "code file")
     assert names[0] == "answer.txt" and "tabela.txt" in names  # still found, by its words
 
@@ -248,13 +256,13 @@ def test_a_stem_only_another_language_makes_matches_that_language_s_documents_on
     read as French: its results for "cookies" were all about cooking). The French stem matches
     the French page; the English pages match by their own stem."""
     docs = tmp_path / "docs"
-    write(docs / "recettes.txt", FRENCH * 3 + "Des cookies au chocolat pour le goûter.")
-    write(docs / "cookies.txt", "Cookies and biscuits: smaller cookies lead to eating less. " + FILLER)
-    write(docs / "cooking.txt", "Cooking vegetables at home: how cooking changes their nutrients. " + FILLER)
-    write(docs / "recipes.txt", "Recipes for cooking at home, and the cookies we bake. " + FILLER)
-    engine.add_source(docs)
-    engine.index(embed=False)
-    assert len(engine._bm25._corpus_stats(engine._db.cursor())[2]) > 1  # the index holds two languages
+    files = {
+        "recettes.txt": FRENCH * 3 + "Des cookies au chocolat pour le goûter.",
+        "cookies.txt": "Cookies and biscuits: smaller cookies lead to eating less. " + FILLER,
+        "cooking.txt": "Cooking vegetables at home: how cooking changes their nutrients. " + FILLER,
+        "recipes.txt": "Recipes for cooking at home, and the cookies we bake. " + FILLER,
+    }
+    assert len(_languages_indexed(engine, docs, files)) > 1
     for match in ("most", "any", "all"):
         names, _ = _names(engine, "cookies", match)
         assert sorted(names) == ["cookies.txt", "recettes.txt", "recipes.txt"], match
@@ -305,13 +313,12 @@ def test_a_phrase_is_matched_in_each_document_s_language(engine, tmp_path):
     so are NEAR, an excluded phrase, and what another lane's documents must obey."""
     from findling.search.query_parser import parse_query
 
-    docs = tmp_path / "docs"
-    write(docs / "katzen.txt", GERMAN * 3)
-    write(docs / "shoes.md", "# Shoes\n\nThe best running shoes for long distances are light. " + FILLER)
-    write(docs / "other.md", "# Other\n\nShoes for running are not the same as hiking boots. " + FILLER)
-    engine.add_source(docs)
-    engine.index(embed=False)
-    assert engine._bm25._corpus_stats(engine._db.cursor())[2][0] == "de"  # the first language
+    files = {
+        "katzen.txt": GERMAN * 3,
+        "shoes.md": "# Shoes\n\nThe best running shoes for long distances are light. " + FILLER,
+        "other.md": "# Other\n\nShoes for running are not the same as hiking boots. " + FILLER,
+    }
+    assert _languages_indexed(engine, tmp_path / "docs", files)[0] == "de"  # the first language
     assert _names(engine, '"running shoes"')[0] == ["shoes.md"]
     assert _names(engine, '"Hund liegt"')[0] == ["katzen.txt"]
     assert sorted(_names(engine, "running NEAR shoes")[0]) == ["other.md", "shoes.md"]
