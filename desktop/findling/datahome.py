@@ -8,6 +8,7 @@ import os
 import sys
 
 APP = "findling"
+INDEX_FILE = "findling.duckdb"  # the index itself, in the data home
 
 
 def data_home_text(override: str | os.PathLike[str] | None = None) -> str:

@@ -17,13 +17,26 @@ import json
 import os
 import select
 import socket
+import stat
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from findling.server.wire import HANDSHAKE_S, RECORD, Channel, answer_caller, call_owner, read_record
+from findling.server.wire import (
+    HANDSHAKE_S,
+    MAX_MESSAGE,
+    RECORD,
+    RECORDS,
+    Channel,
+    answer_caller,
+    call_owner,
+    decoded,
+    encoded,
+    index_identity,
+    read_record,
+)
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Listener
@@ -36,40 +49,54 @@ BACKLOG = 256  # a burst of agents' calls queues here instead of being refused (
 _SUN_PATH_MAX = 100  # sockaddr_un holds 104–108 bytes, depending on the system
 __all__ = ["HANDSHAKE_S", "RECORD", "EndpointServer", "Peer", "address", "connect"]
 
-Peer = Channel  # what a handler is given; on Windows a multiprocessing Connection, which reads alike
+Peer = Channel  # what a handler is given; on Windows a PipeChannel, which reads alike
 
 
-def _private_folder(folder: Path) -> Path:
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = folder.lstat()
-    if info.st_uid != os.getuid() or not folder.is_dir() or folder.is_symlink():
-        raise PermissionError(f"{folder} belongs to someone else; set XDG_RUNTIME_DIR to a private folder")
+def _private_folder(folder: Path) -> Path | None:
+    """`folder`, made or found as this user's own and closed to others; None when it is not to be
+    had (another user made it first, it is a link, it cannot be made)."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.lstat()
+    except OSError:
+        return None
+    if info.st_uid != os.getuid() or not stat.S_ISDIR(info.st_mode):
+        return None
     if info.st_mode & 0o077:
         folder.chmod(0o700)
     return folder
 
 
-def _socket_folder() -> Path:
-    """A folder only this user can enter, for the socket: the session's runtime folder when
-    there is one, else a per-user folder in the temporary folder (short enough for a socket path)."""
+def _socket_folder() -> tuple[Path, bool]:
+    """A folder only this user can enter, for the socket, and whether it is this process's own
+    (removed at close): the session's runtime folder when there is one, else a per-user folder in
+    the temporary folder (short enough for a socket path), else, where another user made that
+    one first, a fresh folder of this process's."""
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and os.path.isdir(base) and len(base) < _SUN_PATH_MAX - 40:
-        return _private_folder(Path(base) / "findling")
+        found = _private_folder(Path(base) / "findling")
+        if found is not None:
+            return found, False
     import tempfile
 
     temporary = tempfile.gettempdir()
     if len(temporary) >= _SUN_PATH_MAX - 40:
         temporary = "/tmp"
-    return _private_folder(Path(temporary) / f"findling-{os.getuid()}")
+    found = _private_folder(Path(temporary) / f"findling-{os.getuid()}")
+    if found is not None:
+        return found, False
+    return Path(tempfile.mkdtemp(prefix=f"findling-{os.getuid()}-", dir=temporary)), True  # made 0700
 
 
-def _new_address() -> str:
+def _new_address() -> tuple[str, Path | None]:
+    """A new address to listen at, and the folder made for it alone (None: a shared one)."""
     import secrets
 
     name = secrets.token_hex(8)
     if _WINDOWS:
-        return rf"\\.\pipe\findling-{name}"
-    return str(_socket_folder() / f"{name}.sock")
+        return rf"\\.\pipe\findling-{name}", None
+    folder, own = _socket_folder()
+    return str(folder / f"{name}.sock"), folder if own else None
 
 
 def _record_path(home: Path) -> Path:
@@ -81,7 +108,8 @@ def _write_record(home: Path, address: str, key: bytes) -> None:
     temporary = path.with_name(f"{path.name}.{os.getpid()}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        os.write(fd, json.dumps({"address": address, "key": key.hex(), "pid": os.getpid()}).encode())
+        record = {"address": address, "key": key.hex(), "pid": os.getpid(), "index": index_identity(str(home))}
+        os.write(fd, json.dumps(record).encode())
     finally:
         os.close(fd)
     os.replace(temporary, path)
@@ -105,10 +133,38 @@ def connect(home: Path, timeout: float = HANDSHAKE_S) -> Channel | None:
         from multiprocessing.connection import Client
 
         try:
-            return Client(where, family="AF_PIPE", authkey=key)  # type: ignore[return-value]
+            return PipeChannel(Client(where, family="AF_PIPE", authkey=key))  # type: ignore[return-value]
         except (OSError, EOFError, AuthenticationError):
             return None
     return call_owner(where, key, timeout=timeout)
+
+
+class PipeChannel:
+    """Windows: a named pipe's Connection speaking the same bounded records as a Channel (its own
+    send and recv would pickle)."""
+
+    codec = RECORDS
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+
+    def send(self, message: Any) -> None:
+        self._connection.send_bytes(encoded(message, RECORDS))
+
+    def recv(self) -> Any:
+        return decoded(self._connection.recv_bytes(MAX_MESSAGE), RECORDS)
+
+    def poll(self, timeout: float | None = 0.0) -> bool:
+        return bool(self._connection.poll(timeout))
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> PipeChannel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 Handler = Callable[[Peer], None]
@@ -124,7 +180,7 @@ class EndpointServer:
         import secrets
 
         self._key = secrets.token_bytes(32)
-        self._address = _new_address()
+        self._address, self._own_folder = _new_address()
         self._closed = threading.Event()
         self._lock = threading.Lock()
         self._peers: set[threading.Thread] = set()
@@ -213,7 +269,7 @@ class EndpointServer:
                 return None
         except (OSError, EOFError, AuthenticationError):
             return None
-        return accepted
+        return PipeChannel(accepted)  # type: ignore[return-value]
 
     def wait_for_peers(self, timeout: float) -> None:
         """Let the connections being served send their answers (after `close`): a process that
@@ -238,6 +294,8 @@ class EndpointServer:
             os.close(self._wake_w)
             try:
                 os.unlink(self._address)
+                if self._own_folder is not None:
+                    self._own_folder.rmdir()
             except OSError:
                 pass
         elif self._listener is not None:

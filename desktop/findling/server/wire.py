@@ -5,10 +5,12 @@ On Unix the owner listens on a socket in a private folder. A connection carries 
 4-byte length and its bytes. Before any message both sides prove they know the key, in one round
 trip: the caller sends a nonce; the owner answers with its own nonce and a MAC over both; the caller
 checks it and sends its MAC (labelled differently, so neither proof can be played back as the other),
-followed at once by its request. A connection speaks pickle (every engine call, for Findling's own
-processes) or JSON (the thin `findling search`, which then needs neither pickle nor the engine's
-records); the caller chooses in its first bytes. Windows uses multiprocessing's named pipes and their
-own challenge (see endpoint.py); this module then only reads the record.
+followed at once by its request. A connection speaks records (every engine call: codec.py's JSON
+of Findling's records, errors and plain values, never pickle) or plain JSON (the thin `findling
+search`, which then needs none of the engine's records); the caller chooses in its first bytes.
+Every message is bounded (MAX_MESSAGE), and so is the record: a small regular file of this user,
+naming the very index file beside it. Windows uses multiprocessing's named pipes and their own
+challenge (see endpoint.py), with the same messages.
 
 This is the thin client's path: it imports the socket and json and nothing of multiprocessing."""
 
@@ -17,7 +19,10 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import sys
+
+from findling.datahome import INDEX_FILE
 
 # The built-in modules hashlib and hmac use, without loading OpenSSL through them (2 ms of a thin call).
 try:
@@ -35,9 +40,10 @@ RECORD = "owner.endpoint"
 HANDSHAKE_S = 5.0  # connect and the proofs, either side; a peer that says nothing for this long is dropped
 NONCE = 32
 _MAC = 32
-PICKLE, JSON = b"P", b"J"
+RECORDS, JSON = b"R", b"J"
 _HEADER = 4
-_MAX_MESSAGE = (1 << 32) - 1
+MAX_MESSAGE = 256 << 20  # a whole document of max_text_mb, escaped, with room to spare
+_MAX_RECORD = 4096
 _HANDSHAKE_BYTES = 1 + NONCE + _MAC  # the longest message before a peer is proven
 _CALLER_LABEL = b"findling caller"
 _OWNER_LABEL = b"findling owner"
@@ -52,27 +58,50 @@ def mac(key: bytes, label: bytes, *parts: bytes) -> bytes:
     return blake2b(label + b"".join(parts), key=key, digest_size=_MAC).digest()
 
 
-def read_record(home: str) -> tuple[str, bytes] | None:
-    """(address, key) of the owner of the index in `home`, or None when no owner ever wrote one
-    (or the record cannot be read)."""
+def index_identity(home: str) -> list[int] | None:
+    """(device, inode) of the index file in `home`: what an owner's record names, so a copied data
+    folder (`cp -a`) is not sent to the original's owner, which would answer for another index."""
     try:
-        with open(os.path.join(home, RECORD), encoding="utf-8") as f:
-            record = json.load(f)
-        return str(record["address"]), bytes.fromhex(record["key"])
-    except (OSError, ValueError, KeyError, TypeError):
+        info = os.stat(os.path.join(home, INDEX_FILE))
+    except OSError:
         return None
+    return [info.st_dev, info.st_ino]
+
+
+def read_record(home: str) -> tuple[str, bytes] | None:
+    """(address, key) of the owner of the index in `home`, or None when no owner ever wrote one, or
+    the record is not to be trusted: not a small regular file of this user (a FIFO would hang the
+    reading, a link to /dev/zero fill memory), not naming this very index file."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(os.path.join(home, RECORD), flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        if not stat.S_ISREG(info.st_mode) or not mine or info.st_size > _MAX_RECORD:
+            return None
+        record = json.loads(os.read(fd, _MAX_RECORD + 1)[:_MAX_RECORD])
+        if record.get("index") != index_identity(home):
+            return None
+        return str(record["address"]), bytes.fromhex(record["key"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    finally:
+        os.close(fd)
 
 
 class Channel:
-    """A connected Unix socket carrying whole messages, pickled or as JSON, with the socket's own
-    timeout (bounded during the handshake, none after); a peer that leaves shows as EOFError."""
+    """A connected Unix socket carrying whole messages, as records or plain JSON, with the socket's
+    own timeout (bounded during the handshake, none after); a peer that leaves shows as EOFError."""
 
-    def __init__(self, sock: socket.socket, codec: bytes = PICKLE) -> None:
+    def __init__(self, sock: socket.socket, codec: bytes = RECORDS) -> None:
         self._sock = sock
         self.codec = codec
 
     def send_bytes(self, data: bytes) -> None:
-        if len(data) > _MAX_MESSAGE:
+        if len(data) > MAX_MESSAGE:
             raise ValueError(f"a message of {len(data)} bytes is too long to send")
         header = len(data).to_bytes(_HEADER, "big")
         if len(data) < 65_536:
@@ -81,7 +110,7 @@ class Channel:
             self._sock.sendall(header)
             self._sock.sendall(data)
 
-    def recv_bytes(self, limit: int = _MAX_MESSAGE) -> bytes:
+    def recv_bytes(self, limit: int = MAX_MESSAGE) -> bytes:
         """The next message; one longer than `limit` bytes ends the connection (the handshake's
         messages are short: an unproven peer cannot make the owner hold gigabytes)."""
         size = int.from_bytes(self._exactly(_HEADER), "big")
@@ -101,20 +130,10 @@ class Channel:
         return buffer
 
     def send(self, message: Any) -> None:
-        if self.codec == JSON:
-            self.send_bytes(json.dumps(message, ensure_ascii=False).encode())
-        else:
-            import pickle
-
-            self.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+        self.send_bytes(encoded(message, self.codec))
 
     def recv(self) -> Any:
-        data = self.recv_bytes()
-        if self.codec == JSON:
-            return json.loads(data)
-        import pickle
-
-        return pickle.loads(data)
+        return decoded(self.recv_bytes(), self.codec)
 
     def poll(self, timeout: float | None = 0.0) -> bool:
         """True when a message (or the peer's leaving) is ready to read within `timeout` seconds."""
@@ -133,7 +152,28 @@ class Channel:
         self.close()
 
 
-def call_owner(where: str, key: bytes, codec: bytes = PICKLE, timeout: float = HANDSHAKE_S) -> Channel | None:
+def encoded(message: Any, codec: bytes) -> bytes:
+    if codec == JSON:
+        return json.dumps(message, ensure_ascii=False).encode()
+    from findling.server.codec import dumps
+
+    return dumps(message)
+
+
+def decoded(data: bytes, codec: bytes) -> Any:
+    """A message read back. Bytes that are not one break the connection (an OSError), as a peer
+    that left would: the caller asks again or says the owner is gone, never a traceback."""
+    try:
+        if codec == JSON:
+            return json.loads(data)
+        from findling.server.codec import loads
+
+        return loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise OSError(f"the other Findling process sent what is not a message: {exc}") from None
+
+
+def call_owner(where: str, key: bytes, codec: bytes = RECORDS, timeout: float = HANDSHAKE_S) -> Channel | None:
     """A channel to the owner listening at `where`, proven both ways; None when no owner answers
     in time or it does not hold the key (a stale socket from a process that died is just refused)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -163,7 +203,7 @@ def answer_caller(sock: socket.socket, key: bytes, timeout: float = HANDSHAKE_S)
         sock.settimeout(timeout)
         hello = channel.recv_bytes(limit=_HANDSHAKE_BYTES)
         codec, theirs = hello[:1], hello[1:]
-        if codec not in (PICKLE, JSON) or len(theirs) != NONCE:
+        if codec not in (RECORDS, JSON) or len(theirs) != NONCE:
             return None
         channel.codec = codec
         mine = os.urandom(NONCE)
