@@ -28,10 +28,7 @@ def _archive(files: dict[str, bytes], filters=None, password=None, header_encryp
 
 def _read(data: bytes, limit: int = 1 << 30) -> dict[str, tuple[bytes | None, str]]:
     entries, streams = read_7z(data)
-    return {
-        e.name: (content, why)
-        for e, content, why in members_7z(data, entries, streams, {e.name for e in entries}, limit)
-    }
+    return {e.name: (content, why) for e, content, why in members_7z(data, entries, streams, set(entries), limit)}
 
 
 ARCHIVES: dict[bool, bytes] = {}

@@ -59,8 +59,11 @@ def _member(name: str, content: bytes, depth: int, ocr: PageReader | None, mtime
         return "a kind Findling does not read"
     except ExtractionError as exc:
         return SubDocument(name, None, str(exc), mtime, size, digest)
-    except (MemoryError, RecursionError):
-        raise
+    except MemoryError:  # a member that asks for more than there is (the worker's limit still holds
+        # the file: a process truly out of memory is stopped by it, not here)
+        return SubDocument(name, None, "not enough memory to read it", mtime, size, digest)
+    except RecursionError:
+        return SubDocument(name, None, "nested too deeply to be read", mtime, size, digest)
     except Exception as exc:  # a parser's bug on one member: that member fails, not its file
         return SubDocument(name, None, f"extraction failed: {type(exc).__name__}: {exc}", mtime, size, digest)
     return SubDocument(name, inner, "", mtime, size, digest)

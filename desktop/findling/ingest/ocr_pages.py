@@ -21,6 +21,7 @@ MAX_PIXELS = 60_000_000
 # and a 10,000-pixel scan held as floats would take a worker's memory.
 MAX_SIDE = 4096
 PDF_DPI = 150  # scanned pages are rendered at this resolution: body text is 20+ pixels high
+MIN_DPI = 36  # a page too large to render at this within MAX_SIDE is skipped: its text would be specks
 OCR_SECONDS = 20.0  # OCR's budget for one file: about 8 scanned pages on one core
 
 _readers: dict[tuple[str, str], Any] = {}  # one TextReader per worker process, made on first use
@@ -42,10 +43,22 @@ class PageReader:
     seconds: float
     pages: int = 0  # whose words OCR read
     left_out: int = 0  # not read: the time budget was spent
+    too_large: list[str] = field(default_factory=list)  # pages or pictures skipped for their size
     _deadline: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
         self._deadline = time.monotonic() + self.seconds
+
+    def has_time(self) -> bool:
+        """Whether the budget allows one more page; counted as left out when not. Asked before a
+        page is rendered: rendering 100 blank A0 pages took longer than the file's whole time."""
+        if time.monotonic() > self._deadline:
+            self.left_out += 1
+            return False
+        return True
+
+    def skip(self, what: str) -> None:
+        self.too_large.append(what)
 
     def read(self, rgb: np.ndarray) -> str | None:
         """The page's lines, or None when the budget is spent."""
@@ -60,9 +73,17 @@ class PageReader:
         return text
 
     def note(self) -> tuple[str, ...]:
-        if not self.left_out:
-            return ()
-        return (f"{self.left_out} scanned pages were not read: OCR's {self.seconds:g} s budget for one file was spent",)
+        notes = []
+        if self.left_out:
+            notes.append(
+                f"{self.left_out} scanned pages were not read: OCR's {self.seconds:g} s budget for one file was spent"
+            )
+        if self.too_large:
+            shown = ", ".join(self.too_large[:5]) + (
+                f" and {len(self.too_large) - 5} more" if len(self.too_large) > 5 else ""
+            )
+            notes.append(f"too large to read by OCR: {shown}")
+        return tuple(notes)
 
 
 def decode_picture(data: bytes) -> np.ndarray:

@@ -14,10 +14,11 @@ from findling.ingest.chunk import chunk_text, code_spans
 from findling.ingest.code_symbols import find_symbols
 from findling.ingest.extract import NotRead, NotText, extract
 from findling.ingest.extractors import Extracted, content_hash
+from findling.ingest.extractors.bundles import member_name
 from findling.ingest.formats import extension_of, kind_of
 from findling.ingest.ocr_pages import OCR_SECONDS, PageReader
 from findling.ingest.scan import special_kind
-from findling.pathnames import member_path, readable_name
+from findling.pathnames import MEMBER_SEPARATOR, member_path, readable_name
 from findling.records import CodeSymbol, DocumentRow, DocumentStatus
 from findling.text.analyzer import identifier_term, iter_tokens, term_counts, title_terms
 from findling.text.language import detect_language
@@ -196,28 +197,34 @@ def _defined_names(symbols: tuple[CodeSymbol, ...], language: str) -> frozenset[
     return frozenset(out)
 
 
-def _members(task: PrepareTask, extracted: Extracted, container: str, mtime: float) -> Iterator[DocumentRow]:
+def _members(
+    task: PrepareTask, extracted: Extracted, container: str, mtime: float, taken: set[str] | None = None
+) -> Iterator[DocumentRow]:
     """The documents inside a file (an archive's members, and theirs), each analysed as a file
-    is, under its address (`bundle.zip › docs/inner.md`)."""
-    taken: set[str] = set()
+    is, under its address (`bundle.zip › docs/inner.md`): one address, one document, across
+    every depth of the file (`taken`)."""
+    taken = set() if taken is None else taken
     for sub in extracted.members:
-        path = member_path(container, sub.name)
+        # a name is one step of an address: it cannot spell a nested one (a member literally
+        # named `a.zip › x.md` beside an `a.zip` holding `x.md`), nor hold controls or bidi marks
+        name = member_name(sub.name).replace(MEMBER_SEPARATOR, " > ")
+        path = member_path(container, name)
         copy = 1
         while path in taken:  # a zip may hold two members of one name, a message two attachments
             copy += 1
-            path = member_path(container, f"{sub.name} ({copy})")
+            path = member_path(container, f"{name} ({copy})")
         taken.add(path)
         when = sub.mtime or mtime
         if sub.extracted is None:
             yield _failed(path, sub.size, when, sub.digest or None, sub.error)
             continue
-        inner = replace(task, path=path, kind_path=sub.name)
+        inner = replace(task, path=path, kind_path=name)
         try:
-            yield _analyse(inner, sub.extracted, sub.size, when, sub.digest, PurePosixPath(sub.name).name)
+            yield _analyse(inner, sub.extracted, sub.size, when, sub.digest, PurePosixPath(name).name)
         except Exception as exc:  # one member, one failure: its archive and the rest are kept
             yield _failed(path, sub.size, when, sub.digest, f"analysis failed: {type(exc).__name__}: {exc}")
             continue
-        yield from _members(task, sub.extracted, path, when)
+        yield from _members(task, sub.extracted, path, when, taken)
 
 
 def _analyse(

@@ -127,7 +127,7 @@ def _7z_members(data: bytes, budget: _Budget) -> Iterator[Member]:
     if len(entries) > MAX_MEMBERS:
         budget.notes.append(f"only the first {MAX_MEMBERS:,} members were read")
         entries = entries[:MAX_MEMBERS]
-    wanted = {e.name for e in entries if budget.take(e.size, e.name)}
+    wanted = {e for e in entries if budget.take(e.size, e.name)}  # each entry: names repeat
     for entry, content, why in members_7z(data, entries, streams, wanted, MAX_UNPACKED):
         if content is not None or why:
             yield Member(member_name(entry.name), content, why, entry.mtime)

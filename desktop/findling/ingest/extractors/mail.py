@@ -29,6 +29,11 @@ MessageDocument = Callable[[str, Parsed, float], SubDocument]
 MAX_MESSAGES = 20_000
 MAX_ATTACHMENTS = 100  # per message
 MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024
+# CPython's header parser takes time quadratic in a header's length (a 60 KB From: of words took
+# seconds, and a mailbox with one timed out whole): a header, with its folded lines, is read to
+# this many bytes (RFC 5322 asks for lines of at most 998), the rest left out.
+MAX_HEADER_BYTES = 4096
+_HEADER_LINE = re.compile(rb"^[!-9;-~]+:")
 _MBOX_SEPARATOR = re.compile(rb"^From [^\n]*\n", re.MULTILINE)
 _QUOTED_FROM = re.compile(rb"^>(>*From )", re.MULTILINE)
 
@@ -104,8 +109,38 @@ def _attachment(part: EmailMessage) -> tuple[str, bytes | None]:
     return part.get_filename() or "", payload if isinstance(payload, bytes) else None
 
 
+def bounded_headers(data: bytes) -> bytes:
+    """The message with each header cut at MAX_HEADER_BYTES: the message's own headers, and those
+    of its parts (the lines after a `--boundary` line up to the blank line), where they are."""
+    if len(data) < MAX_HEADER_BYTES:
+        return data
+    out: list[bytes] = []
+    in_headers, length = True, 0
+    for line in data.splitlines(keepends=True):
+        if in_headers and not line.strip():
+            in_headers = False
+        elif not in_headers and line.startswith(b"--"):
+            in_headers, length = True, 0
+            out.append(line)
+            continue
+        elif in_headers:
+            if _HEADER_LINE.match(line):
+                length = 0
+            elif not line[:1].isspace():  # not a header after all: a body that follows a "--" line
+                in_headers = False
+            if in_headers:
+                if length >= MAX_HEADER_BYTES:
+                    continue
+                if length + len(line) > MAX_HEADER_BYTES:
+                    ending = line[len(line.rstrip(b"\r\n")) :]
+                    line = line[: MAX_HEADER_BYTES - length].rstrip(b"\r\n") + ending
+                length += len(line)
+        out.append(line)
+    return b"".join(out)
+
+
 def _parse(data: bytes) -> EmailMessage:
-    message = BytesParser(policy=email.policy.default).parsebytes(data)
+    message = BytesParser(policy=email.policy.default).parsebytes(bounded_headers(data))
     assert isinstance(message, EmailMessage)
     return message
 
@@ -119,6 +154,8 @@ def extract_eml(data: bytes, read_attachment: ReadAttachment) -> Parsed:
         subject, text, attached = _message(message, read_attachment, notes)
     except (ValueError, TypeError, IndexError, LookupError) as exc:
         raise ExtractionError(f"cannot read the message: {exc}") from exc
+    except RecursionError:
+        raise ExtractionError("the message's parts nest too deeply to be read") from None
     return Parsed(text, subject, tuple(dict.fromkeys(notes)), author=_header(message, "from"), members=tuple(attached))
 
 
@@ -158,6 +195,9 @@ def extract_mbox(data: bytes, read_attachment: ReadAttachment, as_document: Mess
             subject, text, attached = _message(message, read_attachment, notes)
         except (ValueError, TypeError, IndexError, LookupError):
             notes.append("a message that could not be read was left out")
+            continue
+        except RecursionError:  # parts nested thousands deep: that message alone is left out
+            notes.append(f"message {number}'s parts nest too deeply: left out")
             continue
         sender = _header(message, "from")
         name = _address(number, subject)

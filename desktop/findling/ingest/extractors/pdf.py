@@ -68,12 +68,27 @@ def page_starts(pages: list[str]) -> tuple[int, ...]:
     return tuple(starts)
 
 
-def _scanned(page: pdfium.PdfPage, ocr: PageReader) -> str:
-    """The words of a page that has no text layer (a scan), read from its picture; "" when
-    the OCR budget is spent."""
-    from findling.ingest.ocr_pages import PDF_DPI
+def ocr_scale(width_pt: float, height_pt: float) -> float | None:
+    """The scale a scanned page is rendered at for OCR: PDF_DPI, or less where a side would pass
+    MAX_SIDE pixels; None for a page so large that its text would be too small to read there (a
+    14,400 pt poster: rendered whole at 150 DPI it took 2.7 GB)."""
+    from findling.ingest.ocr_pages import MAX_SIDE, MIN_DPI, PDF_DPI
 
-    bitmap = page.render(scale=PDF_DPI / 72, rev_byteorder=True, grayscale=False)
+    longest = max(width_pt, height_pt, 1.0)
+    scale = min(PDF_DPI / 72, MAX_SIDE / longest)
+    return scale if scale >= MIN_DPI / 72 else None
+
+
+def _scanned(page: pdfium.PdfPage, number: int, ocr: PageReader) -> str:
+    """The words of a page that has no text layer (a scan), read from its picture; "" when the
+    OCR budget is spent (checked before the page is rendered) or the page is too large."""
+    if not ocr.has_time():
+        return ""
+    scale = ocr_scale(page.get_width(), page.get_height())
+    if scale is None:
+        ocr.skip(f"page {number}")
+        return ""
+    bitmap = page.render(scale=scale, rev_byteorder=True, grayscale=False)
     try:
         rgb = bitmap.to_numpy()[:, :, :3]
     finally:
@@ -119,7 +134,7 @@ def extract_pdf(data: bytes, max_chars: int = 64 * _MB, ocr: PageReader | None =
                     # NULs are dropped here, not later, so that the page offsets stay true
                     text = textpage.get_text_range().replace("\r\n", "\n").replace("\r", "\n")
                     if ocr is not None and len(text.strip()) < _SCANNED_BELOW:
-                        text = _scanned(page, ocr) or text
+                        text = _scanned(page, index + 1, ocr) or text
                     pages.append(text.replace("\x00", ""))
                     size += len(pages[-1])
                 finally:

@@ -126,6 +126,7 @@ class _Reader:
         return value
 
     def bits(self, count: int) -> list[bool]:
+        self.need((count + 7) // 8)
         out: list[bool] = []
         while len(out) < count:
             byte = self.byte()
@@ -134,10 +135,23 @@ class _Reader:
 
     def defined(self, count: int) -> list[bool]:
         """An "all defined" byte, else a bit vector."""
-        return [True] * count if self.byte() else self.bits(count)
+        if self.byte():
+            if count > _MAX_ITEMS:
+                raise SevenZipError(f"the 7-Zip header declares {count:,} items (damaged, or hostile)")
+            return [True] * count
+        return self.bits(count)
 
     def skip_digests(self, count: int) -> None:
-        self.take(4 * sum(self.defined(count)))
+        """Skip `count` CRCs: counted, not listed (an all-defined list of 10^10 was built before)."""
+        if self.byte():
+            self.take(4 * count)
+        else:
+            self.take(4 * sum(self.bits(count)))
+
+    def need(self, count: int) -> None:
+        """The header holds `count` more bytes: checked before anything is built from a count."""
+        if count < 0 or self.pos + count > len(self.data):
+            raise SevenZipError("the 7-Zip header ends early (damaged archive)")
 
 
 def _read_folder(r: _Reader) -> _Folder:
@@ -202,6 +216,8 @@ def _substreams(r: _Reader, streams: _Streams) -> None:
     if kind == _NUM_UNPACK_STREAM:
         for folder in streams.folders:
             folder.substreams = r.count()
+        if sum(f.substreams for f in streams.folders) > _MAX_ITEMS:  # each is bounded, not their sum
+            raise SevenZipError("the 7-Zip header declares too many streams (damaged, or hostile)")
         kind = r.byte()
     sizes = []
     for folder in streams.folders:
@@ -239,24 +255,31 @@ def _read_streams(r: _Reader) -> _Streams:
     return streams
 
 
-def _lzma_filter(coder: _Coder) -> dict[str, int] | None:
-    """The coder as a filter of the standard library's lzma, or None."""
+def _lzma_filter(coder: _Coder, limit: int = 0xFFFFFFFF) -> dict[str, int] | None:
+    """The coder as a filter of the standard library's lzma, or None. Its dictionary is no larger
+    than the `limit` bytes unpacked (no match reaches further back than the output so far), as
+    7-Zip's own decoder allocates: a 151-byte member claiming a 4 GiB dictionary failed its whole
+    archive with "not enough memory"."""
     if coder.method == _LZMA2 and len(coder.properties) >= 1:
         bits = coder.properties[0] & 0x3F
         dict_size = 0xFFFFFFFF if bits >= 40 else (2 | (bits & 1)) << (bits // 2 + 11)
-        return {"id": lzma.FILTER_LZMA2, "dict_size": dict_size}
+        return {"id": lzma.FILTER_LZMA2, "dict_size": _dictionary(dict_size, limit)}
     if coder.method == _LZMA and len(coder.properties) >= 5:
         d = coder.properties[0]
         if d >= 9 * 5 * 5:
             return None
         lc, lp, pb = d % 9, (d // 9) % 5, d // 45
         dict_size = int.from_bytes(coder.properties[1:5], "little")
-        return {"id": lzma.FILTER_LZMA1, "lc": lc, "lp": lp, "pb": pb, "dict_size": max(4096, dict_size)}
+        return {"id": lzma.FILTER_LZMA1, "lc": lc, "lp": lp, "pb": pb, "dict_size": _dictionary(dict_size, limit)}
     if coder.method == _DELTA:
         return {"id": lzma.FILTER_DELTA, "dist": (coder.properties[0] if coder.properties else 0) + 1}
     if coder.method in _BRANCH_FILTERS:
         return {"id": _BRANCH_FILTERS[coder.method]}
     return None
+
+
+def _dictionary(declared: int, limit: int) -> int:
+    return max(4096, min(declared, limit))
 
 
 def method_name(coder: _Coder) -> str:
@@ -280,7 +303,7 @@ def _unpack_folder(folder: _Folder, packed: bytes, limit: int) -> bytes:
         except (OSError, ValueError, zlib.error) as exc:
             raise SevenZipError(f"a stream of the 7-Zip archive is damaged: {exc}") from exc
         return bytes(out)
-    filters = [f for c in chain if (f := _lzma_filter(c)) is not None]
+    filters = [f for c in chain if (f := _lzma_filter(c, limit)) is not None]
     if len(filters) != len(chain) or filters[-1]["id"] not in (lzma.FILTER_LZMA1, lzma.FILTER_LZMA2):
         raise _Unsupported(", ".join(method_name(c) for c in coders))
     try:
@@ -455,22 +478,27 @@ def read_7z(data: bytes) -> tuple[list[Entry], _Streams]:
     return [], streams
 
 
+@dataclass
+class _Left:
+    bytes: int  # what the archive may still unpack
+
+
 def _folder_members(
-    data: bytes, pack: tuple[int, int], folder: _Folder, inside: list[Entry], wanted: set[str], limit: int
+    data: bytes, pack: tuple[int, int], folder: _Folder, inside: list[Entry], wanted: set[Entry], left: _Left
 ) -> Iterator[tuple[Entry, bytes | None, str]]:
-    empty = [e for e in inside if e.size == 0 and e.name in wanted]
+    empty = [e for e in inside if e.size == 0 and e in wanted]
     yield from ((e, b"", "") for e in empty)  # nothing to unpack, whatever its folder's method
-    inside = [e for e in inside if not (e.size == 0 and e.name in wanted)]
-    if not any(e.name in wanted for e in inside):  # nothing wanted from it: it is not unpacked
+    inside = [e for e in inside if not (e.size == 0 and e in wanted)]
+    if not any(e in wanted for e in inside):  # nothing wanted from it: it is not unpacked
         yield from ((e, None, "") for e in inside)
         return
-    reach = max(e.offset + e.size for e in inside if e.name in wanted)
+    reach = max(e.offset + e.size for e in inside if e in wanted)
     start, end = pack
     if end > len(data):
         yield from ((e, None, "cut short: not read") for e in inside)
         return
     try:
-        out = _unpack_folder(folder, data[start:end], min(reach, limit))
+        out = _unpack_folder(folder, data[start:end], min(reach, left.bytes))
     except _Encrypted:
         yield from ((e, None, "encrypted: not read") for e in inside)
         return
@@ -480,8 +508,9 @@ def _folder_members(
     except SevenZipError as exc:
         yield from ((e, None, f"could not be read: {exc}") for e in inside)
         return
+    left.bytes -= len(out)
     for e in inside:
-        if e.name not in wanted:
+        if e not in wanted:
             yield e, None, ""
         elif e.offset + e.size > len(out):
             yield e, None, "cut short: not read"
@@ -490,19 +519,20 @@ def _folder_members(
 
 
 def members_7z(
-    data: bytes, entries: list[Entry], streams: _Streams, wanted: set[str], limit: int
+    data: bytes, entries: list[Entry], streams: _Streams, wanted: set[Entry], limit: int
 ) -> Iterator[tuple[Entry, bytes | None, str]]:
     """(entry, its bytes or None, why not) for each of `entries` (from read_7z): folders are
-    unpacked one at a time, each only as far as the wanted members in it reach, never past
-    `limit` bytes."""
+    unpacked one at a time, each only as far as the wanted members in it reach, all of them
+    together never past `limit` bytes (what lies before a wanted member counts too)."""
     starts = [32 + streams.pack_pos]
     for size in streams.pack_sizes:
         starts.append(starts[-1] + size)
+    left = _Left(limit)
     by_folder: dict[int, list[Entry]] = {}
     for entry in entries:
         by_folder.setdefault(entry.folder, []).append(entry)
     for entry in by_folder.pop(-1, []):
-        yield entry, b"" if entry.name in wanted else None, ""
+        yield entry, b"" if entry in wanted else None, ""
     pack = 0
     for index, folder in enumerate(streams.folders):
         first, pack = pack, pack + len(folder.packed)
@@ -511,4 +541,4 @@ def members_7z(
         if first + 1 >= len(starts):
             yield from ((e, None, "cut short: not read") for e in by_folder[index])
             continue
-        yield from _folder_members(data, (starts[first], starts[first + 1]), folder, by_folder[index], wanted, limit)
+        yield from _folder_members(data, (starts[first], starts[first + 1]), folder, by_folder[index], wanted, left)
