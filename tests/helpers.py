@@ -176,3 +176,12 @@ def record_statements(engine: Any) -> list[str]:
     real = engine._db.cursor
     engine._db.cursor = lambda: RecordingCursor(real(), statements)
     return statements
+
+
+def stand_in_documents(tx, ids) -> None:
+    """Document rows for `ids`, for store tests that write vectors alone: vectors are stored only
+    for documents the index holds."""
+    tx.executemany(
+        "INSERT INTO documents (id, source_id, path, ext, size, mtime, status) VALUES (?, 1, ?, 'txt', 0, 0, 'ok')",
+        [(int(i), f"/stand-in/{int(i)}.txt") for i in ids],
+    )

@@ -202,6 +202,10 @@ def _run_index(engine, embed: bool = True) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
+        if args.repair:
+            found = engine.check_index()
+            removed = engine.repair_index()
+            print(f"repaired: {'; '.join(found) or 'nothing was wrong'} ({removed:,} documents taken out)")
         return _run_index(engine)
 
 
@@ -283,7 +287,7 @@ def cmd_multi_get(args: argparse.Namespace) -> int:
     else:
         for piece in found.documents:
             print(f"==> #{piece.docid} {printable(piece.path)} <==")
-            print(piece.text.rstrip("\n"))
+            print(printable(piece.text, one_line=False).rstrip("\n"))
             print()
         for ref, why in found.left_out:
             print(f"left out: {printable(ref)}: {printable(why)}", file=sys.stderr)
@@ -602,6 +606,12 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("index", help="bring the index up to date with the folders")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="first mend what `findling doctor` finds wrong in the index (documents of removed folders, "
+        "duplicates), then read again what that took out",
+    )
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="keyword (BM25) search")

@@ -8,6 +8,7 @@ import os
 import re
 
 from findling.errors import QuerySyntaxError
+from findling.pathnames import absolute_address
 
 SHORT = 6  # hex digits shown; longer prefixes of the same hash also name the document
 _FULL = 16
@@ -48,4 +49,4 @@ def absolute_reference(ref: str) -> str:
         return ref
     path, line, count = split_reference(ref)
     suffix = "" if line is None else f":{line}" + ("" if count is None else f":{count}")
-    return os.path.abspath(os.path.expanduser(path)) + suffix
+    return absolute_address(path) + suffix

@@ -16,6 +16,7 @@ from findling.records import Check
 from findling.store.extensions import EXTENSIONS, extension_file, load_extension
 
 EXPECTED_DUCKDB = "1.5.5"
+REPAIR_ADVICE = "Mend it with: findling index --repair"
 
 
 def extension_check(name: str) -> Check:
@@ -57,13 +58,15 @@ def _store_check(home: str | None) -> Check:
     try:
         with IndexHandle.open(home, serve=False) as handle:
             st = handle.status()
+            found = handle.check_index()
             through = "" if handle.role == "owner" else " (asked of the running Findling that holds it)"
-        return Check(
-            "index",
-            True,
+        counts = (
             f"{db}: {st.indexed} documents indexed, {st.failed} failed, {st.skipped} skipped, "
-            f"{st.size_bytes / 1e6:.1f} MB{through}",
+            f"{st.size_bytes / 1e6:.1f} MB{through}"
         )
+        if found:
+            return Check("index", False, f"{counts}; the index is not sound: {'; '.join(found)}. {REPAIR_ADVICE}")
+        return Check("index", True, counts)
     except FindlingError as exc:
         return Check("index", False, str(exc))
 

@@ -15,7 +15,7 @@ from findling.docids import docid, split_reference
 from findling.errors import FindlingError, QuerySyntaxError, SourceError
 from findling.models.manifest import ROLES
 from findling.models.service import ModelService
-from findling.pathnames import MEMBER_SEPARATOR, container_file, display_path
+from findling.pathnames import MEMBER_SEPARATOR, absolute_address, container_file, display_path
 from findling.paths import DB_FILENAME, config_dir, data_home
 from findling.records import (
     CodeSymbol,
@@ -93,6 +93,7 @@ from findling.store.status import (
     language_counts,
     ocr_counts,
     problems,
+    repair_problems,
     totals,
 )
 from findling.store.symbols import symbols_of
@@ -249,8 +250,11 @@ class Engine:
         match = next((s for s in self.sources() if s.path in (resolved, str(path))), None)
         if match is None:
             raise SourceError(f"not an indexed folder: {display_path(resolved)}")
-        ids = source_document_ids(self._db.cursor(), match.id)
         with self._db.transaction() as tx:
+            # read in the transaction: a run indexing this folder commits its batches under the
+            # same lock, so none lands between the reading and the removal, and none after it
+            # (write_documents refuses a removed source)
+            ids = source_document_ids(tx, match.id)
             delete_documents(tx, ids)
             delete_source(tx, match.id)
         self._bm25.invalidate()
@@ -516,7 +520,7 @@ class Engine:
         from findling.ingest.scan import why_left_out
 
         parsed, limit = self._parse(request)
-        target = os.path.abspath(os.fspath(path))
+        target = absolute_address(os.fspath(path))
         name = os.path.basename(target)
 
         def answer(reason: str, summary: str, details: tuple[str, ...] = (), **ranks: int | None) -> WhyNotAnswer:
@@ -821,8 +825,15 @@ class Engine:
         return document_paths(self._db.cursor())
 
     def check_index(self) -> list[str]:
-        """What would make the index lie (duplicates, orphans, counts out of step); empty when sound."""
+        """What would make the index lie (documents of removed folders, duplicates, orphans,
+        counts out of step); empty when sound."""
         return consistency_problems(self._db.cursor())
+
+    def repair_index(self) -> int:
+        with self._index_lock, self._db.transaction() as tx:
+            removed = repair_problems(tx)
+        self._bm25.invalidate()
+        return removed
 
     # -- status -------------------------------------------------------------------------
 

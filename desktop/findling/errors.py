@@ -33,6 +33,11 @@ class SourceError(FindlingError):
     """A folder cannot be added or removed as a source."""
 
 
+class SourceGoneError(SourceError):
+    """A write for a folder that was removed meanwhile (a run still indexing it): refused, so
+    nothing of a removed folder comes back."""
+
+
 class QuerySyntaxError(FindlingError):
     """A query filter has a value Findling cannot read (e.g. a bad date)."""
 

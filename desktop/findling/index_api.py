@@ -43,6 +43,11 @@ class IndexAPI(Protocol):
         """Bring the index up to date with the folders, then (with `embed`) embed what is new."""
         ...
 
+    def repair_index(self) -> int:
+        """Mend what check_index finds (documents of removed folders, duplicates, stray rows); the
+        documents removed. A run of `index` after it reads again what was taken out."""
+        ...
+
     # -- reads ------------------------------------------------------------------------------------
 
     def sources(self) -> list[Source]: ...
@@ -69,6 +74,11 @@ class IndexAPI(Protocol):
 
     def status(self) -> StoreStatus: ...
 
+    def check_index(self) -> list[str]:
+        """What would make the index lie (documents of removed folders, duplicates, orphans,
+        counts out of step); empty when sound."""
+        ...
+
     def semantic_off(self) -> str | None:
         """Why semantic search cannot run now (no embedder, or nothing embedded yet), or None."""
         ...
@@ -78,6 +88,6 @@ class IndexAPI(Protocol):
         ...
 
 
-WRITE_VERBS = frozenset({"add_source", "remove_source", "index"})
+WRITE_VERBS = frozenset({"add_source", "remove_source", "index", "repair_index"})
 VERBS: tuple[str, ...] = tuple(name for name in vars(IndexAPI) if not name.startswith("_"))
 READ_VERBS = frozenset(VERBS) - WRITE_VERBS

@@ -78,6 +78,8 @@ def printable(text: str, one_line: bool = True) -> str:
     text = display_path(text)
     if one_line:
         text = _LINE_BREAKS.sub(" ", text)
+    else:  # a file's lines as they are; a lone CR would return the cursor over what came before
+        text = text.replace("\r\n", "\n")
     text = _CONTROLS.sub("\ufffd", text)
     return _BIDI.sub("", text)
 
@@ -130,3 +132,25 @@ def container_file(path: str) -> str:
             return path[:at]
         at = path.find(MEMBER_SEPARATOR, at + 1)
     return path
+
+
+def absolute_address(path: str, resolve: bool = False) -> str:
+    """A path or a member's address (`a.zip › x.md`) made absolute in this process's folder. The
+    file part is normalised (with `resolve`, its links followed too); what follows a separator
+    is a member's name as written: `names.zip › ../../evil.md` is a member of names.zip, never
+    `/…/evil.md`."""
+    absolute = os.path.realpath if resolve else os.path.abspath
+    expanded = os.path.expanduser(path)
+    at = expanded.find(MEMBER_SEPARATOR)
+    while at != -1:
+        head = absolute(expanded[:at])
+        if os.path.isfile(head):
+            return head + expanded[at:]
+        at = expanded.find(MEMBER_SEPARATOR, at + 1)
+    return absolute(expanded)
+
+
+def folder_filter(value: str) -> str:
+    """A folder a search is kept to, as every face reads it (`--folder`, `folder:` in a query, MCP
+    and HTTP fields, the window): `~` expanded, made absolute in this process's working folder."""
+    return os.path.abspath(os.path.expanduser(value))

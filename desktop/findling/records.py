@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
@@ -10,6 +9,7 @@ from typing import Literal
 
 from findling.dates import parse_date
 from findling.docids import docid
+from findling.pathnames import folder_filter
 
 # The vocabularies that cross layers, spelled once.
 DocumentStatus = Literal["ok", "failed", "skipped"]
@@ -74,7 +74,7 @@ class Filters:
         return cls(
             extensions=tuple(e.lower().lstrip(".") for e in values(ext)),
             path_contains=tuple(p.lower() for p in values(path)),
-            folders=tuple(os.path.abspath(os.path.expanduser(f)) for f in values(folder)),
+            folders=tuple(folder_filter(f) for f in values(folder)),
             after=parse_date(after) if after else None,
             before=parse_date(before) if before else None,
         )

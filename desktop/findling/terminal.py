@@ -103,6 +103,7 @@ def print_slice(piece: dict[str, Any], line_numbers: bool) -> None:
         for number, line in enumerate(text.splitlines(), piece["from_line"]):
             print(f"{number:>{width}}  {printable(line)}")
     else:
+        text = printable(text, one_line=False)
         sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     if sys.stderr.isatty():
         print(

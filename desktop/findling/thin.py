@@ -51,7 +51,9 @@ def _search_flags(
     if options["match"] not in (None, *_MATCHES) or not _limit_read(options):
         return None
     # folders are read in this process's working directory, as the command line reads them
-    options["folder"] = [os.path.abspath(os.path.expanduser(f)) for f in options["folder"]]
+    from findling.pathnames import folder_filter
+
+    options["folder"] = [folder_filter(f) for f in options["folder"]]
     return words
 
 

@@ -18,6 +18,7 @@ from findling.search.vector_index import (
 )
 from findling.store.db import Database
 from findling.store.vectors import delete_vectors, ensure_table, write_vectors
+from tests.helpers import stand_in_documents
 
 DIM = 32
 
@@ -39,6 +40,7 @@ def store(tmp_path):
 def _write(db, table, vectors, first_doc):
     docs = list(range(first_doc, first_doc + len(vectors)))
     with db.transaction() as tx:
+        stand_in_documents(tx, docs)
         write_vectors(tx, table, docs, [0] * len(docs), [(0, 1)] * len(docs), vectors)
     return docs
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from findling.store.db import Database
 from findling.store.vectors import delete_vectors, ensure_table, read_vectors, write_vectors
+from tests.helpers import stand_in_documents
 
 
 def test_batches_hold_every_live_row_once_in_order_across_gaps(tmp_path):
@@ -17,6 +18,7 @@ def test_batches_hold_every_live_row_once_in_order_across_gaps(tmp_path):
     for lo in range(0, 300, 50):
         with db.transaction() as tx:
             docs = list(range(lo, lo + 50))
+            stand_in_documents(tx, docs)
             write_vectors(tx, table, docs, [0] * 50, [(0, 1)] * 50, vectors[lo : lo + 50])
             write_vectors(tx, other, docs, [0] * 50, [(0, 1)] * 50, vectors[lo : lo + 50])
     with db.transaction() as tx:

@@ -12,12 +12,13 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from findling.errors import StoreWriteError
+from findling.errors import SourceGoneError, StoreWriteError
 from findling.ingest.extractors import content_hash
 from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
 from findling.ingest.ocr_pages import OCR_SECONDS
@@ -157,13 +158,15 @@ class Indexer:
         for source in sources:
             if self.cancel.is_set():
                 break
-            plans.append((source, self._plan_source(source, report)))
+            with self._unless_removed(source, report):
+                plans.append((source, self._plan_source(source, report)))
         total = sum(len(jobs) for _, jobs in plans)
         done = 0
         for source, jobs in plans:
             if self.cancel.is_set():
                 break
-            done = self._process(source, jobs, report, done, total)
+            with self._unless_removed(source, report):
+                done = self._process(source, jobs, report, done, total)
         report.cancelled = self.cancel.is_set()
         report.warnings.extend(self.warnings)
         self.progress(IndexProgress("optimizing", done, total))
@@ -223,9 +226,19 @@ class Indexer:
         done = 0
         for source in sources:
             if source.id in by_source:
-                done = self._process(source, by_source[source.id], report, done, total)
+                with self._unless_removed(source, report):
+                    done = self._process(source, by_source[source.id], report, done, total)
         report.seconds = time.perf_counter() - started
         return report
+
+    @contextmanager
+    def _unless_removed(self, source: Source, report: IndexReport) -> Iterator[None]:
+        """The folder was removed while this run read it: its files stop here (the store took
+        none of them after the removal), and the run goes on with the other folders."""
+        try:
+            yield
+        except SourceGoneError:
+            report.warnings.append(f"{display_path(source.path)} was removed while it was indexed: not kept")
 
     # -- planning ---------------------------------------------------------------------
 

@@ -4,16 +4,16 @@ refused, so an agent cannot read arbitrary files through Findling."""
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import duckdb
 
 from findling.docids import docid, docid_prefix, full_docid
 from findling.errors import NotFoundError
-from findling.pathnames import display_path
+from findling.pathnames import absolute_address, display_path
 from findling.records import DocumentSlice, MultiGetResult, Source
 from findling.store.documents import document_paths, document_state, document_text
 from findling.store.sources import owner_of
@@ -35,19 +35,35 @@ def line_slice(text: str, first: int | None, count: int | None) -> tuple[str, in
     return "".join(lines[start - 1 : end]), start, end, total
 
 
+class _Docids:
+    """Every indexed document's full docid, sorted, so that a prefix is found by bisection: read
+    once for a whole multi_get (per reference, 5,000 docids on 1,250 documents took 5.2 s)."""
+
+    def __init__(self, paths: dict[int, str]) -> None:
+        self._sorted = sorted((full_docid(path), doc_id, path) for doc_id, path in paths.items())
+
+    def starting(self, prefix: str) -> list[tuple[int, str]]:
+        at = bisect.bisect_left(self._sorted, (prefix,))
+        found = []
+        while at < len(self._sorted) and self._sorted[at][0].startswith(prefix):
+            found.append(self._sorted[at][1:])
+            at += 1
+        return found
+
+
 class DocumentFetcher:
     def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection], documents: DocumentCache) -> None:
         self._cursor = cursor
         self._documents = documents
 
-    def resolve(self, ref: str, sources: Sequence[Source]) -> int:
-        """The document id a reference names, or a NotFoundError that says why there is none."""
+    def resolve(self, ref: str, sources: Sequence[Source], docids: _Docids | None = None) -> int:
+        """The document id a reference names, or a NotFoundError that says why there is none.
+        `docids`: the index's docids, when many references are resolved at once."""
         cur = self._cursor()
         prefix = docid_prefix(ref)
         looks_like_path = os.sep in ref or "/" in ref or ref.startswith("~")
         if prefix is not None and not looks_like_path:
-            paths = document_paths(cur)
-            found = [(doc_id, path) for doc_id, path in paths.items() if full_docid(path).startswith(prefix)]
+            found = (docids or _Docids(document_paths(cur))).starting(prefix)
             if len(found) == 1:
                 return found[0][0]
             if len(found) > 1:
@@ -59,7 +75,7 @@ class DocumentFetcher:
             raise NotFoundError(
                 f"no document has docid {ref}: a docid is # and 4 to 16 hex digits (0-9, a-f), as results show them"
             )
-        path = str(Path(ref).expanduser().resolve())
+        path = absolute_address(ref, resolve=True)
         if owner_of(sources, path) is None:
             raise NotFoundError(
                 f"{display_path(path)} is not under any indexed folder; Findling serves only documents it has indexed"
@@ -105,6 +121,7 @@ class DocumentFetcher:
         documents: list[DocumentSlice] = []
         left_out: list[tuple[str, str]] = []
         refs = self.expand(patterns)
+        docids = _Docids(document_paths(self._cursor())) if len(refs) > 1 else None
         used = 0
         for at, ref in enumerate(refs):
             if used >= max_bytes:  # the budget is spent: the rest is named, not read
@@ -112,7 +129,7 @@ class DocumentFetcher:
                 left_out += [(r, f"not read: the {max_bytes}-byte budget was spent") for r in rest]
                 break
             try:
-                piece = self.get(self.resolve(ref, sources), None, max_lines)
+                piece = self.get(self.resolve(ref, sources, docids), None, max_lines)
             except NotFoundError as exc:
                 left_out.append((ref, str(exc)))
                 continue

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from findling.dates import parse_date
+from findling.pathnames import folder_filter
 from findling.records import Filters
 
 _ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?(?:~(\d+))?|(\S+))')
@@ -94,7 +95,7 @@ def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:
             filters[_FIELD_FILTERS[key]].append(value if _FIELD_FILTERS[key] == "symbols" else value.lower())
     elif key in ("folder", "in"):
         if value:
-            filters["folders"].append(value)
+            filters["folders"].append(folder_filter(value))
     elif key in ("after", "since"):
         filters["after"].append(parse_date(value))
     elif key in ("before", "until"):

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from findling.docids import absolute_reference
 from findling.errors import FindlingError, StoreLockedError
 from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
+from findling.pathnames import absolute_address
 from findling.paths import data_home
 from findling.records import Filters, IndexProgress, IndexReport, SearchMode, SearchRequest
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, Peer, connect
 from findling.server.payloads import result_json, slice_json, status_json
-from findling.server.wire import PICKLE
+from findling.server.wire import RECORDS
 
 if TYPE_CHECKING:
     from findling.engine import Engine
@@ -45,7 +46,7 @@ class OwnerBusyError(FindlingError):
 
 
 def _path(given: str) -> str:
-    return os.path.abspath(os.path.expanduser(given))
+    return absolute_address(given)
 
 
 # Arguments made absolute in the caller's process: the owner runs in another folder.
@@ -223,7 +224,7 @@ class IndexHandle(_Verbs):
     def _answer(self, conn: Peer) -> None:
         message = conn.recv()
         what = message[0]
-        if getattr(conn, "codec", PICKLE) != PICKLE and what not in ("ping", "payload"):
+        if conn.codec != RECORDS and what not in ("ping", "payload"):
             conn.send(("error", f"{what!r} is not asked in plain values"))  # engine calls carry records
         elif what == "ping":
             conn.send(("pong", self.kind, os.getpid()))

@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 
 from findling.errors import StoreCorruptError, StoreLockedError, StoreReadOnlyError, StoreWriteError
+from findling.paths import keep_private
 from findling.store.schema import migrate
 
 _PID = re.compile(r"PID (\d+)")
@@ -132,7 +133,7 @@ class Database:
         self.read_only = read_only
         if not read_only:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                keep_private(path.parent)
             except OSError as exc:
                 raise StoreReadOnlyError(f"cannot create the data folder {path.parent}: {exc}") from exc
             if not os.access(path.parent, os.W_OK):

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from findling.errors import SourceGoneError
 from findling.pathnames import MEMBER_SEPARATOR, clean_text, display_path, path_bytes, stored_path
 from findling.records import CopyKey, DocumentRow
+from findling.store.batches import registered
 from findling.store.db import id_list, rows_for_ids
 from findling.store.symbols import write_symbols
 from findling.store.vectors import delete_vectors
@@ -208,6 +210,10 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
 
     if not rows:
         return
+    # Inside the writer's transaction: a folder removed since its run began (remove_source
+    # commits under the same lock) takes no more rows, which nothing could remove later.
+    if not cur.execute("SELECT 1 FROM sources WHERE id = ?", [source_id]).fetchall():
+        raise SourceGoneError(f"the folder (source {source_id}) was removed while it was being indexed")
     docs = {
         "id": np.array([r.doc_id for r in rows], dtype=np.int32),
         "path": _strings([display_path(r.path) for r in rows]),
@@ -222,8 +228,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
         "error": _strings([r.error or None for r in rows]),
         "length": np.array([r.length for r in rows], dtype=np.float32),
     }
-    cur.register("batch_docs", docs)
-    try:
+    with registered(cur, "batch_docs", docs):
         cur.execute(
             """INSERT INTO documents (id, source_id, path, ext, size, mtime, hash, title, language, mime,
                                       status, error, length)
@@ -231,8 +236,6 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
                FROM batch_docs""",
             [source_id],
         )
-    finally:
-        cur.unregister("batch_docs")
     _write_raw_paths(cur, [(r.doc_id, r.path) for r in rows])
 
     chunk_doc, chunk_ord, chunk_text, chunk_start, chunk_end, chunk_head = [], [], [], [], [], []
@@ -245,21 +248,16 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
             chunk_end.append(span.end)
             chunk_head.append(span.heading)
     if chunk_doc:
-        cur.register(
-            "batch_chunks",
-            {
-                "doc_id": np.array(chunk_doc, dtype=np.int32),
-                "ordinal": np.array(chunk_ord, dtype=np.int32),
-                "text": _strings(chunk_text),
-                "start_char": np.array(chunk_start, dtype=np.int32),
-                "end_char": np.array(chunk_end, dtype=np.int32),
-                "heading": _strings(chunk_head),
-            },
-        )
-        try:
+        chunks = {
+            "doc_id": np.array(chunk_doc, dtype=np.int32),
+            "ordinal": np.array(chunk_ord, dtype=np.int32),
+            "text": _strings(chunk_text),
+            "start_char": np.array(chunk_start, dtype=np.int32),
+            "end_char": np.array(chunk_end, dtype=np.int32),
+            "heading": _strings(chunk_head),
+        }
+        with registered(cur, "batch_chunks", chunks):
             cur.execute("INSERT INTO chunks SELECT * FROM batch_chunks")
-        finally:
-            cur.unregister("batch_chunks")
 
     _write_properties(cur, rows)
     write_symbols(cur, rows)

@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from findling.records import CodeSymbol, DocumentRow
+from findling.store.batches import registered
 from findling.store.db import id_list
 
 _COLUMNS = "name, qualname, kind, start_char, end_char, line, end_line, signature, doc"
@@ -20,26 +21,21 @@ def write_symbols(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -
     coded = [(r.doc_id, s) for r in rows for s in r.symbols]
     if not coded:
         return
-    cur.register(
-        "batch_symbols",
-        {
-            "doc_id": np.array([d for d, _ in coded], dtype=np.int32),
-            # short strings as fixed-width numpy text: DuckDB reads those faster than object columns
-            "name": np.array([s.name for _, s in coded], dtype=str),
-            "qualname": np.array([s.qualname for _, s in coded], dtype=str),
-            "kind": np.array([s.kind for _, s in coded], dtype=str),
-            "start_char": np.array([s.start for _, s in coded], dtype=np.int32),
-            "end_char": np.array([s.end for _, s in coded], dtype=np.int32),
-            "line": np.array([s.line for _, s in coded], dtype=np.int32),
-            "end_line": np.array([s.end_line for _, s in coded], dtype=np.int32),
-            "signature": np.array([s.signature for _, s in coded], dtype=str),
-            "doc": np.array([s.doc for _, s in coded], dtype=object),
-        },
-    )
-    try:
+    symbols = {
+        "doc_id": np.array([d for d, _ in coded], dtype=np.int32),
+        # short strings as fixed-width numpy text: DuckDB reads those faster than object columns
+        "name": np.array([s.name for _, s in coded], dtype=str),
+        "qualname": np.array([s.qualname for _, s in coded], dtype=str),
+        "kind": np.array([s.kind for _, s in coded], dtype=str),
+        "start_char": np.array([s.start for _, s in coded], dtype=np.int32),
+        "end_char": np.array([s.end for _, s in coded], dtype=np.int32),
+        "line": np.array([s.line for _, s in coded], dtype=np.int32),
+        "end_line": np.array([s.end_line for _, s in coded], dtype=np.int32),
+        "signature": np.array([s.signature for _, s in coded], dtype=str),
+        "doc": np.array([s.doc for _, s in coded], dtype=object),
+    }
+    with registered(cur, "batch_symbols", symbols):
         cur.execute(f"INSERT INTO symbols SELECT doc_id, {_COLUMNS} FROM batch_symbols")
-    finally:
-        cur.unregister("batch_symbols")
 
 
 def _symbol(row: Sequence[Any]) -> CodeSymbol:

@@ -123,6 +123,8 @@ def write_vectors(
                 SELECT r.doc_id, r.ordinal, r.start_char, r.end_char, v.vec::FLOAT[{int(dim)}], nullif(r.hash, 0)
                 FROM batch_rows r
                 JOIN (SELECT row, list(x ORDER BY pos) AS vec FROM batch_values GROUP BY row) v USING (row)
+                -- a document removed while its vectors were computed (its folder removed) gets none
+                SEMI JOIN documents d ON d.id = r.doc_id
                 ORDER BY r.row"""
         )
     finally:
