@@ -49,6 +49,12 @@ def _row(path: str, text: str = "alpha beta", status: str = "ok", error: str = "
 
 def _add(db: Database, source_id: int, *rows: DocumentRow) -> list[int]:
     with db.transaction() as tx:
+        # documents are written for a folder the index holds (a removed one takes none)
+        tx.execute(
+            """INSERT INTO sources (id, path, include, exclude) SELECT ?, ?, [], []
+               WHERE NOT EXISTS (SELECT 1 FROM sources WHERE id = ?)""",
+            [source_id, f"/docs-{source_id}", source_id],
+        )
         ids = allocate_ids(tx, len(rows))
         for row, doc_id in zip(rows, ids):
             row.doc_id = doc_id
