@@ -20,7 +20,7 @@ from findling.ingest.ocr_pages import OCR_SECONDS, PageReader
 from findling.ingest.scan import special_kind
 from findling.pathnames import MEMBER_SEPARATOR, member_path, readable_name
 from findling.records import CodeSymbol, DocumentRow, DocumentStatus
-from findling.text.analyzer import identifier_term, iter_tokens, term_counts, title_terms
+from findling.text.analyzer import identifier_term, iter_tokens, term_counts, term_positions, title_terms
 from findling.text.language import detect_language
 from findling.text.shingles import signature
 
@@ -269,6 +269,7 @@ def _analyse(
         length=float(sum(terms.values())),
         chunks=[(span, text[span.start : span.end]) for span in spans],
         terms=dict(terms),
+        positions=term_positions((title, text) if task.title_weight > 0 else ("", text), language),
         pages=tuple(start for start in extracted.pages if start < len(text)),
         author=extracted.author,
         title_terms=frozenset(title_terms(title, name, language)) | _defined_names(symbols, language),

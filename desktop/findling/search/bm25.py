@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Any
 
 import duckdb
@@ -24,6 +23,10 @@ import duckdb
 from findling.records import Filters
 from findling.search import proximity
 from findling.search.facets import type_extension_sql
+from findling.search.phrases import constraint_sql, near_marks
+from findling.search.phrases import lookup as _lookup
+from findling.search.phrases import near_in as _near_in
+from findling.search.phrases import phrase_in as _phrase_in
 from findling.search.query_parser import ParsedQuery
 from findling.search.relevance import GIANT_FROM, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED, giant_prior
 from findling.store.db import id_list
@@ -44,7 +47,6 @@ from findling.text.synonyms import with_synonyms
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
-_PHRASE_POOL = 2000  # candidates checked for a phrase before giving up
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ class _Plan:
     dfs: dict[int, int]  # term id -> document frequency
     required: int
     excluded_ids: tuple[int, ...]
-    # each quoted phrase's words as written, analysed in each document's own language (_phrase_in)
+    # each quoted phrase's words as written, analysed in each document's own language (phrases.py)
     phrases: tuple[tuple[str, ...], ...]
     excluded_phrases: tuple[tuple[str, ...], ...]
     terms: tuple[str, ...]
@@ -509,11 +511,13 @@ class Bm25Lane:
             conditions.append(
                 f"doc_id NOT IN (SELECT doc_id FROM postings WHERE term_id IN ({ex}){_and(plan.excluded_in_language)})"
             )
+        # phrases and NEAR, decided over the whole index by the word positions: never only among
+        # the first candidates (a phrase said "No results" where its one document ranked 500th)
+        conditions += constraint_sql(cur, plan.phrases, plan.excluded_phrases, plan.nears)
         # nothing but the words (in their languages) constrains the match: no filter, exclusion or `only`
         plain = self.prune and len(conditions) == 1 and not plan.required
         conditions.extend(plan.in_language)
-        needs_check = bool(plan.phrases or plan.nears or plan.excluded_phrases)
-        fetch = min(_PHRASE_POOL, max(limit * 10, 200)) if needs_check else limit
+        fetch = limit
         k1 = float(self.k1)
         if plan.most and sum(plan.group_idf) > 0:
             rows = self._most_rows(cur, plan, idf, conditions, params, avgdl, fetch, plain, giants)
@@ -527,9 +531,6 @@ class Bm25Lane:
             rows = cur.execute(sql, [avgdl, *params, plan.required, plan.required, fetch]).fetchall()
         rows = [(r[0], r[1], r[3], r[2]) for r in rows]  # doc, score, total, mask
         total = rows[0][2] if rows else 0
-        if needs_check:
-            rows = _check_phrases(cur, rows, plan, limit)
-            total = len(rows) if len(rows) < limit else total
         hits = tuple(
             LaneHit(int(r[0]), float(r[1]), i + 1, *_evidence(plan, int(r[3]), float(r[1]), k1))
             for i, r in enumerate(rows[:limit])
@@ -982,30 +983,6 @@ def _with_prefixes(
     return [(replaced(terms), stop) for terms, stop in groups], known
 
 
-@lru_cache(maxsize=4096)
-def _phrase_in(words: tuple[str, ...], language: str) -> tuple[str, ...]:
-    """A phrase's terms in a document of `language`, token by token: a page in English is matched
-    by the English stems of "running shoes", a German one by the German."""
-    return tuple(t for w in words for t in term_sequence(w, language or DEFAULT_LANGUAGE))
-
-
-def _near_in(words: tuple[str, ...], language: str) -> tuple[str, ...]:
-    """A proximity set's distinct terms in a document of `language` (_phrase_in)."""
-    return tuple(dict.fromkeys(_phrase_in(words, language)))
-
-
-def _lookup(cur: duckdb.DuckDBPyConnection, terms: set[str]) -> dict[str, tuple[int, int]]:
-    """term -> (id, df) for the terms that occur in some document."""
-    if not terms:
-        return {}
-    # Literals, not parameters: DuckDB's Python binding converts each parameter (and each
-    # list element) with module lookups that cost more than the query for a pasted
-    # paragraph. Terms are analyser output, word characters only; quotes are doubled anyway.
-    literals = ", ".join("'" + t.replace("'", "''") + "'" for t in sorted(terms))
-    rows = cur.execute(f"SELECT term, id, df FROM terms WHERE term IN ({literals}) AND df > 0").fetchall()
-    return {term: (int(term_id), int(df)) for term, term_id, df in rows}
-
-
 def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
     n = len(phrase)
     first = phrase[0]
@@ -1016,23 +993,9 @@ def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
 
 
 def _near(sequence: list[str], terms: tuple[str, ...], between: int) -> bool:
-    """Whether every term occurs in `sequence` with at most `between` other words among them:
-    the narrowest stretch holding each term once (a sliding window over their positions)."""
+    """Whether every term occurs in `sequence` with at most `between` other words among them."""
     wanted = set(terms)
-    marks = [(i, t) for i, t in enumerate(sequence) if t in wanted]
-    seen: dict[str, int] = {}
-    lo = 0
-    for position, term in marks:
-        seen[term] = seen.get(term, 0) + 1
-        while len(seen) == len(wanted):
-            start, first = marks[lo]
-            if position - start + 1 - len(wanted) <= between:
-                return True
-            seen[first] -= 1
-            if not seen[first]:
-                del seen[first]
-            lo += 1
-    return False
+    return near_marks([(i, t) for i, t in enumerate(sequence) if t in wanted], wanted, between)
 
 
 def _check_phrases(

@@ -123,6 +123,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
                WHERE terms.id = gone.term_id"""
         )
         cur.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM positions WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM pages WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM doc_fields WHERE doc_id IN (SELECT id FROM batch_ids)")
@@ -181,6 +182,35 @@ def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow
             cur.execute("INSERT INTO pages SELECT doc_id, page, start_char FROM batch_pages")
         finally:
             cur.unregister("batch_pages")
+
+
+def _write_positions(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -> None:
+    """Each posting's word positions, as a list beside it. DuckDB scans numpy columns of one value
+    per row only: the positions go in flat, each with its posting's row, and are gathered into
+    lists in SQL (as vectors are)."""
+    import numpy as np
+
+    owners: list[tuple[int, str]] = [(r.doc_id, term) for r in rows for term in r.positions]
+    if not owners:
+        return
+    counts = np.fromiter((len(p) for r in rows for p in r.positions.values()), dtype=np.int64, count=len(owners))
+    flat = np.fromiter(
+        (x for r in rows for p in r.positions.values() for x in p), dtype=np.int32, count=int(counts.sum())
+    )
+    postings: dict[str, np.ndarray] = {
+        "row": np.arange(len(owners), dtype=np.int64),
+        "doc_id": np.array([d for d, _ in owners], dtype=np.int32),
+        "term": _strings([t for _, t in owners]),
+    }
+    places: dict[str, np.ndarray] = {"row": np.repeat(np.arange(len(owners), dtype=np.int64), counts), "pos": flat}
+    with registered(cur, "batch_position_rows", postings), registered(cur, "batch_places", places):
+        cur.execute(
+            """INSERT INTO positions
+               SELECT t.id, r.doc_id, p.pos
+               FROM batch_position_rows r
+               JOIN (SELECT row, list(pos ORDER BY pos) AS pos FROM batch_places GROUP BY row) p USING (row)
+               JOIN terms t ON t.term = r.term"""
+        )
 
 
 def write_title_terms(cur: duckdb.DuckDBPyConnection, fields: Sequence[tuple[int, Sequence[str]]]) -> None:
@@ -299,6 +329,7 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
             )
         finally:
             cur.unregister("batch_postings")
+    _write_positions(cur, rows)
     write_title_terms(cur, [(r.doc_id, sorted(r.title_terms)) for r in rows if r.title_terms])
 
 

@@ -280,6 +280,15 @@ MIGRATIONS: list[Migration] = [
         "UPDATE documents SET size = -1, hash = NULL "
         "WHERE coalesce(language, '') NOT IN ('', 'en', 'ja', 'zh', 'ko', 'th', 'lo', 'km', 'my')",
     ],
+    [
+        # Word positions, one row per posting (search/phrases.py): quoted phrases and NEAR are
+        # matched in every document, not only in the first keyword candidates. Every document
+        # without them is read again by the next `index`; its passages, and so vectors, stay.
+        """CREATE TABLE IF NOT EXISTS positions (
+            term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL, pos INTEGER[] NOT NULL)""",
+        """UPDATE documents SET size = -1, hash = NULL
+            WHERE status = 'ok' AND length > 0 AND id NOT IN (SELECT doc_id FROM positions)""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

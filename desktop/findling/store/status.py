@@ -69,6 +69,7 @@ def language_counts(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
 # (table, its document column) for every table whose rows belong to a document
 _DOCUMENT_ROWS = (
     ("postings", "doc_id"),
+    ("positions", "doc_id"),
     ("chunks", "doc_id"),
     ("pages", "doc_id"),
     ("doc_fields", "doc_id"),

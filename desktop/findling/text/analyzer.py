@@ -309,6 +309,23 @@ def term_sequence(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     return out
 
 
+# Between the title's words and the text's in a document's positions: no phrase or NEAR spans them.
+POSITION_GAP = 1024
+
+
+def term_positions(parts: Sequence[str], language: str = DEFAULT_LANGUAGE) -> dict[str, list[int]]:
+    """Index-side: where each term of `term_sequence` stands in the parts (a title, the text), in
+    order, the parts POSITION_GAP apart: what phrases and NEAR are matched with."""
+    found: dict[str, list[int]] = {}
+    at = 0
+    for part in parts:
+        sequence = term_sequence(part, language)
+        for position, term in enumerate(sequence, at):
+            found.setdefault(term, []).append(position)
+        at += len(sequence) + POSITION_GAP
+    return found
+
+
 def stemmer_of(language: str) -> str:
     """The Snowball stemmer a document of `language` is indexed with (English for a language
     Findling has none for, or none detected)."""
