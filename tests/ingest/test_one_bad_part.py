@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,14 @@ def _message(i: int, subject: str = "", sender: str = "a@example.org") -> str:
 
 def _mbox(messages: list[str]) -> str:
     return "".join(f"From sender@example.org Mon Mar  3 10:00:00 2025\n{m}\n" for m in messages)
+
+
+def _added(docs: Path, home: Path, settings: str) -> Path:
+    """`docs` added through the command line to an index in `home` with these settings."""
+    home.mkdir()
+    (home / "settings.toml").write_text(settings)
+    _run("add", str(docs), home=home)
+    return home
 
 
 def _deep(depth: int) -> str:
@@ -53,10 +62,7 @@ def test_a_header_built_to_be_slow_does_not_cost_its_mailbox(tmp_path):
     slow = "a " * 30_000  # CPython's header parser is quadratic in it: about 10 s alone
     good = [_message(i) for i in range(200)]
     (docs / "box.mbox").write_text(_mbox([*good[:100], _message(999, sender=slow), *good[100:]]))
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "settings.toml").write_text("[index]\nfile_timeout_s = 5\n")
-    _run("add", str(docs), home=home)
+    home = _added(docs, tmp_path / "home", "[index]\nfile_timeout_s = 5\n")
     messages = [h for h in _search(home, "good message", "-n", "300") if "›" in h["path"]]
     assert len(messages) == 201
     assert [h["path"] for h in _search(home, "gnu999")]  # the slow one too, its sender cut short
@@ -86,10 +92,7 @@ def test_a_7z_member_claiming_a_4_gib_dictionary_costs_that_member_alone(tmp_pat
             archive.writestr(f"note{i}.txt", f"wombat note {i}")
         archive.writestr("inner.7z", hostile)
     (docs / "bundle.zip").write_bytes(buffer.getvalue())
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "settings.toml").write_text("[index]\nworker_memory_mb = 1024\n")
-    _run("add", str(docs), home=home)
+    home = _added(docs, tmp_path / "home", "[index]\nworker_memory_mb = 1024\n")
     notes = [h for h in _search(home, "wombat note", "-n", "50") if "note" in h["path"]]
     assert len(notes) == 20
     assert [h["path"] for h in _search(home, "hostile")] == [f"{docs / 'bundle.zip'} › inner.7z › tiny.txt"]
