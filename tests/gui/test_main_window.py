@@ -459,3 +459,24 @@ def test_importing_the_ocr_model_reads_the_pictures_and_removing_it_asks(qtbot, 
     dialog.table.selectRow(row)
     dialog.remove_selected()
     assert "Words in pictures and scans are no longer read" in asked[0]
+
+
+def _offered(window, paths, actions):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    event = QDropEvent(QPointF(10, 10), actions, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    event.setDropAction(Qt.DropAction.MoveAction if actions & Qt.DropAction.MoveAction else event.dropAction())
+    window.dropEvent(event)
+    return event
+
+
+def test_a_drop_offered_as_move_is_taken_as_copy_and_a_move_only_drop_is_refused(qtbot, window, docs):
+    """A file manager that honours Move would take the user's folder away once the window said it
+    moved it: Findling takes Copy (or Link), never Move."""
+    write(docs / "kept.md", "the folder stays where it is")
+    refused = _offered(window, [docs], Qt.DropAction.MoveAction)
+    assert not refused.isAccepted() and window.sources_model.rowCount() == 0
+    taken = _offered(window, [docs], Qt.DropAction.MoveAction | Qt.DropAction.CopyAction)
+    assert taken.isAccepted() and taken.dropAction() == Qt.DropAction.CopyAction
+    _wait_idle(qtbot, window)
+    assert (docs / "kept.md").exists() and window.sources_model.rowCount() == 1

@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QStringListModel, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QBoxLayout,
@@ -947,14 +955,16 @@ class MainWindow(QMainWindow):
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
-            event.acceptProposedAction()
+            _take_as_copy(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
+        _take_as_copy(event)
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
         """Anywhere: add and index. On the Explain tab: why is this file not in the results?"""
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if not paths:
+        if not paths or not _take_as_copy(event):
             return
-        event.acceptProposedAction()
         page = self.explain_page
         on_explain = self.tabs.currentWidget() is page and page.rect().contains(
             page.mapFrom(self, event.position().toPoint())
@@ -1065,3 +1075,15 @@ def file_url(path: str) -> QUrl:
     from urllib.parse import quote_from_bytes
 
     return QUrl.fromEncoded(b"file://" + quote_from_bytes(os.fsencode(os.path.abspath(path)), safe="/").encode())
+
+
+def _take_as_copy(event: QDropEvent) -> bool:
+    """Accept a drop as Copy (or Link) only, whatever the source proposes: a file manager that
+    honours Move would take the user's folder away once Findling said it moved it."""
+    for action in (Qt.DropAction.CopyAction, Qt.DropAction.LinkAction):
+        if event.possibleActions() & action:
+            event.setDropAction(action)
+            event.accept()
+            return True
+    event.ignore()
+    return False
