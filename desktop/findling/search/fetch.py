@@ -37,12 +37,17 @@ def line_slice(text: str, first: int | None, count: int | None) -> tuple[str, in
 
 class _Docids:
     """Every indexed document's full docid, sorted, so that a prefix is found by bisection: read
-    once for a whole multi_get (per reference, 5,000 docids on 1,250 documents took 5.2 s)."""
+    once for a whole multi_get (per reference, 5,000 docids on 1,250 documents took 5.2 s), and
+    only when a reference is a docid (a multi_get of paths reads none)."""
 
-    def __init__(self, paths: dict[int, str]) -> None:
-        self._sorted = sorted((full_docid(path), doc_id, path) for doc_id, path in paths.items())
+    def __init__(self, cursor: Callable[[], duckdb.DuckDBPyConnection]) -> None:
+        self._cursor = cursor
+        self._sorted: list[tuple[str, int, str]] | None = None
 
     def starting(self, prefix: str) -> list[tuple[int, str]]:
+        if self._sorted is None:
+            paths = document_paths(self._cursor())
+            self._sorted = sorted((full_docid(path), doc_id, path) for doc_id, path in paths.items())
         at = bisect.bisect_left(self._sorted, (prefix,))
         found = []
         while at < len(self._sorted) and self._sorted[at][0].startswith(prefix):
@@ -63,7 +68,7 @@ class DocumentFetcher:
         prefix = docid_prefix(ref)
         looks_like_path = os.sep in ref or "/" in ref or ref.startswith("~")
         if prefix is not None and not looks_like_path:
-            found = (docids or _Docids(document_paths(cur))).starting(prefix)
+            found = (docids or _Docids(self._cursor)).starting(prefix)
             if len(found) == 1:
                 return found[0][0]
             if len(found) > 1:
@@ -121,7 +126,7 @@ class DocumentFetcher:
         documents: list[DocumentSlice] = []
         left_out: list[tuple[str, str]] = []
         refs = self.expand(patterns)
-        docids = _Docids(document_paths(self._cursor())) if len(refs) > 1 else None
+        docids = _Docids(self._cursor)
         used = 0
         for at, ref in enumerate(refs):
             if used >= max_bytes:  # the budget is spent: the rest is named, not read
