@@ -61,6 +61,7 @@ def _offer_models(window) -> None:
         dialog = ModelsDialog(window.engine, window)
         dialog.pull_selected()
         dialog.exec()
+        dialog.deleteLater()  # freed here, on the GUI thread, never by a pool thread's last reference
         window.start_indexing()  # embed what is indexed
     else:
         from findling.search.presentation import window_advice
@@ -109,6 +110,9 @@ def main(home: str | None = None, demo: bool = False) -> int:
 
     app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "findling.png")))
     _follow_os_theme(app)
+    from findling.gui.collector import collect_on_gui_thread
+
+    collect_on_gui_thread(app)
     demo_home = None
     if demo:
         demo_home = tempfile.mkdtemp(prefix="findling-demo-")
@@ -124,6 +128,10 @@ def main(home: str | None = None, demo: bool = False) -> int:
     if demo:
         window.add_paths([str(demo_folder())])
     QTimer.singleShot(600, lambda: _offer_models(window))
+    # Quitting: stop answering at once, so a relaunch meanwhile opens a window of its own
+    # instead of asking this closing one to come forward; then the runs stop at their next
+    # batch (the window's own and those it served), and the index is let go.
+    app.aboutToQuit.connect(handle.stop_serving)
     try:
         return app.exec()
     finally:
