@@ -18,7 +18,7 @@ from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, S
 from findling.search.presentation import explain_columns, explain_lines, explain_row, report_counts
 from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json, status_json
 from findling.terminal import color as _color
-from findling.terminal import dump_json, print_payload, print_slice, print_status, print_why_not
+from findling.terminal import dump_json, print_payload, print_slice, print_status, print_why_not, reader_left
 
 
 class ProgressBar:
@@ -65,12 +65,14 @@ def _settings(args: argparse.Namespace):
     return settings
 
 
-def _engine(args: argparse.Namespace):
+def _engine(args: argparse.Namespace, take_from_background: bool = False):
     """The index: opened here when no other Findling holds it (and then served to others while this
-    command runs), else reached through the Findling that does. Output is the same either way."""
+    command runs), else reached through the Findling that does. Output is the same either way.
+    `take_from_background`: a command that indexes takes the index from a background embedding
+    run instead of waiting on it as its client (server/background.py)."""
     from findling.server.handle import IndexHandle
 
-    return IndexHandle.open(args.home, settings=_settings(args))
+    return IndexHandle.open(args.home, settings=_settings(args), take_from_background=take_from_background)
 
 
 def _filters(args: argparse.Namespace) -> Filters:
@@ -108,7 +110,9 @@ def print_results(result: SearchResult) -> None:
 def cmd_add(args: argparse.Namespace) -> int:
     """Add, and index the text; return once it is keyword-searchable. Embedding for semantic
     search goes on in the background (`--wait`: here, before returning)."""
-    with _engine(args) as engine:
+    from findling.server.background import continue_in_background
+
+    with _engine(args, take_from_background=True) as engine:
         for path in args.paths:
             source = engine.add_source(path, include=args.include or (), exclude=args.exclude or ())
             print(f"added {printable(source.path)}")
@@ -116,32 +120,14 @@ def cmd_add(args: argparse.Namespace) -> int:
             return 0
         code = _run_index(engine, embed=args.wait)
         status = engine.status()
-    pending = status.embeddable - status.embedded
-    if code == 0 and not args.wait and status.embedder and pending > 0:
-        _embed_in_background(args)
-        print(
-            f"keyword-searchable now; embedding {pending:,} documents for semantic search in the background "
-            "(findling status shows how far; findling add --wait waits for it)"
-        )
+        pending = status.embeddable - status.embedded
+        if code == 0 and not args.wait and status.embedder and pending > 0:
+            where = "in the background" if continue_in_background(engine, args.home) else "in the Findling window"
+            print(
+                f"keyword-searchable now; embedding {pending:,} documents for semantic search {where} "
+                "(findling status shows how far; findling add --wait waits for it)"
+            )
     return code
-
-
-def _embed_in_background(args: argparse.Namespace) -> None:
-    """A detached `findling index` that embeds what is pending: it owns the index while it runs (or
-    asks the Findling that does), so later commands are its clients and never wait for it."""
-    import subprocess
-
-    from findling.executables import command_line
-
-    argv = [*command_line(), *(["--home", args.home] if args.home else []), "index"]
-    detached: dict = (
-        {"creationflags": subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined]
-        if sys.platform == "win32"
-        else {"start_new_session": True}  # a closed terminal's hangup does not reach it
-    )
-    subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True, **detached
-    )
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
@@ -201,12 +187,27 @@ def _run_index(engine, embed: bool = True) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    with _engine(args) as engine:
+    if args.background:
+        return _index_in_background(args)
+    with _engine(args, take_from_background=True) as engine:
         if args.repair:
             found = engine.check_index()
             removed = engine.repair_index()
             print(f"repaired: {'; '.join(found) or 'nothing was wrong'} ({removed:,} documents taken out)")
         return _run_index(engine)
+
+
+def _index_in_background(args: argparse.Namespace) -> int:
+    """The detached run `findling add` starts (server/background.py): it embeds what is pending
+    unless a window holds the index, and gives the index to any process that asks for it."""
+    from findling.server.background import open_for_background
+
+    handle = open_for_background(args.home, _settings(args))
+    if handle is None:
+        return 0
+    with handle:
+        report = handle.index()
+    return 0 if not (report.embedding and report.embedding.cancelled) else 130
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -612,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
         help="first mend what `findling doctor` finds wrong in the index (documents of removed folders, "
         "duplicates), then read again what that took out",
     )
+    p.add_argument("--background", action="store_true", help=argparse.SUPPRESS)  # the run `add` starts
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="keyword (BM25) search")
@@ -892,11 +894,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\nstopped; the index keeps everything committed so far", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # `findling search … | head`: the reader left. Point stdout at nothing so the
-        # interpreter's final flush does not complain either.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return reader_left()
 
 
 def run() -> None:

@@ -19,7 +19,12 @@ def run() -> None:
         return
     from findling.thin import answered
 
-    code = answered(sys.argv[1:])  # a keyword search the index's holder answers: no engine here
+    try:
+        code = answered(sys.argv[1:])  # a keyword search the index's holder answers: no engine here
+    except BrokenPipeError:
+        from findling.terminal import reader_left
+
+        code = reader_left()
     if code is not None:
         sys.exit(code)
     from findling.cli import run as run_cli

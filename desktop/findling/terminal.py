@@ -25,6 +25,15 @@ RESET = "\033[0m"
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 
 
+def reader_left() -> int:
+    """`findling search … | head`: the reader of stdout left, which is no failure. Point stdout at
+    nothing, so the interpreter's last flush does not complain either; the exit code is 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
+
+
 def color() -> bool:
     return sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
 

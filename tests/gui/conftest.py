@@ -7,6 +7,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _no_desktop_opener(monkeypatch):
+    """Opening a file asks Qt, which a test replaces, never this machine's xdg-open (a test
+    that means to run an opener gives its own)."""
+    monkeypatch.setattr("findling.gui.opening.xdg_open", lambda: None)
+
+
 @pytest.fixture
 def window(qtbot, engine, monkeypatch, tmp_path):
     from PySide6.QtCore import QSettings

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog
 
-from findling.gui import main_window as main_window_module
+from findling.gui import opening
 from tests.helpers import index_files
 
 
@@ -64,7 +64,7 @@ def test_saved_searches_restore_query_mode_and_filters(qtbot, window, tmp_path, 
 def test_files_named_like_the_query_show_above_the_results(qtbot, window, tmp_path, monkeypatch):
     docs = _index(window, tmp_path)
     opened = []
-    monkeypatch.setattr(main_window_module.QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()))
+    monkeypatch.setattr(opening.QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()))
     window.search_field.setText("budget")
     window.run_search(full=False)
     qtbot.waitUntil(lambda: [b.text() for b in window.names.buttons] == ["budget-2024.md"], timeout=5000)

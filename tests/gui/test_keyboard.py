@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from findling.gui import main_window as main_window_module
+from findling.gui import opening
 from tests.helpers import write
 
 
@@ -30,7 +30,7 @@ def _row(window):
 
 def test_down_and_up_walk_the_results_from_the_field_and_enter_opens(qtbot, window, tmp_path, monkeypatch):
     opened = []
-    monkeypatch.setattr(main_window_module.QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()))
+    monkeypatch.setattr(opening.QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()))
     _results(qtbot, window, tmp_path)
     assert _row(window) == 0
     qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
@@ -46,7 +46,7 @@ def test_down_and_up_walk_the_results_from_the_field_and_enter_opens(qtbot, wind
 
 def test_enter_after_typing_searches_instead_of_opening(qtbot, window, tmp_path, monkeypatch):
     opened = []
-    monkeypatch.setattr(main_window_module.QDesktopServices, "openUrl", lambda url: opened.append(url))
+    monkeypatch.setattr(opening.QDesktopServices, "openUrl", lambda url: opened.append(url))
     _results(qtbot, window, tmp_path)
     qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
     qtbot.keyClicks(window.search_field, " patterns")  # typing again: Enter is a search now

@@ -215,7 +215,7 @@ def test_open_says_so_when_no_application_opens_the_file(qtbot, window, tmp_path
     _search(qtbot, window, "quokka", rows=1)
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)
     window.open_result(0)
-    assert "No application on this computer opens" in window.statusBar().currentMessage()
+    assert "no application on this computer opens it" in window.statusBar().currentMessage()
 
 
 def test_a_facets_count_is_the_rows_its_click_shows_in_hybrid_mode(qtbot, window, tmp_path, embedder_installed):
@@ -371,3 +371,23 @@ def test_the_semantic_list_on_screen_is_the_one_why_not_explains(qtbot, window, 
     assert left_out
     for path in left_out:
         assert ask(path).reason != "shown"
+
+
+def test_open_and_show_in_folder_say_so_when_the_opener_fails(qtbot, window, tmp_path, monkeypatch):
+    """xdg-open started, found no application and said so on stderr: the window says it too
+    (it said nothing: Qt counts a started opener as success)."""
+    opener = tmp_path / "xdg-open"
+    opener.write_text("#!/bin/sh\necho \"xdg-open: no method available for opening '$1'\" >&2\nexit 3\n")
+    opener.chmod(0o755)
+    monkeypatch.setattr("findling.gui.opening.xdg_open", lambda: str(opener))
+    index_files(window.engine, tmp_path / "docs", {"a.quokka.md": "the quokka smiles"})
+    _search(qtbot, window, "quokka", rows=1)
+    window.open_result(0)
+    qtbot.waitUntil(
+        lambda: "no application on this computer opens it" in window.statusBar().currentMessage(), timeout=10000
+    )
+    message = window.statusBar().currentMessage()
+    assert "a.quokka.md" in message and "no method available" in message and "Copy path" in message
+    window.statusBar().clearMessage()
+    window.open_path(str(tmp_path / "docs"))  # Show in folder, with no file manager
+    qtbot.waitUntil(lambda: "Could not open" in window.statusBar().currentMessage(), timeout=10000)

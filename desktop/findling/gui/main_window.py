@@ -10,10 +10,9 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TypeVar
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QStringListModel, Qt, QTimer, QUrl
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QStringListModel, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
-    QDesktopServices,
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
@@ -61,6 +60,7 @@ from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel
 from findling.gui.keyboard import KeyboardNavigation
 from findling.gui.open_at import default_pdf_viewer, editor_command, viewer_command
+from findling.gui.opening import DesktopOpener
 from findling.gui.preview import PreviewPane, PreviewPanel
 from findling.gui.search import SearchController, error_text
 from findling.gui.snippet_delegate import SnippetDelegate
@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
         self.engine = engine
         self.setWindowTitle("Findling")
         self.setAcceptDrops(True)
+        self.opener = DesktopOpener(self)
         self.searches = SearchController(engine)
         self.searches.searching.connect(self.statusBar().showMessage)
         self.searches.results.connect(self._show_results)
@@ -225,7 +226,7 @@ class MainWindow(QMainWindow):
         self.sort_box.addItems(list(SORTS))
         self.sort_box.currentIndexChanged.connect(lambda _i: self._resort())
         self.names = NameRow()
-        self.names.chosen.connect(lambda path: QDesktopServices.openUrl(file_url(path)))
+        self.names.chosen.connect(lambda path: self.open_path(path))
         self.facets = FacetBar()
         self.facets.chosen.connect(self.apply_facet)
         self.indexed_folders: list[str] = []
@@ -762,11 +763,19 @@ class MainWindow(QMainWindow):
         hit = self.results.hit(row)
         if hit is not None:
             self.history.add(self.search_field.text())
-            if not QDesktopServices.openUrl(file_url(container_file(hit.path))):  # a member: its archive
-                self.statusBar().showMessage(
-                    f"No application on this computer opens {display_path(hit.path)}; "
-                    "use Open at line, Show in folder or Copy path"
-                )
+            self.open_path(container_file(hit.path))  # a member: its archive
+
+    def open_path(self, path: str) -> None:
+        """Open a file or folder in the desktop's application for it; when none does, the status
+        bar says why and what else there is."""
+        self.opener.open(
+            path,
+            lambda sentence: self.statusBar().showMessage(
+                f"{sentence} Use Open at line, Show in folder or Copy path instead."
+                if os.path.isfile(path)
+                else f"{sentence} Copy path gives its place."
+            ),
+        )
 
     def _result_menu(self, pos) -> None:
         index = self.results_view.indexAt(pos)
@@ -785,7 +794,7 @@ class MainWindow(QMainWindow):
             at_line = editor_command(self.engine.settings.search.open_at_line, hit.path, hit.line)
             if at_line is not None:
                 menu.addAction(f"Open at line {hit.line}", lambda: self.open_at(at_line, "open_at_line"))
-        menu.addAction("Show in folder", lambda: QDesktopServices.openUrl(file_url(os.path.dirname(on_disk))))
+        menu.addAction("Show in folder", lambda: self.open_path(os.path.dirname(on_disk)))
         menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))
         menu.addAction("More like this", lambda: self.more_like_this(hit))
         # the short id `findling get`, the MCP tools and the HTTP API accept
@@ -877,6 +886,10 @@ class MainWindow(QMainWindow):
         self.refresh_sources()
         if self.search_field.text().strip():
             self.run_search(full=False)
+        if verb == "index" and self.engine.models.unavailable_reason("embedder") is None:
+            # `findling add` beside the window indexed the text only: the window embeds the rest,
+            # as after its own additions (server/background.py)
+            self.update_index()
 
     @property
     def _indexing(self) -> bool:
@@ -1015,6 +1028,7 @@ class MainWindow(QMainWindow):
         dialog = ModelsDialog(self.engine, self)
         dialog.installed.connect(self.model_installed)
         dialog.exec()
+        dialog.deleteLater()
 
     def model_installed(self) -> None:
         """A new model: the work it allows starts (shown in the Folders panel's progress): an
@@ -1067,14 +1081,6 @@ def demo_folder() -> Path:
     from findling.paths import resources_dir
 
     return resources_dir() / "demo"
-
-
-def file_url(path: str) -> QUrl:
-    """A file: URL for the exact bytes of `path`, also when the name is not valid UTF-8
-    (QUrl.fromLocalFile would need it as text)."""
-    from urllib.parse import quote_from_bytes
-
-    return QUrl.fromEncoded(b"file://" + quote_from_bytes(os.fsencode(os.path.abspath(path)), safe="/").encode())
 
 
 def _take_as_copy(event: QDropEvent) -> bool:

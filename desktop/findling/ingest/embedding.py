@@ -16,7 +16,8 @@ from collections.abc import Callable
 import duckdb
 import numpy as np
 
-from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, Embedder, embedding_windows
+from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, Embedder, EmbeddingStopped, embedding_windows
+from findling.models.manifest import ModelSpec
 from findling.records import EmbedReport, IndexProgress
 from findling.store.db import Database, id_list
 from findling.store.vectors import (
@@ -31,6 +32,9 @@ from findling.store.vectors import (
 from findling.text.code_languages import language_of
 
 _DOCS_PER_BATCH = 16
+# Windows committed together: whole documents, at least this many windows. A stop asked
+# mid-batch keeps the parts committed before it and loses at most one part's model runs.
+_WINDOWS_PER_PART = 64
 # A source file's window is titled with its folder, file and the definition it lies in
 # (`json/decoder.py · JSONDecoder.raw_decode`): the model reads what the code is part of even
 # in a function's third window. Measured in docs/eval/README.md (code questions).
@@ -58,37 +62,20 @@ def embed_pending(
         docs = pending_documents(cur, table, _DOCS_PER_BATCH)
         if not docs:
             break
-        titles = dict(docs)
-        rows = cur.execute(
-            f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext, d.path
-                FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(list(titles))}
-                ORDER BY c.doc_id, c.ordinal"""
-        ).fetchall()
-        by_doc: dict[int, list[tuple[int, int, str]]] = {}
-        named: dict[tuple[int, int], str] = {}  # (doc, ordinal) -> the definition a source file's chunk holds
-        for doc_id, ordinal, chunk_start, text, heading, ext, path in rows:
-            code = NAMED_CODE_PASSAGES and language_of(ext) is not None
-            if code and doc_id not in by_doc:
-                titles[doc_id] = code_title(path)  # once a document, at its first chunk
-            by_doc.setdefault(doc_id, []).append((ordinal, chunk_start, text))
-            if code and heading:
-                named[doc_id, ordinal] = heading
-        doc_ids, ordinals, spans, texts = [], [], [], []
-        for doc_id, chunks in by_doc.items():
-            for ordinal, lo, hi, window in document_windows(chunks, spec.window_length):
-                doc_ids.append(doc_id)
-                ordinals.append(ordinal)
-                spans.append((lo, hi))
-                definition = named.get((doc_id, ordinal))
-                title = f"{titles[doc_id]} · {definition}" if definition else titles[doc_id]
-                texts.append(spec.passage(title, window))
+        doc_ids, ordinals, spans, texts = _batch_windows(cur, spec, dict(docs))
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
-        vectors, computed = _vectors_for(cur, table, embedder, texts, hashes)
-        with db.transaction() as tx:
-            write_vectors(tx, table, doc_ids, ordinals, spans, vectors, hashes)
-        report.documents += len(docs)
-        report.vectors += len(texts)
-        report.computed += computed
+        for lo, hi in document_parts(doc_ids, _WINDOWS_PER_PART):
+            try:
+                vectors, computed = _vectors_for(cur, table, embedder, texts[lo:hi], hashes[lo:hi], cancel)
+            except EmbeddingStopped:
+                break
+            with db.transaction() as tx:
+                write_vectors(tx, table, doc_ids[lo:hi], ordinals[lo:hi], spans[lo:hi], vectors, hashes[lo:hi])
+            report.documents += len(set(doc_ids[lo:hi]))
+            report.vectors += hi - lo
+            report.computed += computed
+        if cancel.is_set():
+            break
         progress(IndexProgress("embedding", report.documents, total, current=docs[-1][1]))
     report.cancelled = cancel.is_set()
     if not report.cancelled:
@@ -126,6 +113,49 @@ def document_windows(chunks: list[tuple[int, int, str]], window_tokens: int) -> 
     return spans
 
 
+def _batch_windows(
+    cur: duckdb.DuckDBPyConnection, spec: ModelSpec, titles: dict[int, str]
+) -> tuple[list[int], list[int], list[tuple[int, int]], list[str]]:
+    """The embedding windows of these documents, each document's side by side: (document,
+    chunk ordinal, span, the passage the model reads)."""
+    rows = cur.execute(
+        f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext, d.path
+            FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(list(titles))}
+            ORDER BY c.doc_id, c.ordinal"""
+    ).fetchall()
+    by_doc: dict[int, list[tuple[int, int, str]]] = {}
+    named: dict[tuple[int, int], str] = {}  # (doc, ordinal) -> the definition a source file's chunk holds
+    for doc_id, ordinal, chunk_start, text, heading, ext, path in rows:
+        code = NAMED_CODE_PASSAGES and language_of(ext) is not None
+        if code and doc_id not in by_doc:
+            titles[doc_id] = code_title(path)  # once a document, at its first chunk
+        by_doc.setdefault(doc_id, []).append((ordinal, chunk_start, text))
+        if code and heading:
+            named[doc_id, ordinal] = heading
+    doc_ids, ordinals, spans, texts = [], [], [], []
+    for doc_id, chunks in by_doc.items():
+        for ordinal, lo, hi, window in document_windows(chunks, spec.window_length):
+            doc_ids.append(doc_id)
+            ordinals.append(ordinal)
+            spans.append((lo, hi))
+            definition = named.get((doc_id, ordinal))
+            title = f"{titles[doc_id]} · {definition}" if definition else titles[doc_id]
+            texts.append(spec.passage(title, window))
+    return doc_ids, ordinals, spans, texts
+
+
+def document_parts(doc_ids: list[int], windows: int) -> list[tuple[int, int]]:
+    """[lo, hi) ranges of `doc_ids` (each document's windows side by side) holding whole
+    documents, each at least `windows` long except the last."""
+    parts: list[tuple[int, int]] = []
+    lo = 0
+    for i in range(1, len(doc_ids) + 1):
+        if i == len(doc_ids) or (doc_ids[i] != doc_ids[i - 1] and i - lo >= windows):
+            parts.append((lo, i))
+            lo = i
+    return parts
+
+
 def code_title(path: str) -> str:
     """A source file as its passages name it: its folder and name (`json/decoder.py`), what the
     module is part of."""
@@ -140,7 +170,12 @@ def text_hash(text: str) -> int:
 
 
 def _vectors_for(
-    cur: duckdb.DuckDBPyConnection, table: str, embedder: Embedder, texts: list[str], hashes: np.ndarray
+    cur: duckdb.DuckDBPyConnection,
+    table: str,
+    embedder: Embedder,
+    texts: list[str],
+    hashes: np.ndarray,
+    cancel: threading.Event | None = None,
 ) -> tuple[np.ndarray, int]:
     """One vector per text: stored ones where the text was embedded before, the model's
     for the rest, each distinct text run once. Returns the vectors and the model runs."""
@@ -149,7 +184,7 @@ def _vectors_for(
     for i, h in enumerate(hashes.tolist()):
         if h not in known and h not in todo:
             todo[h] = i
-    fresh = embedder.embed([texts[i] for i in todo.values()]) if todo else None
+    fresh = embedder.embed([texts[i] for i in todo.values()], cancel=cancel) if todo else None
     by_hash = dict(known)
     if fresh is not None:
         by_hash.update(zip(todo, fresh))

@@ -14,6 +14,10 @@ from findling.models.runtime import Session, create_session
 _TOKENIZE_BATCH = 16  # small calls into the tokenizer so the GIL is never held for long
 
 
+class EmbeddingStopped(Exception):
+    """`embed` was asked to stop (its `cancel` was set) between two model runs."""
+
+
 class Embedder:
     def __init__(self, spec: ModelSpec, store: ModelStore, provider: str = "auto", threads: int = 0) -> None:
         self.spec = spec
@@ -37,13 +41,19 @@ class Embedder:
             encodings.extend(self.tokenizer.encode_batch(list(texts[start : start + _TOKENIZE_BATCH])))
         return encodings
 
-    def embed(self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16) -> np.ndarray:
-        """L2-normalized float32 vectors, one row per text, in input order."""
+    def embed(
+        self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16, cancel: Any = None
+    ) -> np.ndarray:
+        """L2-normalized float32 vectors, one row per text, in input order. `cancel` (an Event) is
+        looked at before each model run: once set, EmbeddingStopped is raised, so a quit waits for
+        one run of `batch_size` texts, never for a whole document."""
         prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
         encodings = self.tokenize([prefix + t for t in texts])
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out: np.ndarray | None = None
         for start in range(0, len(order), batch_size):
+            if cancel is not None and cancel.is_set():
+                raise EmbeddingStopped()
             idx = order[start : start + batch_size]
             vectors = self._run([encodings[i] for i in idx])
             if out is None:

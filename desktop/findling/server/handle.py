@@ -30,7 +30,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["app", "headless"]
+# "app": the window. "headless": a command, `serve` or `mcp`. "background": the detached run
+# that embeds after `findling add` (server/background.py holds its rule): it hands the index to
+# any process that means to work on it and exits, instead of going on as its client.
+Kind = Literal["app", "headless", "background"]
 
 _OWNER_GONE = (
     "the Findling process that had the index stopped while answering; run the command again "
@@ -99,8 +102,9 @@ class IndexHandle(_Verbs):
         wait_s: float | None = None,
         on_activate: Callable[[], None] | None = None,
         on_change: Callable[[str], None] | None = None,
+        take_from_background: bool = False,
     ) -> IndexHandle:
-        return cls(home, settings, kind, serve, wait_s, on_activate, on_change)
+        return cls(home, settings, kind, serve, wait_s, on_activate, on_change, take_from_background)
 
     def __init__(
         self,
@@ -111,9 +115,12 @@ class IndexHandle(_Verbs):
         wait_s: float | None = None,
         on_activate: Callable[[], None] | None = None,
         on_change: Callable[[str], None] | None = None,
+        take_from_background: bool = False,
     ) -> None:
         """`on_change(verb)`: another process changed the index through this owner (added or
-        removed a folder, indexed): a window follows every change, whoever made it."""
+        removed a folder, indexed): a window follows every change, whoever made it.
+        `take_from_background`: a command about to index takes the index from a background
+        embedding run (which exits) instead of becoming its client."""
         self.home_arg = home
         self.home = Path(data_home(home))
         self.settings = settings
@@ -124,15 +131,17 @@ class IndexHandle(_Verbs):
         self._on_change = on_change
         self.engine: Engine | None = None
         self._server: EndpointServer | None = None
+        self._stopped_server: EndpointServer | None = None  # closed, its peers' replies still going out
         self._cond = threading.Condition()
         self._in_flight = 0
         self._switching = False
         self._closed = False
         self._letting_go = threading.Event()
+        self.owner_kind: str = ""  # as a client: the owner's kind, as it said when asked
         if kind == "app":
             self._take_over()
         else:
-            self._acquire(client_only_for=0.0)
+            self._acquire(client_only_for=0.0, take_from_background=take_from_background)
 
     @property
     def _wait_s(self) -> float:
@@ -164,13 +173,17 @@ class IndexHandle(_Verbs):
             except OSError as exc:  # no private folder for the socket: this process still works alone
                 log.warning("cannot listen for other Findling processes: %s", exc)
 
-    def _acquire(self, client_only_for: float) -> None:
+    def _acquire(self, client_only_for: float, take_from_background: bool = False) -> None:
         """Become a client of the owner, or the owner when there is none. For `client_only_for`
         seconds only an owner is looked for (after a handover, the new owner is opening)."""
         started = time.monotonic()
         last_error: Exception | None = None
         while True:
-            if _ping(self.home):
+            owner = _ping(self.home)
+            if owner == "background" and (take_from_background or self.kind == "background"):
+                self._ask_handover()  # it stops at its next batch and exits; the index is ours next
+            elif owner:
+                self.owner_kind = owner
                 return
             waited = time.monotonic() - started
             if waited >= client_only_for:
@@ -187,27 +200,32 @@ class IndexHandle(_Verbs):
                 )
             time.sleep(0.05)
 
+    def _ask_handover(self) -> str:
+        """Ask the owner to hand the index over: its answer ("app": a window, which stays;
+        "released"; "released" too when it left without one), or "" when no owner answers."""
+        conn = connect(self.home)
+        if conn is None:
+            return ""
+        with conn:
+            try:
+                conn.send(("handover",))
+                if not conn.poll(_RELEASE_WAIT_S):
+                    raise OwnerBusyError(
+                        "the Findling process holding the index is busy; try again when its work is done"
+                    )
+                return str(conn.recv()[0])
+            except (OSError, EOFError):
+                return "released"
+
     def _take_over(self) -> None:
         """For the window: own the index. A headless owner (CLI, MCP or HTTP server) is asked to
         hand it over; another window is brought forward instead (ActivatedElsewhere)."""
         deadline = time.monotonic() + self._wait_s
         while True:
-            conn = connect(self.home)
-            if conn is not None:
-                with conn:
-                    try:
-                        conn.send(("handover",))
-                        if not conn.poll(max(0.1, deadline - time.monotonic() + 60.0)):
-                            raise OwnerBusyError(
-                                "the Findling process holding the index is busy; try again when its work is done"
-                            )
-                        answer = conn.recv()
-                    except (OSError, EOFError):
-                        # it left without a word: a `findling index` whose run stopped for the
-                        # handover exits at once; the index is let go either way
-                        answer = ("released",)
-                if answer[0] == "app":
-                    raise ActivatedElsewhere()
+            answer = self._ask_handover()  # a command whose run stopped for it may exit without a word
+            if answer == "app":
+                raise ActivatedElsewhere()
+            if answer:
                 # It lets go once its calls in flight are done: an indexing run's batch (sixteen
                 # documents' embeddings) can outlast the usual wait on a busy machine.
                 deadline = max(deadline, time.monotonic() + _RELEASE_WAIT_S)
@@ -233,6 +251,12 @@ class IndexHandle(_Verbs):
                 if self._on_activate is not None:
                     self._on_activate()
                 conn.send(("app",))
+            elif self.kind == "background":
+                # its work goes on in the process that asked; this one has nothing left to do
+                with self._cond:
+                    self._closed = True
+                self._let_go()
+                conn.send(("released",))
             else:
                 self._release()
                 conn.send(("released",))
@@ -316,18 +340,27 @@ class IndexHandle(_Verbs):
             self._leave()
         conn.send(reply)
 
-    def _let_go(self) -> None:
-        """Stop listening, stop indexing runs (they go on with the next owner), let the calls in
-        flight finish and their answers reach their callers, then close the engine."""
+    def stop_serving(self) -> None:
+        """The first step of letting go, for a process that is quitting: stop listening (a new
+        window or command finds no owner and opens the index once it is free) and stop the
+        indexing runs served to others at their next batch. The engine stays open for this
+        process's own work until `close`."""
         with self._cond:
             self._letting_go.set()
             server, self._server = self._server, None
+            self._stopped_server = server or self._stopped_server
         if server is not None:
             server.close()
+
+    def _let_go(self) -> None:
+        """Stop listening, stop indexing runs (they go on with the next owner), let the calls in
+        flight finish and their answers reach their callers, then close the engine."""
+        self.stop_serving()
         with self._cond:
             while self._in_flight:
                 self._cond.wait()
             engine, self.engine = self.engine, None
+            server, self._stopped_server = self._stopped_server, None
         if server is not None:
             server.wait_for_peers(2 * HANDSHAKE_S)
         if engine is not None:
@@ -451,16 +484,21 @@ def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
     raise FindlingError(f"unknown payload {verb!r}")
 
 
-def _ping(home: Path) -> bool:
+def _ping(home: Path) -> str:
+    """The kind of the process that holds the index ("app", "headless", "background"), or ""
+    when none answers."""
     conn = connect(home)
     if conn is None:
-        return False
+        return ""
     try:
         with conn:
             conn.send(("ping",))
-            return bool(conn.poll(5.0)) and conn.recv()[0] == "pong"
+            if not conn.poll(5.0):
+                return ""
+            answer = conn.recv()
+            return str(answer[1]) if answer[0] == "pong" else ""
     except (OSError, EOFError):
-        return False
+        return ""
 
 
 def _receive(
@@ -485,9 +523,10 @@ def _receive(
 
 
 def _handed_over(report: IndexReport, letting_go: threading.Event, asked: threading.Event) -> bool:
-    """An indexing run stopped because its process let the index go, not because its caller
-    asked: it goes on wherever the index is now."""
-    return report.cancelled and letting_go.is_set() and not asked.is_set()
+    """An indexing run stopped (its text or its embedding) because its process let the index go,
+    not because its caller asked: it goes on wherever the index is now."""
+    stopped = report.cancelled or (report.embedding is not None and report.embedding.cancelled)
+    return stopped and letting_go.is_set() and not asked.is_set()
 
 
 def _after(done: IndexReport | None, result: Any) -> Any:

@@ -1,0 +1,78 @@
+"""A stop asked while embedding ends the run within one model run, keeps every part committed
+before it, and the next run embeds only what is left."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from findling.engine import Engine
+from findling.ingest.embedding import document_parts
+from findling.models.embedder import EmbeddingStopped
+from findling.records import EmbedReport, IndexReport
+from findling.server.handle import _handed_over
+from tests.helpers import write
+
+
+@given(st.lists(st.integers(1, 30), min_size=0, max_size=40), st.integers(1, 50))
+def test_parts_hold_whole_documents_side_by_side(windows_per_doc, least):
+    doc_ids = [doc for doc, n in enumerate(windows_per_doc) for _ in range(n)]
+    parts = document_parts(doc_ids, least)
+    assert [i for lo, hi in parts for i in range(lo, hi)] == list(range(len(doc_ids)))  # all, in order, once
+    for lo, _hi in parts:
+        assert lo == 0 or doc_ids[lo] != doc_ids[lo - 1]  # a document is never cut
+    for lo, hi in parts[:-1]:
+        assert hi - lo >= least
+
+
+def test_a_run_stops_between_model_runs_and_keeps_its_parts(tmp_path, settings, embedder_installed, monkeypatch):
+    docs = tmp_path / "docs"
+    for i in range(12):
+        write(docs / f"n{i}.txt", f"note {i}\n\n" + " ".join(f"word{(i * j) % 211}" for j in range(2500)))
+    monkeypatch.setattr("findling.ingest.embedding._WINDOWS_PER_PART", 8)
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(docs)
+        engine.index(embed=False)
+        embedder = engine.models.embedder()
+        runs = {"n": 0}
+        real_run = embedder._run
+        cancel = threading.Event()
+
+        def counted(encodings):
+            runs["n"] += 1
+            if runs["n"] == 5:  # mid-way through a part: the stop comes between two runs
+                cancel.set()
+            return real_run(encodings)
+
+        monkeypatch.setattr(embedder, "_run", counted)
+        first = engine.embed(cancel=cancel)
+        assert first.cancelled and runs["n"] == 5  # no model run after the stop
+        assert 0 < first.documents < 12
+        assert engine.status().embedded == first.documents  # what it reported is committed
+        second = engine.embed()
+        assert not second.cancelled and second.documents == 12 - first.documents
+
+
+def test_embed_raises_before_a_model_run_once_asked_to_stop(embedder_installed, engine):
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(EmbeddingStopped):
+        engine.models.embedder().embed(["a text"], cancel=cancel)
+    assert engine.models.embedder().embed(["a text"]).shape[0] == 1
+    assert np.isfinite(engine.models.embedder().embed(["a text"])).all()
+
+
+def test_an_embedding_stopped_by_a_handover_goes_on_elsewhere():
+    """The text was done and the embedding stopped because the owner let the index go: the
+    caller's run goes on with the next owner (it was answered as stopped, exit 130)."""
+    letting_go, asked = threading.Event(), threading.Event()
+    letting_go.set()
+    report = IndexReport(embedding=EmbedReport(cancelled=True))
+    assert _handed_over(report, letting_go, asked)
+    asked.set()  # the caller's own Ctrl-C: a stop
+    assert not _handed_over(report, letting_go, asked)
+    assert not _handed_over(IndexReport(embedding=EmbedReport()), letting_go, threading.Event())
