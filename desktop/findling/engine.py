@@ -169,7 +169,10 @@ class Engine:
                 from findling.search.vector_lane import VectorLane
 
                 self._vector_lane = VectorLane(
-                    self._db.cursor, self.home, bulk_read=lambda: self._db.working_memory(shed=True)
+                    self._db.cursor,
+                    self.home,
+                    bulk_read=lambda: self._db.working_memory(shed=True),
+                    database_file=self._db.path,
                 )
             return self._vector_lane
 
@@ -843,7 +846,9 @@ class Engine:
         sources = tuple(SourceStatus(s, *astuple(per_source.get(s.id, SourceCounts()))) for s in self.sources())
         found = tuple(problems(cur, problem_limit))
         total = totals(cur)
-        size = sum(p.stat().st_size for p in self.home.glob(DB_FILENAME + "*") if p.is_file())
+        # the database and the vectors kept beside it for the next process (search/vector_snapshot.py)
+        kept = [*self.home.glob(DB_FILENAME + "*"), *self.home.glob("vectors/**/*")]
+        size = sum(p.stat().st_size for p in kept if p.is_file())
         return StoreStatus(
             home=str(self.home),
             database=str(self._db.path),

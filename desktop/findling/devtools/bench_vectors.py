@@ -15,6 +15,7 @@ import numpy as np
 from findling.devtools.memory import rss_now_mb
 from findling.devtools.vector_recall import exact_documents
 from findling.paths import DB_FILENAME
+from findling.search import vector_snapshot
 from findling.search.vector_index import VectorIndex
 from findling.store.db import Database
 from findling.store.vectors import ensure_table, write_vectors
@@ -45,6 +46,29 @@ def _about(topics: np.ndarray, n: int, spread: float, rng: np.random.Generator) 
     return unit
 
 
+def _write_vectors(home: Path, vectors: np.ndarray, docs: np.ndarray, dim: int) -> float:
+    """The bench's vectors written as the engine writes them, with a stand-in document each
+    (vectors are stored only for documents the index holds); the seconds it took."""
+    db = Database(home / DB_FILENAME)  # the store alone: this measures the vector index, not the engine
+    started = time.perf_counter()
+    n = len(vectors)
+    with db.transaction() as tx:
+        table = ensure_table(tx, "bench-model", dim)
+    for lo in range(0, n, 20000):
+        hi = min(n, lo + 20000)
+        with db.transaction() as tx:
+            fresh = np.unique(docs[lo:hi])
+            tx.executemany(
+                "INSERT INTO documents (id, source_id, path, ext, size, mtime, status) "
+                "VALUES (?, 1, ?, 'txt', 0, 0, 'ok')",
+                [(int(d), f"/bench/{int(d)}.txt") for d in fresh[fresh > (docs[lo - 1] if lo else 0)]],
+            )
+            write_vectors(tx, table, docs[lo:hi].tolist(), [0] * (hi - lo), [(0, 10)] * (hi - lo), vectors[lo:hi])
+    write_s = round(time.perf_counter() - started, 2)
+    db.close()
+    return write_s
+
+
 def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Path | None = None) -> dict:
     rng = np.random.default_rng(7)
     work = workdir or Path(tempfile.mkdtemp(prefix="findling-vbench-"))
@@ -57,22 +81,15 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
     if not marker.exists():  # the same vectors every run (seeded): a second run reuses them
         shutil.rmtree(home, ignore_errors=True)
         home.mkdir(parents=True)
-        db = Database(home / DB_FILENAME)  # the store alone: this measures the vector index, not the engine
-        started = time.perf_counter()
-        with db.transaction() as tx:
-            table = ensure_table(tx, "bench-model", dim)
-        for lo in range(0, n, 20000):
-            hi = min(n, lo + 20000)
-            with db.transaction() as tx:
-                write_vectors(tx, table, docs[lo:hi].tolist(), [0] * (hi - lo), [(0, 10)] * (hi - lo), vectors[lo:hi])
-        write_s = round(time.perf_counter() - started, 2)
-        db.close()
+        write_s = _write_vectors(home, vectors, docs, dim)
         marker.touch()
 
     db = Database(home / DB_FILENAME)  # a fresh open: time the index becoming ready
     table = str(db.cursor().execute("SELECT table_name FROM vector_models").fetchall()[0][0])
     rss_before = rss_now_mb()
-    index = VectorIndex(db.cursor, table, dim, home, lambda: db.working_memory(shed=True))  # as the engine's
+    persist = (home, vector_snapshot.identity(db.path))
+    vector_snapshot.forget(home, table)  # the load timed is the whole one
+    index = VectorIndex(db.cursor, table, dim, home, lambda: db.working_memory(shed=True), persist)  # as the engine's
     started = time.perf_counter()
     index.refresh()
     load_s = time.perf_counter() - started
@@ -100,8 +117,12 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
         filtered.append((time.perf_counter() - t0) * 1000)
         assert all(h.doc_id in set(allowed.tolist()) for h in hits)
     resident = index.resident_bytes
-    index.close()
+    index.close()  # saves the snapshot the next process maps
     db.close()
+    cold = {
+        "full_load": _cold_search(home, table, dim, qs[0], snapshot=False),
+        "snapshot": _cold_search(home, table, dim, qs[0], snapshot=True),
+    }
     return {
         "vectors": n,
         "dim": dim,
@@ -113,7 +134,54 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
         "top20": _percentiles(latencies),
         "top20_filtered_10pct": _percentiles(filtered),
         "recall_at_10": round(float(np.mean(recalls)), 4),
+        "cold_search": cold,
     }
+
+
+_COLD = """
+import json, resource, sys, time
+started = time.perf_counter()
+from pathlib import Path
+import numpy as np
+from findling.search import vector_snapshot
+from findling.search.vector_index import VectorIndex
+from findling.store.db import Database
+home, table, dim, snapshot = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+query = np.array(json.loads(sys.argv[5]), dtype=np.float32)
+db = Database(home / "findling.duckdb")
+persist = (home, vector_snapshot.identity(db.path)) if snapshot else None
+index = VectorIndex(db.cursor, table, dim, None, lambda: db.working_memory(shed=True), persist)
+hits = index.search(query, 20)
+seconds = time.perf_counter() - started
+try:  # VmHWM: this process's own peak (ru_maxrss carries the parent's across fork and exec)
+    peak = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")) / 1024
+except OSError:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"in_process_s": round(seconds, 3), "peak_rss_mb": round(peak, 1), "hits": len(hits)}))
+"""
+
+
+def _cold_search(home: Path, table: str, dim: int, query: np.ndarray, snapshot: bool) -> dict:
+    """One search in a new process (imports, the database opened, the index made ready): what a
+    cold `findling vsearch` pays for the vectors, with the snapshot the last process saved or
+    without (every vector read from the database). The process does not save: a rerun measures
+    the same."""
+    import json
+    import subprocess
+
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", _COLD, str(home), table, str(dim), "1" if snapshot else "0", json.dumps(query.tolist())],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-500:]}
+    measured: dict = json.loads(proc.stdout.strip().splitlines()[-1])
+    measured["process_s"] = round(wall, 3)
+    return measured
 
 
 def bench_embedder(texts: list[str]) -> dict:

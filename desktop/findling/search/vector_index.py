@@ -24,7 +24,11 @@ in memory. See `findling bench --vectors N` for speed and memory at a million.
 
 The index is loaded once, streaming, then kept in step incrementally: rows carry a `seq`;
 a new database generation brings in rows with a higher seq and drops rows whose seq is gone.
-The basis is fitted to the first rows loaded and again whenever the rows have doubled since."""
+The basis is fitted to the first rows loaded and again whenever the rows have doubled since.
+
+Given the index's folder (`persist`), the exact floats live in a file there and the codes are
+saved at close (search/vector_snapshot.py): the next process maps them and reads from the
+database only what changed since, so a cold search does not pay for the whole load."""
 
 from __future__ import annotations
 
@@ -41,7 +45,8 @@ import numpy as np
 from findling.allocator import return_freed_memory
 from findling.models.int8_dot import Int8Dot
 from findling.scratch import scratch_file
-from findling.store.vectors import generation, live_seqs, read_vectors, row_count
+from findling.search import vector_snapshot
+from findling.store.vectors import generation, live_seqs, read_vectors, row_count, seq_span, vectors_at
 
 _RESCORE = 256  # candidates rescored with exact floats, at least (k × 8 when more)
 _LOAD_BATCH = 65_536
@@ -172,19 +177,29 @@ def member_mask(doc_ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 
 
 class _FloatFile:
-    """Exact vectors, appended to an unnamed temporary file and read back by position: on disk,
-    in the OS's file cache where a search looked. Deleted by the OS when the process ends.
+    """Exact vectors, appended to a file and read back by position: on disk, in the OS's file
+    cache where a search looked. An unnamed temporary file the OS deletes when the process
+    ends, or (`path`) the index's own float file, kept for the next process.
 
     Why not a memory map: every row a search touched stayed mapped, with the pages the kernel
     read around it, so the process's resident memory grew by 200-400 MB a search at a million
     vectors until it held the whole file (1.5 GB); read into a buffer, it stays flat."""
 
-    def __init__(self, folder: Path | None, dim: int) -> None:
-        self._file = scratch_file(folder, "findling-vectors-")
+    def __init__(self, folder: Path | None, dim: int, path: Path | None = None) -> None:
         self.dim = dim
-        self.count = 0
         self._row_bytes = dim * 4
         self._lock = threading.Lock()
+        self.path = path
+        if path is None:
+            self._file = scratch_file(folder, "findling-vectors-")
+            self.count = 0
+            return
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+        self._file = os.fdopen(fd, "r+b")
+        size = os.fstat(fd).st_size
+        self.count = size // self._row_bytes
+        if size % self._row_bytes:  # a row cut off by a killed process: never referenced
+            self._file.truncate(self.count * self._row_bytes)
 
     def append(self, vectors: np.ndarray) -> np.ndarray:
         with self._lock:
@@ -230,7 +245,10 @@ class VectorIndex:
         dim: int,
         scratch: Path | None = None,
         bulk_read: Callable[[], AbstractContextManager[object]] = nullcontext,
+        persist: tuple[Path, list[int]] | None = None,
     ) -> None:
+        """`persist`: (the index's folder, the identity of its database file): the floats and codes
+        are kept there for the next process (vector_snapshot)."""
         self._cursor = cursor
         # around the first load (every row): the database's memory for it, and its cache let go after
         self._bulk_read = bulk_read
@@ -238,7 +256,10 @@ class VectorIndex:
         self.dim = dim
         self.head = head_size(dim)
         self._scratch = scratch
-        self._floats = _FloatFile(scratch, dim)
+        self._persist = persist
+        self._floats = self._float_file()
+        self._unsaved = False  # rows or codebook changed since the snapshot this index started from
+        self._tried_snapshot = persist is None
         self._book = _Codebook.identity(dim)
         # rows and the codebook their codes were made with, swapped together under the lock
         self._state: tuple[_Rows, _Codebook] = (_Rows.empty(dim, self.head), self._book)
@@ -263,8 +284,36 @@ class VectorIndex:
         """Documents with vectors, as of the last refresh."""
         return self._documents
 
+    def _float_file(self) -> _FloatFile:
+        """The index's own float file where it may keep one, else a scratch file."""
+        if self._persist is not None:
+            try:
+                vector_snapshot.make_folder(self._persist[0])
+                return _FloatFile(None, self.dim, vector_snapshot.float_file(self._persist[0], self.table))
+            except OSError:
+                self._persist = None  # a read-only data folder: this process keeps its vectors to itself
+        return _FloatFile(self._scratch, self.dim)
+
     def close(self) -> None:
-        self._floats.close()
+        """Save the snapshot when the rows changed since this index started (best effort: without
+        it the next process reads from the database what changed), then let the files go."""
+        with self._lock:
+            if self._persist is not None and self._unsaved and self._floats.path is not None:
+                rows, book = self._state
+                try:
+                    vector_snapshot.save(
+                        self._persist[0],
+                        self.table,
+                        {name: getattr(rows, name) for name in _Rows._FIELDS},
+                        book.basis,
+                        book.scale,
+                        book.fitted_on,
+                        self._floats.path,
+                        self._persist[1],
+                    )
+                except OSError:
+                    pass
+            self._floats.close()
 
     def refresh(self) -> None:
         cur = self._cursor()
@@ -274,23 +323,63 @@ class VectorIndex:
         with self._lock:
             if current == self._generation:
                 return
+            before = self._state
             rows = self._state[0]
+            if len(rows.seqs) == 0 and not self._tried_snapshot:
+                self._tried_snapshot = True
+                rows = self._from_snapshot(cur) or rows
             if len(rows.seqs) == 0:
                 with self._bulk_read():
                     rows = self._load(cur, -1, _Rows.empty(self.dim, self.head))
-            else:
+            elif seq_span(cur, self.table) != (len(rows.seqs), int(rows.seqs[-1])):
+                # seqs only grow: the same count and the same last seq is the same rows
                 kept = rows.take(np.isin(rows.seqs, live_seqs(cur, self.table), assume_unique=True))
-                rows = self._load(cur, int(rows.seqs.max()), kept)
+                rows = self._load(cur, int(rows.seqs[-1]), kept)
             if len(rows.seqs) < self._floats.count // 2:
                 rows = self._compact(rows)
             if len(rows.seqs) >= 2 * max(1, self._book.fitted_on):
                 rows = self._refitted(rows)
-            grown = len(rows.seqs) - len(self._state[0].seqs)
+            grown = len(rows.seqs) - len(before[0].seqs)
+            if rows is not before[0] or self._book is not before[1]:
+                self._unsaved = self._unsaved or not (len(before[0].seqs) == 0 and rows is self._snapshot_rows)
             self._state = (rows, self._book)
             self._documents = len(np.unique(rows.doc_ids))
             self._generation = current
         if grown >= _LOAD_BATCH:
             return_freed_memory()  # what the load's batches of floats and Python arrays held
+
+    _snapshot_rows: _Rows | None = None
+
+    def _from_snapshot(self, cur: duckdb.DuckDBPyConnection) -> _Rows | None:
+        """The rows of the saved snapshot, memory-mapped, when it belongs to this database and a
+        sample of its rows holds the database's floats; its float file becomes this index's."""
+        assert self._persist is not None
+        snap = vector_snapshot.load(self._persist[0], self.table, self.dim, self._persist[1])
+        if snap is None or len(snap.rows["seqs"]) == 0 or snap.rows["head"].shape[1] != self.head:
+            return None
+        try:
+            floats = _FloatFile(None, self.dim, snap.floats)
+        except OSError:
+            return None
+        rows = _Rows(*(snap.rows[name] for name in _Rows._FIELDS))
+        n = len(rows.seqs)
+        sample = np.unique(np.concatenate(([0, n - 1], np.linspace(0, n - 1, 8).astype(np.int64))))
+        stored = vectors_at(cur, self.table, rows.seqs[sample])
+        for i in sample.tolist():
+            expected = stored.get(int(rows.seqs[i]))
+            if expected is not None and not np.array_equal(floats.read(rows.slots[i : i + 1])[0], expected):
+                floats.close()
+                return None  # not this database's vectors after all
+        old, self._floats = self._floats, floats
+        old.close()
+        if old.path is not None and old.path != floats.path:
+            try:
+                old.path.unlink()  # the fresh, still empty file made at start
+            except OSError:
+                pass
+        self._book = _Codebook(snap.basis, snap.scale, snap.fitted_on)
+        self._snapshot_rows = rows
+        return rows
 
     def _load(self, cur: duckdb.DuckDBPyConnection, after_seq: int, kept: _Rows) -> _Rows:
         """`kept` and the database's rows after `after_seq`, read in batches so that a
@@ -354,7 +443,7 @@ class VectorIndex:
 
     def _compact(self, rows: _Rows) -> _Rows:
         """After many deletions, a fresh float file holding only the live rows."""
-        fresh = _FloatFile(self._scratch, self.dim)
+        fresh = self._float_file()
         for lo in range(0, len(rows.slots), _LOAD_BATCH):
             fresh.append(self._floats.read(rows.slots[lo : lo + _LOAD_BATCH]))
         old, self._floats = self._floats, fresh

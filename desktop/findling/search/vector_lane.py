@@ -15,10 +15,11 @@ import numpy as np
 
 from findling.models.embedder import Embedder
 from findling.records import Filters
+from findling.search import vector_snapshot
 from findling.search.bm25 import filter_sql
 from findling.search.normalize import cosine_from_distance
 from findling.search.vector_index import VectorHit, VectorIndex
-from findling.store.vectors import embedded_share, table_for
+from findling.store.vectors import embedded_share, table_for, vector_tables
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,11 @@ class VectorLane:
         cursor: Callable[[], duckdb.DuckDBPyConnection],
         scratch: Path | None = None,
         bulk_read: Callable[[], AbstractContextManager[object]] = nullcontext,
+        database_file: Path | None = None,
     ) -> None:
+        """`database_file`: keep the vectors beside it for the next process (search/vector_snapshot.py)."""
         self._cursor = cursor
+        self._database_file = database_file
         self._bulk_read = bulk_read  # around an index's first load (VectorIndex)
         self._scratch = scratch  # where the indexes keep their exact vectors (a temporary file each)
         self._indexes: dict[str, VectorIndex] = {}
@@ -57,6 +61,13 @@ class VectorLane:
             for index in self._indexes.values():
                 index.close()
             self._indexes.clear()
+            if self._database_file is not None:
+                try:  # the files of a model whose vectors were dropped
+                    kept = set(vector_tables(self._cursor()))
+                    for table in vector_snapshot.tables_kept(self._database_file.parent) - kept:
+                        vector_snapshot.forget(self._database_file.parent, table)
+                except (OSError, duckdb.Error):
+                    pass
 
     def index_for(self, model: str) -> VectorIndex | None:
         with self._lock:
@@ -66,7 +77,15 @@ class VectorLane:
             table, dim = found
             index = self._indexes.get(table)
             if index is None:
-                index = self._indexes[table] = VectorIndex(self._cursor, table, dim, self._scratch, self._bulk_read)
+                persist = None
+                if self._database_file is not None:
+                    try:
+                        persist = (self._database_file.parent, vector_snapshot.identity(self._database_file))
+                    except OSError:
+                        persist = None
+                index = self._indexes[table] = VectorIndex(
+                    self._cursor, table, dim, self._scratch, self._bulk_read, persist
+                )
             return index
 
     def warm(self, model: str) -> None:

@@ -193,6 +193,25 @@ def live_seqs(cur: duckdb.DuckDBPyConnection, table: str) -> np.ndarray:
     return cur.execute(f"SELECT seq FROM {table}").fetchnumpy()["seq"]
 
 
+def seq_span(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[int, int]:
+    """(rows, highest seq; -1 when empty): seqs only grow, so equal spans mean the same rows."""
+    row = first_row(cur, f"SELECT count(*), coalesce(max(seq), -1) FROM {table}")
+    return (int(row[0]), int(row[1])) if row else (0, -1)
+
+
+def vectors_at(cur: duckdb.DuckDBPyConnection, table: str, seqs: np.ndarray) -> dict[int, np.ndarray]:
+    """The float vectors of these seqs that are still there."""
+    import numpy as np
+
+    wanted = [int(s) for s in np.asarray(seqs).tolist()]
+    if not wanted:
+        return {}
+    found = cur.execute(
+        f"SELECT seq, vec FROM {table} WHERE seq IN ({', '.join('?' * len(wanted))})", wanted
+    ).fetchall()
+    return {int(seq): np.asarray(vec, dtype=np.float32) for seq, vec in found}
+
+
 def delete_vectors(cur: duckdb.DuckDBPyConnection, id_sql: str, keep_for_reuse: bool = False) -> None:
     """Remove the vectors of documents whose ids the SQL list or subquery yields; with
     `keep_for_reuse` (the document changed, not gone) they wait in stale_vectors."""

@@ -1,0 +1,183 @@
+"""The vector index kept between processes: a new index maps the last one's codes and floats
+and reads from the database only what changed since, with the very results of a full load;
+a snapshot of another database, a damaged one, or one whose floats are not the database's
+is ignored."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+
+import numpy as np
+import pytest
+
+from findling.search import vector_snapshot
+from findling.search.vector_index import VectorIndex
+from findling.store import vectors as store_vectors
+from findling.store.db import Database
+from findling.store.vectors import delete_vectors, ensure_table, write_vectors
+from tests.helpers import stand_in_documents
+
+DIM = 32
+
+
+def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    v = rng.standard_normal((n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def store(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    db = Database(home / "index.duckdb")
+    with db.transaction() as tx:
+        table = ensure_table(tx, "m", DIM)
+    yield db, table, home
+    db.close()
+
+
+def _write(db, table, vectors, first_doc):
+    docs = list(range(first_doc, first_doc + len(vectors)))
+    with db.transaction() as tx:
+        stand_in_documents(tx, docs)
+        write_vectors(tx, table, docs, [0] * len(docs), [(0, 1)] * len(docs), vectors)
+
+
+def _index(db, table, home, persist=True) -> VectorIndex:
+    where = (home, vector_snapshot.identity(db.path)) if persist else None
+    return VectorIndex(db.cursor, table, DIM, home, persist=where)
+
+
+@pytest.fixture
+def rows_read(monkeypatch):
+    """How many rows indexes read out of the database."""
+    count = {"rows": 0}
+    real = store_vectors.read_vectors
+
+    def counting(*args, **kwargs):
+        for part in real(*args, **kwargs):
+            count["rows"] += len(part[0])
+            yield part
+
+    monkeypatch.setattr("findling.search.vector_index.read_vectors", counting)
+    return count
+
+
+def _results(index: VectorIndex, queries: np.ndarray) -> list[list[tuple[int, float]]]:
+    return [[(h.doc_id, h.cosine) for h in index.search(q, 10)] for q in queries]
+
+
+def test_a_new_index_maps_the_last_ones_and_reads_only_what_changed(store, rows_read):
+    db, table, home = store
+    rng = np.random.default_rng(5)
+    _write(db, table, _unit(rng, 3000), 1)
+    queries = _unit(rng, 12)
+    first = _index(db, table, home)
+    before = _results(first, queries)
+    first.close()
+    assert rows_read["rows"] == 3000
+
+    second = _index(db, table, home)
+    assert _results(second, queries) == before
+    assert rows_read["rows"] == 3000  # nothing read again: the codes were mapped
+    second.close()
+
+    # between processes: rows deleted and added
+    with db.transaction() as tx:
+        delete_vectors(tx, "(SELECT unnest(range(1, 400)))")
+    _write(db, table, _unit(rng, 500), 5000)
+    third = _index(db, table, home)
+    after = _results(third, queries)
+    assert rows_read["rows"] == 3500  # only the 500 new rows
+    third.close()
+    full = _index(db, table, home, persist=False)
+    assert after == _results(full, queries)  # what a full load finds
+    full.close()
+    fourth = _index(db, table, home)  # the third saved what changed
+    assert _results(fourth, queries) == after and rows_read["rows"] == 3500 + 3101  # the full load only
+    fourth.close()
+
+
+def test_the_files_are_the_users_alone(store):
+    db, table, home = store
+    _write(db, table, _unit(np.random.default_rng(1), 50), 1)
+    index = _index(db, table, home)
+    index.search(_unit(np.random.default_rng(2), 1)[0], 3)
+    index.close()
+    where = vector_snapshot.folder(home)
+    assert stat.S_IMODE(where.stat().st_mode) == 0o700
+    for path in where.rglob("*"):
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
+
+
+def _saved(db, table, home, n=400, seed=3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    _write(db, table, _unit(rng, n), 1)
+    index = _index(db, table, home)
+    queries = _unit(rng, 5)
+    _results(index, queries)
+    index.close()
+    return queries
+
+
+def test_a_copied_folder_loads_nothing_of_the_original(store, tmp_path, rows_read):
+    db, table, home = store
+    queries = _saved(db, table, home)
+    db.close()
+    copy = tmp_path / "copy"
+    shutil.copytree(home, copy)
+    other = Database(copy / "index.duckdb")
+    try:
+        assert vector_snapshot.load(copy, table, DIM, vector_snapshot.identity(other.path)) is None
+        read_before = rows_read["rows"]
+        index = _index(other, table, copy)
+        _results(index, queries)
+        assert rows_read["rows"] == read_before + 400  # loaded from its own database
+        index.close()
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("damage", ["meta", "short-floats", "other-floats", "missing-codes"])
+def test_a_damaged_snapshot_is_ignored(store, rows_read, damage):
+    db, table, home = store
+    queries = _saved(db, table, home)
+    where = vector_snapshot.folder(home)
+    (snap,) = where.glob(f"{table}.snap.*")
+    (floats,) = where.glob(f"{table}.*.f32")
+    if damage == "meta":
+        (snap / "meta.json").write_text("{not json")
+    elif damage == "short-floats":
+        with open(floats, "r+b") as f:
+            f.truncate(f.seek(0, os.SEEK_END) // 2)
+    elif damage == "other-floats":
+        data = np.fromfile(floats, dtype=np.float32)
+        (-data).tofile(floats)  # the same shape, not this database's vectors
+    else:
+        (snap / "head.npy").unlink()
+    read_before = rows_read["rows"]
+    index = _index(db, table, home)
+    results = _results(index, queries)
+    assert rows_read["rows"] == read_before + 400  # a full load from the database
+    index.close()
+    full = _index(db, table, home, persist=False)
+    assert results == _results(full, queries)
+    full.close()
+
+
+def test_a_process_killed_before_saving_leaves_the_older_snapshot(store, rows_read):
+    db, table, home = store
+    queries = _saved(db, table, home)
+    rng = np.random.default_rng(9)
+    _write(db, table, _unit(rng, 100), 1000)
+    killed = _index(db, table, home)
+    _results(killed, queries)  # appended the 100 rows to the float file, never saved
+    # no close: the process died
+    again = _index(db, table, home)
+    results = _results(again, queries)
+    full = _index(db, table, home, persist=False)
+    assert results == _results(full, queries)
+    again.close()
+    full.close()
