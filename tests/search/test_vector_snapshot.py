@@ -1,10 +1,11 @@
 """The vector index kept between processes: a new index maps the last one's codes and floats
 and reads from the database only what changed since, with the very results of a full load;
-a snapshot of another database, a damaged one, or one whose floats are not the database's
-is ignored."""
+a snapshot of another index, of a later generation than the database (a backup put back),
+whose rows hold other text there now, or a damaged one is ignored."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -16,7 +17,7 @@ from findling.search import vector_snapshot
 from findling.search.vector_index import VectorIndex
 from findling.store import vectors as store_vectors
 from findling.store.db import Database
-from findling.store.vectors import delete_vectors, ensure_table, write_vectors
+from findling.store.vectors import delete_vectors, ensure_table, index_id, write_vectors
 from tests.helpers import stand_in_documents
 
 DIM = 32
@@ -46,7 +47,7 @@ def _write(db, table, vectors, first_doc):
 
 
 def _index(db, table, home, persist=True) -> VectorIndex:
-    where = (home, vector_snapshot.identity(db.path)) if persist else None
+    where = (home, index_id(db.cursor())) if persist else None
     return VectorIndex(db.cursor, table, DIM, home, persist=where)
 
 
@@ -122,25 +123,43 @@ def _saved(db, table, home, n=400, seed=3) -> np.ndarray:
     return queries
 
 
-def test_a_copied_folder_loads_nothing_of_the_original(store, tmp_path, rows_read):
+def test_another_indexs_snapshot_is_ignored_and_a_copys_is_its_own(store, tmp_path, rows_read):
     db, table, home = store
     queries = _saved(db, table, home)
-    db.close()
-    copy = tmp_path / "copy"
-    shutil.copytree(home, copy)
-    other = Database(copy / "index.duckdb")
+    other_home = tmp_path / "other"
+    other_home.mkdir()
+    other = Database(other_home / "index.duckdb")  # another index, with the first one's vector files
     try:
-        assert vector_snapshot.load(copy, table, DIM, vector_snapshot.identity(other.path)) is None
+        with other.transaction() as tx:
+            ensure_table(tx, "m", DIM)
+        _write(other, table, _unit(np.random.default_rng(11), 400), 1)
+        shutil.copytree(vector_snapshot.folder(home), vector_snapshot.folder(other_home))
+        assert vector_snapshot.load(other_home, table, DIM, index_id(other.cursor())) is None
         read_before = rows_read["rows"]
-        index = _index(other, table, copy)
-        _results(index, queries)
+        index = _index(other, table, other_home)
+        found = _results(index, queries)
         assert rows_read["rows"] == read_before + 400  # loaded from its own database
         index.close()
+        full = _index(other, table, other_home, persist=False)
+        assert found == _results(full, queries)
+        full.close()
     finally:
         other.close()
+    db.close()
+    copy = tmp_path / "copy"
+    shutil.copytree(home, copy)  # a copy of the folder: the same index, its snapshot with it
+    copied = Database(copy / "index.duckdb")
+    try:
+        read_before = rows_read["rows"]
+        index = _index(copied, table, copy)
+        _results(index, queries)
+        assert rows_read["rows"] == read_before
+        index.close()
+    finally:
+        copied.close()
 
 
-@pytest.mark.parametrize("damage", ["meta", "short-floats", "other-floats", "missing-codes"])
+@pytest.mark.parametrize("damage", ["meta", "short-floats", "other-text", "backup", "missing-codes"])
 def test_a_damaged_snapshot_is_ignored(store, rows_read, damage):
     db, table, home = store
     queries = _saved(db, table, home)
@@ -152,9 +171,13 @@ def test_a_damaged_snapshot_is_ignored(store, rows_read, damage):
     elif damage == "short-floats":
         with open(floats, "r+b") as f:
             f.truncate(f.seek(0, os.SEEK_END) // 2)
-    elif damage == "other-floats":
-        data = np.fromfile(floats, dtype=np.float32)
-        (-data).tofile(floats)  # the same shape, not this database's vectors
+    elif damage == "other-text":  # a seq the snapshot holds names another window's text now
+        with db.transaction() as tx:
+            tx.execute(f"UPDATE {table} SET hash = coalesce(hash, 0) + 1 WHERE seq = (SELECT max(seq) FROM {table})")
+    elif damage == "backup":  # a database of an earlier generation than the snapshot put back
+        meta = json.loads((snap / "meta.json").read_text())
+        meta["generation"] += 5
+        (snap / "meta.json").write_text(json.dumps(meta))
     else:
         (snap / "head.npy").unlink()
     read_before = rows_read["rows"]

@@ -18,7 +18,7 @@ from findling.paths import DB_FILENAME
 from findling.search import vector_snapshot
 from findling.search.vector_index import VectorIndex
 from findling.store.db import Database
-from findling.store.vectors import ensure_table, write_vectors
+from findling.store.vectors import ensure_table, index_id, write_vectors
 
 
 def _log(message: str) -> None:
@@ -87,7 +87,7 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
     db = Database(home / DB_FILENAME)  # a fresh open: time the index becoming ready
     table = str(db.cursor().execute("SELECT table_name FROM vector_models").fetchall()[0][0])
     rss_before = rss_now_mb()
-    persist = (home, vector_snapshot.identity(db.path))
+    persist = (home, index_id(db.cursor()))
     vector_snapshot.forget(home, table)  # the load timed is the whole one
     index = VectorIndex(db.cursor, table, dim, home, lambda: db.working_memory(shed=True), persist)  # as the engine's
     started = time.perf_counter()
@@ -143,13 +143,13 @@ import json, resource, sys, time
 started = time.perf_counter()
 from pathlib import Path
 import numpy as np
-from findling.search import vector_snapshot
 from findling.search.vector_index import VectorIndex
 from findling.store.db import Database
+from findling.store.vectors import index_id
 home, table, dim, snapshot = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 query = np.array(json.loads(sys.argv[5]), dtype=np.float32)
 db = Database(home / "findling.duckdb")
-persist = (home, vector_snapshot.identity(db.path)) if snapshot else None
+persist = (home, index_id(db.cursor())) if snapshot else None
 index = VectorIndex(db.cursor, table, dim, None, lambda: db.working_memory(shed=True), persist)
 hits = index.search(query, 20)
 seconds = time.perf_counter() - started

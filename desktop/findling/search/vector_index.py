@@ -46,7 +46,7 @@ from findling.allocator import return_freed_memory
 from findling.models.int8_dot import Int8Dot
 from findling.scratch import scratch_file
 from findling.search import vector_snapshot
-from findling.store.vectors import generation, live_seqs, read_vectors, row_count, seq_span, vectors_at
+from findling.store.vectors import generation, hashes_at, live_seqs, read_vectors, row_count, seq_span
 
 _RESCORE = 256  # candidates rescored with exact floats, at least (k × 8 when more)
 _LOAD_BATCH = 65_536
@@ -245,10 +245,10 @@ class VectorIndex:
         dim: int,
         scratch: Path | None = None,
         bulk_read: Callable[[], AbstractContextManager[object]] = nullcontext,
-        persist: tuple[Path, list[int]] | None = None,
+        persist: tuple[Path, str] | None = None,
     ) -> None:
-        """`persist`: (the index's folder, the identity of its database file): the floats and codes
-        are kept there for the next process (vector_snapshot)."""
+        """`persist`: (the index's folder, its index_id): the floats and codes are kept there for
+        the next process (vector_snapshot)."""
         self._cursor = cursor
         # around the first load (every row): the database's memory for it, and its cache let go after
         self._bulk_read = bulk_read
@@ -301,6 +301,8 @@ class VectorIndex:
             if self._persist is not None and self._unsaved and self._floats.path is not None:
                 rows, book = self._state
                 try:
+                    cur = self._cursor()
+                    sampled = rows.seqs[vector_snapshot.sample_rows(len(rows.seqs))].tolist()
                     vector_snapshot.save(
                         self._persist[0],
                         self.table,
@@ -310,8 +312,10 @@ class VectorIndex:
                         book.fitted_on,
                         self._floats.path,
                         self._persist[1],
+                        self._generation,
+                        hashes_at(cur, self.table, sampled),
                     )
-                except OSError:
+                except (OSError, duckdb.Error):
                     pass
             self._floats.close()
 
@@ -351,25 +355,23 @@ class VectorIndex:
     _snapshot_rows: _Rows | None = None
 
     def _from_snapshot(self, cur: duckdb.DuckDBPyConnection) -> _Rows | None:
-        """The rows of the saved snapshot, memory-mapped, when it belongs to this database and a
-        sample of its rows holds the database's floats; its float file becomes this index's."""
+        """The rows of the saved snapshot, memory-mapped, when it belongs to this index as it is
+        now: not of a later generation (a backup put back since), its sampled rows holding the
+        same text there still. Its float file becomes this index's."""
         assert self._persist is not None
         snap = vector_snapshot.load(self._persist[0], self.table, self.dim, self._persist[1])
         if snap is None or len(snap.rows["seqs"]) == 0 or snap.rows["head"].shape[1] != self.head:
             return None
+        if snap.generation > generation(cur):
+            return None
+        now = hashes_at(cur, self.table, list(snap.sample))
+        if any(now.get(seq, h) != h for seq, h in snap.sample.items()):
+            return None  # a seq holds another text: not these vectors
         try:
             floats = _FloatFile(None, self.dim, snap.floats)
         except OSError:
             return None
         rows = _Rows(*(snap.rows[name] for name in _Rows._FIELDS))
-        n = len(rows.seqs)
-        sample = np.unique(np.concatenate(([0, n - 1], np.linspace(0, n - 1, 8).astype(np.int64))))
-        stored = vectors_at(cur, self.table, rows.seqs[sample])
-        for i in sample.tolist():
-            expected = stored.get(int(rows.seqs[i]))
-            if expected is not None and not np.array_equal(floats.read(rows.slots[i : i + 1])[0], expected):
-                floats.close()
-                return None  # not this database's vectors after all
         old, self._floats = self._floats, floats
         old.close()
         if old.path is not None and old.path != floats.path:

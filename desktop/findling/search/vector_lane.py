@@ -19,7 +19,7 @@ from findling.search import vector_snapshot
 from findling.search.bm25 import filter_sql
 from findling.search.normalize import cosine_from_distance
 from findling.search.vector_index import VectorHit, VectorIndex
-from findling.store.vectors import embedded_share, table_for, vector_tables
+from findling.store.vectors import embedded_share, index_id, table_for, vector_tables
 
 
 @dataclass(frozen=True)
@@ -77,12 +77,8 @@ class VectorLane:
             table, dim = found
             index = self._indexes.get(table)
             if index is None:
-                persist = None
-                if self._database_file is not None:
-                    try:
-                        persist = (self._database_file.parent, vector_snapshot.identity(self._database_file))
-                    except OSError:
-                        persist = None
+                named = index_id(self._cursor()) if self._database_file is not None else ""
+                persist = (self._database_file.parent, named) if self._database_file is not None and named else None
                 index = self._indexes[table] = VectorIndex(
                     self._cursor, table, dim, self._scratch, self._bulk_read, persist
                 )

@@ -8,15 +8,17 @@ Beside the index, in `vectors/` (0700, files 0600):
   only: a snapshot's rows stay where it says. Rewritten under a new `<n>` when half its rows
   are deleted ones.
 - `<table>.snap.<ns>/`: one snapshot: the rows' seq, document, place, codes and float slot
-  as .npy files (memory-mapped when loaded), and `meta.json`, written last, with the codebook
-  file names and the index file it belongs to. The newest complete one is used; older ones
-  and unreferenced float files go when a newer one is saved.
+  as .npy files (memory-mapped when loaded), and `meta.json`, written last, naming the float
+  file, the index it belongs to (its `index_id`, kept by copies), the database's vector
+  generation then, and the text hashes of 64 of its rows. The newest complete one is used;
+  older ones and unreferenced float files go when a newer one is saved.
 
 A snapshot is a starting point, never the truth: the loader compares it with the database
-(rows deleted since, rows added after its last seq) exactly as a running index does, and a
-few of its rows with their stored floats. A snapshot of another database file (a copied or
-restored folder) or of another format is ignored. A process killed before it saved leaves
-the older snapshot, and the rows after it are read from the database."""
+(rows deleted since, rows added after its last seq) exactly as a running index does. One of
+another index, of a later generation than the database (a backup put back), or whose
+sampled rows hold other text there now is ignored, as is a damaged one: a full load. A
+process killed before it saved leaves the older snapshot, and the rows after it are read
+from the database."""
 
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ FORMAT = 1
 ROW_FIELDS = ("seqs", "doc_ids", "ordinals", "starts", "ends", "head", "rest", "slots")
 _FOLDER = "vectors"
 _META = "meta.json"
-_META_LIMIT = 64 * 1024  # bytes: a meta.json is a few hundred
+_META_LIMIT = 64 * 1024  # bytes: a meta.json is a few kilobytes
+SAMPLE = 64  # rows whose text hashes a snapshot keeps, to be compared with the database's
 
 
 @dataclass
@@ -43,16 +46,12 @@ class Snapshot:
     scale: np.ndarray
     fitted_on: int
     floats: Path  # the float file its slots point into
+    generation: int  # the database's vector generation when it was saved
+    sample: dict[int, int]  # seq -> text hash of some of its rows, as the database held them
 
 
 def folder(home: Path) -> Path:
     return home / _FOLDER
-
-
-def identity(database_file: Path) -> list[int]:
-    """The database file a snapshot belongs to: its device and inode (a copy is another index)."""
-    st = database_file.stat()
-    return [int(st.st_dev), int(st.st_ino)]
 
 
 def float_file(home: Path, table: str) -> Path:
@@ -67,9 +66,14 @@ def make_folder(home: Path) -> Path:
     return where
 
 
-def load(home: Path, table: str, dim: int, belongs_to: list[int]) -> Snapshot | None:
+def sample_rows(count: int) -> list[int]:
+    """The rows (positions) whose hashes a snapshot keeps: spread over all of them, last included."""
+    return sorted({int(i) for i in np.linspace(0, count - 1, min(count, SAMPLE))}) if count else []
+
+
+def load(home: Path, table: str, dim: int, belongs_to: str) -> Snapshot | None:
     """The newest complete snapshot of the table, memory-mapped; None when there is none that
-    fits (another database file, dimension or format, a missing or short file)."""
+    fits (another index, dimension or format, a missing or short file)."""
     where = folder(home)
     try:
         candidates = sorted(where.glob(f"{table}.snap.*"), key=_stamp, reverse=True)
@@ -89,7 +93,7 @@ def _stamp(path: Path) -> int:
         return -1
 
 
-def _load_one(snap: Path, dim: int, belongs_to: list[int]) -> Snapshot | None:
+def _load_one(snap: Path, dim: int, belongs_to: str) -> Snapshot | None:
     try:
         with open(snap / _META, "rb") as f:
             meta = json.loads(f.read(_META_LIMIT))
@@ -100,6 +104,8 @@ def _load_one(snap: Path, dim: int, belongs_to: list[int]) -> Snapshot | None:
         scale = np.load(snap / "scale.npy", allow_pickle=False)
         floats = snap.parent / str(meta["floats"])
         count = int(meta["rows"])
+        generation = int(meta["generation"])
+        sample = {int(seq): int(h) for seq, h in meta["sample"]}
         row_bytes = dim * 4
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -114,7 +120,7 @@ def _load_one(snap: Path, dim: int, belongs_to: list[int]) -> Snapshot | None:
         return None
     if count and int(np.max(rows["slots"])) >= stored:
         return None  # the float file is shorter than the rows say
-    return Snapshot(rows, basis, scale, int(meta["fitted_on"]), floats)
+    return Snapshot(rows, basis, scale, int(meta["fitted_on"]), floats, generation, sample)
 
 
 def save(
@@ -125,7 +131,9 @@ def save(
     scale: np.ndarray,
     fitted_on: int,
     floats: Path,
-    belongs_to: list[int],
+    belongs_to: str,
+    generation: int,
+    sample: dict[int, int],
 ) -> Path:
     """Write a snapshot (meta.json last: a half-written one is never loaded), then remove the
     table's older snapshots and the float files no snapshot uses now."""
@@ -146,6 +154,8 @@ def save(
             "fitted_on": int(fitted_on),
             "floats": floats.name,
             "index": belongs_to,
+            "generation": int(generation),
+            "sample": sorted(sample.items()),
         }
         (partial / _META).write_text(json.dumps(meta), encoding="utf-8")
         for path in partial.iterdir():

@@ -289,6 +289,11 @@ MIGRATIONS: list[Migration] = [
         """UPDATE documents SET size = -1, hash = NULL
             WHERE status = 'ok' AND length > 0 AND id NOT IN (SELECT doc_id FROM positions)""",
     ],
+    [
+        # A name for this index, kept by its copies: what the vector files beside it belong to
+        # (search/vector_snapshot.py)
+        "INSERT INTO meta VALUES ('index_id', CAST(uuid() AS VARCHAR)) ON CONFLICT (key) DO NOTHING",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -77,6 +77,11 @@ def bump_generation(cur: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def index_id(cur: duckdb.DuckDBPyConnection) -> str:
+    """The index's name (schema 25), kept by its copies."""
+    return str(scalar(cur, "SELECT value FROM meta WHERE key = 'index_id'") or "")
+
+
 def generation(cur: duckdb.DuckDBPyConnection) -> int:
     value = scalar(cur, "SELECT value FROM meta WHERE key = ?", [_GENERATION])
     return int(value) if value is not None else 0
@@ -199,17 +204,16 @@ def seq_span(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[int, int]:
     return (int(row[0]), int(row[1])) if row else (0, -1)
 
 
-def vectors_at(cur: duckdb.DuckDBPyConnection, table: str, seqs: np.ndarray) -> dict[int, np.ndarray]:
-    """The float vectors of these seqs that are still there."""
-    import numpy as np
-
-    wanted = [int(s) for s in np.asarray(seqs).tolist()]
+def hashes_at(cur: duckdb.DuckDBPyConnection, table: str, seqs: Sequence[int]) -> dict[int, int]:
+    """The text hashes of these seqs' rows, of those still there (two small columns read: the
+    vectors themselves would be the whole table)."""
+    wanted = [int(s) for s in seqs]
     if not wanted:
         return {}
     found = cur.execute(
-        f"SELECT seq, vec FROM {table} WHERE seq IN ({', '.join('?' * len(wanted))})", wanted
+        f"SELECT seq, coalesce(hash, 0) FROM {table} WHERE seq IN ({', '.join('?' * len(wanted))})", wanted
     ).fetchall()
-    return {int(seq): np.asarray(vec, dtype=np.float32) for seq, vec in found}
+    return {int(seq): int(h) for seq, h in found}
 
 
 def delete_vectors(cur: duckdb.DuckDBPyConnection, id_sql: str, keep_for_reuse: bool = False) -> None:
