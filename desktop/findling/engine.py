@@ -427,7 +427,11 @@ class Engine:
     def _ranked(self, request: SearchRequest, parsed: ParsedQuery, limit: int, keep_weak: bool) -> SearchResult:
         """Hybrid and semantic modes: the pipeline over the mode's lanes, with its explain record."""
         if not parsed.has_terms:
-            return SearchResult(request.text, (), 0, notes=("the query has no words to search for",))
+            if parsed.filters.empty:
+                return SearchResult(request.text, (), 0, notes=("the query has no words to search for",))
+            # a filter alone (`ext:pdf`, `after:`, `sym:NAME`) lists what it lets through, in every
+            # mode: there is nothing to rank by meaning, and keyword mode's list is that list
+            return self._keyword(request, parsed, limit)
         result = self._run_pipeline(
             request.text,
             parsed,

@@ -391,3 +391,14 @@ def test_open_and_show_in_folder_say_so_when_the_opener_fails(qtbot, window, tmp
     window.statusBar().clearMessage()
     window.open_path(str(tmp_path / "docs"))  # Show in folder, with no file manager
     qtbot.waitUntil(lambda: "Could not open" in window.statusBar().currentMessage(), timeout=10000)
+
+
+@pytest.mark.parametrize("mode", ["Hybrid", "Semantic"])
+def test_a_filter_alone_lists_its_documents_in_the_window_in_every_mode(qtbot, window, tmp_path, mode):
+    index_files(window.engine, tmp_path / "docs", {"plan.md": "the garden plan", "notes.txt": "garden notes"})
+    window.mode_box.setCurrentText(mode)
+    window.search_field.setText("ext:md")
+    window.run_search(full=True)
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=10000)
+    assert window.results.hit(0).path.endswith("plan.md")
+    assert "no words" not in window.statusBar().currentMessage()

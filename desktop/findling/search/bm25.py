@@ -906,8 +906,15 @@ def word_groups(
         if len(tokens) > 1:
             # a split word: each part a group, matched in whichever language the index holds
             apart = stemmed_apart(written, languages)
+            # a part that is a function word alone (the s of "cat's", the ll of "we'll") is one:
+            # dropped beside the word's others, never required nor lit up in "Marmalade's"
             groups.extend(
-                WordGroup(words[0], tuple(terms), stop, apart=tuple((t, apart[t]) for t in terms if t in apart))
+                WordGroup(
+                    words[0],
+                    tuple(terms),
+                    stop or all(is_stopword(t) for t in terms),
+                    apart=tuple((t, apart[t]) for t in terms if t in apart),
+                )
                 for terms in tokens
             )
             continue
