@@ -43,6 +43,7 @@ from findling.records import (
 )
 from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
+from findling.search.keyword_explain import keyword_explain
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import (
@@ -378,6 +379,8 @@ class Engine:
         else:
             result = self._ranked(request, parsed, limit, keep_weak)
         result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
+        if result.explain is not None:
+            result.explain.timings_ms.setdefault("total", result.timings_ms["total"])
         return result
 
     def _keyword_entries(
@@ -413,13 +416,16 @@ class Engine:
             listed = self._present_listed(entries, limit, terms, parsed.filters.symbols, apart, listed)
         hits = as_listed(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
+        timings = {"bm25": round(lane_ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)}
+        explain = keyword_explain(request.text, lane, entries, lane_ms, {h.doc_id for h in hits})
         return SearchResult(
             query=request.text,
             hits=tuple(hits),
             total_matched=lane.total,
             relaxed=lane.relaxed,
             notes=notes,
-            timings_ms={"bm25": round(lane_ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)},
+            timings_ms=timings,
+            explain=replace(explain, timings_ms={**explain.timings_ms, **timings}),
             terms=terms,
             terms_apart=apart,
         )

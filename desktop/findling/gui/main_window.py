@@ -73,7 +73,7 @@ from findling.records import Filters, Hit, IndexProgress, SearchMode, SearchRequ
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
 from findling.search.presentation import (
     dropped_words,
-    keyword_summary,
+    one_list_summary,
     query_summary,
     report_counts,
     result_sentence,
@@ -573,8 +573,8 @@ class MainWindow(QMainWindow):
         if result.explain is not None:
             self.explain_summary.setText(query_summary(result.explain))
             self.timeline.set_stages(stage_timeline(result.explain))
-        else:  # keyword search (and More like this) rank by one list: nothing to tell stage by stage
-            self.explain_summary.setText(keyword_summary(len(result.hits), took))
+        else:  # More like this ranks by one list: nothing to tell stage by stage
+            self.explain_summary.setText(one_list_summary(len(result.hits), took))
             self.timeline.set_stages([])
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:

@@ -240,14 +240,11 @@ def query_summary(explain: QueryExplain) -> str:
     return "\n".join(lines)
 
 
-def keyword_summary(count: int, took_ms: float) -> str:
-    """The explain panel for a keyword search, which ranks by one list: nothing to tell stage by stage."""
+def one_list_summary(count: int, took_ms: float) -> str:
+    """The explain panel for a list ranked by one measure with no explain record (More like
+    this: closeness in meaning to one document): nothing to tell stage by stage."""
     found = f"{count} result" + ("" if count == 1 else "s")
-    return (
-        f"{found} in {took_ms:.0f} ms by keywords alone (BM25 with the words in titles and file names; "
-        "among long pages the first ten ordered again by how near the query's words stand to one another "
-        "in each); the stage by stage story comes with the Hybrid and Semantic modes."
-    )
+    return f"{found} in {took_ms:.0f} ms, ranked by how close each is in meaning to the chosen document."
 
 
 def explain_columns() -> str:
