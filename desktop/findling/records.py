@@ -462,6 +462,8 @@ class StoreStatus:
         """How much of the index semantic search sees, in words."""
         if not self.embedder:
             return "semantic search: off (no embedding model installed)"
+        if not self.embeddable:
+            return "semantic search: on; nothing to embed yet (add a folder: drop it on the window, or findling add)"
         share = 100 if self.embedded >= self.embeddable else min(99, int(100 * self.embedded / self.embeddable))
         return f"semantic search: {self.embedded:,} of {self.embeddable:,} documents embedded ({share} %)"
 

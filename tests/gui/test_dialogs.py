@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from findling.gui import settings_dialog as settings_module
 from findling.gui.help_dialog import SHORTCUTS, HelpDialog
 from findling.models import runtime
@@ -40,3 +42,43 @@ def test_help_lists_shortcuts_and_syntax(qtbot, window):
     assert any(e.startswith("ext:") for e in examples) and any(e.startswith("after:") for e in examples)
     menus = [a.text() for a in window.menuBar().actions()]
     assert "&Help" in menus
+
+
+def test_add_folder_opens_where_folders_were_added_not_where_a_model_came_from(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from findling.gui.models_dialog import ModelsDialog
+
+    models_parent, docs_parent = tmp_path / "downloads", tmp_path / "papers"
+    (models_parent / "minilm").mkdir(parents=True)
+    (docs_parent / "2026").mkdir(parents=True)
+    asked: list[str] = []
+    answers = iter([str(models_parent / "minilm"), str(docs_parent / "2026"), ""])
+
+    def ask(_parent, _title, start=""):
+        asked.append(start)
+        return next(answers)
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(ask))
+    dialog = ModelsDialog(window.engine, window)
+    monkeypatch.setattr(dialog, "import_folder", lambda *_a: None)
+    dialog.import_selected()  # a model imported from downloads/minilm
+    monkeypatch.setattr(window, "add_paths", lambda _paths: None)
+    window.choose_folder()  # Add folder…: not in downloads
+    window.choose_folder()  # again: where the last folder was added from
+    assert asked[1] != str(models_parent) and asked[1] == str(Path.home())
+    assert asked[2] == str(docs_parent)
+
+
+def test_an_offline_download_says_what_to_do_in_the_window(qtbot, window, monkeypatch):
+    """It led with a file path and an errno and pointed a window user to a CLI command."""
+    from findling.gui.models_dialog import ModelsDialog
+
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    window.engine.models._store = None  # made again, with the unreachable hub
+    dialog = ModelsDialog(window.engine, window)
+    dialog.pull_selected()
+    qtbot.waitUntil(lambda: "could not be downloaded" in dialog.status.text(), timeout=20000)
+    text = dialog.status.text()
+    assert "cannot reach 127.0.0.1:9" in text and "Import from folder" in text
+    assert "Errno" not in text and "findling models" not in text and ".onnx" not in text

@@ -402,3 +402,40 @@ def test_a_filter_alone_lists_its_documents_in_the_window_in_every_mode(qtbot, w
     qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=10000)
     assert window.results.hit(0).path.endswith("plan.md")
     assert "no words" not in window.statusBar().currentMessage()
+
+
+def test_the_explain_tab_tells_a_keyword_results_story(qtbot, window, tmp_path):
+    """Keyword mode's Explain tab was blank: no sentence, no timeline, no details."""
+    index_files(
+        window.engine, tmp_path / "docs", {"a.md": "the quokka smiles at the quokka", "b.md": "a quokka sleeps"}
+    )
+    _search(qtbot, window, "quokka", rows=2)
+    window.results_view.setCurrentIndex(window.results.index(0, 0))
+    qtbot.waitUntil(lambda: "keyword #1" in window.explain_sentence.text(), timeout=5000)
+    assert window.explain_model.rowCount() > 0
+    assert "candidates in" in window.explain_summary.text() and " 0 ms" not in window.explain_summary.text()
+    assert "skipped" in window.timeline.toolTip() and " ms" in window.timeline.toolTip()  # the stages drawn
+
+
+def test_a_long_facet_row_never_widens_the_window_nor_cuts_its_words(qtbot, window):
+    """The window grew to fit the row (1280 → 1313 px, again after each resize); at 1024 the
+    buttons were squeezed until "We…11 Doc…s 3"; two folders named html read "html · html"."""
+    from PySide6.QtWidgets import QApplication
+
+    facets = {
+        "type": [(name, 10 + i) for i, name in enumerate(["Web pages", "Documents", "Spreadsheets", "Presentations"])],
+        "modified": [(name, 3) for name in ["Today", "This week", "This month", "This year", "Older"]],
+        "folder": [("/srv/docs/python3.11/html", 6), ("/srv/docs/rust/html", 1), ("/home/me/Notes and drafts", 2)],
+    }
+    for width, height in ((1280, 800), (1024, 640)):
+        window.resize(width, height)
+        QApplication.processEvents()
+        for _ in range(3):
+            window.facets.set_facets(facets)
+            QApplication.processEvents()
+            assert window.width() == width
+        shown = window.facets.shown()
+        assert shown, "nothing of the row is shown"
+        for widget in shown:
+            assert widget.width() >= widget.sizeHint().width(), widget.text()  # whole words
+        assert "python3.11/html 6" in window.facets.toolTip() and "rust/html 1" in window.facets.toolTip()

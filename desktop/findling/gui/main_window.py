@@ -53,6 +53,7 @@ from findling.engine import Engine
 from findling.errors import FindlingError
 from findling.gui.date_range import CUSTOM, ask_date_range, range_label, range_times
 from findling.gui.explain_view import ScoreBars, StageTimeline
+from findling.gui.flow_layout import FlowLayout, pair
 from findling.gui.formatted import formatted_source, passage_pattern
 from findling.gui.help_dialog import HelpDialog, about_text
 from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
@@ -210,6 +211,10 @@ class MainWindow(QMainWindow):
         self._custom_range: tuple[date, date] | None = None
         self._date_choice = 0  # the last range in force: a cancelled custom range goes back to it
         self.folder_box = QComboBox()
+        # as wide as a short name, whatever folders it lists (their list opens as wide as they
+        # need): a long folder name once made the window wider than the screen allowed
+        self.folder_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.folder_box.setMinimumContentsLength(8)
         self.folder_box.addItem("All folders", "")
         for box in (self.mode_box, self.type_box, self.folder_box):
             box.currentIndexChanged.connect(lambda _i: self.run_search(full=False))
@@ -232,8 +237,9 @@ class MainWindow(QMainWindow):
         self.indexed_folders: list[str] = []
 
         self.filter_bar = QWidget()
-        filters = QHBoxLayout(self.filter_bar)
-        filters.setContentsMargins(0, 0, 0, 0)
+        # the boxes wrap onto a second row where the window is narrow (a row of them once held
+        # the window at 1,095 pixels and more); each keeps its label beside it
+        filters = FlowLayout(self.filter_bar)
         for label, box in (
             ("Mode", self.mode_box),
             ("Type", self.type_box),
@@ -241,11 +247,11 @@ class MainWindow(QMainWindow):
             ("In", self.folder_box),
             ("Sort", self.sort_box),
         ):
-            filters.addWidget(QLabel(label))
-            filters.addWidget(box)
+            filters.addWidget(pair(QLabel(label), box))
         filters.addWidget(self.symbols_button)
-        filters.addStretch(1)  # under the field, the boxes stay together on the left
-        self.filter_bar.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.filter_bar.setSizePolicy(policy)
         # The field beside the boxes where the window is wide, above them where it is not:
         # at 1024 pixels the boxes alone would leave the field a few letters wide.
         self.top_bar = QBoxLayout(QBoxLayout.Direction.LeftToRight)
@@ -825,8 +831,13 @@ class MainWindow(QMainWindow):
         self.run(lambda: self.watcher.watch(folders), what="Watching the folders for changes (live updates)")
 
     def choose_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder to Findling")
+        """Opens where the last folder was added from (the home folder at first), never where
+        a model was last imported from: each file dialog keeps its own place."""
+        state = window_state(self.engine.home)
+        start = str(state.value("dialogs/add_folder", "") or Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder to Findling", start)
         if folder:
+            state.setValue("dialogs/add_folder", os.path.dirname(os.path.normpath(folder)))
             self.add_paths([folder])
 
     def add_paths(self, paths: list[str]) -> None:

@@ -3,6 +3,7 @@ cancel, import from a folder, and the execution provider in use."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 from findling.engine import Engine
 from findling.errors import FindlingError
 from findling.gui.tasks import progress_callback, run_task
-from findling.models.download import sha256_file
+from findling.models.download import ModelDownloadError, sha256_file
 from findling.models.importing import identify
 from findling.models.manifest import ROLES, ModelSpec, model_size
 from findling.settings import save_settings
@@ -246,15 +247,29 @@ class ModelsDialog(QDialog):
 
     def _failed(self, exc: BaseException) -> None:
         self._finish()
+        if isinstance(exc, ModelDownloadError) and exc.unreachable:
+            spec = self._selected()
+            name = spec.name if spec is not None else "The model"
+            self.status.setText(
+                f"{name} could not be downloaded: this computer cannot reach {exc.host}. Findling keeps working "
+                "by keywords. When online, press Download again; or, with the model's files copied from another "
+                "computer, press Import from folder…"
+            )
+            return
         self.status.setText(str(exc))
 
     def import_selected(self) -> None:
         spec = self._selected()
         if spec is None:
             return
-        folder = QFileDialog.getExistingDirectory(self, f"Folder holding {spec.name} (or any model)")
+        from findling.gui.state import window_state
+
+        state = window_state(self.engine.home)
+        start = str(state.value("dialogs/model_import", "") or Path.home())
+        folder = QFileDialog.getExistingDirectory(self, f"Folder holding {spec.name} (or any model)", start)
         if not folder:
             return
+        state.setValue("dialogs/model_import", os.path.dirname(os.path.normpath(folder)))
         self.import_folder(Path(folder), spec)
 
     def import_folder(self, folder: Path, selected: ModelSpec) -> None:

@@ -5,24 +5,61 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QToolButton,
     QWidget,
 )
 
+from findling.pathnames import distinct_names
+
 
 class _ButtonStrip(QWidget):
-    """A row of flat buttons under grey titles, rebuilt whole each time it is filled."""
+    """A row of flat buttons under grey titles, rebuilt whole each time it is filled. It takes
+    the width it is given and never asks for more: a long row once widened the window to fit
+    it, and a narrow one squeezed its buttons until their words were cut. What does not fit
+    whole is left out, from the end; the tooltip of the strip lists every entry."""
 
     def __init__(self) -> None:
         super().__init__()
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.buttons: list[QToolButton] = []
+        self._row: list[QWidget] = []  # titles and buttons, in order
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setVisible(False)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(0, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(0, super().sizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit()
+
+    def shown(self) -> list[QWidget]:
+        """The titles and buttons on screen, in order."""
+        return [w for w in self._row if not w.isHidden()]
+
+    def _fit(self) -> None:
+        """Show the entries that fit whole in the width, in order; a title only with a button after it."""
+        room = self.width()
+        spacing = max(0, self._layout.spacing())
+        used = 0
+        for widget in self._row:
+            used += widget.sizeHint().width()
+            widget.setHidden(used > room)
+            used += spacing
+        for i, widget in enumerate(self._row):
+            if isinstance(widget, QLabel):
+                following = self._row[i + 1] if i + 1 < len(self._row) else None
+                if following is None or following.isHidden() or isinstance(following, QLabel):
+                    widget.setHidden(True)
 
     def _fill(self, groups: list[tuple[str, list[tuple[str, str, bool, Callable[..., None]]]]]) -> None:
         """groups: (title, [(text, tooltip, enabled, on_click)]); empty groups are left out."""
@@ -32,12 +69,16 @@ class _ButtonStrip(QWidget):
             if widget is not None:
                 widget.deleteLater()
         self.buttons = []
+        self._row = []
+        every = []
         for title, entries in groups:
             if not entries:
                 continue
             label = QLabel(title)
             label.setEnabled(False)
             self._layout.addWidget(label)
+            self._row.append(label)
+            every.append(f"{title} " + " · ".join(text for text, *_ in entries))
             for text, tooltip, enabled, on_click in entries:
                 button = QToolButton()
                 button.setText(text)
@@ -47,8 +88,11 @@ class _ButtonStrip(QWidget):
                 button.clicked.connect(on_click)
                 self._layout.addWidget(button)
                 self.buttons.append(button)
+                self._row.append(button)
         self._layout.addStretch(1)
+        self.setToolTip("\n".join(every))
         self.setVisible(bool(self.buttons))
+        self._fit()
 
 
 class FacetBar(_ButtonStrip):
@@ -61,8 +105,12 @@ class FacetBar(_ButtonStrip):
     UNFILTERABLE = {"Other", "Older"}
 
     def set_facets(self, facets: dict[str, list[tuple[str, int]]]) -> None:
+        folders = [value for value, _ in facets.get("folder", [])]
+        # two folders named alike read apart: `python3.11/html`, `rust/html`, not "html" twice
+        names = dict(zip(folders, distinct_names([f.rstrip(os.sep) or f for f in folders]), strict=True))
+
         def label(facet: str, value: str) -> str:
-            return os.path.basename(value.rstrip(os.sep)) or value if facet == "folder" else value
+            return names.get(value, value) if facet == "folder" else value
 
         self._fill(
             [

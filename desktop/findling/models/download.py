@@ -19,6 +19,7 @@ import threading
 import time
 import tomllib
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,7 +40,13 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
 class ModelDownloadError(FindlingError):
-    """The hub could not be reached, or refused or broke off a download."""
+    """The hub could not be reached, or refused or broke off a download. `unreachable`: the
+    hub (`host`) could not be reached at all, which a window says in its own words."""
+
+    def __init__(self, message: str, unreachable: bool = False, host: str = "") -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+        self.host = host
 
 
 class ModelChecksumError(FindlingError):
@@ -267,9 +274,12 @@ class ModelStore:
             raise ModelDownloadError(f"{what}: the hub answered {exc.code}") from exc
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
+            host = urllib.parse.urlsplit(self.endpoint).netloc or self.endpoint
             raise ModelDownloadError(
-                f"{what}: cannot reach {self.endpoint} ({reason}). Findling keeps working without this model; "
-                "try again when online, or use `findling models import DIR`"
+                f"cannot reach {self.endpoint} ({reason}) for {what}. Findling keeps working without this model; "
+                "try again when online, or use `findling models import DIR`",
+                unreachable=True,
+                host=host,
             ) from exc
 
     def _head(self, spec: ModelSpec, f: ModelFile, revision: str, headers: dict[str, str]) -> dict[str, Any]:
