@@ -178,6 +178,18 @@ def record_statements(engine: Any) -> list[str]:
     return statements
 
 
+def write_stand_in_vectors(db, table, vectors, first_doc) -> list[int]:
+    """One vector a document from `first_doc` on, each with its stand-in document row: the
+    vector index's tests, which need no text."""
+    from findling.store.vectors import write_vectors
+
+    docs = list(range(first_doc, first_doc + len(vectors)))
+    with db.transaction() as tx:
+        stand_in_documents(tx, docs)
+        write_vectors(tx, table, docs, [0] * len(docs), [(0, 1)] * len(docs), vectors)
+    return docs
+
+
 def stand_in_documents(tx, ids) -> None:
     """Document rows for `ids`, for store tests that write vectors alone: vectors are stored only
     for documents the index holds."""

@@ -17,8 +17,8 @@ from findling.search.vector_index import (
     query_code,
 )
 from findling.store.db import Database
-from findling.store.vectors import delete_vectors, ensure_table, write_vectors
-from tests.helpers import stand_in_documents
+from findling.store.vectors import delete_vectors, ensure_table
+from tests.helpers import write_stand_in_vectors
 
 DIM = 32
 
@@ -37,14 +37,6 @@ def store(tmp_path):
     db.close()
 
 
-def _write(db, table, vectors, first_doc):
-    docs = list(range(first_doc, first_doc + len(vectors)))
-    with db.transaction() as tx:
-        stand_in_documents(tx, docs)
-        write_vectors(tx, table, docs, [0] * len(docs), [(0, 1)] * len(docs), vectors)
-    return docs
-
-
 def _exact_top(vectors: dict[int, np.ndarray], q: np.ndarray, k: int) -> list[int]:
     return sorted(vectors, key=lambda d: -float(vectors[d] @ q))[:k]
 
@@ -53,7 +45,7 @@ def test_results_and_scores_match_exact_float_search(store, tmp_path):
     db, table = store
     rng = np.random.default_rng(3)
     vectors = _unit(rng, 3000)
-    docs = _write(db, table, vectors, 1)
+    docs = write_stand_in_vectors(db, table, vectors, 1)
     index = VectorIndex(db.cursor, table, DIM, tmp_path / "scratch")
     by_doc = dict(zip(docs, vectors))
     for q in _unit(rng, 20):
@@ -71,9 +63,9 @@ def test_copies_are_listed_in_document_order_whatever_the_depth(store, tmp_path)
     db, table = store
     rng = np.random.default_rng(5)
     others = _unit(rng, 400)
-    _write(db, table, others, 1)
+    write_stand_in_vectors(db, table, others, 1)
     copy = _unit(rng, 1)[0]
-    copies = _write(db, table, np.stack([copy] * 6), 1000)
+    copies = write_stand_in_vectors(db, table, np.stack([copy] * 6), 1000)
     index = VectorIndex(db.cursor, table, DIM, tmp_path / "scratch")
     query = copy + 0.05 * _unit(rng, 1)[0]
     query /= np.linalg.norm(query)
@@ -87,11 +79,11 @@ def test_follows_inserts_deletes_and_a_wider_range(store, tmp_path):
     db, table = store
     rng = np.random.default_rng(4)
     small = _unit(rng, 200) * np.float32(0.2)  # not unit: a narrow range first
-    docs = _write(db, table, small, 1)
+    docs = write_stand_in_vectors(db, table, small, 1)
     index = VectorIndex(db.cursor, table, DIM, tmp_path)
     index.refresh()
     wide = _unit(rng, 200)  # values well past the first scale: the codes are made again
-    docs += _write(db, table, wide, 1000)
+    docs += write_stand_in_vectors(db, table, wide, 1000)
     with db.transaction() as tx:
         delete_vectors(tx, f"({', '.join(map(str, docs[:150]))})")
     by_doc = dict(zip(docs[150:], np.concatenate([small, wide])[150:]))
@@ -108,12 +100,12 @@ def test_follows_inserts_deletes_and_a_wider_range(store, tmp_path):
 def test_compacts_its_float_file_after_many_deletions(store, tmp_path):
     db, table = store
     rng = np.random.default_rng(5)
-    docs = _write(db, table, _unit(rng, 400), 1)
+    docs = write_stand_in_vectors(db, table, _unit(rng, 400), 1)
     index = VectorIndex(db.cursor, table, DIM, tmp_path)
     index.refresh()
     with db.transaction() as tx:
         delete_vectors(tx, f"({', '.join(map(str, docs[:300]))})")
-    kept = _write(db, table, _unit(rng, 10), 5000)
+    kept = write_stand_in_vectors(db, table, _unit(rng, 10), 5000)
     q = _unit(rng, 1)[0]
     hits = index.search(q, 400)
     assert index._floats.count == 110 and len(hits) == 110
@@ -149,7 +141,7 @@ def test_the_rotated_heads_shortlist_finds_what_a_full_scan_finds(store, tmp_pat
     db, table = store
     rng = np.random.default_rng(8)
     vectors = _topical(rng, 6000)
-    docs = _write(db, table, vectors, 1)
+    docs = write_stand_in_vectors(db, table, vectors, 1)
     index = VectorIndex(db.cursor, table, DIM, tmp_path)
     index.whole_below = 1000  # as at a million rows: the head's pass hands on a shortlist
     by_doc = dict(zip(docs, vectors))
@@ -171,13 +163,13 @@ def test_the_basis_is_fitted_again_when_the_rows_double(store, tmp_path):
     db, table = store
     rng = np.random.default_rng(12)
     first = _topical(rng, 300)
-    docs = _write(db, table, first, 1)
+    docs = write_stand_in_vectors(db, table, first, 1)
     index = VectorIndex(db.cursor, table, DIM, tmp_path)
     index.refresh()
     basis = index._state[1].basis.copy()
     assert index._state[1].fitted_on == 300
     more = _unit(rng, 400)  # other vectors than the first: the axes change
-    docs += _write(db, table, more, 5000)
+    docs += write_stand_in_vectors(db, table, more, 5000)
     by_doc = dict(zip(docs, np.concatenate([first, more])))
     queries = _unit(rng, 10)
     assert [[h.doc_id for h in index.search(q, 5)] for q in queries] == [_exact_top(by_doc, q, 5) for q in queries]
@@ -220,7 +212,7 @@ def test_the_first_load_runs_inside_the_databases_bulk_read(store, tmp_path):
 
     db, table = store
     rng = np.random.default_rng(5)
-    _write(db, table, _unit(rng, 1200), 1)
+    write_stand_in_vectors(db, table, _unit(rng, 1200), 1)
     reads: list[str] = []
 
     @contextmanager
@@ -232,7 +224,7 @@ def test_the_first_load_runs_inside_the_databases_bulk_read(store, tmp_path):
     index = VectorIndex(db.cursor, table, DIM, tmp_path / "scratch", bulk_read)
     index.search(_unit(rng, 1)[0], 5)
     assert reads == ["begin", "end"]  # every row read inside it
-    _write(db, table, _unit(rng, 10), 5000)
+    write_stand_in_vectors(db, table, _unit(rng, 10), 5000)
     assert len(index.search(_unit(rng, 1)[0], 2000)) == 1210
     assert reads == ["begin", "end"]  # a few new rows: read as any search reads
     index.close()

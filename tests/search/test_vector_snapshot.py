@@ -17,8 +17,8 @@ from findling.search import vector_snapshot
 from findling.search.vector_index import VectorIndex
 from findling.store import vectors as store_vectors
 from findling.store.db import Database
-from findling.store.vectors import delete_vectors, ensure_table, index_id, write_vectors
-from tests.helpers import stand_in_documents
+from findling.store.vectors import delete_vectors, ensure_table, index_id
+from tests.helpers import write_stand_in_vectors
 
 DIM = 32
 
@@ -37,13 +37,6 @@ def store(tmp_path):
         table = ensure_table(tx, "m", DIM)
     yield db, table, home
     db.close()
-
-
-def _write(db, table, vectors, first_doc):
-    docs = list(range(first_doc, first_doc + len(vectors)))
-    with db.transaction() as tx:
-        stand_in_documents(tx, docs)
-        write_vectors(tx, table, docs, [0] * len(docs), [(0, 1)] * len(docs), vectors)
 
 
 def _index(db, table, home, persist=True) -> VectorIndex:
@@ -73,7 +66,7 @@ def _results(index: VectorIndex, queries: np.ndarray) -> list[list[tuple[int, fl
 def test_a_new_index_maps_the_last_ones_and_reads_only_what_changed(store, rows_read):
     db, table, home = store
     rng = np.random.default_rng(5)
-    _write(db, table, _unit(rng, 3000), 1)
+    write_stand_in_vectors(db, table, _unit(rng, 3000), 1)
     queries = _unit(rng, 12)
     first = _index(db, table, home)
     before = _results(first, queries)
@@ -88,7 +81,7 @@ def test_a_new_index_maps_the_last_ones_and_reads_only_what_changed(store, rows_
     # between processes: rows deleted and added
     with db.transaction() as tx:
         delete_vectors(tx, "(SELECT unnest(range(1, 400)))")
-    _write(db, table, _unit(rng, 500), 5000)
+    write_stand_in_vectors(db, table, _unit(rng, 500), 5000)
     third = _index(db, table, home)
     after = _results(third, queries)
     assert rows_read["rows"] == 3500  # only the 500 new rows
@@ -103,7 +96,7 @@ def test_a_new_index_maps_the_last_ones_and_reads_only_what_changed(store, rows_
 
 def test_the_files_are_the_users_alone(store):
     db, table, home = store
-    _write(db, table, _unit(np.random.default_rng(1), 50), 1)
+    write_stand_in_vectors(db, table, _unit(np.random.default_rng(1), 50), 1)
     index = _index(db, table, home)
     index.search(_unit(np.random.default_rng(2), 1)[0], 3)
     index.close()
@@ -115,7 +108,7 @@ def test_the_files_are_the_users_alone(store):
 
 def _saved(db, table, home, n=400, seed=3) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    _write(db, table, _unit(rng, n), 1)
+    write_stand_in_vectors(db, table, _unit(rng, n), 1)
     index = _index(db, table, home)
     queries = _unit(rng, 5)
     _results(index, queries)
@@ -132,7 +125,7 @@ def test_another_indexs_snapshot_is_ignored_and_a_copys_is_its_own(store, tmp_pa
     try:
         with other.transaction() as tx:
             ensure_table(tx, "m", DIM)
-        _write(other, table, _unit(np.random.default_rng(11), 400), 1)
+        write_stand_in_vectors(other, table, _unit(np.random.default_rng(11), 400), 1)
         shutil.copytree(vector_snapshot.folder(home), vector_snapshot.folder(other_home))
         assert vector_snapshot.load(other_home, table, DIM, index_id(other.cursor())) is None
         read_before = rows_read["rows"]
@@ -194,7 +187,7 @@ def test_a_process_killed_before_saving_leaves_the_older_snapshot(store, rows_re
     db, table, home = store
     queries = _saved(db, table, home)
     rng = np.random.default_rng(9)
-    _write(db, table, _unit(rng, 100), 1000)
+    write_stand_in_vectors(db, table, _unit(rng, 100), 1000)
     killed = _index(db, table, home)
     _results(killed, queries)  # appended the 100 rows to the float file, never saved
     # no close: the process died
