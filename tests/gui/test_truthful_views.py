@@ -439,3 +439,28 @@ def test_a_long_facet_row_never_widens_the_window_nor_cuts_its_words(qtbot, wind
         for widget in shown:
             assert widget.width() >= widget.sizeHint().width(), widget.text()  # whole words
         assert "python3.11/html 6" in window.facets.toolTip() and "rust/html 1" in window.facets.toolTip()
+
+
+def test_a_semantic_hit_lights_the_passage_that_matched(qtbot, window, tmp_path, embedder_installed):
+    """It said "no matches in the text" for every semantic hit and lit nothing."""
+    from PySide6.QtWidgets import QApplication
+
+    filler = "\n\n".join(f"Section {i}: the quarterly tax return is due at the end of the month." for i in range(30))
+    index_files(
+        window.engine,
+        tmp_path / "docs",
+        {"cat.md": filler + "\n\nThe cat sleeps on the warm windowsill all afternoon.\n\n" + filler},
+    )
+    window.engine.embed()
+    window.mode_box.setCurrentText("Semantic")
+    window.search_field.setText("a pet resting in the sun")
+    window.run_search(full=True)
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=20000)
+    window.results_view.setCurrentIndex(window.results.index(0, 0))
+    panel = window.preview_panel
+    qtbot.waitUntil(lambda: "found by meaning" in panel.position.text(), timeout=10000)
+    QApplication.processEvents()
+    pane = window.preview
+    assert pane.by_meaning and panel.view() is pane
+    (band,) = [s for s in pane.extraSelections() if s.format.background().color().alpha() > 40]
+    assert "windowsill" in band.cursor.selectedText()

@@ -74,6 +74,7 @@ class PreviewPane(QPlainTextEdit):
         self.updateRequest.connect(self.numbers.follow)
         self._hits: list[tuple[int, int]] = []
         self._band: tuple[int, int] | None = None
+        self.by_meaning = False
         self._pages: list[int] = []
         self._at = utf16_positions("")
         self.current = -1
@@ -89,6 +90,7 @@ class PreviewPane(QPlainTextEdit):
     def clear(self) -> None:
         super().clear()
         self._hits, self._band, self._pages, self.current, self.highlighted = [], None, [], -1, 0
+        self.by_meaning = False
         self.numbers.show_for(False, [])
         self.hit_changed.emit(0, 0)
 
@@ -115,6 +117,8 @@ class PreviewPane(QPlainTextEdit):
         self.numbers.show_for(code, [self.document().findBlock(p).blockNumber() for p in self._pages])
         self._hits = sorted((at(h.start), at(h.end)) for h in highlights)
         self._band = (at(focus_start), at(focus_end)) if focus_start is not None and focus_end is not None else None
+        # found by meaning, with none of the query's words: the passage that matched is what to light
+        self.by_meaning = not self._hits and self._band is not None and self._band[1] > self._band[0]
         self.highlighted = len(self._hits)
         if self._hits:
             start = at(focus_start) if focus_start is not None else 0
@@ -160,7 +164,7 @@ class PreviewPane(QPlainTextEdit):
             band = QTextEdit.ExtraSelection()
             band.cursor = self._cursor(*self._band)
             passage = QTextCharFormat()
-            passage.setBackground(QColor(120, 160, 255, 40))
+            passage.setBackground(QColor(120, 160, 255, 110 if self.by_meaning else 40))
             band.format = passage
             selections.append(band)
         selections += hit_selections(self.document(), self._hits, self.current)
@@ -384,7 +388,9 @@ class PreviewPanel(QWidget):
         return self.formatted if self.stack.currentWidget() is self.formatted else self.pane
 
     def _choose_view(self, formatted: bool) -> None:
-        self.stack.setCurrentWidget(self.formatted if formatted and self._has_formatted else self.pane)
+        # a passage found by meaning is lit in the text; the formatted view has no word to go to
+        meaning = self.pane.by_meaning and self.formatted.hit_count == 0
+        self.stack.setCurrentWidget(self.formatted if formatted and self._has_formatted and not meaning else self.pane)
         view = self.view()
         self._on_hit(view.current + 1 if view.current >= 0 else 0, view.hit_count)
 
@@ -397,7 +403,13 @@ class PreviewPanel(QWidget):
     def _on_hit(self, current: int, total: int) -> None:
         page = self.pane.current_page() if self.view() is self.pane else 0
         where = f" · page {page}" if page else ""
-        self.position.setText((f"hit {current} of {total}" if total else "no matches in the text") + where)
+        if total:
+            said = f"hit {current} of {total}"
+        elif self.view() is self.pane and self.pane.by_meaning:
+            said = "found by meaning: the passage that matched is lit"
+        else:
+            said = "no matches in the text"
+        self.position.setText(said + where)
         self.page_button.setText(f"Open at page {page}")
         self.page_button.setVisible(bool(page) and self.pages_open)
         self.previous.setEnabled(total > 1)
