@@ -35,6 +35,7 @@ from findling.text.analyzer import (
     DEFAULT_LANGUAGE,
     fold,
     identifier_parts,
+    identifier_term,
     is_stopword,
     is_unspaced,
     query_terms,
@@ -364,6 +365,7 @@ class Bm25Lane:
             relaxed = not self._score(cur, complete, parsed.filters, 1, n_docs, avgdl)[0]
         if nearness and hits:
             hits = self._nearer_first(plan, hits, shown or limit, proximity.WEIGHT * long_page_weight(avgdl))
+        hits = definitions_first(cur, parsed, hits)
         return Bm25Result(hits[:limit], total, relaxed, plan.terms, _ms(started), plan)
 
     def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...], shown: int, weight: float) -> tuple[LaneHit, ...]:
@@ -886,6 +888,35 @@ class WordGroup:
     # an identifier's words (`parseKnownArgs`: parse, Known, Args): what it is matched by where
     # no document holds it whole (_identifiers_by_parts)
     parts: tuple[str, ...] = ()
+
+
+def definitions_first(
+    cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, hits: tuple[LaneHit, ...]
+) -> tuple[LaneHit, ...]:
+    """An identifier the query names (`rotate_backups`, `readFileSync`) goes to its definition:
+    the files among the hits that define it by that very name rank first, scored as the best
+    hit (a README naming it ten times outscored the module defining it once)."""
+    names = {fold(w).lower() for words in parsed.groups if len(words) == 1 for w in words if identifier_term(w)}
+    if not hits or not names:
+        return hits
+    ids = [h.doc_id for h in hits]
+    defining = {
+        doc
+        for name in names
+        for doc, symbol in matching_symbols(cur, [name], ids, 4 * len(ids))
+        if symbol.name.lower() == name
+    }
+    if not defining or all(h.doc_id in defining for h in hits[: len(defining)]):
+        return hits
+    top = hits[0]
+    lifted = [
+        replace(h, score=top.score * (1 + 1e-6), saturation=max(h.saturation, top.saturation))
+        if h.doc_id in defining
+        else h
+        for h in hits
+    ]
+    ordered = sorted(lifted, key=lambda h: h.doc_id not in defining)  # stable: each side keeps its order
+    return tuple(replace(h, rank=i) for i, h in enumerate(ordered, 1))
 
 
 def word_groups(
