@@ -94,8 +94,8 @@ def _mail(data: bytes, mbox: bool, depth: int, ocr: PageReader | None) -> Parsed
     if not mbox:
         return extract_eml(data, attachment)
 
-    def message(name: str, parsed: Parsed, mtime: float) -> SubDocument:
-        return SubDocument(name, _extracted(parsed, name, "eml", "message/rfc822"), "", mtime)
+    def message(name: str, parsed: Parsed, mtime: float, size: int) -> SubDocument:
+        return SubDocument(name, _extracted(parsed, name, "eml", "message/rfc822"), "", mtime, size)
 
     return extract_mbox(data, attachment, message)
 

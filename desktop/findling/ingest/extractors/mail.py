@@ -23,8 +23,8 @@ from findling.ingest.extractors.html import html_to_text
 # (file name, bytes) -> the attachment as a document, or why it is not one; given by extract.py,
 # which knows every format (and how deep attachments already nest).
 ReadAttachment = Callable[[str, bytes], SubDocument | str]
-# (address name, the message, its date) -> the message as a document of its mailbox
-MessageDocument = Callable[[str, Parsed, float], SubDocument]
+# (address name, the message, its date, its size in bytes) -> the message as a document of its mailbox
+MessageDocument = Callable[[str, Parsed, float, int], SubDocument]
 
 MAX_MESSAGES = 20_000
 MAX_ATTACHMENTS = 100  # per message
@@ -202,6 +202,6 @@ def extract_mbox(data: bytes, read_attachment: ReadAttachment, as_document: Mess
         sender = _header(message, "from")
         name = _address(number, subject)
         parsed = Parsed(text, subject or "(no subject)", author=sender, members=tuple(attached))
-        messages.append(as_document(name, parsed, _sent(message)))
+        messages.append(as_document(name, parsed, _sent(message), end - start))  # its bytes: its size
         lines.append(" · ".join(part for part in (name.removesuffix(".eml"), sender, _header(message, "date")) if part))
     return Parsed("\n".join(lines), "", tuple(dict.fromkeys(notes)), members=tuple(messages))
