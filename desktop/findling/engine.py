@@ -417,7 +417,7 @@ class Engine:
         hits = as_listed(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         timings = {"bm25": round(lane_ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)}
-        explain = keyword_explain(request.text, lane, entries, lane_ms, {h.doc_id for h in hits})
+        explain = keyword_explain(request.text, lane, entries, lane_ms, {h.doc_id for h in listed})  # copies too
         return SearchResult(
             query=request.text,
             hits=tuple(hits),
