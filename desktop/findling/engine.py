@@ -44,6 +44,7 @@ from findling.records import (
 from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
 from findling.search.keyword_explain import keyword_explain
+from findling.search.presentation import PASSAGE_WORDS, what_matched
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import (
@@ -414,7 +415,11 @@ class Engine:
             entries, lane = self._keyword_entries(request, parsed, with_room_for_copies(limit), limit)
             lane_ms += lane.ms
             listed = self._present_listed(entries, limit, terms, parsed.filters.symbols, apart, listed)
-        hits = as_listed(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
+        coverage = {h.doc_id: h.coverage for h in lane.hits} if parsed.has_terms else {}
+        hits = [
+            replace(h, matched=what_matched(coverage.get(h.doc_id), by_meaning=False))
+            for h in as_listed(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
+        ]
         notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
         timings = {"bm25": round(lane_ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)}
         explain = keyword_explain(request.text, lane, entries, lane_ms, {h.doc_id for h in listed})  # copies too
@@ -452,9 +457,16 @@ class Engine:
             result.entries, limit, result.terms, parsed.filters.symbols, result.terms_apart
         )
         listed = {h.doc_id for h in presented}
-        hits = as_listed(presented)
+        evidence = {r.doc_id: r.evidence for r in result.explain.results}
+        by_meaning = request.mode is SearchMode.SEMANTIC or len(request.text.split()) >= PASSAGE_WORDS
+        # a candidate meaning brought that the keyword lane never saw holds none of the words
+        coverage = {d: e.coverage if e.coverage is not None else 0.0 for d, e in evidence.items()}
+        hits = [replace(h, matched=what_matched(coverage.get(h.doc_id, 0.0), by_meaning)) for h in as_listed(presented)]
         # keyword matches are matched, not only ranked: with the vector lane off, none is weak
         hits, notes = self._keep_good(hits, keep_weak) if "vector" in result.lanes else (hits, ())
+        if request.mode is SearchMode.HYBRID and not by_meaning and hits and all(h.matched != "all" for h in hits):
+            # as keyword mode says it: what is listed holds some of the words, or their meaning
+            notes = (*notes, "no document has every word; showing documents with some of them or their meaning")
         explain = replace(result.explain, results=tuple(r for r in result.explain.results if r.doc_id in listed))
         return SearchResult(
             query=request.text,

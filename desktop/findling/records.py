@@ -405,6 +405,10 @@ class Hit:
     symbol: str = ""  # the definition the snippet lies in (source files): `Parser.parse_known_args`
     symbol_kind: str = ""  # function, method, class...
     ocr_pages: int = 0  # its text (some of it) was read by OCR from this many pictures or scanned pages
+    # what of the query it matched (search/presentation.what_matched): "all" its words, "some" of
+    # them, "meaning" only (none of the words) where words were asked, "asked" by meaning (Semantic
+    # mode, a pasted passage); "" where nothing was asked of it (a filter alone)
+    matched: str = ""
 
     @property
     def docid(self) -> str:

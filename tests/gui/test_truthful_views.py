@@ -464,3 +464,17 @@ def test_a_semantic_hit_lights_the_passage_that_matched(qtbot, window, tmp_path,
     assert pane.by_meaning and panel.view() is pane
     (band,) = [s for s in pane.extraSelections() if s.format.background().color().alpha() > 40]
     assert "windowsill" in band.cursor.selectedText()
+
+
+def test_the_match_column_says_what_each_result_matched(qtbot, window, tmp_path):
+    from PySide6.QtCore import Qt
+
+    index_files(window.engine, tmp_path / "docs", {"a.md": "the quokka smiles", "b.md": "a quokka sleeps"})
+    _search(qtbot, window, "quokka smiles", rows=2)
+    labels = {
+        window.results.hit(r).path.rsplit("/", 1)[-1]: window.results.data(
+            window.results.index(r, 2), Qt.ItemDataRole.DisplayRole
+        )
+        for r in range(2)
+    }
+    assert labels["a.md"].endswith("· every word") and labels["b.md"].endswith("· some words"), labels

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileIconProvider
 
 from findling.pathnames import display_path, distinct_names, folder_of
 from findling.records import Hit, ResultExplain, SourceStatus
-from findling.search.presentation import explain_rows, highlight_pieces, match_word
+from findling.search.presentation import explain_rows, highlight_pieces, match_label
 
 HitRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2
@@ -119,7 +119,7 @@ class ResultsModel(_TableModel):
         if role == SnippetHtmlRole:
             return snippet_html(hit)
         if role == Qt.ItemDataRole.DisplayRole:
-            score = match_word(hit.score, hit.weak)
+            score = match_label(hit.score, hit.weak, hit.matched)
             snippet = f"p. {hit.page} · {hit.snippet}" if hit.page else hit.snippet
             snippet = f"{hit.symbol} · {snippet}" if hit.symbol else snippet
             return (

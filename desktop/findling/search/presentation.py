@@ -14,6 +14,34 @@ from findling.search.relevance import giant_prior, hub_prior, length_prior, link
 _MATCH_WORDS = ((0.5, "strong match"), (0.2, "good match"), (0.0, "fair match"))
 
 
+PASSAGE_WORDS = 12  # a query this long is a pasted passage: asked by meaning
+
+
+def what_matched(coverage: float | None, by_meaning: bool) -> str:
+    """What of the query a result matched (Hit.matched), from its share of the query's words
+    (None: not looked at, as in Semantic mode); `by_meaning`: the user asked by meaning."""
+    if by_meaning:
+        return "asked"
+    if coverage is None:
+        return ""
+    if coverage >= 1.0:
+        return "all"
+    return "some" if coverage > 0 else "meaning"
+
+
+_MATCHED = {"all": "every word", "some": "some words", "meaning": "by meaning only"}
+
+
+def match_label(score: float, weak: bool, matched: str) -> str:
+    """A result's label in a list: how strong, then what it matched. A result holding none of
+    the words is never above fair unless the user asked by meaning (it read "good match")."""
+    strength = match_word(score, weak)
+    if matched == "meaning" and strength in ("strong match", "good match"):
+        strength = "fair match"
+    what = _MATCHED.get(matched)
+    return f"{strength} · {what}" if what else strength
+
+
 def match_word(score: float, weak: bool = False) -> str:
     """How well a result matches, in words: strong, good, fair, or weak (shown only because
     nothing scored well)."""

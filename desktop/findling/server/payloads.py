@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from findling.records import DocumentSlice, MultiGetResult, Outline, SearchResult, StoreStatus
+from findling.search.presentation import match_label
 
 
 def result_json(result: SearchResult, extra: dict | None = None) -> dict:
@@ -17,6 +18,8 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "title": h.title,
                 "score": h.score,
                 "weak": h.weak,
+                "matched": h.matched,
+                "label": match_label(h.score, h.weak, h.matched),
                 "line": h.line,
                 "page": h.page,
                 "snippet": h.snippet,

@@ -1,0 +1,53 @@
+"""A result's label says what it matched (every word, some words, or by meaning only), and a
+result holding none of the words is never above fair unless the user asked by meaning; Hybrid
+says when no document has every word, as Keyword mode does."""
+
+from __future__ import annotations
+
+import json
+
+from tests.helpers import write
+from tests.test_cli import _run
+
+DOCS = {
+    "a.md": "The VPN certificate for the Lisbon office expires in May.",
+    "b.md": "Renew the VPN certificate every year before it expires.",
+    "c.md": "Secure remote tunnels into the company network need keys signed by an authority.",
+    "d.md": "Knead the dough and let it rise overnight before baking.",
+}
+
+
+def _labels(home, command, query):
+    out = json.loads(_run(command, query, "--json", "-n", "10", home=home).stdout)
+    return {r["path"].rsplit("/", 1)[-1]: (r["matched"], r["label"]) for r in out["results"]}, out["notes"]
+
+
+def test_labels_say_what_matched_in_every_mode(tmp_path, docs, embedder_installed):
+    for name, text in DOCS.items():
+        write(docs / name, text)
+    home = tmp_path / "clihome"
+    _run("add", "--wait", str(docs), home=home)
+    keyword, _ = _labels(home, "search", "VPN certificate Lisbon")
+    assert keyword["a.md"] == ("all", keyword["a.md"][1]) and keyword["a.md"][1].endswith("· every word")
+    assert keyword["b.md"][0] == "some" and keyword["b.md"][1].endswith("· some words")
+    hybrid, _ = _labels(home, "query", "VPN certificate Lisbon")
+    assert hybrid["a.md"][1].endswith("every word")
+    hybrid, _ = _labels(home, "query", "VPN certificate Porto")
+    assert hybrid["b.md"][1].endswith("some words")
+    meaning, _ = _labels(home, "query", "encrypted connection to headquarters")  # none of these words anywhere
+    assert meaning and {m for m, _ in meaning.values()} == {"meaning"}
+    for _, label in meaning.values():
+        assert label.startswith(("fair", "weak")) and label.endswith("by meaning only"), label
+    semantic, _ = _labels(home, "vsearch", "VPN certificate Lisbon")
+    assert {m for m, _ in semantic.values()} == {"asked"}  # asked by meaning: strength alone
+    assert all("·" not in label for _, label in semantic.values())
+
+
+def test_hybrid_says_when_no_document_has_every_word(tmp_path, docs, embedder_installed):
+    for name, text in DOCS.items():
+        write(docs / name, text)
+    home = tmp_path / "clihome"
+    _run("add", "--wait", str(docs), home=home)
+    listed, notes = _labels(home, "query", "VPN certificate Porto")
+    assert listed and all(m != "all" for m, _ in listed.values())
+    assert any("no document has every word" in n for n in notes)
