@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers import write
 from tests.test_cli import _run
 
@@ -22,11 +24,16 @@ def _labels(home, command, query):
     return {r["path"].rsplit("/", 1)[-1]: (r["matched"], r["label"]) for r in out["results"]}, out["notes"]
 
 
-def test_labels_say_what_matched_in_every_mode(tmp_path, docs, embedder_installed):
+@pytest.fixture
+def home(tmp_path, docs, embedder_installed):
     for name, text in DOCS.items():
         write(docs / name, text)
     home = tmp_path / "clihome"
     _run("add", "--wait", str(docs), home=home)
+    return home
+
+
+def test_labels_say_what_matched_in_every_mode(home):
     keyword, _ = _labels(home, "search", "VPN certificate Lisbon")
     assert keyword["a.md"] == ("all", keyword["a.md"][1]) and keyword["a.md"][1].endswith("· every word")
     assert keyword["b.md"][0] == "some" and keyword["b.md"][1].endswith("· some words")
@@ -43,11 +50,7 @@ def test_labels_say_what_matched_in_every_mode(tmp_path, docs, embedder_installe
     assert all("·" not in label for _, label in semantic.values())
 
 
-def test_hybrid_says_when_no_document_has_every_word(tmp_path, docs, embedder_installed):
-    for name, text in DOCS.items():
-        write(docs / name, text)
-    home = tmp_path / "clihome"
-    _run("add", "--wait", str(docs), home=home)
+def test_hybrid_says_when_no_document_has_every_word(home):
     listed, notes = _labels(home, "query", "VPN certificate Porto")
     assert listed and all(m != "all" for m, _ in listed.values())
     assert any("no document has every word" in n for n in notes)
