@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from findling.gui import settings_dialog as settings_module
 from findling.gui.help_dialog import SHORTCUTS, HelpDialog
 from findling.models import runtime
 from findling.search.query_parser import SYNTAX_EXAMPLES
 from findling.settings import load_settings
+from tests.helpers import index_files
 
 
 def test_settings_offer_only_available_providers_and_say_why_not(qtbot, window, monkeypatch):
@@ -82,3 +85,25 @@ def test_an_offline_download_says_what_to_do_in_the_window(qtbot, window, monkey
     text = dialog.status.text()
     assert "cannot reach 127.0.0.1:9" in text and "Import from folder" in text
     assert "Errno" not in text and "findling models" not in text and ".onnx" not in text
+
+
+def test_the_folders_panel_says_semantic_search_is_on_as_soon_as_the_embedder_is_imported(
+    qtbot, window, tmp_path, monkeypatch
+):
+    from findling.gui.models_dialog import ModelsDialog
+    from tests.conftest import MINILM, write_test_manifest
+
+    if not MINILM.exists():
+        pytest.skip("../shared/models is not beside the checkout")
+    monkeypatch.setenv("FINDLING_MODELS_MANIFEST", str(write_test_manifest(tmp_path / "models.toml")))
+    window.engine.models.reload_manifest()
+    words = " ".join(f"river{i % 13} stone{i % 7} harbour{i % 5}" for i in range(400))
+    index_files(window.engine, tmp_path / "docs", {f"n{i}.txt": f"note {i} {words}" for i in range(40)})
+    window.refresh_sources()
+    qtbot.waitUntil(lambda: "semantic search: off" in window.index_label.text(), timeout=5000)
+    dialog = ModelsDialog(window.engine, window)
+    dialog.installed.connect(window.model_installed)
+    dialog.import_folder(MINILM, dialog.specs[0])  # the dialog stays open
+    qtbot.waitUntil(lambda: "semantic search: off" not in window.index_label.text(), timeout=10000)
+    assert window.indexing.running  # said while the embedding still runs, not after it
+    window.indexing.stop()

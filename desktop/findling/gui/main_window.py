@@ -1043,8 +1043,11 @@ class MainWindow(QMainWindow):
 
     def model_installed(self) -> None:
         """A new model: the work it allows starts (shown in the Folders panel's progress): an
-        embedder embeds what is indexed, the OCR model reads the pictures and scans again."""
+        embedder embeds what is indexed, the OCR model reads the pictures and scans again. The
+        Folders panel says at once that semantic search is on (it said "off" until the dialog
+        closed and the embedding ended)."""
         models = self.engine.models
+        self.refresh_sources()
         if models.unavailable_reason("embedder") is None:
             self.statusBar().showMessage("Embedding the indexed documents for semantic search…")
             self.update_index()
