@@ -65,3 +65,35 @@ def test_a_passage_from_the_vector_lane_starts_at_a_word():
     assert cut.startswith("asyncio.wait_for(eternity()") and start == 100 + text.index("asyncio")
     ((start, _end, cut),) = _cut_span(chunks, (102, 100 + len(text)))  # near the chunk's start: from there
     assert start == 100 and cut.startswith("try:")
+
+
+def test_markdown_heading_marks_are_not_shown_and_highlights_follow():
+    """Snippets showed raw `##` marks (`## Description CREATE FUNCTION`)."""
+    from findling.search.snippets import make_snippet
+
+    text = "# Install Guide\n\n## Steps\n\nRun the installer, then restart.\n\n### Notes\n\nThe installer logs."
+    snippet = make_snippet([(0, len(text), text)], ["instal"])
+    assert "#" not in snippet.text
+    assert snippet.text.startswith("Install Guide")
+    assert [snippet.text[h.start : h.end] for h in snippet.highlights] == ["Install", "installer", "installer"]
+    plain = make_snippet([(0, len(text), text)], ["nothing"])  # no match: the text's beginning
+    assert "#" not in plain.text and plain.text.startswith("Install Guide")
+
+
+def test_a_markdown_headings_marks_go_and_a_code_comments_mark_stays(engine, tmp_path):
+    from findling.records import SearchMode, SearchRequest
+    from tests.helpers import index_files
+
+    index_files(
+        engine,
+        tmp_path / "docs",
+        {
+            "guide.md": "# Install Guide\n\n## Steps\n\nRun the zebra installer, then restart.",
+            "tool.py": "import os\n\n# compute the zebra total\ndef total(xs):\n    return sum(xs)\n",
+        },
+    )
+    hits = {h.path.rsplit("/", 1)[-1]: h for h in engine.find(SearchRequest("zebra", SearchMode.KEYWORD)).hits}
+    assert "#" not in hits["guide.md"].snippet and "Steps" in hits["guide.md"].snippet
+    assert "# compute the zebra total" in hits["tool.py"].snippet
+    for hit in hits.values():
+        assert {hit.snippet[h.start : h.end].lower() for h in hit.highlights} == {"zebra"}

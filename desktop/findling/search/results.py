@@ -90,7 +90,9 @@ def present(
         span = (target.start, target.end) if target is not None else entry.span
         if span is not None:
             doc_chunks = _cut_span(doc_chunks, span)
-        snippet = make_snippet(doc_chunks, doc_terms, doc.language or "en", snippet_chars)
+        # a source file's `# ` starts a comment, kept; elsewhere it marks a heading, taken out
+        marks = language_of(doc.ext) is None
+        snippet = make_snippet(doc_chunks, doc_terms, doc.language or "en", snippet_chars, heading_marks=marks)
         line = line_at(cached.chunks, snippet.at) if snippet.chunk_start is not None else 0
         symbol = target or innermost(definitions.get(entry.doc_id, ()), snippet.at)
         if target is not None and not terms:

@@ -118,6 +118,35 @@ def _flat(text: str) -> str:
     return text.translate(_FLATTEN)
 
 
+# A Markdown heading's marks at a line's start (`## Description`): markup, not words to read
+_HEADING_MARKS = re.compile(r"(?m)^[ \t]*(#{1,6}[ \t]+)")
+
+
+def _without_marks(
+    raw: str, shown_from: int, text: str, highlights: Sequence[Highlight], body_end: int
+) -> tuple[str, tuple[Highlight, ...]]:
+    """`text` (a snippet showing `raw` one for one from raw's character `shown_from` on, up to
+    its own character `body_end`) and its highlights, with the heading marks of raw's lines
+    taken out."""
+    cuts = []
+    for m in _HEADING_MARKS.finditer(raw):
+        a, b = m.start(1) - shown_from, min(m.end(1) - shown_from, body_end)
+        if a >= 0 and b > a:
+            cuts.append((a, b))
+    if not cuts:
+        return text, tuple(highlights)
+    kept, last = [], 0
+    for a, b in cuts:
+        kept.append(text[last:a])
+        last = b
+    kept.append(text[last:])
+
+    def moved(at: int) -> int:
+        return at - sum(min(b, at) - a for a, b in cuts if a < at)
+
+    return "".join(kept), tuple(Highlight(moved(h.start), moved(h.end)) for h in highlights)
+
+
 @lru_cache(maxsize=4096)  # a result's chunks are read for the keyword lane's nearness, then for its snippet
 def term_hits(text: str, terms: frozenset[str], language: str = "en") -> tuple[TermHit, ...]:
     """Each word in `text` that indexes under one of `terms`: (start, end, term, whole)."""
@@ -134,9 +163,14 @@ def highlight_spans(text: str, terms: Iterable[str], language: str = "en", limit
 
 
 def make_snippet(
-    chunks: Sequence[tuple[int, int, str]], terms: Iterable[str], language: str = "en", width: int = 240
+    chunks: Sequence[tuple[int, int, str]],
+    terms: Iterable[str],
+    language: str = "en",
+    width: int = 240,
+    heading_marks: bool = True,
 ) -> Snippet:
-    """`chunks` are (start_char, end_char, text) in document order."""
+    """`chunks` are (start_char, end_char, text) in document order. `heading_marks`: take out the
+    Markdown heading marks at lines' starts (not in source code, where `# ` begins a comment)."""
     if not chunks:
         return Snippet("", (), None, None)
     term_set = frozenset(terms)
@@ -152,9 +186,9 @@ def make_snippet(
     if best is None:
         start, end, text = chunks[0]
         cut = _cut(text, 0, width)
-        return Snippet(
-            _flat(text[cut[0] : cut[1]]) + ("…" if cut[1] < len(text) else ""), (), start, end, start + cut[0]
-        )
+        raw = text[cut[0] : cut[1]]
+        readable, _ = _without_marks(raw, 0, _flat(raw), (), len(raw)) if heading_marks else (_flat(raw), ())
+        return Snippet(readable + ("…" if cut[1] < len(text) else ""), (), start, end, start + cut[0])
     _, index, hits = best
     start, end, text = chunks[index]
     window_start = _best_window(hits, width)
@@ -166,7 +200,10 @@ def make_snippet(
     offset = len(prefix) - lo - lead
     shown = [(h[0], h[1]) for h in hits if h[0] >= lo + lead and h[1] <= lo + lead + len(body)]
     highlights = tuple(Highlight(h_start + offset, h_end + offset) for h_start, h_end in shown)
-    return Snippet(prefix + body + suffix, highlights, start, end, start + (shown[0][0] if shown else lo + lead))
+    clean = prefix + body + suffix
+    if heading_marks:
+        clean, highlights = _without_marks(text[lo:hi], lead - len(prefix), clean, highlights, len(prefix) + len(body))
+    return Snippet(clean, highlights, start, end, start + (shown[0][0] if shown else lo + lead))
 
 
 def _words(hits: Sequence[TermHit]) -> int:
