@@ -80,9 +80,11 @@ def test_an_offline_download_says_what_to_do_in_the_window(qtbot, window, monkey
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
     window.engine.models._store = None  # made again, with the unreachable hub
     dialog = ModelsDialog(window.engine, window)
+    dialog.table.selectRow(1)  # the second role's model: the answer names it, not the first row's
     dialog.pull_selected()
     qtbot.waitUntil(lambda: "could not be downloaded" in dialog.status.text(), timeout=20000)
     text = dialog.status.text()
+    assert text.startswith(dialog.specs[1].name + " could not be downloaded")
     assert "cannot reach 127.0.0.1:9" in text and "Import from folder" in text
     assert "Errno" not in text and "findling models" not in text and ".onnx" not in text
 

@@ -101,6 +101,7 @@ class ModelsDialog(QDialog):
         layout.addWidget(self.language_hint)
         layout.addLayout(buttons)
         self._cancel_event: threading.Event | None = None
+        self._pulling: ModelSpec | None = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -214,6 +215,7 @@ class ModelsDialog(QDialog):
         if spec is None:
             return
         self._cancel_event = threading.Event()
+        self._pulling = spec  # named in the answer: the selection moves when the table is refreshed
         cancel = self._cancel_event
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
@@ -247,13 +249,11 @@ class ModelsDialog(QDialog):
 
     def _failed(self, exc: BaseException) -> None:
         self._finish()
-        if isinstance(exc, ModelDownloadError) and exc.unreachable:
-            spec = self._selected()
-            name = spec.name if spec is not None else "The model"
+        if isinstance(exc, ModelDownloadError) and exc.unreachable and self._pulling is not None:
             self.status.setText(
-                f"{name} could not be downloaded: this computer cannot reach {exc.host}. Findling keeps working "
-                "by keywords. When online, press Download again; or, with the model's files copied from another "
-                "computer, press Import from folder…"
+                f"{self._pulling.name} could not be downloaded: this computer cannot reach {exc.host}. Findling "
+                "keeps working without it. When online, press Download again; or, with the model's files copied "
+                "from another computer, press Import from folder…"
             )
             return
         self.status.setText(str(exc))
