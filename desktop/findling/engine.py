@@ -101,6 +101,7 @@ from findling.store.status import (
 from findling.store.symbols import symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.store.vectors import embedded_share, table_for
+from findling.store.vectors import generation as vector_generation
 from findling.text.analyzer import terms_in
 from findling.text.code_languages import language_of
 from findling.text.synonyms import SYNONYMS_FILENAME, SynonymFile
@@ -163,6 +164,7 @@ class Engine:
         self._lazy_lock = threading.Lock()
         self._vector_lane: VectorLane | None = None
         self._hybrid: Pipeline | None = None
+        self._vectors_at_open = vector_generation(self._db.cursor())
 
     @property
     def _vectors(self) -> VectorLane:
@@ -204,8 +206,11 @@ class Engine:
     def close(self) -> None:
         if self._hybrid is not None:
             self._hybrid.close()
-        if self._vector_lane is not None:
-            self._vector_lane.close()
+        # vectors this process changed (removed a folder, re-read a file) without searching them:
+        # the lane's close brings the files kept beside the index in step with the database
+        changed = (self.home / "vectors").is_dir() and vector_generation(self._db.cursor()) != self._vectors_at_open
+        if self._vector_lane is not None or changed:
+            self._vectors.close()
         self._documents.close()
         self._db.close()
 

@@ -197,3 +197,47 @@ def test_a_process_killed_before_saving_leaves_the_older_snapshot(store, rows_re
     assert results == _results(full, queries)
     again.close()
     full.close()
+
+
+def test_a_removed_folders_vectors_leave_the_kept_files(tmp_path, settings, embedder_installed):
+    """The vectors kept beside the index followed the database only in a process that searched
+    them: a `findling remove` left a removed folder's vectors in the files for good."""
+    from findling.engine import Engine
+    from findling.records import SearchMode, SearchRequest
+    from tests.helpers import write
+
+    kept, gone = tmp_path / "kept", tmp_path / "gone"
+    for i in range(3):
+        write(kept / f"k{i}.md", f"garden note {i}: tomatoes want sun and water")
+        write(gone / f"g{i}.md", f"private diary {i}: the tax letter came today")
+    home = tmp_path / "home"
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(kept)
+        engine.add_source(gone)
+        engine.index()
+        engine.find(SearchRequest("sunny garden", SearchMode.SEMANTIC))  # the vectors loaded, then kept
+        table = engine.database.cursor().execute("SELECT table_name FROM vector_models").fetchone()[0]
+        removed = {
+            np.asarray(vec, dtype=np.float32).tobytes()
+            for (vec,) in engine.database.cursor()
+            .execute(
+                f"SELECT v.vec FROM {table} v JOIN documents d ON d.id = v.doc_id WHERE d.path LIKE ?",
+                [str(gone) + "%"],
+            )
+            .fetchall()
+        }
+    assert removed
+    with Engine(home, settings=settings) as engine:  # a `findling remove`: no search in this process
+        engine.remove_source(gone)
+    where = vector_snapshot.folder(home)
+    (floats,) = where.glob(f"{table}.*.f32")
+    rows = np.fromfile(floats, dtype=np.float32).reshape(-1, 384)
+    assert not {row.tobytes() for row in rows} & removed  # none of the removed vectors is left
+    db = Database(home / "findling.duckdb")
+    try:
+        snap = vector_snapshot.load(home, table, 384, index_id(db.cursor()))
+        assert snap is not None
+        live = {int(s) for (s,) in db.cursor().execute(f"SELECT seq FROM {table}").fetchall()}
+    finally:
+        db.close()
+    assert {int(s) for s in snap.rows["seqs"]} == live  # the snapshot holds what the database holds

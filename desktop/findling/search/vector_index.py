@@ -210,6 +210,16 @@ class _FloatFile:
             self.count += len(vectors)
             return slots
 
+    def erase(self, slots: np.ndarray) -> None:
+        """Overwrite these rows with zeros: a removed document's vectors do not outlive it in a
+        file kept between processes (the slots stay; compaction reclaims them)."""
+        zeros = bytes(self._row_bytes)
+        with self._lock:
+            for slot in np.asarray(slots, dtype=np.int64).tolist():
+                self._file.seek(slot * self._row_bytes)
+                self._file.write(zeros)
+            self._file.flush()
+
     def read(self, slots: np.ndarray) -> np.ndarray:
         """float32 [len(slots), dim]: the rows at these slots, in their order; runs of
         consecutive slots are read in one call."""
@@ -329,30 +339,32 @@ class VectorIndex:
                 return
             before = self._state
             rows = self._state[0]
+            mapped = None  # the saved snapshot's rows, when this refresh started from them
             if len(rows.seqs) == 0 and not self._tried_snapshot:
                 self._tried_snapshot = True
-                rows = self._from_snapshot(cur) or rows
+                mapped = self._from_snapshot(cur)
+                rows = mapped or rows
             if len(rows.seqs) == 0:
                 with self._bulk_read():
                     rows = self._load(cur, -1, _Rows.empty(self.dim, self.head))
             elif seq_span(cur, self.table) != (len(rows.seqs), int(rows.seqs[-1])):
                 # seqs only grow: the same count and the same last seq is the same rows
-                kept = rows.take(np.isin(rows.seqs, live_seqs(cur, self.table), assume_unique=True))
-                rows = self._load(cur, int(rows.seqs[-1]), kept)
+                live = np.isin(rows.seqs, live_seqs(cur, self.table), assume_unique=True)
+                if not live.all() and self._floats.path is not None:
+                    self._floats.erase(rows.slots[~live])
+                rows = self._load(cur, int(rows.seqs[-1]), rows.take(live))
             if len(rows.seqs) < self._floats.count // 2:
                 rows = self._compact(rows)
             if len(rows.seqs) >= 2 * max(1, self._book.fitted_on):
                 rows = self._refitted(rows)
             grown = len(rows.seqs) - len(before[0].seqs)
-            if rows is not before[0] or self._book is not before[1]:
-                self._unsaved = self._unsaved or not (len(before[0].seqs) == 0 and rows is self._snapshot_rows)
+            if rows is not mapped and (rows is not before[0] or self._book is not before[1]):
+                self._unsaved = True  # what the next process would otherwise read again
             self._state = (rows, self._book)
             self._documents = len(np.unique(rows.doc_ids))
             self._generation = current
         if grown >= _LOAD_BATCH:
             return_freed_memory()  # what the load's batches of floats and Python arrays held
-
-    _snapshot_rows: _Rows | None = None
 
     def _from_snapshot(self, cur: duckdb.DuckDBPyConnection) -> _Rows | None:
         """The rows of the saved snapshot, memory-mapped, when it belongs to this index as it is
@@ -380,7 +392,6 @@ class VectorIndex:
             except OSError:
                 pass
         self._book = _Codebook(snap.basis, snap.scale, snap.fitted_on)
-        self._snapshot_rows = rows
         return rows
 
     def _load(self, cur: duckdb.DuckDBPyConnection, after_seq: int, kept: _Rows) -> _Rows:

@@ -19,7 +19,7 @@ from findling.search import vector_snapshot
 from findling.search.bm25 import filter_sql
 from findling.search.normalize import cosine_from_distance
 from findling.search.vector_index import VectorHit, VectorIndex
-from findling.store.vectors import embedded_share, index_id, table_for, vector_tables
+from findling.store.vectors import embedded_share, index_id, table_for, vector_models
 
 
 @dataclass(frozen=True)
@@ -57,17 +57,25 @@ class VectorLane:
         self._lock = threading.Lock()
 
     def close(self) -> None:
+        """Close the indexes, saving what changed. The kept vector files this process did not
+        load follow the database too: rows removed here (a folder, a file) leave them, and
+        a dropped model's files go, so no removed document's vectors outlive it on disk."""
         with self._lock:
+            if self._database_file is not None:
+                try:
+                    cur = self._cursor()
+                    models = dict(vector_models(cur))
+                    home = self._database_file.parent
+                    for table in vector_snapshot.tables_kept(home):
+                        if table not in models:
+                            vector_snapshot.forget(home, table)
+                        elif table not in self._indexes:
+                            self._open(table, models[table]).refresh()  # maps it; a save follows if rows left
+                except (OSError, duckdb.Error):
+                    pass
             for index in self._indexes.values():
                 index.close()
             self._indexes.clear()
-            if self._database_file is not None:
-                try:  # the files of a model whose vectors were dropped
-                    kept = set(vector_tables(self._cursor()))
-                    for table in vector_snapshot.tables_kept(self._database_file.parent) - kept:
-                        vector_snapshot.forget(self._database_file.parent, table)
-                except (OSError, duckdb.Error):
-                    pass
 
     def index_for(self, model: str) -> VectorIndex | None:
         with self._lock:
@@ -75,14 +83,14 @@ class VectorLane:
             if found is None:
                 return None
             table, dim = found
-            index = self._indexes.get(table)
-            if index is None:
-                named = index_id(self._cursor()) if self._database_file is not None else ""
-                persist = (self._database_file.parent, named) if self._database_file is not None and named else None
-                index = self._indexes[table] = VectorIndex(
-                    self._cursor, table, dim, self._scratch, self._bulk_read, persist
-                )
-            return index
+            return self._indexes.get(table) or self._open(table, dim)
+
+    def _open(self, table: str, dim: int) -> VectorIndex:
+        """The table's index, kept beside the database where this lane keeps them."""
+        named = index_id(self._cursor()) if self._database_file is not None else ""
+        persist = (self._database_file.parent, named) if self._database_file is not None and named else None
+        index = self._indexes[table] = VectorIndex(self._cursor, table, dim, self._scratch, self._bulk_read, persist)
+        return index
 
     def warm(self, model: str) -> None:
         """Load the vectors now (the app calls this in the background at start)."""

@@ -30,14 +30,18 @@ def table_for(cur: duckdb.DuckDBPyConnection, model: str) -> tuple[str, int] | N
     return (str(row[0]), int(row[1])) if row else None
 
 
+def vector_models(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
+    """Each model's vector table and its dimension."""
+    return [(str(t), int(d)) for t, d in cur.execute("SELECT table_name, dim FROM vector_models").fetchall()]
+
+
 def vector_tables(cur: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in cur.execute("SELECT table_name FROM vector_models").fetchall()]
 
 
 def vector_bytes(cur: duckdb.DuckDBPyConnection) -> int:
     """What the float vectors take in the file (rows × dimensions × 4), every model's."""
-    tables = cur.execute("SELECT table_name, dim FROM vector_models").fetchall()
-    return sum(row_count(cur, table) * int(dim) * 4 for table, dim in tables)
+    return sum(row_count(cur, table) * dim * 4 for table, dim in vector_models(cur))
 
 
 def create_vector_table(cur: duckdb.DuckDBPyConnection, name: str, dim: int) -> None:
