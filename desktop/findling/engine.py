@@ -165,6 +165,7 @@ class Engine:
         self._vector_lane: VectorLane | None = None
         self._hybrid: Pipeline | None = None
         self._vectors_at_open = vector_generation(self._db.cursor())
+        self._closed = False
 
     @property
     def _vectors(self) -> VectorLane:
@@ -204,6 +205,9 @@ class Engine:
         return self._db
 
     def close(self) -> None:
+        if self._closed:  # a second close (a test's, a face's) finds nothing left to do
+            return
+        self._closed = True
         if self._hybrid is not None:
             self._hybrid.close()
         # vectors this process changed (removed a folder, re-read a file) without searching them:
