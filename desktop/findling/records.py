@@ -282,6 +282,9 @@ class DocumentRow:
     symbols: tuple[CodeSymbol, ...] = ()  # a source file's definitions (ingest/code_symbols.py)
     signature: bytes = b""  # MinHash of the text's shingles, to know near-duplicates (text/shingles.py)
     ocr_pages: int = 0  # pictures or scanned pages whose words were read by OCR
+    # when the document says it was written (an e-mail's Date), apart from `mtime`, which tells
+    # whether its file changed: 0 when it does not say (its file's time dates it)
+    dated: float = 0.0
     # documents inside this file (an archive's members, theirs too), each under its own address
     members: tuple[DocumentRow, ...] = ()
 

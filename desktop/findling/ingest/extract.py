@@ -163,4 +163,5 @@ def _extracted(parsed: Parsed, path: str, kind: str, mime: str) -> Extracted:
         link_share=parsed.link_share,
         ocr_pages=parsed.ocr_pages,
         members=parsed.members,
+        dated=parsed.dated,
     )

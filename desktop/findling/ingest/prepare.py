@@ -214,7 +214,9 @@ def _members(
             copy += 1
             path = member_path(container, f"{name} ({copy})")
         taken.add(path)
-        when = sub.mtime or mtime
+        # a member's own time (an archive entry's, a mailbox message's Date), else what dates
+        # the file it is in (a message's Date for its attachments)
+        when = sub.mtime or (sub.extracted.dated if sub.extracted is not None else 0.0) or extracted.dated or mtime
         if sub.extracted is None:
             yield _failed(path, sub.size, when, sub.digest or None, sub.error)
             continue
@@ -275,6 +277,7 @@ def _analyse(
         title_terms=frozenset(title_terms(title, name, language)) | _defined_names(symbols, language),
         link_share=extracted.link_share,
         ocr_pages=extracted.ocr_pages,
+        dated=extracted.dated,
         symbols=symbols,
         signature=signature(text),
     )

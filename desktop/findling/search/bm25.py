@@ -30,6 +30,7 @@ from findling.search.phrases import phrase_in as _phrase_in
 from findling.search.query_parser import ParsedQuery
 from findling.search.relevance import GIANT_FROM, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED, giant_prior
 from findling.store.db import id_list
+from findling.store.documents import dated_sql
 from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
 from findling.text.analyzer import (
     DEFAULT_LANGUAGE,
@@ -162,10 +163,10 @@ def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
         clauses.append(f"{alias}.id IN (SELECT doc_id FROM symbols WHERE {match})")
         params.extend(values)
     if filters.after is not None:
-        clauses.append(f"{alias}.mtime >= ?")
+        clauses.append(f"{dated_sql(alias)} >= ?")
         params.append(filters.after)
     if filters.before is not None:
-        clauses.append(f"{alias}.mtime < ?")
+        clauses.append(f"{dated_sql(alias)} < ?")
         params.append(filters.before)
     return _and(clauses), params
 
@@ -681,7 +682,7 @@ class Bm25Lane:
             return tuple(LaneHit(doc, score, i + 1) for i, (doc, score) in enumerate(ranked)), len(ids)
         rows = cur.execute(
             f"""SELECT id, count(*) OVER () FROM documents d WHERE status = 'ok'{where}
-                ORDER BY mtime DESC, id LIMIT ?""",
+                ORDER BY {dated_sql("d")} DESC, id LIMIT ?""",
             [*params, limit],
         ).fetchall()
         return tuple(LaneHit(int(r[0]), 0.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)

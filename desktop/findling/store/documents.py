@@ -127,6 +127,7 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
         cur.execute("DELETE FROM chunks WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM pages WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM doc_fields WHERE doc_id IN (SELECT id FROM batch_ids)")
+        cur.execute("DELETE FROM doc_dates WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM title_postings WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM link_shares WHERE doc_id IN (SELECT id FROM batch_ids)")
         cur.execute("DELETE FROM ocr_pages WHERE doc_id IN (SELECT id FROM batch_ids)")
@@ -141,13 +142,16 @@ def delete_documents(cur: duckdb.DuckDBPyConnection, ids: Sequence[int], changed
 
 
 def _write_properties(cur: duckdb.DuckDBPyConnection, rows: Sequence[DocumentRow]) -> None:
-    """What a document has besides its text: its author, its share of link text, where its pages
-    begin, how many of its pages OCR read."""
+    """What a document has besides its text: its author, the date it says it was written, its
+    share of link text, where its pages begin, how many of its pages OCR read."""
     import numpy as np
 
     authored = [(r.doc_id, r.author) for r in rows if r.author]
     if authored:
         cur.executemany("INSERT INTO doc_fields VALUES (?, ?)", authored)
+    dated = [(r.doc_id, r.dated) for r in rows if r.dated]
+    if dated:
+        cur.executemany("INSERT INTO doc_dates VALUES (?, ?)", dated)
     linked = [(r.doc_id, r.link_share) for r in rows if r.link_share > 0]
     if linked:
         cur.executemany("INSERT INTO link_shares VALUES (?, ?)", linked)
@@ -374,13 +378,19 @@ def _move_members(cur: duckdb.DuckDBPyConnection, container_id: int, old: str, n
         _write_raw_paths(cur, [(doc_id, moved)])
 
 
+def dated_sql(alias: str) -> str:
+    """A document's date as SQL: when it says it was written (an e-mail's Date header), else its
+    file's modification time. The file's own mtime stays what tells whether it changed."""
+    return f"coalesce((SELECT t.dated FROM doc_dates t WHERE t.doc_id = {alias}.id), {alias}.mtime)"
+
+
 @dataclass(frozen=True)
 class DocumentMeta:
     """What a result shows of a document besides its text."""
 
     path: str  # the path to open (exact bytes where the name needs them)
     title: str
-    mtime: float
+    mtime: float  # its date (dated_sql): an e-mail's Date, else its file's modification time
     size: int
     ext: str
     language: str
@@ -393,7 +403,7 @@ class DocumentMeta:
 
 
 META_SQL = (
-    f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), d.mtime, d.size, d.ext, coalesce(d.language, ''), "
+    f"SELECT d.id, d.path, r.raw, coalesce(d.title, ''), {dated_sql('d')}, d.size, d.ext, coalesce(d.language, ''), "
     f"d.indexed_at, g.starts, coalesce(f.author, ''), coalesce(d.hash, ''), n.sig, coalesce(o.pages, 0), d.length "
     f"FROM documents d {WITH_RAW_PATH} "
     "LEFT JOIN (SELECT doc_id, list(start_char ORDER BY page) AS starts FROM pages GROUP BY doc_id) g "
@@ -427,10 +437,10 @@ def document_meta(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[in
 
 
 def modified_times(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, float]:
-    """Each document's mtime: what ordering by recency needs, without the rest of its row."""
+    """Each document's date (dated_sql): what ordering by recency needs, without the rest of its row."""
     if not ids:
         return {}
-    return dict(cur.execute(f"SELECT id, mtime FROM documents WHERE id IN {id_list(ids)}").fetchall())
+    return dict(cur.execute(f"SELECT id, {dated_sql('d')} FROM documents d WHERE id IN {id_list(ids)}").fetchall())
 
 
 def copy_keys(cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CopyKey]:

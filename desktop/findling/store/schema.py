@@ -294,6 +294,13 @@ MIGRATIONS: list[Migration] = [
         # (search/vector_snapshot.py)
         "INSERT INTO meta VALUES ('index_id', CAST(uuid() AS VARCHAR)) ON CONFLICT (key) DO NOTHING",
     ],
+    [
+        # When a document says it was written (an e-mail's Date header), apart from its file's mtime,
+        # which tells whether the file changed: `after:`/`before:`, the Date column and newer-first
+        # read it (store/documents.py dated_sql). Messages are read again by the next `index`.
+        "CREATE TABLE IF NOT EXISTS doc_dates (doc_id INTEGER NOT NULL, dated DOUBLE NOT NULL)",
+        "UPDATE documents SET size = -1, hash = NULL WHERE ext = 'eml'",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -73,6 +73,7 @@ _DOCUMENT_ROWS = (
     ("chunks", "doc_id"),
     ("pages", "doc_id"),
     ("doc_fields", "doc_id"),
+    ("doc_dates", "doc_id"),
     ("title_postings", "doc_id"),
     ("link_shares", "doc_id"),
     ("ocr_pages", "doc_id"),

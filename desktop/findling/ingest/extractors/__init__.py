@@ -24,6 +24,9 @@ class Extracted:
     author: str = ""  # from the file's properties (an e-mail's sender); "" when it has none
     link_share: float = 0.0  # of a web page's text, the share in links or index entries (index pages: most)
     ocr_pages: int = 0  # pictures or scanned pages whose words were read by OCR
+    # when the document says it was written (an e-mail's Date header), as a Unix time; 0: it does
+    # not say, and its file's modification time dates it
+    dated: float = 0.0
     # documents inside this file (an archive's members), each indexed on its own under its address
     members: tuple[SubDocument, ...] = ()
 
@@ -55,3 +58,4 @@ class Parsed(NamedTuple):
     link_share: float = 0.0
     ocr_pages: int = 0
     members: tuple[SubDocument, ...] = ()
+    dated: float = 0.0

@@ -156,7 +156,14 @@ def extract_eml(data: bytes, read_attachment: ReadAttachment) -> Parsed:
         raise ExtractionError(f"cannot read the message: {exc}") from exc
     except RecursionError:
         raise ExtractionError("the message's parts nest too deeply to be read") from None
-    return Parsed(text, subject, tuple(dict.fromkeys(notes)), author=_header(message, "from"), members=tuple(attached))
+    return Parsed(
+        text,
+        subject,
+        tuple(dict.fromkeys(notes)),
+        author=_header(message, "from"),
+        members=tuple(attached),
+        dated=_sent(message),
+    )
 
 
 def _sent(message: EmailMessage) -> float:
