@@ -63,6 +63,7 @@ def test_stdio_tools_answer_and_refuse_properly(indexed):
             found = _payload(await client.call_tool("query", {"query": "borrow checker", "limit": 3}))
             top = found["results"][0]
             assert top["path"].endswith("rust.md") and top["docid"].startswith("#") and top["line"] >= 1
+            assert top["page"] is None  # a note has no pages: not "page 0"
             assert _payload(await client.call_tool("search", {"query": "tomatoes", "match": "all"}))["total"] == 2
             meaning = _payload(await client.call_tool("vsearch", {"query": "growing vegetables"}))
             assert meaning["results"][0]["path"].endswith("garden.md")

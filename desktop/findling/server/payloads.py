@@ -21,7 +21,7 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "matched": h.matched,
                 "label": match_label(h.score, h.weak, h.matched),
                 "line": h.line,
-                "page": h.page,
+                "page": h.page or None,  # null where the document has no pages (0 read as a page)
                 "snippet": h.snippet,
                 "highlights": [[x.start, x.end] for x in h.highlights],
                 "raw_score": h.raw_score,
