@@ -105,3 +105,54 @@ def test_the_byline_names_copies_and_near_copies(qtbot, window):
     assert "Nearly the same text at:\n/c/report-final.txt" in panel.byline.toolTip()
     panel.show_byline("", (), ("/x", "/y"))
     assert panel.byline.text() == "· 2 nearly the same"
+
+
+def test_headings_show_bold_without_their_marks_and_matches_stay_on_their_words(qtbot, window):
+    """A Word or web document's headings are read as `## Heading` (for passages to break at): the
+    preview showed those marks; code keeps its `# comment`."""
+    from findling.records import Highlight
+
+    text = "# Quarterly budget\n\nThe quokka fund.\n\n## Kindergarten fees\n\nFees for the quokka 🎉 class."
+    starts = [i for i in range(len(text)) if text.startswith("quokka", i)]
+    heading = text.index("Kindergarten")
+    window.preview.show_text(
+        text, [Highlight(s, s + 6) for s in starts] + [Highlight(heading, heading + 12)], None, None
+    )
+    shown = window.preview.toPlainText()
+    assert shown.splitlines()[0] == "Quarterly budget" and "## " not in shown and "\n#" not in shown
+    for _ in range(len(starts) + 1):  # every match lights its word, past the marks taken out
+        cursor = window.preview.textCursor()
+        cursor.movePosition(cursor.MoveOperation.Right, cursor.MoveMode.KeepAnchor, 6)
+        assert cursor.selectedText() in ("quokka", "Kinder")
+        window.preview_panel.next_hit()
+    block = window.preview.document().findBlockByNumber(4)
+    assert block.text() == "Kindergarten fees"
+    assert block.begin().fragment().charFormat().fontWeight() == 700  # a heading reads as one
+    window.preview.show_text("# a comment\nx = 1  # quokka\n", [], None, None, ext="py")
+    assert window.preview.toPlainText().startswith("# a comment")
+
+
+def test_a_spreadsheets_values_stand_under_their_headings(qtbot, window, tmp_path):
+    from openpyxl import Workbook
+    from PySide6.QtGui import QTextCursor
+
+    book = Workbook()
+    sheet = book.active
+    for row in (["Item", "Cost", "Note"], ["Kindergarten fees", 420, "spring"], ["Lunch", None, "free"]):
+        sheet.append(row)
+    (tmp_path / "docs").mkdir()
+    book.save(tmp_path / "docs" / "budget.xlsx")
+    window.engine.add_source(tmp_path / "docs")
+    window.engine.index()
+    window.mode_box.setCurrentText("Keyword")
+    _search(qtbot, window, "kindergarten", 1)
+    qtbot.waitUntil(lambda: "Lunch" in window.preview.toPlainText(), timeout=5000)
+    shown = window.preview.toPlainText()
+
+    def x(word: str) -> int:
+        cursor = QTextCursor(window.preview.document())
+        cursor.setPosition(shown.index(word))
+        return window.preview.cursorRect(cursor).x()
+
+    assert x("Cost") == x("420") and x("Note") == x("spring") == x("free")
+    assert x("Note") > x("Cost") > x("Item")

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from findling.search.snippets import make_snippet
 from findling.text.analyzer import term_sequence
 
@@ -97,3 +100,15 @@ def test_a_markdown_headings_marks_go_and_a_code_comments_mark_stays(engine, tmp
     assert "# compute the zebra total" in hits["tool.py"].snippet
     for hit in hits.values():
         assert {hit.snippet[h.start : h.end].lower() for h in hit.highlights} == {"zebra"}
+
+
+@given(st.text(alphabet="ab #\n", max_size=60))
+def test_taking_heading_marks_out_keeps_every_other_character_where_it_maps(text):
+    from findling.search.snippets import heading_marks, without_spans
+
+    cuts = heading_marks(text)
+    shown, moved = without_spans(text, cuts)
+    kept = [i for i in range(len(text)) if not any(a <= i < b for a, b in cuts)]
+    assert len(shown) == len(kept)
+    assert all(shown[moved(i)] == text[i] for i in kept)
+    assert moved(len(text)) == len(shown)

@@ -3,10 +3,11 @@ view, and the panel that holds them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import islice
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QTextCharFormat, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -23,6 +24,7 @@ from findling.gui.formatted import FormattedView
 from findling.gui.hits import hit_selections, span_cursor, utf16_positions
 from findling.records import CodeSymbol, Highlight
 from findling.search.results import page_at
+from findling.search.snippets import heading_marks, without_spans
 
 
 class PreviewPane(QPlainTextEdit):
@@ -63,6 +65,9 @@ class PreviewPane(QPlainTextEdit):
         "scala",
         "pl",
     }
+
+    TABLES = {"xlsx", "xlsm", "ods", "tsv"}  # documents whose lines are rows of tab-separated cells
+    MAX_TABLE_LINES = 5000  # a longer table's columns are as wide as its first rows need
 
     def __init__(self) -> None:
         super().__init__()
@@ -106,13 +111,23 @@ class PreviewPane(QPlainTextEdit):
         """`highlights`: where the query's terms are, found by the engine with the same
         analysis as search, so the preview lights up exactly what matched. The current hit
         starts at the first one in the best passage. Code shows unwrapped, with line numbers;
-        a PDF (`pages`: where each page begins) with each page's number beside its start."""
+        a PDF (`pages`: where each page begins) with each page's number beside its start. Prose
+        shows its headings bold, without the `## ` marks the readers of documents write them with
+        (in code, `# ` begins a comment and stays)."""
         code = ext.lower().lstrip(".") in self.CODE
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont) if code else QFont())
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap if code else QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.setPlainText(text)
+        table = ext.lower().lstrip(".") in self.TABLES
+        if table:  # rows stay whole lines, their cells under their columns
+            self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        marks = [] if code else heading_marks(text)
+        shown, moved = without_spans(text, marks)
+        self.setPlainText(shown)
         # Qt counts UTF-16 units, the engine characters: they differ past U+FFFF (emoji)
-        at = self._at = utf16_positions(text)
+        in_utf16 = utf16_positions(shown)
+        at = self._at = (lambda offset: in_utf16(moved(offset))) if marks else in_utf16
+        self._embolden(at(start) for start, _ in marks)
+        self._line_up_columns(shown if table else "")
         self._pages = [at(p) for p in pages]
         self.numbers.show_for(code, [self.document().findBlock(p).blockNumber() for p in self._pages])
         self._hits = sorted((at(h.start), at(h.end)) for h in highlights)
@@ -131,6 +146,38 @@ class PreviewPane(QPlainTextEdit):
             self.setTextCursor(self._cursor(target, target))
             self.centerCursor()
             self.hit_changed.emit(0, 0)
+
+    def _line_up_columns(self, text: str) -> None:
+        """Tab stops where a table's columns begin: each column as wide as its widest cell (to a
+        limit), so a spreadsheet's values stand under their headings, as in a spreadsheet. Other
+        text keeps Qt's even tab stops."""
+        widths: list[int] = []
+        metrics = self.fontMetrics()
+        widest = 24 * metrics.averageCharWidth()
+        for line in islice((line for line in text.splitlines() if "\t" in line), self.MAX_TABLE_LINES):
+            for column, cell in enumerate(line.split("\t")[:-1]):  # the last cell needs no stop after it
+                width = min(metrics.horizontalAdvance(cell[:64]), widest)
+                if column == len(widths):
+                    widths.append(width)
+                elif width > widths[column]:
+                    widths[column] = width
+        option = self.document().defaultTextOption()
+        stops, at = [], 0
+        for width in widths:
+            at += width + 2 * metrics.averageCharWidth()
+            stops.append(QTextOption.Tab(at, QTextOption.TabType.LeftTab))
+        option.setTabs(stops)
+        self.document().setDefaultTextOption(option)
+
+    def _embolden(self, starts: Iterable[int]) -> None:
+        """The lines beginning at these positions in bold: the headings whose marks were taken out."""
+        bold = QTextCharFormat()
+        bold.setFontWeight(QFont.Weight.Bold)
+        for start in starts:
+            block = self.document().findBlock(start)
+            cursor = QTextCursor(block)
+            cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(bold)
 
     def current_page(self) -> int:
         """The page of the current match (else of the cursor); 0 when the text has no pages."""

@@ -4,7 +4,8 @@ words' positions for highlighting."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -122,6 +123,35 @@ def _flat(text: str) -> str:
 _HEADING_MARKS = re.compile(r"(?m)^[ \t]*(#{1,6}[ \t]+)")
 
 
+def heading_marks(text: str) -> list[tuple[int, int]]:
+    """Where the Markdown heading marks at lines' starts are (the `## ` of `## Description`): the
+    readers of Word, OpenDocument, web pages and e-mail write headings so, for passages to break at."""
+    return [m.span(1) for m in _HEADING_MARKS.finditer(text)]
+
+
+def without_spans(text: str, cuts: Sequence[tuple[int, int]]) -> tuple[str, Callable[[int], int]]:
+    """`text` with the spans `cuts` (in order, apart) taken out, and where each of its offsets went."""
+    if not cuts:
+        return text, lambda at: at
+    kept, last = [], 0
+    removed = [0]  # removed[i]: characters taken out by the first i cuts
+    for a, b in cuts:
+        kept.append(text[last:a])
+        removed.append(removed[-1] + b - a)
+        last = b
+    kept.append(text[last:])
+    starts = [a for a, _ in cuts]
+
+    def moved(at: int) -> int:
+        k = bisect_left(starts, at)  # the cuts that begin before `at`
+        if k == 0:
+            return at
+        a, b = cuts[k - 1]
+        return at - removed[k - 1] - (min(b, at) - a)
+
+    return "".join(kept), moved
+
+
 def _without_marks(
     raw: str, shown_from: int, text: str, highlights: Sequence[Highlight], body_end: int
 ) -> tuple[str, tuple[Highlight, ...]]:
@@ -129,22 +159,12 @@ def _without_marks(
     its own character `body_end`) and its highlights, with the heading marks of raw's lines
     taken out."""
     cuts = []
-    for m in _HEADING_MARKS.finditer(raw):
-        a, b = m.start(1) - shown_from, min(m.end(1) - shown_from, body_end)
+    for start, end in heading_marks(raw):
+        a, b = start - shown_from, min(end - shown_from, body_end)
         if a >= 0 and b > a:
             cuts.append((a, b))
-    if not cuts:
-        return text, tuple(highlights)
-    kept, last = [], 0
-    for a, b in cuts:
-        kept.append(text[last:a])
-        last = b
-    kept.append(text[last:])
-
-    def moved(at: int) -> int:
-        return at - sum(min(b, at) - a for a, b in cuts if a < at)
-
-    return "".join(kept), tuple(Highlight(moved(h.start), moved(h.end)) for h in highlights)
+    shown, moved = without_spans(text, cuts)
+    return shown, tuple(Highlight(moved(h.start), moved(h.end)) for h in highlights)
 
 
 @lru_cache(maxsize=4096)  # a result's chunks are read for the keyword lane's nearness, then for its snippet
