@@ -301,6 +301,11 @@ MIGRATIONS: list[Migration] = [
         "CREATE TABLE IF NOT EXISTS doc_dates (doc_id INTEGER NOT NULL, dated DOUBLE NOT NULL)",
         "UPDATE documents SET size = -1, hash = NULL WHERE ext = 'eml'",
     ],
+    [
+        # A spreadsheet row keeps its empty cells' places (ingest/extractors/office.py): values
+        # stood under other columns' headings. Spreadsheets are read again by the next `index`.
+        "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('xlsx', 'xlsm', 'ods')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -147,8 +147,45 @@ def _package(data: bytes, what: str, root: str, kind: str) -> Iterator[tuple[zip
             yield archive, parsed
 
 
+_CELL_COLUMN = re.compile(r"[A-Z]{1,3}")
+MAX_COLUMNS = 256  # a cell further right is put after the row's others, not after thousands of tabs
+
+
+def _column(reference: str) -> int:
+    """The 0-based column of a cell reference (`C7` -> 2); -1 when it has none."""
+    letters = _CELL_COLUMN.match(reference)
+    if letters is None:
+        return -1
+    number = 0
+    for letter in letters.group():
+        number = number * 26 + ord(letter) - 64
+    return number - 1
+
+
+def _placed_cells(row: lxml.etree._Element, strings: list[str]) -> list[str]:
+    """A row's values, each in its column: a sheet leaves its empty cells out, and a row's
+    values set one after another would stand under other columns' headings."""
+    cells: list[str] = []
+    for cell in row.iter(f"{_S}c"):
+        column = _column(cell.get("r", ""))
+        if len(cells) < column < MAX_COLUMNS:
+            cells.extend([""] * (column - len(cells)))
+        cells.append(_cell_value(cell, strings))
+    return cells
+
+
+def _row_line(cells: list[str]) -> str:
+    """A table row as a line of tab-separated cells, an empty cell kept where it holds a column's
+    place (the preview lines columns up by the tabs); "" when the row is empty."""
+    cells = [" ".join(c.split()) for c in cells]
+    while cells and not cells[-1]:
+        cells.pop()
+    return "\t".join(cells) if any(cells) else ""
+
+
 def extract_xlsx(data: bytes) -> Parsed:
-    """Each sheet a heading (its name), each row a tab-separated line of its cells' values."""
+    """Each sheet a heading (its name), each row a tab-separated line of its cells' values, each
+    value in its column."""
     with _package(data, "XLSX", "xl/workbook.xml", "a spreadsheet") as (archive, workbook):
         targets = _rels(archive, "xl/workbook.xml", "XLSX")
         strings = _shared_strings(archive)
@@ -161,9 +198,8 @@ def extract_xlsx(data: bytes) -> Parsed:
             if not out.add(f"\n# {sheet.get('name', 'Sheet')}\n"):
                 break
             for _event, row in lxml.etree.iterparse(io.BytesIO(data_part), tag=f"{_S}row", resolve_entities=False):
-                values = [_cell_value(cell, strings) for cell in row.iter(f"{_S}c")]
+                line = _row_line(_placed_cells(row, strings))
                 row.clear()
-                line = "\t".join(v for v in values if v).strip()
                 if line and not out.add(line):
                     break
         return out.parsed(*core_properties(archive))
@@ -256,8 +292,9 @@ def _odf_table(table: lxml.etree._Element, out: _Text) -> None:
             if cell.tag not in (f"{_TABLE}table-cell", f"{_TABLE}covered-table-cell"):
                 continue
             text = " ".join(_odf_text(p) for p in cell.iter(f"{_TEXT}p", f"{_TEXT}h")).strip()
-            cells.extend([text] * (_repeat(cell, f"{_TABLE}number-columns-repeated") if text else 1))
-        line = "\t".join(c for c in cells if c)
+            repeat = _repeat(cell, f"{_TABLE}number-columns-repeated")
+            cells.extend([text] * min(repeat, max(1, MAX_COLUMNS - len(cells))))
+        line = _row_line(cells)
         if line:
             for _ in range(_repeat(row, f"{_TABLE}number-rows-repeated")):
                 if not out.add(line):
