@@ -637,16 +637,19 @@ class Engine:
         weak_cut = bool(shown.hits) and all(h.weak for h in shown.hits) and len(shown.hits) < limit
         too_weak = not weak_cut and wider_rank is not None and wider.hits[wider_rank - 1].weak
         cur = self._db.cursor()
-        keyword = (
-            keyword_standing(self._bm25, cur, parsed, doc_id, request.match or self.settings.search.match)
-            if mode is not SearchMode.SEMANTIC
-            else None
-        )
         semantic, semantic_off = None, None
         if mode is not SearchMode.KEYWORD:
             semantic_off = self.semantic_off()
             if semantic_off is None:
                 semantic = semantic_standing(self._vectors, self.models.embedder(), parsed, doc_id, self._passage)
+        # the keyword lane as the search ran it: beside the vector lane it ranks any word's matches
+        # (pipeline.run), and its ranks are the ones the Explain tab shows
+        match = "any" if mode is SearchMode.HYBRID and semantic_off is None else None
+        keyword = (
+            keyword_standing(self._bm25, cur, parsed, doc_id, match or request.match or self.settings.search.match)
+            if mode is not SearchMode.SEMANTIC
+            else None
+        )
         return SearchFacts(
             mode=mode,
             limit=limit,

@@ -158,6 +158,9 @@ class Evidence:
     # times or more: Bm25Lane.giants): the prior against them takes it down, unless the query
     # names it
     length_ratio: float | None = None
+    # the document is not embedded yet: `cosine` is not its own but what the query's embedded
+    # keyword matches typically have (relevance.with_meaning_assumed)
+    cosine_assumed: bool = False
 
 
 @dataclass(frozen=True)

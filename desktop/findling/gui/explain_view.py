@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
 )
 
 from findling.records import ResultExplain
+from findling.search.presentation import meaning_label
 from findling.search.relevance import link_prior
 
 
@@ -41,7 +42,7 @@ class ScoreBars(QWidget):
             for name, value, lane in (
                 ("words matched", ev.coverage, "bm25"),
                 ("keyword strength", ev.saturation, "bm25"),
-                ("closeness in meaning", ev.cosine, "vector"),
+                (meaning_label(ev), ev.cosine, "vector"),
             ):
                 if value is not None:
                     bars.append((name, max(0.0, value), self.COLORS[lane]))

@@ -34,7 +34,7 @@ from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
 from findling.search.fusion import Fused, RankedList, weighted_rrf
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import HUB_FROM, as_shown, relative, relevance
+from findling.search.relevance import HUB_FROM, as_shown, relative, relevance, with_meaning_assumed
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings
@@ -232,7 +232,7 @@ class Pipeline:
                     length_ratio=ratios.get(doc_id),
                 )
             )
-        return dict(zip(doc_ids, relative(found)))
+        return dict(zip(doc_ids, relative(with_meaning_assumed(found) if use_vectors else found)))
 
     def _reranker(self, mode: str) -> tuple[Callable[[str, list[str]], Sequence[float]] | None, str]:
         """(callable scoring (query, passages) -> [0,1] scores, its name) or (None, reason)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from findling.records import Highlight, IndexReport, QueryExplain, ResultExplain
+from findling.records import Evidence, Highlight, IndexReport, QueryExplain, ResultExplain
 from findling.search.relevance import giant_prior, hub_prior, length_prior, link_prior
 
 # The score is a calibrated chance of relevance (`findling eval --calibration`): 0.2 on a
@@ -182,7 +182,9 @@ def result_sentence(result: ResultExplain, rank: int, dropped: Sequence[str] = (
         if ignored:
             notes.append(f"{ignored} left out as too common")
         parts.append(f"matched {words}" + (f" ({'; '.join(notes)})" if notes else ""))
-    if ev.cosine is not None:
+    if ev.cosine_assumed and ev.cosine is not None:
+        parts.append(f"not embedded yet: its meaning counted as typical of the keyword matches ({ev.cosine:.2f})")
+    elif ev.cosine is not None:
         where = f"semantic #{semantic}, " if semantic else ""
         parts.append(f"{_closeness(ev.cosine)} ({where}similarity {ev.cosine:.2f})")
     text = "; ".join(parts) or "found"
@@ -190,6 +192,11 @@ def result_sentence(result: ResultExplain, rank: int, dropped: Sequence[str] = (
     if result.rerank is not None:
         tail = f"; the reranker rated it {result.rerank:.2f} → #{rank}, {match_word(result.final)} ({result.final:.2f})"
     return f"{text[0].upper()}{text[1:]}{tail}"
+
+
+def meaning_label(ev: Evidence) -> str:
+    """What the evidence's cosine is, in the explain panel's words."""
+    return "closeness in meaning (assumed: not embedded yet)" if ev.cosine_assumed else "closeness in meaning"
 
 
 def list_label(list_name: str) -> str:
@@ -224,7 +231,7 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
     for name, value in (
         ("words matched (idf share)", ev.coverage),
         ("keyword strength", ev.saturation),
-        ("closeness in meaning", ev.cosine),
+        (meaning_label(ev), ev.cosine),
     ):
         if value is not None:
             rows.append((name, "", f"{value:.4f}", "", "", ""))
@@ -294,7 +301,8 @@ def explain_row(rank: int, r: ResultExplain, title: str) -> str:
     rerank = f"{r.rerank:.3f}" if r.rerank is not None else "-"
     weight = f"{r.fusion_weight:.2f}" if r.fusion_weight is not None else "-"
     return (
-        f"{rank:>2} {num(ev.coverage):>5} {num(ev.saturation):>5} {num(ev.cosine):>5} {r.relevance:5.2f} "
+        f"{rank:>2} {num(ev.coverage):>5} {num(ev.saturation):>5} "
+        f"{('~' if ev.cosine_assumed else '') + num(ev.cosine):>5} {r.relevance:5.2f} "
         f"{rerank:>6} {weight:>4} {r.final:5.2f}  {lists}  {title[:40]}"
     )
 

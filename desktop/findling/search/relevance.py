@@ -24,6 +24,7 @@ Pure functions: the pipeline, the keyword search and the semantic search all sco
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -80,13 +81,42 @@ HYBRID = ScoreModel(
 
 
 def model_for(evidence: Evidence) -> ScoreModel:
-    """The model for the evidence at hand: a document not embedded yet is judged by its
-    keywords alone, as with no embedder at all."""
+    """The model for the evidence at hand: keywords alone with no embedder (or no candidate of
+    the query embedded yet: with_meaning_assumed), meaning alone in semantic search."""
     has_keywords = evidence.coverage is not None
     has_vector = evidence.cosine is not None
     if has_keywords and has_vector:
         return HYBRID
     return SEMANTIC if has_vector else KEYWORD
+
+
+def with_meaning_assumed(evidence: list[Evidence]) -> list[Evidence]:
+    """The candidates of one query, those not embedded yet (no cosine, while others have one)
+    judged as if the vector lane had not run for them rather than as if they had lost there:
+    a waiting document is taken to be as close in meaning as the embedded candidates whose
+    keyword evidence is nearest its own (the median of those as near as the nearest), so every
+    candidate is scored by the hybrid model, on one scale. Judged by keywords alone, a page
+    waiting to be embedded scored .72 while an embedded one matching as well and close in
+    meaning (.60) scored .52. The query's best cosine is never an assumed one, so the embedded
+    candidates score as they would with no candidate waiting."""
+    if all(e.cosine is not None for e in evidence):
+        return evidence
+    known = [e for e in evidence if e.cosine is not None]
+    if not known:  # nothing embedded among them: keyword evidence alone, as with no embedder
+        return evidence
+
+    def apart(a: Evidence, b: Evidence) -> float:
+        return abs((a.coverage or 0.0) - (b.coverage or 0.0)) + abs((a.saturation or 0.0) - (b.saturation or 0.0))
+
+    out = []
+    for e in evidence:
+        if e.cosine is not None:
+            out.append(e)
+            continue
+        nearest = min(apart(e, k) for k in known)
+        typical = statistics.median(k.cosine for k in known if apart(e, k) <= nearest + 1e-9 and k.cosine is not None)
+        out.append(replace(e, cosine=typical, cosine_assumed=True))
+    return out
 
 
 def relative(evidence: list[Evidence]) -> list[Evidence]:

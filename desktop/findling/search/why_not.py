@@ -108,13 +108,18 @@ def _keyword_line(k: KeywordStanding) -> str:
     return f"keyword: below #{KEYWORD_DEPTH}: it lacks {_words(k.missing)}"
 
 
-def _semantic_line(s: SemanticStanding | None, off: str | None) -> str:
+def _semantic_line(s: SemanticStanding | None, off: str | None, mode: str) -> str:
     if off:
         return f"semantic: off ({off})"
     if s is None:
         return "semantic: not used in this mode"
     if s.cosine is None:
-        return "semantic: the document has no vectors yet (it is waiting to be embedded)"
+        if mode == "hybrid":
+            return (
+                "semantic: not embedded yet (it is waiting to be embedded); until then its meaning counts as "
+                "that of the embedded documents matching the keywords as well"
+            )
+        return "semantic: not embedded yet: it is waiting to be embedded, and search by meaning finds it after"
     where = f"#{s.rank}" if s.rank is not None else f"below #{SEMANTIC_DEPTH}"
     text = f"semantic: {where} by meaning; its closest passage has similarity {s.cosine:.2f}"
     return text + (f": “{s.passage}”" if s.passage else "")
@@ -130,6 +135,8 @@ def _lanes_told(facts: SearchFacts) -> str:
         parts.append(f"#{facts.keyword.rank} by keywords" if facts.keyword.rank else "no keyword match")
     if facts.semantic is not None and facts.semantic.rank is not None:
         parts.append(f"#{facts.semantic.rank} by meaning")
+    elif facts.semantic is not None and facts.semantic.cosine is None:
+        parts.append("not embedded yet")
     return f" in the combined list ({', '.join(parts)})" if parts else ""
 
 
@@ -145,7 +152,7 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
     if facts.mode != "semantic" and facts.keyword is not None:
         lines.append(_keyword_line(facts.keyword))
     if facts.mode != "keyword":
-        lines.append(_semantic_line(facts.semantic, facts.semantic_off))
+        lines.append(_semantic_line(facts.semantic, facts.semantic_off, facts.mode))
     details = tuple(lines)
     if facts.shown_rank is not None:
         return "shown", f"It is in the results, at #{facts.shown_rank}.", details
