@@ -287,7 +287,7 @@ def _repeat(element: lxml.etree._Element, attribute: str) -> int:
 def _odf_table(table: lxml.etree._Element, out: _Text) -> None:
     out.add(f"\n# {table.get(f'{_TABLE}name', 'Table')}\n")
     for row in table.iter(f"{_TABLE}table-row"):
-        cells = []
+        cells: list[str] = []
         for cell in row:
             if cell.tag not in (f"{_TABLE}table-cell", f"{_TABLE}covered-table-cell"):
                 continue
