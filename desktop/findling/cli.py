@@ -38,10 +38,12 @@ class ProgressBar:
         elif p.phase == "done":
             line = ""
         else:
-            frac = p.done / p.total if p.total else 1.0
+            done, total = p.base + p.done, p.base + p.total  # embedding: of the whole index, as status says
+            frac = done / total if total else 1.0
             filled = int(frac * self.width)
             name = printable(os.path.basename(p.current)[:40])
-            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {p.done}/{p.total} {name}"
+            what = "embedding" if p.phase == "embedding" else "reading"
+            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {what} {done}/{total} {name}"
             if p.failed:
                 line += f" ({p.failed} failed)"
         sys.stderr.write("\r\033[K" + line)

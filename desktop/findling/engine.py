@@ -18,6 +18,7 @@ from findling.models.service import ModelService
 from findling.pathnames import MEMBER_SEPARATOR, absolute_address, container_file, display_path
 from findling.paths import DB_FILENAME, config_dir, data_home
 from findling.records import (
+    Activity,
     CodeSymbol,
     CopyKey,
     DocumentSlice,
@@ -68,6 +69,7 @@ from findling.search.why_not import (
     semantic_standing,
 )
 from findling.settings import Settings, load_settings
+from findling.store.activity import ActivityTracker
 from findling.store.db import Database
 from findling.store.documents import (
     copy_keys,
@@ -159,6 +161,7 @@ class Engine:
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()
         self._text_waiting = _Waiting()  # text runs that want the lock: embedding steps aside
+        self._activity = ActivityTracker()
         # The vector lane and the pipeline are made when first needed: a keyword search from a
         # terminal never loads what semantic search and reranking import.
         self._lazy_lock = threading.Lock()
@@ -284,23 +287,37 @@ class Engine:
         another run's embedding: that steps aside at its next batch and goes on after."""
         from findling.ingest.indexer import Indexer  # the extractors' libraries load when first needed
 
+        progress = self._activity.tracked(progress)
         self._text_waiting.add()
-        with self._index_lock:
-            self._text_waiting.done()
-            try:
-                with self._db.working_memory():
-                    report = Indexer(self._db, self.settings.index, progress, cancel, self._ocr_files()).run(
-                        self.sources()
-                    )
-            finally:
-                self._bm25.invalidate()
-        if embed and not report.cancelled:
-            report.embedding = self.embed(progress, cancel)
+        try:
+            with self._index_lock:
+                self._text_waiting.done()
+                try:
+                    with self._db.working_memory():
+                        report = Indexer(self._db, self.settings.index, progress, cancel, self._ocr_files()).run(
+                            self.sources()
+                        )
+                finally:
+                    self._bm25.invalidate()
+            if embed and not report.cancelled:
+                report.embedding = self._embed(progress, cancel)
+        finally:
+            self._activity.idle()
         return report
+
+    def activity(self) -> Activity | None:
+        """What the index is busy with now (None: idle): every run's progress, whoever asked."""
+        return self._activity.now()
 
     def embed(self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> EmbedReport:
         """Embed what is not embedded yet, stepping aside between batches for a text run that asks
         for the index, and going on after it."""
+        try:
+            return self._embed(self._activity.tracked(progress), cancel)
+        finally:
+            self._activity.idle()
+
+    def _embed(self, progress: ProgressCallback, cancel: threading.Event | None) -> EmbedReport:
         done = EmbedReport()
         while True:
             with self._index_lock:
@@ -350,18 +367,22 @@ class Engine:
         progress: after a model import that can be the whole index, and the window shows it."""
         from findling.ingest.indexer import Indexer
 
+        progress = self._activity.tracked(progress)
         self._text_waiting.add()
-        with self._index_lock:
-            self._text_waiting.done()
-            try:
-                with self._db.working_memory():
-                    report = Indexer(self._db, self.settings.index, ocr_models=self._ocr_files()).update_paths(
-                        self.sources(), [_normalise_path(p) for p in paths]
-                    )
-            finally:
-                self._bm25.invalidate()
-        if embed:
-            report.embedding = self.embed(progress, cancel)
+        try:
+            with self._index_lock:
+                self._text_waiting.done()
+                try:
+                    with self._db.working_memory():
+                        report = Indexer(self._db, self.settings.index, ocr_models=self._ocr_files()).update_paths(
+                            self.sources(), [_normalise_path(p) for p in paths]
+                        )
+                finally:
+                    self._bm25.invalidate()
+            if embed:
+                report.embedding = self._embed(progress, cancel)
+        finally:
+            self._activity.idle()
         return report
 
     # -- search -------------------------------------------------------------------------
@@ -899,6 +920,7 @@ class Engine:
             languages=tuple(language_counts(cur).items()),
             **self._embedding_state(cur),
             **self._ocr_state(cur),
+            activity=self._activity.now(),
         )
 
     def ocr_models(self) -> tuple[str, str] | str:

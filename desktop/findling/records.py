@@ -306,6 +306,27 @@ class IndexProgress:
     total: int
     current: str = ""
     failed: int = 0
+    # embedding: the documents embedded before this run, so that the index's count is base + done
+    # of base + total ("55 of 1,212 documents", as the status says), not the run's own "16/1173"
+    base: int = 0
+
+
+@dataclass(frozen=True)
+class Activity:
+    """What the index is busy with now: the one record of progress that every face reads (the
+    window's bar and Folders panel, `findling status`, MCP's status), whoever asked for the run
+    (the window, `findling add` or `index` served by it, a live update, a model import).
+    Embedding counts documents of the whole index, as the semantic-search line does: "Embedding
+    55 of 1,212 documents" beside "55 of 1,212 documents embedded", never a run's own "16/1173"."""
+
+    phase: IndexPhase
+    done: int
+    total: int  # 0 while not known (scanning, optimizing)
+    unit: str  # "files" (reading them) or "documents" (embedding)
+    current: str = ""  # the file or document being read or embedded
+    failed: int = 0
+    started: float = 0.0  # time.time() when this phase began
+    done_at_start: int = 0  # `done` when the phase began: the pace counts what this run did
 
 
 @dataclass
@@ -459,6 +480,7 @@ class StoreStatus:
     ocr: str = ""  # "" when OCR reads pictures and scans, else why not (off, no model)
     ocr_documents: int = 0  # documents with text OCR read
     ocr_pages: int = 0  # their pictures and scanned pages
+    activity: Activity | None = None  # what the index is busy with now; None: idle
 
     @property
     def ocr_line(self) -> str:

@@ -141,6 +141,8 @@ def print_status(st: dict[str, Any]) -> None:
             f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
         )
     print(st["semantic_line"])
+    if st.get("activity_line"):  # an owner from before the activity record answers without it
+        print(f"now: {st['activity_line']}")
     if "ocr_line" in st:  # an owner from before OCR answers without it
         print(st["ocr_line"])
     if st["problems"]:

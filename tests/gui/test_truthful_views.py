@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 
 from findling.records import SearchMode, SearchRequest
 from findling.search.facets import facet_counts
-from tests.helpers import index_files
+from tests.helpers import index_files, write
 
 XHTML = (
     '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
@@ -478,3 +478,39 @@ def test_the_match_column_says_what_each_result_matched(qtbot, window, tmp_path)
         for r in range(2)
     }
     assert labels["a.md"].endswith("· every word") and labels["b.md"].endswith("· some words"), labels
+
+
+def test_a_run_asked_for_elsewhere_shows_in_the_bar_and_the_panel_agrees(qtbot, window, tmp_path, embedder_installed):
+    """Embedding started by `findling add` (served by the window's engine) showed no bar; the
+    summary said "39 of 39 documents embedded" while the bar said "Embedding 16/1173" and the
+    folder row "0 indexed". One record: the bar, the summary and the folder row agree."""
+    import threading
+
+    from findling.records import IndexProgress
+
+    window.engine.models.reload_manifest()
+    docs = tmp_path / "docs"
+    for i in range(40):
+        write(docs / f"note{i:02}.txt", f"Note {i}: the harbour ferry leaves at {i % 12 + 1} o'clock from pier {i}.")
+    window.engine.add_source(docs)
+    reached, release = threading.Event(), threading.Event()
+
+    def progress(p: IndexProgress) -> None:  # another caller's run, held after its first batch
+        if p.phase == "embedding" and p.done > 0 and not release.is_set():
+            reached.set()
+            release.wait(60)
+
+    run = threading.Thread(target=lambda: window.engine.index(progress=progress))
+    run.start()
+    try:
+        qtbot.waitUntil(reached.is_set, timeout=60000)
+        qtbot.waitUntil(lambda: window.progress_label.text().startswith("Embedding 16 of 40 documents"), timeout=5000)
+        assert window.progress.isVisible() and (window.progress.value(), window.progress.maximum()) == (16, 40)
+        qtbot.waitUntil(lambda: "16 of 40 documents embedded" in window.index_label.text(), timeout=8000)
+        row = window.sources_model.data(window.sources_model.index(0))
+        assert "40 indexed" in row
+    finally:
+        release.set()
+        run.join(60)
+    qtbot.waitUntil(lambda: "40 of 40 documents embedded" in window.index_label.text(), timeout=60000)
+    qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=5000)

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from findling.engine import Engine
 from findling.errors import FindlingError
@@ -73,13 +74,13 @@ from findling.pathnames import container_file, display_path, distinct_names
 from findling.records import Filters, Hit, IndexProgress, SearchMode, SearchRequest, SearchResult
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
 from findling.search.presentation import (
+    activity_line,
     dropped_words,
     one_list_summary,
     query_summary,
     report_counts,
     result_sentence,
     stage_timeline,
-    time_left,
     why_not_first,
     window_advice,
 )
@@ -117,7 +118,9 @@ class MainWindow(QMainWindow):
         # a method, not a lambda: Qt drops the connection with the window, so a search that
         # ends after the window closed (its engine closed under it) reaches no deleted widget
         self.searches.failed.connect(self._search_failed)
-        self._phase: tuple[str, float, int] = ("", 0.0, 0)  # the indexing phase shown: since when, from where
+        self._watched: list[str] | None = None  # the folders watched for live updates
+        self._busy = False  # the index was busy at the last look (engine.activity)
+        self._counts_read = 0.0  # time.monotonic() when the Folders panel last read the counts while busy
         self.indexing = IndexingController(engine)
 
         self.results = ResultsModel()
@@ -137,6 +140,12 @@ class MainWindow(QMainWindow):
         self.indexing.updated.connect(self._on_updated)
         self.indexing.failed.connect(self._on_index_failed)
         self.indexing.paused_changed.connect(self._show_paused)
+        # every run's progress, whoever asked for it (this window, `findling add` or `index` served
+        # by it, a live update, a model import): the engine's one record, looked at twice a second
+        self._activity_timer = QTimer(self)
+        self._activity_timer.setInterval(500)
+        self._activity_timer.timeout.connect(self._show_activity)
+        self._activity_timer.start()
         self.watcher = FolderWatcher()
         self.watcher.changed.connect(self._on_files_changed)
         self.refresh_sources()
@@ -157,7 +166,17 @@ class MainWindow(QMainWindow):
         """Work off the GUI thread, its result to `on_done` on it; a failure is said in the status bar
         as "{what} failed: …" (Anki's QueryOp). Give `run_task` an error path of its own instead
         where a failure belongs somewhere else (the preview pane, the why-not answer)."""
-        run_task(work, on_done, lambda exc: self._on_error(f"{what} failed: {error_text(exc)}"), long=long)
+
+        # the window may be gone when the work ends (closed, its engine closed under the work)
+        def done(value: T) -> None:
+            if on_done is not None and isValid(self):
+                on_done(value)
+
+        def failed(exc: BaseException) -> None:
+            if isValid(self):
+                self._on_error(f"{what} failed: {error_text(exc)}")
+
+        run_task(work, done, failed, long=long)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -827,8 +846,10 @@ class MainWindow(QMainWindow):
         self.folder_box.setCurrentIndex(max(0, index))
         self.folder_box.blockSignals(False)
         folders = [s.source.path for s in status.sources]
+        if folders != self._watched:  # the counts follow a run every few seconds: the watches stay
+            self._watched = folders
+            self.run(lambda: self.watcher.watch(folders), what="Watching the folders for changes (live updates)")
         self.indexed_folders = folders
-        self.run(lambda: self.watcher.watch(folders), what="Watching the folders for changes (live updates)")
 
     def choose_folder(self) -> None:
         """Opens where the last folder was added from (the home folder at first), never where
@@ -912,28 +933,39 @@ class MainWindow(QMainWindow):
     def _on_index_started(self) -> None:
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
+        self.progress_label.setText("Starting… (waiting for the index)")
 
-    def _on_progress(self, p: IndexProgress) -> None:
-        if p.phase in ("indexing", "embedding") and p.total:
-            self.progress.setVisible(True)  # a live update's embedding shows too
-            if self._phase[0] != p.phase:
-                self._phase = (p.phase, time.monotonic(), p.done)
-            self.progress.setRange(0, p.total)
-            self.progress.setValue(p.done)
-            label = "Embedding" if p.phase == "embedding" else "Indexing"
-            name = display_path(os.path.basename(p.current) if p.phase == "indexing" else p.current[:40])
-            _, since, first = self._phase
-            left = time_left(p.done - first, p.total - first, time.monotonic() - since)
-            self.progress_label.setText(
-                f"{label} {p.done}/{p.total}"
-                + (f", {left}" if left else "")
-                + f"  {name}"
-                + (f"  ({p.failed} failed)" if p.failed else "")
-            )
-        elif p.phase == "scanning":
-            self.progress_label.setText("Scanning folders…")
-        elif p.phase == "optimizing":
-            self.progress_label.setText("Optimizing the index…")
+    def _on_progress(self, _p: IndexProgress) -> None:
+        self._show_activity()
+
+    def _show_activity(self) -> None:
+        """The bar and its line from the engine's activity record (activity_line: the words
+        `findling status` and MCP use); while busy, the Folders panel's counts follow every few
+        seconds; once idle, once more."""
+        try:
+            activity = self.engine.activity()
+        except FindlingError:  # the engine is closing with the window
+            return
+        if activity is None:
+            if self._busy:
+                self._busy = False
+                if not self._indexing:
+                    self.progress.setVisible(False)
+                self.refresh_sources()
+            return
+        self._busy = True
+        self.progress.setVisible(True)
+        if activity.total:
+            self.progress.setRange(0, activity.total)
+            self.progress.setValue(min(activity.done, activity.total))
+        else:  # scanning and optimizing: how long, not how far
+            self.progress.setRange(0, 0)
+        name = activity.current
+        name = display_path(os.path.basename(name) if activity.phase == "indexing" else name[:40])
+        self.progress_label.setText(activity_line(activity, time.time()) + (f"  {name}" if name else ""))
+        if time.monotonic() - self._counts_read > 3.0:
+            self._counts_read = time.monotonic()
+            self.refresh_sources()
 
     def _finish_indexing(self) -> None:
         self.progress.setVisible(False)
@@ -1086,6 +1118,7 @@ class MainWindow(QMainWindow):
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("state", self.saveState())
         self._warm_cancel.set()
+        self._activity_timer.stop()
         self.indexing.stop()
         self.watcher.stop()
         super().closeEvent(event)

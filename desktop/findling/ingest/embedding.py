@@ -21,8 +21,8 @@ from findling.models.manifest import ModelSpec
 from findling.records import EmbedReport, IndexProgress
 from findling.store.db import Database, id_list
 from findling.store.vectors import (
-    count_pending,
     drop_other_models,
+    embedded_share,
     ensure_table,
     forget_stale,
     known_vectors,
@@ -56,8 +56,9 @@ def embed_pending(
     with db.transaction() as tx:
         table = ensure_table(tx, spec.vector_key, dim)
     cur = db.cursor()
-    total = count_pending(cur, table)
-    progress(IndexProgress("embedding", 0, total))
+    before, embeddable = embedded_share(cur, table)
+    total = embeddable - before  # the documents pending
+    progress(IndexProgress("embedding", 0, total, base=before))
     while not cancel.is_set():
         docs = pending_documents(cur, table, _DOCS_PER_BATCH)
         if not docs:
@@ -76,7 +77,7 @@ def embed_pending(
             report.computed += computed
         if cancel.is_set():
             break
-        progress(IndexProgress("embedding", report.documents, total, current=docs[-1][1]))
+        progress(IndexProgress("embedding", report.documents, total, current=docs[-1][1], base=before))
     report.cancelled = cancel.is_set()
     if not report.cancelled:
         with db.transaction() as tx:

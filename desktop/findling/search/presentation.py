@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from findling.records import Evidence, Highlight, IndexReport, QueryExplain, ResultExplain
+from findling.records import Activity, Evidence, Highlight, IndexReport, QueryExplain, ResultExplain
 from findling.search.relevance import giant_prior, hub_prior, length_prior, link_prior
 
 # The score is a calibrated chance of relevance (`findling eval --calibration`): 0.2 on a
@@ -69,6 +69,28 @@ def time_left(done: int, total: int, elapsed_s: float) -> str:
     if seconds < 3600:
         return f"about {round(seconds / 60)} min left"
     return f"about {seconds / 3600:.1f} h left"
+
+
+def _since(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.0f} min"
+
+
+def activity_line(activity: Activity, now: float) -> str:
+    """What the index is busy with, how far of how many and the time left, in one line that
+    every face shows alike: "Embedding 55 of 1,212 documents, about 10 min left"."""
+    elapsed = max(0.0, now - activity.started)
+    if activity.phase == "scanning":
+        return f"Scanning the folders for what changed… ({_since(elapsed)} so far)"
+    if activity.phase == "optimizing":
+        return f"Optimizing the index for search speed… ({_since(elapsed)} so far)"
+    verb = "Embedding" if activity.phase == "embedding" else "Reading"
+    line = f"{verb} {activity.done:,} of {activity.total:,} {activity.unit}"
+    left = time_left(activity.done - activity.done_at_start, activity.total - activity.done_at_start, elapsed)
+    if left:
+        line += f", {left}"
+    if activity.failed:
+        line += f" ({activity.failed:,} failed)"
+    return line
 
 
 _CLI_ADVICE = re.compile(r":? ?findling models pull \S+")

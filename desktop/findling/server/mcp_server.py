@@ -5,6 +5,7 @@ so agents search the index the window shows, while it is open."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Any, Literal, TypeVar
@@ -18,6 +19,7 @@ from pydantic import Field
 from findling import __version__
 from findling.errors import FindlingError
 from findling.records import Filters, SearchMode, SearchRequest
+from findling.search.presentation import activity_line
 from findling.search.query_parser import SYNTAX_EXAMPLES
 from findling.server.handle import IndexHandle
 from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json
@@ -248,6 +250,16 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
             "problems": [{"path": p.path, "status": p.status, "error": p.error} for p in st.problems[:20]],
             "semantic": await _run(handle.models_state),
             "embedded": {"documents": st.embedded, "of": st.embeddable, "model": st.embedder or None},
+            # what the index is busy with now, as the window's bar and `findling status` say it
+            "activity": None
+            if st.activity is None
+            else {
+                "phase": st.activity.phase,
+                "done": st.activity.done,
+                "total": st.activity.total,
+                "unit": st.activity.unit,
+                "line": activity_line(st.activity, time.time()),
+            },
             "writes_allowed": allow_write,
         }
 

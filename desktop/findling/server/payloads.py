@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict
 
 from findling.records import DocumentSlice, MultiGetResult, Outline, SearchResult, StoreStatus
-from findling.search.presentation import match_label
+from findling.search.presentation import activity_line, match_label
 
 
 def result_json(result: SearchResult, extra: dict | None = None) -> dict:
@@ -89,5 +90,8 @@ def multi_get_json(found: MultiGetResult) -> dict:
     }
 
 
-def status_json(status: StoreStatus) -> dict:
-    return {**asdict(status), "semantic_line": status.semantic_line, "ocr_line": status.ocr_line}
+def status_json(status: StoreStatus, now: float | None = None) -> dict:
+    """`activity_line`: what the index is busy with, as the window's bar says it ("" when idle)."""
+    busy = status.activity
+    line = activity_line(busy, time.time() if now is None else now) if busy is not None else ""
+    return {**asdict(status), "semantic_line": status.semantic_line, "ocr_line": status.ocr_line, "activity_line": line}

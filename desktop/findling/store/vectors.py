@@ -264,15 +264,3 @@ def embedded_share(cur: duckdb.DuckDBPyConnection, table: str | None) -> tuple[i
                                     count(*) {with_text}""",
     )
     return (int(row[0]), int(row[1])) if row else (0, 0)
-
-
-def count_pending(cur: duckdb.DuckDBPyConnection, table: str) -> int:
-    return int(
-        scalar(
-            cur,
-            f"""SELECT count(*) FROM documents d
-            WHERE d.status = 'ok'
-              AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)
-              AND NOT EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)""",
-        )
-    )
