@@ -112,3 +112,15 @@ def test_taking_heading_marks_out_keeps_every_other_character_where_it_maps(text
     assert len(shown) == len(kept)
     assert all(shown[moved(i)] == text[i] for i in kept)
     assert moved(len(text)) == len(shown)
+
+
+def test_a_markdown_tables_markup_is_left_out_of_snippets_and_pipes_in_prose_stay():
+    text = (
+        "# Budget\n\n| Item | Monthly |\n|---|---:|\n| Rent | 1,150 |\n| Kindergarten fees | 420 |\n\n"
+        "Count them with ls | wc -l."
+    )
+    snippet = make_snippet([(0, len(text), text)], ["kindergarten", "fee", "wc"])
+    assert "|---" not in snippet.text and "| Rent" not in snippet.text
+    assert "Item · Monthly · Rent · 1,150 · Kindergarten fees · 420 ·" in snippet.text
+    assert "ls | wc" in snippet.text  # not a table row
+    assert [snippet.text[h.start : h.end] for h in snippet.highlights] == ["Kindergarten", "fees", "wc"]

@@ -129,6 +129,34 @@ def heading_marks(text: str) -> list[tuple[int, int]]:
     return [m.span(1) for m in _HEADING_MARKS.finditer(text)]
 
 
+# A Markdown table's rule row (`|---|:--:|`) and the pipes that open and close its rows
+_TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*$\n?")
+_TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*$")
+_ROW_OPEN = re.compile(r"(?m)^[ \t]*(\|[ \t]*)(?=\S)")
+
+
+def table_marks(text: str) -> list[tuple[int, int]]:
+    """Where a Markdown table's markup is that a snippet leaves out: its rule rows, and the pipe
+    opening each row (`| Rent | 1,150 |` then reads `Rent · 1,150 ·`, rows one after another)."""
+    rules = [m.span() for m in _TABLE_RULE.finditer(text)]
+
+    def in_rule(at: int) -> bool:
+        return any(a <= at < b for a, b in rules)
+
+    pipes = [m.span(1) for m in _ROW_OPEN.finditer(text) if not in_rule(m.start(1))]
+    return sorted(rules + pipes)
+
+
+def table_pipes(text: str) -> list[int]:
+    """Where the pipes between a Markdown table row's cells (and closing it) are: rows begin with
+    one; a pipe in a line of prose (`ls | wc`) is left alone."""
+    found = []
+    for row in _TABLE_ROW.finditer(text):
+        first = row.group().index("|")
+        found += [row.start() + i for i, c in enumerate(row.group()) if c == "|" and i > first]
+    return found
+
+
 def without_spans(text: str, cuts: Sequence[tuple[int, int]]) -> tuple[str, Callable[[int], int]]:
     """`text` with the spans `cuts` (in order, apart) taken out, and where each of its offsets went."""
     if not cuts:
@@ -159,12 +187,18 @@ def _without_marks(
     its own character `body_end`) and its highlights, with the heading marks of raw's lines
     taken out."""
     cuts = []
-    for start, end in heading_marks(raw):
-        a, b = start - shown_from, min(end - shown_from, body_end)
+    for start, end in sorted(heading_marks(raw) + table_marks(raw)):
+        a, b = max(start - shown_from, cuts[-1][1] if cuts else 0), min(end - shown_from, body_end)
         if a >= 0 and b > a:
             cuts.append((a, b))
     shown, moved = without_spans(text, cuts)
-    return shown, tuple(Highlight(moved(h.start), moved(h.end)) for h in highlights)
+    # a table's other pipes read as separators (one character for one: the highlights stay)
+    letters = list(shown)
+    for at in table_pipes(raw):
+        place = moved(at - shown_from)
+        if 0 <= at - shown_from < body_end and place < len(letters) and letters[place] == "|":
+            letters[place] = "·"
+    return "".join(letters), tuple(Highlight(moved(h.start), moved(h.end)) for h in highlights)
 
 
 @lru_cache(maxsize=4096)  # a result's chunks are read for the keyword lane's nearness, then for its snippet
