@@ -23,7 +23,9 @@ def test_embedding_counts_documents_of_the_whole_index():
     now = tracker.now()
     assert (now.done, now.total, now.unit, now.done_at_start) == (55, 1212, "documents", 39)
     assert activity_line(now, now.started) == "Embedding 55 of 1,212 documents"
-    tracker.note(IndexProgress("done", 0, 0))
+    tracker.note(IndexProgress("done", 0, 0))  # the text part's end: embedding goes on
+    assert tracker.now() is now
+    tracker.idle()  # the engine's run ended
     assert tracker.now() is None
 
 

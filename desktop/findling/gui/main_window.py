@@ -6,6 +6,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import TypeVar
@@ -71,7 +72,7 @@ from findling.gui.strips import FacetBar, NameRow
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.pathnames import container_file, display_path, distinct_names
-from findling.records import Filters, Hit, IndexProgress, SearchMode, SearchRequest, SearchResult
+from findling.records import Filters, Hit, IndexProgress, SearchMode, SearchRequest, SearchResult, StoreStatus
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
 from findling.search.presentation import (
     activity_line,
@@ -120,6 +121,8 @@ class MainWindow(QMainWindow):
         self.searches.failed.connect(self._search_failed)
         self._watched: list[str] | None = None  # the folders watched for live updates
         self._busy = False  # the index was busy at the last look (engine.activity)
+        self._busy_phase = ""  # in which phase
+        self._status: StoreStatus | None = None  # the index's counts as last read
         self._counts_read = 0.0  # time.monotonic() when the Folders panel last read the counts while busy
         self.indexing = IndexingController(engine)
 
@@ -834,7 +837,8 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, status) -> None:
         self.sources_model.set_sources(status.sources)
-        self.index_label.setText(f"{status.indexed:,} documents · {status.semantic_line}")
+        self._status = status
+        self._show_summary()
         current = self.folder_box.currentData()
         self.folder_box.blockSignals(True)
         self.folder_box.clear()
@@ -850,6 +854,17 @@ class MainWindow(QMainWindow):
             self._watched = folders
             self.run(lambda: self.watcher.watch(folders), what="Watching the folders for changes (live updates)")
         self.indexed_folders = folders
+
+    def _show_summary(self) -> None:
+        """The index in a line; while embedding, its count is the activity's (the bar's), read
+        twice a second, where the rest of the status is read every few seconds."""
+        status = self._status
+        if status is None:
+            return
+        activity = self.engine.activity()
+        if activity is not None and activity.phase == "embedding" and status.embedder:
+            status = replace(status, embedded=activity.done, embeddable=activity.total)
+        self.index_label.setText(f"{status.indexed:,} documents · {status.semantic_line}")
 
     def choose_folder(self) -> None:
         """Opens where the last folder was added from (the home folder at first), never where
@@ -947,13 +962,18 @@ class MainWindow(QMainWindow):
         except FindlingError:  # the engine is closing with the window
             return
         if activity is None:
+            self._busy_phase = ""
             if self._busy:
                 self._busy = False
                 if not self._indexing:
                     self.progress.setVisible(False)
                 self.refresh_sources()
             return
-        self._busy = True
+        if activity.phase == "embedding" and self._busy_phase not in ("", "embedding"):
+            # the text is committed: the list shown follows what it now finds
+            if self.search_field.text().strip():
+                self.run_search(full=False)
+        self._busy, self._busy_phase = True, activity.phase
         self.progress.setVisible(True)
         if activity.total:
             self.progress.setRange(0, activity.total)
@@ -961,8 +981,10 @@ class MainWindow(QMainWindow):
         else:  # scanning and optimizing: how long, not how far
             self.progress.setRange(0, 0)
         name = activity.current
-        name = display_path(os.path.basename(name) if activity.phase == "indexing" else name[:40])
+        name = display_path(os.path.basename(name) if activity.phase == "indexing" else name)
+        name = name if len(name) <= 40 else name[:39].rstrip() + "…"
         self.progress_label.setText(activity_line(activity, time.time()) + (f"  {name}" if name else ""))
+        self._show_summary()
         if time.monotonic() - self._counts_read > 3.0:
             self._counts_read = time.monotonic()
             self.refresh_sources()

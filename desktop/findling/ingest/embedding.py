@@ -75,9 +75,11 @@ def embed_pending(
             report.documents += len(set(doc_ids[lo:hi]))
             report.vectors += hi - lo
             report.computed += computed
+            # said as each part commits: the count every face shows is the index's own
+            title = dict(docs).get(doc_ids[hi - 1], "")
+            progress(IndexProgress("embedding", report.documents, total, current=title, base=before))
         if cancel.is_set():
             break
-        progress(IndexProgress("embedding", report.documents, total, current=docs[-1][1], base=before))
     report.cancelled = cancel.is_set()
     if not report.cancelled:
         with db.transaction() as tx:

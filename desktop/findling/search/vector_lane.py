@@ -161,4 +161,5 @@ def coverage_note(embedded: int, total: int) -> str | None:
     if total <= 0 or embedded >= total:
         return None
     share = min(99, int(100 * embedded / total))  # "100 %" only when it is all there
-    return f"semantic: {share} % of documents so far (the rest are being embedded; keywords cover all)"
+    # said of the list it goes with: the index goes on embedding after the list is made
+    return f"semantic: {share} % of documents embedded when this list was made (keywords cover all)"

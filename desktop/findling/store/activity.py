@@ -25,8 +25,7 @@ class ActivityTracker:
 
     def note(self, p: IndexProgress) -> None:
         """A run's progress, in the index's terms."""
-        if p.phase == "done":
-            self.idle()
+        if p.phase == "done":  # the text part is done; embedding may follow: the engine says when all is
             return
         previous = self.now()
         # an embedding run (again after stepping aside for a text run) begins at 0 of what it finds pending
