@@ -186,7 +186,7 @@ def _without_marks(
     """`text` (a snippet showing `raw` one for one from raw's character `shown_from` on, up to
     its own character `body_end`) and its highlights, with the heading marks of raw's lines
     taken out."""
-    cuts = []
+    cuts: list[tuple[int, int]] = []
     for start, end in sorted(heading_marks(raw) + table_marks(raw)):
         a, b = max(start - shown_from, cuts[-1][1] if cuts else 0), min(end - shown_from, body_end)
         if a >= 0 and b > a:
