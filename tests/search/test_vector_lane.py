@@ -74,7 +74,7 @@ def test_changed_and_deleted_files_follow(semantic, docs):
 
 
 def test_exact_search_matches_brute_force(semantic):
-    index = semantic._vectors.index_for(semantic.models.embedder().spec.name)
+    index = semantic._search.vectors.index_for(semantic.models.embedder().spec.name)
     index.refresh()
     q = semantic.models.embedder().embed(["a question"], kind="query")[0]
     hits = index.search(q, 10)

@@ -1,5 +1,6 @@
 """The index's activity: one record of what a run is doing now, kept by the engine from every
-run's progress, whoever asked for the run, and read by every face (records.Activity)."""
+run's progress, whoever asked for the run, and read by every face (records.Activity); and the
+text runs waiting for the index, for which an embedding run steps aside."""
 
 from __future__ import annotations
 
@@ -56,3 +57,33 @@ class ActivityTracker:
                 progress(p)
 
         return on_progress
+
+
+class WaitingRuns:
+    """How many text runs wait for the index lock; set while any does (as an Event reads)."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self._count += 1
+
+    def done(self) -> None:
+        with self._lock:
+            self._count -= 1
+
+    def is_set(self) -> bool:
+        return self._count > 0
+
+
+class EitherEvent(threading.Event):
+    """Set when either event is: the caller's cancel, or a text run waiting for the index."""
+
+    def __init__(self, *events: threading.Event | WaitingRuns | None) -> None:
+        super().__init__()
+        self._events = [e for e in events if e is not None]
+
+    def is_set(self) -> bool:
+        return super().is_set() or any(e.is_set() for e in self._events)
