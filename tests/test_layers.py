@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "docids",
                 "executables",
                 "terminal",
+                "file_kinds",
             }
         ),
     ),

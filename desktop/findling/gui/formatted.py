@@ -23,12 +23,14 @@ from PySide6.QtCore import QByteArray, Signal
 from PySide6.QtGui import QImage, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextBrowser
 
+from findling.file_kinds import KINDS
 from findling.gui.hits import hit_selections, span_cursor, utf16_positions
 from findling.ingest.extractors.html import page_content, without_xml_declaration
 from findling.pathnames import container_file
 from findling.records import Highlight
 
-FORMATTED = {"md": "markdown", "markdown": "markdown", "html": "html", "htm": "html", "xhtml": "html"}
+# rendered as they read: the file-kind table's Markdown and web pages
+FORMATTED = {ext: kind.reader for ext, kind in KINDS.items() if kind.reader in ("markdown", "html")}
 MAX_FORMATTED_BYTES = 2 * 1024 * 1024  # bigger files stay plain: rich text layout is slow
 
 # Elements that run code, embed other content, submit data or pull resources in: dropped

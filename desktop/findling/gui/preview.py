@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from findling.file_kinds import KINDS
 from findling.gui.formatted import FormattedView
 from findling.gui.hits import hit_selections, span_cursor, utf16_positions
 from findling.records import CodeSymbol, Highlight
@@ -37,34 +38,8 @@ class PreviewPane(QPlainTextEdit):
     find_similar = Signal(str)
     hit_changed = Signal(int, int)  # 1-based current hit (0: none), number of hits
 
-    CODE = {
-        "py",
-        "js",
-        "ts",
-        "rs",
-        "go",
-        "c",
-        "h",
-        "cpp",
-        "hpp",
-        "java",
-        "kt",
-        "rb",
-        "sh",
-        "sql",
-        "toml",
-        "yaml",
-        "yml",
-        "json",
-        "css",
-        "cs",
-        "swift",
-        "php",
-        "lua",
-        "r",
-        "scala",
-        "pl",
-    }
+    # unwrapped, with line numbers: the file-kind table's source and configuration files
+    CODE = frozenset(ext for ext, kind in KINDS.items() if kind.category == "Code")
 
     TABLES = {"xlsx", "xlsm", "ods", "tsv"}  # documents whose lines are rows of tab-separated cells
     MAX_TABLE_LINES = 5000  # a longer table's columns are as wide as its first rows need

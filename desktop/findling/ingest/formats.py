@@ -5,117 +5,19 @@ from __future__ import annotations
 import mimetypes
 from pathlib import PurePath
 
-MARKDOWN = {".md", ".markdown", ".mdown", ".mkd", ".mdx"}
-RST = {".rst", ".rest"}
-HTML = {".html", ".htm", ".xhtml", ".shtml"}
-CODE = {
-    ".py",
-    ".pyi",
-    ".js",
-    ".mjs",
-    ".cjs",
-    ".ts",
-    ".tsx",
-    ".jsx",
-    ".c",
-    ".h",
-    ".cc",
-    ".cpp",
-    ".cxx",
-    ".hpp",
-    ".hh",
-    ".rs",
-    ".go",
-    ".java",
-    ".kt",
-    ".kts",
-    ".scala",
-    ".rb",
-    ".php",
-    ".cs",
-    ".swift",
-    ".m",
-    ".mm",
-    ".sh",
-    ".bash",
-    ".zsh",
-    ".fish",
-    ".ps1",
-    ".sql",
-    ".lua",
-    ".pl",
-    ".pm",
-    ".r",
-    ".jl",
-    ".hs",
-    ".ml",
-    ".mli",
-    ".ex",
-    ".exs",
-    ".erl",
-    ".clj",
-    ".el",
-    ".vim",
-    ".dart",
-    ".zig",
-    ".nim",
-    ".css",
-    ".scss",
-    ".less",
-    ".vue",
-    ".svelte",
-    ".toml",
-    ".yaml",
-    ".yml",
-    ".ini",
-    ".cfg",
-    ".conf",
-    ".json",
-    ".xml",
-    ".gradle",
-    ".cmake",
-    ".mk",
-    ".proto",
-    ".graphql",
-    ".tf",
-}
-TEXT = {".txt", ".text", ".log", ".csv", ".tsv", ".org", ".adoc", ".asciidoc", ".tex", ".bib", ".srt", ".vtt", ".nfo"}
-DOCUMENTS = {
-    ".pdf": "pdf",
-    ".docx": "docx",
-    ".docm": "docx",
-    ".epub": "epub",
-    ".xlsx": "xlsx",
-    ".xlsm": "xlsx",
-    ".pptx": "pptx",
-    ".pptm": "pptx",
-    ".odt": "odt",
-    ".ods": "ods",
-    ".odp": "odp",
-    ".rtf": "rtf",
-    ".ipynb": "notebook",
-    ".eml": "eml",
-    ".mbox": "mbox",
-    # pictures: the words in their metadata (ingest/extractors/image.py); one without is skipped
-    ".jpg": "image",
-    ".jpeg": "image",
-    ".png": "image",
-    ".tif": "image",
-    ".tiff": "image",
-    ".webp": "image",
-    ".heic": "image",
-    # recordings: their tags (ingest/extractors/audio.py); one without is skipped
-    ".mp3": "audio",
-    ".flac": "audio",
-    ".ogg": "audio",
-    ".opus": "audio",
-    ".m4a": "audio",
-    ".wav": "audio",
-    ".aiff": "audio",
-    ".aif": "audio",
-    ".wma": "audio",
-}
-COMPRESSED = {".gz", ".bz2", ".xz"}
+from findling.file_kinds import KINDS, extensions_read_by
+
+
+def _dotted(extensions: frozenset[str]) -> set[str]:
+    return {f".{ext}" for ext in extensions}
+
+
+# the kinds of file read (file_kinds.py, one row per extension), as the suffixes ingest matches
+MARKDOWN = _dotted(extensions_read_by("markdown"))
+RST = _dotted(extensions_read_by("rst"))
+HTML = _dotted(extensions_read_by("html"))
+CODE = _dotted(extensions_read_by("code"))
+TEXT = _dotted(extensions_read_by("text"))
 # pictures whose words OCR reads (Pillow decodes them; HEIC it cannot: its metadata is read)
 OCR_PICTURES = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp"})
 # what OCR adds words to: read again when it is turned on or off
@@ -201,20 +103,10 @@ BINARY = {
 }
 
 
-# Each extension's kind; the sets above are disjoint, so the order of this merge does not matter.
+# Each extension's kind: the table's reader, and the formats recognised but not read
 _KINDS: dict[str, str] = {
-    **{suffix: "text" for suffix in TEXT},
-    **{suffix: "code" for suffix in CODE},
-    **{suffix: "html" for suffix in HTML},
-    **{suffix: "rst" for suffix in RST},
-    **{suffix: "markdown" for suffix in MARKDOWN},
+    **{f".{ext}": kind.reader for ext, kind in KINDS.items()},
     **{suffix: "legacy" for suffix in LEGACY},
-    **DOCUMENTS,
-    **{suffix: "compressed" for suffix in COMPRESSED},  # one file, compressed: read as the file it holds
-    ".zip": "zip",
-    ".7z": "7z",
-    ".tar": "tar",
-    ".tgz": "tar",
 }
 _TAR_NAMES = (".tar.gz", ".tar.bz2", ".tar.xz")
 

@@ -8,24 +8,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from findling.file_kinds import CATEGORIES, category_of, extensions_in
 from findling.records import Hit
 
-TYPE_GROUPS: dict[str, tuple[str, ...]] = {
-    "Any type": (),
-    "Documents": ("pdf", "docx", "docm", "epub", "odt", "rtf"),
-    "Spreadsheets": ("xlsx", "xlsm", "ods", "csv"),
-    "Presentations": ("pptx", "pptm", "odp"),
-    "Mail": ("eml", "mbox"),
-    "Notebooks": ("ipynb",),
-    "Archives": ("zip", "7z", "tar", "tgz", "gz", "bz2", "xz"),
-    "Markdown": ("md", "markdown"),
-    "Text": ("txt", "rst", "log"),
-    "Web pages": ("html", "htm"),
-    "Code": ("py", "js", "ts", "rs", "go", "c", "h", "cpp", "java"),
-    # read for the words in their metadata (ingest/extractors/image.py, audio.py)
-    "Pictures": ("jpg", "jpeg", "png", "tif", "tiff", "webp", "heic"),
-    "Music": ("mp3", "flac", "ogg", "opus", "m4a", "wav", "aiff", "aif", "wma"),
-}
+# the Type filter's groups (file_kinds.py: each extension's category), "Any type" first
+TYPE_GROUPS: dict[str, tuple[str, ...]] = {"Any type": (), **{c: extensions_in(c) for c in CATEGORIES}}
 DATE_RANGES: dict[str, int | None] = {"Any time": None, "Today": 1, "Past week": 7, "Past month": 31, "Past year": 366}
 SORTS = ("Relevance", "Newest first", "Name")
 _DAY = 86400.0
@@ -66,7 +53,7 @@ def type_extension_sql(alias: str = "d") -> str:
 
 def type_group(ext: str) -> str:
     ext = ext.lower().lstrip(".")
-    return next((name for name, exts in TYPE_GROUPS.items() if ext in exts), "Other")
+    return category_of(ext)
 
 
 def date_range(mtime: float, now: float) -> str:

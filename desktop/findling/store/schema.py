@@ -306,6 +306,11 @@ MIGRATIONS: list[Migration] = [
         # stood under other columns' headings. Spreadsheets are read again by the next `index`.
         "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('xlsx', 'xlsm', 'ods')",
     ],
+    [
+        # One table of file kinds (file_kinds.py): TypeScript's .mts/.cts and C++'s .hxx, which the
+        # grammars read but ingest took for plain text, are source files now. Read again.
+        "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('mts', 'cts', 'hxx')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

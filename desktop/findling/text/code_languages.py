@@ -3,34 +3,10 @@ by extension: shared by the indexer and the schema's migration that reads them a
 
 from __future__ import annotations
 
-LANGUAGE_OF_EXTENSION = {
-    "py": "python",
-    "pyi": "python",
-    "js": "javascript",
-    "mjs": "javascript",
-    "cjs": "javascript",
-    "jsx": "javascript",
-    "ts": "typescript",
-    "mts": "typescript",
-    "cts": "typescript",
-    "tsx": "tsx",
-    "go": "go",
-    "rs": "rust",
-    "java": "java",
-    "c": "c",
-    "h": "cpp",  # a header may be either; C++'s grammar reads C's declarations too
-    "cc": "cpp",
-    "cpp": "cpp",
-    "cxx": "cpp",
-    "hpp": "cpp",
-    "hh": "cpp",
-    "hxx": "cpp",
-    "cs": "csharp",
-    "rb": "ruby",
-    "sh": "bash",
-    "bash": "bash",
-    "zsh": "bash",
-}
+from findling.file_kinds import KINDS
+
+# extension (no dot) -> the grammar that reads it: the file-kind table's source files with one
+LANGUAGE_OF_EXTENSION = {ext: kind.language for ext, kind in KINDS.items() if kind.language}
 
 
 def language_of(ext: str) -> str | None:

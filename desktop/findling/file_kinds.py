@@ -1,0 +1,104 @@
+"""Every kind of file Findling reads, one row per extension: which reader reads it, the group the
+Type filter and the result facets put it in, and a source file's grammar. Ingest, code symbols,
+the facets, the Type filter and the preview all read this table (as Recoll's mimeconf maps each
+type to its handler and its GUI category): a new kind of file is one row here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FileKind:
+    reader: str  # which extractor reads it (ingest/extract.py): markdown, rst, html, code, text, pdf, ...
+    category: str  # its group in the Type filter and the facets (CATEGORIES)
+    language: str = ""  # a source file's grammar, whose definitions are found (ingest/code_symbols.py)
+
+
+# The Type filter's groups, in the order the window lists them
+CATEGORIES = (
+    "Documents",
+    "Spreadsheets",
+    "Presentations",
+    "Mail",
+    "Notebooks",
+    "Archives",
+    "Markdown",
+    "Text",
+    "Web pages",
+    "Code",
+    "Pictures",
+    "Music",
+)
+
+
+def _rows(extensions: str, reader: str, category: str, language: str = "") -> dict[str, FileKind]:
+    return {ext: FileKind(reader, category, language) for ext in extensions.split()}
+
+
+# extension (lower case, no dot) -> its kind
+KINDS: dict[str, FileKind] = {
+    **_rows("md markdown mdown mkd mdx", "markdown", "Markdown"),
+    **_rows("rst rest", "rst", "Text"),
+    **_rows("html htm xhtml shtml", "html", "Web pages"),
+    **_rows("txt text log org adoc asciidoc tex bib srt vtt nfo", "text", "Text"),
+    **_rows("csv tsv", "text", "Spreadsheets"),
+    # source files with a grammar: chunked at their definitions, `sym:` finds them
+    **_rows("py pyi", "code", "Code", "python"),
+    **_rows("js mjs cjs jsx", "code", "Code", "javascript"),
+    **_rows("ts mts cts", "code", "Code", "typescript"),
+    **_rows("tsx", "code", "Code", "tsx"),
+    **_rows("go", "code", "Code", "go"),
+    **_rows("rs", "code", "Code", "rust"),
+    **_rows("java", "code", "Code", "java"),
+    **_rows("c", "code", "Code", "c"),
+    # a header may be either; C++'s grammar reads C's declarations too
+    **_rows("h cc cpp cxx hpp hh hxx", "code", "Code", "cpp"),
+    **_rows("cs", "code", "Code", "csharp"),
+    **_rows("rb", "code", "Code", "ruby"),
+    **_rows("sh bash zsh", "code", "Code", "bash"),
+    # source and configuration without a grammar here: chunked as code, by lines
+    **_rows(
+        "kt kts scala php swift m mm fish ps1 sql lua pl pm r jl hs ml mli ex exs erl clj el vim dart zig nim "
+        "css scss less vue svelte toml yaml yml ini cfg conf json xml gradle cmake mk proto graphql tf",
+        "code",
+        "Code",
+    ),
+    **_rows("pdf", "pdf", "Documents"),
+    **_rows("docx docm", "docx", "Documents"),
+    **_rows("epub", "epub", "Documents"),
+    **_rows("odt", "odt", "Documents"),
+    **_rows("rtf", "rtf", "Documents"),
+    **_rows("xlsx xlsm", "xlsx", "Spreadsheets"),
+    **_rows("ods", "ods", "Spreadsheets"),
+    **_rows("pptx pptm", "pptx", "Presentations"),
+    **_rows("odp", "odp", "Presentations"),
+    **_rows("ipynb", "notebook", "Notebooks"),
+    **_rows("eml", "eml", "Mail"),
+    **_rows("mbox", "mbox", "Mail"),
+    # pictures: the words in their metadata, and by OCR in the picture (ingest/extractors/image.py)
+    **_rows("jpg jpeg png tif tiff webp heic", "image", "Pictures"),
+    # recordings: their tags (ingest/extractors/audio.py)
+    **_rows("mp3 flac ogg opus m4a wav aiff aif wma", "audio", "Music"),
+    # one file compressed is read as the file it holds; an archive's members are documents of their own
+    **_rows("gz bz2 xz", "compressed", "Archives"),
+    **_rows("zip", "zip", "Archives"),
+    **_rows("7z", "7z", "Archives"),
+    **_rows("tar tgz", "tar", "Archives"),
+}
+
+
+def extensions_read_by(*readers: str) -> frozenset[str]:
+    """The extensions (no dot) that these readers read."""
+    return frozenset(ext for ext, kind in KINDS.items() if kind.reader in readers)
+
+
+def extensions_in(category: str) -> tuple[str, ...]:
+    """The extensions (no dot) of a Type filter group, in the table's order."""
+    return tuple(ext for ext, kind in KINDS.items() if kind.category == category)
+
+
+def category_of(ext: str) -> str:
+    """The group of an extension (no dot); "Other" for a kind the table does not list."""
+    kind = KINDS.get(ext.lower())
+    return kind.category if kind is not None else "Other"

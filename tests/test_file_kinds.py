@@ -1,0 +1,36 @@
+"""One table of file kinds that ingest, code symbols, the facets, the Type filter and the preview
+read: they drifted apart (69 code extensions read as code, 26 with a grammar, 9 in the window's
+Code filter; .mts and .hxx had a grammar but were read as plain text)."""
+
+from __future__ import annotations
+
+from findling.file_kinds import CATEGORIES, KINDS
+from findling.ingest.formats import kind_of
+from findling.search.facets import TYPE_GROUPS, type_group
+from findling.text.code_languages import language_of
+from tests.helpers import index_files
+
+
+def test_every_reader_of_kinds_reads_the_one_table():
+    from findling.gui.formatted import FORMATTED
+    from findling.gui.preview import PreviewPane
+
+    for ext, kind in KINDS.items():
+        assert kind_of(f"notes/file.{ext}") == kind.reader, ext
+        assert type_group(ext) == kind.category and ext in TYPE_GROUPS[kind.category], ext
+        assert language_of(ext) == (kind.language or None), ext
+        assert (ext in PreviewPane.CODE) == (kind.category == "Code"), ext
+        assert FORMATTED.get(ext) == (kind.reader if kind.reader in ("markdown", "html") else None), ext
+    assert list(TYPE_GROUPS) == ["Any type", *CATEGORIES]
+    assert all(language_of(ext) is None or KINDS[ext].reader == "code" for ext in KINDS)
+
+
+def test_a_typescript_module_with_a_grammar_is_source_code(engine, tmp_path):
+    """`.mts` had a grammar but was read as plain text: no definitions, no Code filter."""
+    from findling.records import Filters, SearchMode, SearchRequest
+
+    index_files(engine, tmp_path / "docs", {"clock.mts": "export function tickTock(n: number) {\n  return n + 1;\n}\n"})
+    found = engine.find(SearchRequest("sym:tickTock", SearchMode.KEYWORD))
+    assert [h.path.rsplit("/", 1)[-1] for h in found.hits] == ["clock.mts"]
+    code_only = Filters(extensions=TYPE_GROUPS["Code"])
+    assert engine.find(SearchRequest("tickTock", SearchMode.KEYWORD, filters=code_only)).hits
