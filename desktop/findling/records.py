@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from findling.dates import parse_date
 from findling.docids import docid
@@ -37,19 +37,20 @@ class Filters:
     titles: tuple[str, ...] = ()  # the title contains each
     names: tuple[str, ...] = ()  # the file name contains each
     symbols: tuple[str, ...] = ()  # the file defines a function, class... so named (store/symbols.py)
+    languages: tuple[str, ...] = ()  # the document's language is one of these (ISO 639-1: en, de)
 
     def merged(self, other: Filters) -> Filters:
-        return Filters(
-            extensions=self.extensions + other.extensions,
-            path_contains=self.path_contains + other.path_contains,
-            folders=self.folders + other.folders,
-            after=max(filter(None, (self.after, other.after)), default=None),
-            before=min(filter(None, (self.before, other.before)), default=None),
-            authors=self.authors + other.authors,
-            titles=self.titles + other.titles,
-            names=self.names + other.names,
-            symbols=self.symbols + other.symbols,
-        )
+        """Both restrictions at once: the values of each, the later `after`, the earlier `before`."""
+        given: dict[str, Any] = {}
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if f.name == "after":
+                given[f.name] = max(filter(None, (mine, theirs)), default=None)
+            elif f.name == "before":
+                given[f.name] = min(filter(None, (mine, theirs)), default=None)
+            else:
+                given[f.name] = mine + theirs
+        return Filters(**given)
 
     @property
     def empty(self) -> bool:

@@ -22,7 +22,7 @@ import duckdb
 
 from findling.records import Filters
 from findling.search import proximity
-from findling.search.facets import type_extension_sql
+from findling.search.filter_table import filter_sql
 from findling.search.phrases import constraint_sql, near_marks
 from findling.search.phrases import lookup as _lookup
 from findling.search.phrases import near_in as _near_in
@@ -31,7 +31,7 @@ from findling.search.query_parser import ParsedQuery
 from findling.search.relevance import GIANT_FROM, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED, giant_prior
 from findling.store.db import id_list
 from findling.store.documents import dated_sql
-from findling.store.symbols import matching_symbols, needle_name, symbol_match_sql
+from findling.store.symbols import matching_symbols, needle_name
 from findling.text.analyzer import (
     DEFAULT_LANGUAGE,
     fold,
@@ -134,41 +134,6 @@ def _group_idf(terms: list[str], ids: Mapping[str, tuple[int, int]], n_docs: int
 def _and(conditions: Sequence[str]) -> str:
     """SQL conditions to append to a WHERE clause."""
     return "".join(f" AND {c}" for c in conditions)
-
-
-def filter_sql(filters: Filters, alias: str = "d") -> tuple[str, list[object]]:
-    """SQL conditions and parameters for the filters, values always as parameters."""
-    clauses: list[str] = []
-    params: list[object] = []
-    if filters.extensions:
-        clauses.append(f"{type_extension_sql(alias)} IN ({', '.join('?' for _ in filters.extensions)})")
-        params.extend(filters.extensions)
-    for needle in filters.path_contains:
-        clauses.append(f"contains(lower({alias}.path), ?)")
-        params.append(needle.lower())
-    if filters.folders:
-        clauses.append("(" + " OR ".join(f"starts_with({alias}.path, ?)" for _ in filters.folders) + ")")
-        params.extend(filters.folders)
-    for needle in filters.authors:
-        clauses.append(f"{alias}.id IN (SELECT doc_id FROM doc_fields WHERE contains(lower(author), ?))")
-        params.append(needle.lower())
-    for needle in filters.titles:
-        clauses.append(f"contains(lower(coalesce({alias}.title, '')), ?)")
-        params.append(needle.lower())
-    for needle in filters.names:
-        clauses.append(f"contains(lower(regexp_extract({alias}.path, '[^/\\\\]*$')), ?)")
-        params.append(needle.lower())
-    for needle in filters.symbols:
-        match, values = symbol_match_sql(needle)
-        clauses.append(f"{alias}.id IN (SELECT doc_id FROM symbols WHERE {match})")
-        params.extend(values)
-    if filters.after is not None:
-        clauses.append(f"{dated_sql(alias)} >= ?")
-        params.append(filters.after)
-    if filters.before is not None:
-        clauses.append(f"{dated_sql(alias)} < ?")
-        params.append(filters.before)
-    return _and(clauses), params
 
 
 @dataclass(frozen=True)

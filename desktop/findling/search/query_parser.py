@@ -9,9 +9,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from findling.dates import parse_date
-from findling.pathnames import folder_filter
 from findling.records import Filters
+from findling.search.filter_table import BY_KEY, FILTERS, filters_of
 
 _ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?(?:~(\d+))?|(\S+))')
 _NEAR = re.compile(r"NEAR(?:/(\d+))?")
@@ -31,27 +30,10 @@ SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("author:lovelace  title:budget  name:draft", "the author, the title, the file name contains this text"),
     ("sym:parse_known  sym:Parser.parse_args", "source files that define a function, class or method so named"),
     ("folder:/home/me/papers", "only under this folder (in: works too)"),
+    ("lang:de  lang:fr,it", "documents in this language (as detected: two-letter codes)"),
     ("after:2024-01-01  before:7d", "modified on or after / before: a date, or 30d, 2w, 6m, 1y ago; since: until:"),
 )
 
-_FILTER_KEYS = {
-    "ext",
-    "type",
-    "path",
-    "folder",
-    "in",
-    "after",
-    "since",
-    "before",
-    "until",
-    "author",
-    "title",
-    "name",
-    "sym",
-    "symbol",
-}
-# field filter -> the Filters field it adds to
-_FIELD_FILTERS = {"author": "authors", "title": "titles", "name": "names", "sym": "symbols", "symbol": "symbols"}
 MAX_QUERY_CHARS = 4000
 
 
@@ -79,29 +61,6 @@ class ParsedQuery:
         return replace(self, filters=self.filters.merged(extra))
 
 
-def _filter(key: str, value: str, filters: dict[str, list[Any]]) -> None:
-    if key in ("ext", "type"):
-        for ext in value.split(","):
-            ext = ext.strip().lower().lstrip("*").lstrip(".")
-            if ext:
-                filters["extensions"].append(ext)
-    elif key == "path":
-        if value:
-            filters["path_contains"].append(value.lower())
-    elif key in _FIELD_FILTERS:
-        if value:
-            # a name keeps its case: `sym:JSONDecoder` is an identifier, and lights up as one
-            # (matching is case-insensitive all the same: store/symbols.py)
-            filters[_FIELD_FILTERS[key]].append(value if _FIELD_FILTERS[key] == "symbols" else value.lower())
-    elif key in ("folder", "in"):
-        if value:
-            filters["folders"].append(folder_filter(value))
-    elif key in ("after", "since"):
-        filters["after"].append(parse_date(value))
-    elif key in ("before", "until"):
-        filters["before"].append(parse_date(value))
-
-
 def _joined_near(
     near: list[tuple[int, tuple[str, ...]]], groups: list[list[str]], window: int, word: str, chained: bool
 ) -> list[tuple[int, tuple[str, ...]]]:
@@ -122,9 +81,7 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch 
     phrases: list[tuple[str, ...]] = []
     excluded_words: list[str] = []
     excluded_phrases: list[tuple[str, ...]] = []
-    filters: dict[str, list[Any]] = {
-        k: [] for k in ("extensions", "path_contains", "folders", "after", "before", *set(_FIELD_FILTERS.values()))
-    }
+    filters: dict[str, list[Any]] = {row.field: [] for row in FILTERS}
     text_parts: list[str] = []
     near: list[tuple[int, tuple[str, ...]]] = []
     join_next = False
@@ -133,8 +90,9 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch 
     for match in _ITEM.finditer(query):
         negated, key, quoted, slop, bare = (match.group(i) for i in range(1, 6))
         key_l = key.lower() if key else None
-        if key_l in _FILTER_KEYS:
-            _filter(key_l, quoted if quoted is not None else (bare or ""), filters)
+        if key_l in BY_KEY:
+            row = BY_KEY[key_l]
+            filters[row.field] += row.values((quoted if quoted is not None else (bare or "")).strip())
             continue
         if key:  # "word:" that is no filter (a URL, "note:"): plain text
             bare, quoted = f"{key}:{quoted if quoted is not None else bare or ''}", None
@@ -195,16 +153,6 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch 
         near=tuple(near),
         excluded_words=tuple(excluded_words),
         excluded_phrases=tuple(excluded_phrases),
-        filters=Filters(
-            extensions=tuple(filters["extensions"]),
-            path_contains=tuple(filters["path_contains"]),
-            folders=tuple(filters["folders"]),
-            after=max(filters["after"]) if filters["after"] else None,
-            before=min(filters["before"]) if filters["before"] else None,
-            authors=tuple(filters["authors"]),
-            titles=tuple(filters["titles"]),
-            names=tuple(filters["names"]),
-            symbols=tuple(filters["symbols"]),
-        ),
+        filters=filters_of(filters),
         text=" ".join(text_parts),
     )

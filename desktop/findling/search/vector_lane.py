@@ -16,7 +16,7 @@ import numpy as np
 from findling.models.embedder import Embedder
 from findling.records import Filters
 from findling.search import vector_snapshot
-from findling.search.bm25 import filter_sql
+from findling.search.filter_table import filter_sql
 from findling.search.normalize import cosine_from_distance
 from findling.search.vector_index import VectorHit, VectorIndex
 from findling.store.vectors import embedded_share, index_id, table_for, vector_models

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from findling.records import Filters
-from findling.search.bm25 import Bm25Lane, filter_sql
+from findling.search.bm25 import Bm25Lane
+from findling.search.filter_table import filter_names, filter_sql
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import document_matches, document_meta, terms_in_document
 
@@ -61,25 +62,6 @@ class SearchFacts:
     keyword: KeywordStanding | None = None
     semantic: SemanticStanding | None = None
     semantic_off: str | None = None  # why the semantic lane did not run
-
-
-def filter_names(filters: Filters) -> list[tuple[str, Filters]]:
-    """Each restriction of a query on its own, named as the query syntax writes it."""
-    from datetime import datetime
-
-    named: list[tuple[str, Filters]] = []
-    named += [(f"ext:{e}", Filters(extensions=(e,))) for e in filters.extensions]
-    named += [(f"path:{p}", Filters(path_contains=(p,))) for p in filters.path_contains]
-    named += [(f"folder:{f}", Filters(folders=(f,))) for f in filters.folders]
-    named += [(f"author:{a}", Filters(authors=(a,))) for a in filters.authors]
-    named += [(f"title:{t}", Filters(titles=(t,))) for t in filters.titles]
-    named += [(f"name:{n}", Filters(names=(n,))) for n in filters.names]
-    named += [(f"sym:{n}", Filters(symbols=(n,))) for n in filters.symbols]
-    if filters.after is not None:
-        named.append((f"after:{datetime.fromtimestamp(filters.after):%Y-%m-%d}", Filters(after=filters.after)))
-    if filters.before is not None:
-        named.append((f"before:{datetime.fromtimestamp(filters.before):%Y-%m-%d}", Filters(before=filters.before)))
-    return named
 
 
 def without_filters(parsed: ParsedQuery) -> ParsedQuery:
