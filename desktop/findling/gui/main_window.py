@@ -973,6 +973,8 @@ class MainWindow(QMainWindow):
             # the text is committed: the list shown follows what it now finds
             if self.search_field.text().strip():
                 self.run_search(full=False)
+        if activity.phase != self._busy_phase:  # a new phase: the counts follow at once
+            self._counts_read = 0.0
         self._busy, self._busy_phase = True, activity.phase
         self.progress.setVisible(True)
         if activity.total:
