@@ -170,7 +170,7 @@ def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monk
     their unrounded scores can differ by float noise (nearness makes the first page's
     saturation 0.9999999999999999 and the next one's 1.0). The lane's order decides between
     them in the list a person sees, and eval must measure that list, not the noise."""
-    import findling.engine as engine_module
+    import findling.search.service as engine_module
     from findling.devtools.eval import _runner
     from findling.engine import Engine
     from findling.records import SearchMode, SearchRequest
