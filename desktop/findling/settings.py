@@ -80,9 +80,10 @@ class SearchSettings:
     open_at_page: str = ""
     k1: float = 1.2
     b: float = 0.75
-    # "most": documents holding any of the words, ranked by BM25 times the share of the
-    # query's weight they hold, times 1 + title_boost × the share in their title or file
-    # name. "all": every non-stopword term must match, relaxed to "any" when nothing does.
+    # "most": documents holding any of the words (a split word's parts together), ranked by
+    # BM25 times 1 + title_boost × the share of the query's weight in their title or file
+    # name (search/bm25.py _ranked_sql). "all": every non-stopword term must match, relaxed
+    # to "any" when nothing does.
     # "any": plain BM25 over any word. Measured with `findling eval --match` (docs/eval).
     match: MatchMode = "most"
     title_boost: float = 2.0

@@ -156,7 +156,7 @@ class Bm25Lane:
         k1: float = 1.2,
         b: float = 0.75,
         max_terms: int = 16,
-        title_weight: float = 2.0,
+        title_boost: float = 2.0,
         synonyms: Callable[[], Mapping[str, tuple[str, ...]]] | None = None,
         prune: bool = True,
         passages: Callable[[list[int]], Mapping[int, tuple[str, Sequence[tuple[int, int, str]]]]] | None = None,
@@ -167,7 +167,7 @@ class Bm25Lane:
         self.k1 = k1
         self.b = b
         self.max_terms = max_terms
-        self.title_weight = title_weight
+        self.title_boost = title_boost
         self._synonyms = synonyms or (lambda: {})
         self._stats: _CorpusStats | None = None
         self._lock = threading.Lock()
@@ -620,7 +620,7 @@ class Bm25Lane:
 
     def _title_bonus(self, avgdl: float) -> float:
         """What the query's whole weight in a document's title field multiplies its score by, less 1."""
-        return float(self.title_weight) * long_page_weight(avgdl)
+        return float(self.title_boost) * long_page_weight(avgdl)
 
     def _most_alone(self, plan: _Plan, term: int, idf: float, avgdl: float) -> float:
         """More than a document holding `term` and no other query term can score: BM25's
