@@ -223,7 +223,7 @@ def test_query_terms_are_kept_by_idf_times_count(engine, docs):
 
 
 def _labels(query, languages=("en",)):
-    from findling.search.bm25 import word_groups
+    from findling.search.query_words import word_groups
 
     return [(g.label, g.phrase) for g in word_groups(parse_query(query), list(languages))]
 
@@ -239,7 +239,7 @@ def test_word_groups_follow_the_lanes_rules():
 def test_a_split_word_in_an_index_of_several_languages_is_a_group_per_part():
     """Each part gathers its stems across the index's languages; "beta" alone does not
     stand for "beta-catenin" because the two parts are no longer alternatives."""
-    from findling.search.bm25 import word_groups
+    from findling.search.query_words import word_groups
 
     groups = word_groups(parse_query("beta-catenin running"), ["en", "de"])
     assert [g.terms for g in groups] == [("beta",), ("catenin",), ("run", "running")]

@@ -10,12 +10,10 @@ changes no ranking), so the two agree score for score on the same tokens."""
 
 from __future__ import annotations
 
-import math
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import duckdb
@@ -23,29 +21,51 @@ import duckdb
 from findling.records import Filters
 from findling.search import proximity
 from findling.search.filter_table import filter_sql
-from findling.search.phrases import constraint_sql, near_marks
+from findling.search.keyword_sql import (
+    _CorpusStats,
+    _coverage,
+    _coverage_sql,
+    _dominant,
+    _evidence,
+    _language_sql,
+    _mask_case,
+    _matched_sql,
+    _Plan,
+    _prior_sql,
+    _required,
+    _split_words,
+    _whole_words,
+)
+from findling.search.phrases import constraint_sql
 from findling.search.phrases import lookup as _lookup
 from findling.search.phrases import near_in as _near_in
 from findling.search.phrases import phrase_in as _phrase_in
 from findling.search.query_parser import ParsedQuery
-from findling.search.relevance import GIANT_FROM, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED, giant_prior
+from findling.search.query_words import (
+    WordGroup,
+    _apart,
+    _contains,
+    _group_idf,
+    _identifiers_by_parts,
+    _near,
+    _top_groups,
+    _with_prefixes,
+    word_groups,
+)
+from findling.search.relevance import GIANT_FROM
 from findling.store.db import id_list
 from findling.store.documents import dated_sql
 from findling.store.symbols import matching_symbols, needle_name
 from findling.text.analyzer import (
     DEFAULT_LANGUAGE,
     fold,
-    identifier_parts,
     identifier_term,
     is_stopword,
-    is_unspaced,
     query_terms,
-    query_token_terms,
     stemmed_apart,
     term_sequence,
     terms_in,
 )
-from findling.text.synonyms import with_synonyms
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
@@ -70,33 +90,6 @@ class Bm25Result:
     plan: _Plan | None = None  # what was scored: evidence for other documents reuses it
 
 
-@dataclass(frozen=True)
-class _Plan:
-    term_masks: dict[int, int]  # term id -> bitmask of the groups it serves
-    dfs: dict[int, int]  # term id -> document frequency
-    required: int
-    excluded_ids: tuple[int, ...]
-    # each quoted phrase's words as written, analysed in each document's own language (phrases.py)
-    phrases: tuple[tuple[str, ...], ...]
-    excluded_phrases: tuple[tuple[str, ...], ...]
-    terms: tuple[str, ...]
-    nears: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (other words allowed between, the words)
-    group_idf: tuple[float, ...] = ()  # each group's weight; a word no document holds weighs the most
-    # each term's weight in the BM25 sum: its group's idf, times how often a long query repeats it
-    term_idf: dict[int, float] = field(default_factory=dict)
-    most: bool = False  # match "most": any word, the title field and nearness counting too
-    every: int = 0  # the groups that match "all" requires
-    word_groups: tuple[frozenset[str], ...] = ()  # those groups' terms, for their nearness in a text
-    # the query has function words ("what is RCU"): it asks something, it does not name a page
-    sentence: bool = False
-    # a stem only some of the index's languages make is matched in their documents only: the
-    # conditions on a posting row saying so (_language_sql), for the query's terms and for its
-    # excluded words' terms; and each such term with those languages, for texts
-    in_language: tuple[str, ...] = ()
-    excluded_in_language: tuple[str, ...] = ()
-    apart: dict[str, frozenset[str]] = field(default_factory=dict)
-
-
 # What names a long page (its title, the words together in one paragraph) says less in a
 # short one: an abstract's title is a tenth of its text and BM25F counts it already, and in
 # an abstract every word is near every other. The title bonus and nearness count in full
@@ -117,33 +110,9 @@ def long_page_weight(avgdl: float) -> float:
     return ratio / (1.0 + ratio)
 
 
-def idf_of(df: int, n_docs: int) -> float:
-    return math.log10(1 + (n_docs - df + 0.5) / (df + 0.5))
-
-
-def _group_idf(terms: list[str], ids: Mapping[str, tuple[int, int]], n_docs: int) -> float:
-    """One idf for all of a group's terms, its commonest's: the alternatives are one thing the
-    query asks for (a word's stems in each language of the index, its synonyms, what a prefix
-    stands for), not rarer words worth more. Each term's own idf let the Portuguese stem of
-    "code" ("cod", in the one page of the Python docs read as Portuguese) weigh as a word
-    found once, and that table of names ranked first for questions it does not answer. A
-    group no document holds weighs the most."""
-    return idf_of(max((ids[t][1] for t in terms if t in ids), default=0), n_docs)
-
-
 def _and(conditions: Sequence[str]) -> str:
     """SQL conditions to append to a WHERE clause."""
     return "".join(f" AND {c}" for c in conditions)
-
-
-@dataclass(frozen=True)
-class _CorpusStats:
-    at: float  # time.monotonic() when read
-    documents: int
-    average_length: float
-    languages: tuple[str, ...]
-    giants: dict[int, float]  # document -> its length over the average, where the prior against giants applies
-    language_docs: dict[str, int]  # each language's documents ("": none detected)
 
 
 _MAX_GIANTS = 500  # the longest documents the prior is written for; an index of more giants is a strange one
@@ -653,209 +622,6 @@ class Bm25Lane:
         return tuple(LaneHit(int(r[0]), 0.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)
 
 
-def _required(match: str, every: int, phrases: int, whole_words: int) -> int:
-    """The groups a document must match: a quoted phrase's in every mode; with "all", every
-    word (but stopwords); with "most", the parts of each split word together."""
-    if match == "all":
-        return phrases | every
-    return phrases | (whole_words if match == "most" else 0)
-
-
-def _split_words(planned: list[WordGroup]) -> list[int]:
-    """The group bits of each query word of an unspaced script that was split into bigrams
-    (one bit per bigram). The parts of a word joined by a hyphen or a dot (IL-6, β-blockers,
-    os.path) are words of their own: coverage ranks a document that lacks one lower. Required
-    together, they dropped every abstract that spells a claim's term another way (SciFact
-    train nDCG@10 .588 -> .702 without; the other tuning sets unchanged)."""
-    words: dict[str, int] = {}
-    for bit, group in enumerate(g for g in planned if not g.phrase):
-        if is_unspaced(group.label):
-            words[group.label] = words.get(group.label, 0) | (1 << bit)
-    return [bits for bits in words.values() if bits & (bits - 1)]
-
-
-def _whole_words(compounds: list[int], term_masks: dict[int, int]) -> int:
-    """The bits of the split words whose parts all occur in the index: each such word's parts
-    are required together. A word with a part no document holds stays optional, as any
-    other word the index lacks."""
-    known = 0
-    for mask in term_masks.values():
-        known |= mask
-    return sum(bits for bits in compounds if bits & known == bits)
-
-
-def _prior_sql(named: str, giants: Mapping[int, float]) -> str:
-    """The priors against pages of links and giant documents (relevance.hub_prior and
-    giant_prior) in SQL, over `h.share` and `m.doc_id` (`giants`: each giant document's length
-    over the average); 1 where `named` (SQL for the share of the query's weight in the title
-    field) names the document."""
-    links = (
-        f"(1 - {1 - HUB_FLOOR!r}::DOUBLE * greatest(0, least(1, "
-        f"(coalesce(h.share, 0) - {HUB_FROM!r}::DOUBLE) / {HUB_TO - HUB_FROM!r}::DOUBLE)))"
-    )
-    if giants:
-        arms = " ".join(f"WHEN {int(d)} THEN {giant_prior(r)!r}::DOUBLE" for d, r in sorted(giants.items()))
-        links = f"{links} * (CASE m.doc_id {arms} ELSE 1 END)"
-    return f"(CASE WHEN {named} >= {NAMED!r} THEN 1 ELSE {links} END)"
-
-
-def _identifiers_by_parts(
-    cur: duckdb.DuckDBPyConnection, planned: list[WordGroup], languages: list[str]
-) -> list[WordGroup]:
-    """An identifier no document holds whole is matched by its words, each a group as a split
-    word's parts are: `parseKnownArgs` finds `parse_known_args`, `thread_pool_executor` finds
-    `ThreadPoolExecutor` (a document indexes an identifier's words beside it)."""
-    asked = {t for g in planned if g.parts for t in g.terms}
-    if not asked:
-        return planned
-    known = _lookup(cur, asked)
-    out: list[WordGroup] = []
-    for group in planned:
-        if not group.parts or any(t in known for t in group.terms):
-            out.append(group)
-            continue
-        for part in group.parts:
-            terms = tuple(query_terms(part, languages))
-            apart = stemmed_apart([part], languages)
-            out.append(WordGroup(group.label, terms, False, apart=tuple((t, apart[t]) for t in terms if t in apart)))
-    return out
-
-
-def _apart(planned: list[WordGroup]) -> dict[str, frozenset[str]]:
-    """The query's terms matched only in some languages' documents, each with those languages:
-    a term some group takes in any language (or a phrase takes) is matched in every document."""
-    apart: dict[str, frozenset[str]] = {}
-    free: set[str] = set()
-    for group in planned:
-        only = dict(group.apart)
-        for term in group.terms:
-            if term in only:
-                apart[term] = apart.get(term, frozenset()) | only[term]
-            else:
-                free.add(term)
-    return {term: languages for term, languages in apart.items() if term not in free}
-
-
-def _language_sql(apart: Mapping[int, frozenset[str]], language_docs: Mapping[str, int]) -> tuple[str, ...]:
-    """Conditions on a posting row (term_id, doc_id): a term only some of the index's languages
-    make counts in those languages' documents only (analyzer.stemmed_apart). None where every
-    language stems the query alike, as in an index of one language. Each names the smaller
-    side, the documents in those languages or those in the others: English among a few
-    translated pages is the few."""
-    by_languages: dict[frozenset[str], list[int]] = {}
-    for term, languages in sorted(apart.items()):
-        by_languages.setdefault(languages, []).append(term)
-    out = []
-    total = sum(language_docs.values())
-    for languages, terms in sorted(by_languages.items(), key=lambda item: item[1]):
-        inside = sum(count for language, count in language_docs.items() if language in languages)
-        if inside <= total - inside:
-            named, test = languages, "IN"
-        else:
-            named, test = frozenset(language_docs) - languages, "NOT IN"
-        listed = ", ".join("'" + language.replace("'", "''") + "'" for language in sorted(named)) or "NULL"
-        out.append(
-            f"""(term_id NOT IN ({", ".join(str(int(t)) for t in terms)})
-                 OR doc_id {test} (SELECT id FROM documents WHERE coalesce(language, '') IN ({listed})))"""
-        )
-    return tuple(out)
-
-
-def _mask_case(plan: _Plan) -> str:
-    """The CASE arms giving each query term's group bits."""
-    return " ".join(f"WHEN {int(i)} THEN {int(plan.term_masks[i])}" for i in sorted(plan.term_masks))
-
-
-def _matched_sql(bm25: str, mask_case: str, conditions: list[str]) -> str:
-    """Every document holding a query term: its BM25 score and the groups it matched.
-    Parameters: the average document length, then the required mask twice. Used as a
-    MATERIALIZED CTE whose rows a scalar subquery counts: a window count over them cost 3 of a
-    search's 14 ms at 100k documents (and DuckDB 1.5.5 once failed an internal check on a
-    window over a join's output)."""
-    return f"""
-                SELECT doc_id,
-                       sum({bm25}) AS score,
-                       bit_or(CASE term_id {mask_case} END) AS mask
-                FROM postings
-                WHERE {" AND ".join(conditions)}
-                GROUP BY doc_id
-                HAVING (mask & ?) = ?"""
-
-
-def _dominant(plan: _Plan) -> int | None:
-    """The query term whose postings outnumber all the others' four to one, if its groups are
-    its own (so a document's mask tells whether it holds it): what MaxScore leaves unscored."""
-    if len(plan.term_masks) < 2:
-        return None
-    term = max(plan.term_masks, key=lambda t: (plan.dfs[t], t))
-    rest = sum(df for t, df in plan.dfs.items() if t != term and t in plan.term_masks)
-    shared = any(m & plan.term_masks[term] for t, m in plan.term_masks.items() if t != term)
-    return term if plan.dfs[term] >= 4 * rest and not shared else None
-
-
-def _coverage(group_idf: tuple[float, ...], mask: int) -> float:
-    """The share of the query's idf mass that the groups set in `mask` hold (_coverage_sql's);
-    the mass is above 0."""
-    mass = sum(group_idf)
-    return sum(idf for bit, idf in enumerate(group_idf) if idf > 0 and mask >> bit & 1) / mass
-
-
-def _coverage_sql(group_idf: tuple[float, ...], mask: str) -> str:
-    """SQL for the share of the query's idf mass that the groups set in `mask` hold."""
-    mass = sum(group_idf)
-    # DOUBLE literals: DuckDB reads 0.98 as a DECIMAL, and a sum of sixteen of them can
-    # overflow the DECIMAL type it infers
-    parts = [f"(({mask} >> {bit}) & 1) * {idf!r}::DOUBLE" for bit, idf in enumerate(group_idf) if idf > 0]
-    return f"(({' + '.join(parts)}) / {mass!r}::DOUBLE)"
-
-
-def _evidence(plan: _Plan, mask: int, score: float, k1: float) -> tuple[float, float]:
-    """(coverage, saturation): the idf mass of the query groups a document matched over
-    the whole query's, and its score over the most any document could score (every group
-    matched with a saturated term frequency)."""
-    mass = sum(plan.group_idf)
-    if mass <= 0:
-        return 0.0, 0.0
-    return min(1.0, _coverage(plan.group_idf, mask)), min(1.0, max(0.0, score / (mass * (k1 + 1))))
-
-
-def _top_groups(
-    cur: duckdb.DuckDBPyConnection, groups: list[tuple[list[str], bool]], keep: int, n_docs: int
-) -> tuple[list[tuple[list[str], bool]], list[float], dict[str, tuple[int, int]]]:
-    """A pasted paragraph's most telling words: each distinct group weighed by idf × how
-    often the query repeats it, the best `keep` kept (with that count as their weight).
-    Every query word is a scan of its postings; past a couple of dozen, the rare ones
-    decide the ranking and the common ones only cost time (`findling eval` on paragraph
-    queries measures how many to keep)."""
-    counts: dict[tuple[str, ...], int] = {}
-    for terms, _ in groups:
-        key = tuple(terms)
-        counts[key] = counts.get(key, 0) + 1
-    ids = _lookup(cur, {t for key in counts for t in key})
-    weight = {
-        key: count * _group_idf(list(key), ids, n_docs)
-        for key, count in counts.items()
-        if any(t in ids for t in key)  # words no document holds match nothing
-    }
-    kept = sorted(weight, key=lambda key: -weight[key])[:keep]
-    return [(list(key), False) for key in kept], [float(counts[key]) for key in kept], ids
-
-
-@dataclass(frozen=True)
-class WordGroup:
-    """One thing the query asks a document to hold: any of `terms` matches it."""
-
-    label: str  # the words as the query wrote them ("cat or dog")
-    terms: tuple[str, ...]
-    stop: bool  # function words only ("how", "the")
-    phrase: bool = False  # a word of a quoted phrase: always required, matched in order
-    # terms only some of the index's languages make, each with them (analyzer.stemmed_apart)
-    apart: tuple[tuple[str, frozenset[str]], ...] = ()
-    # an identifier's words (`parseKnownArgs`: parse, Known, Args): what it is matched by where
-    # no document holds it whole (_identifiers_by_parts)
-    parts: tuple[str, ...] = ()
-
-
 def definitions_first(
     cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, hits: tuple[LaneHit, ...]
 ) -> tuple[LaneHit, ...]:
@@ -883,123 +649,6 @@ def definitions_first(
     ]
     ordered = sorted(lifted, key=lambda h: h.doc_id not in defining)  # stable: each side keeps its order
     return tuple(replace(h, rank=i) for i, h in enumerate(ordered, 1))
-
-
-def word_groups(
-    parsed: ParsedQuery, languages: list[str], synonyms: Mapping[str, tuple[str, ...]] | None = None
-) -> list[WordGroup]:
-    """The query's words as the lane matches them, one rule for ranking, highlighting and
-    why-not: each group of alternatives analysed in every language the index holds; a
-    compound ("foo-bar", "a.b.c", the bigrams of 北京大学) split into parts (those of an
-    unspaced script must match together: _split_words); function and question words dropped
-    unless nothing else is left ("how do I report a bug" keeps report and bug, "to be or not
-    to be" keeps them all); then each distinct term of each quoted phrase, analysed as the
-    phrase is matched. A word's synonyms (text/synonyms.py) are alternatives of its group."""
-    groups: list[WordGroup] = []
-    for words in parsed.groups:
-        stop = all(is_stopword(w) for w in words)
-        written = with_synonyms(words, synonyms or {})
-        tokens = query_token_terms(written[0], languages) if len(written) == 1 and not prefix_term(written[0]) else []
-        if len(tokens) > 1:
-            # a split word: each part a group, matched in whichever language the index holds
-            apart = stemmed_apart(written, languages)
-            # a part that is a function word alone (the s of "cat's", the ll of "we'll") is one:
-            # dropped beside the word's others, never required nor lit up in "Marmalade's"
-            groups.extend(
-                WordGroup(
-                    words[0],
-                    tuple(terms),
-                    stop or all(is_stopword(t) for t in terms),
-                    apart=tuple((t, apart[t]) for t in terms if t in apart),
-                )
-                for terms in tokens
-            )
-            continue
-        alternatives = [[prefix] if (prefix := prefix_term(w)) else query_terms(w, languages) for w in written]
-        terms = tuple(t for alt in alternatives for t in alt)
-        apart = stemmed_apart([w for w in written if not prefix_term(w)], languages)
-        groups.append(
-            WordGroup(
-                " or ".join(words),
-                terms,
-                stop,
-                apart=tuple((t, apart[t]) for t in terms if t in apart),
-                parts=tuple(identifier_parts(written[0])) if len(written) == 1 else (),
-            )
-        )
-    if not all(g.stop for g in groups):
-        groups = [g for g in groups if not g.stop]
-    for phrase in (*parsed.phrases, *(words for _, words in parsed.near)):  # every word of both is required
-        seen: set[tuple[str, ...]] = set()
-        for word in phrase:
-            apart = stemmed_apart([word], languages)
-            for options in query_token_terms(word, languages):
-                token = tuple(options)
-                if token not in seen:
-                    seen.add(token)
-                    only = tuple((t, apart[t]) for t in token if t in apart)
-                    groups.append(WordGroup(word, token, False, phrase=True, apart=only))
-    return groups
-
-
-_PREFIX = re.compile(r"^(\w{2,})\*$")
-PREFIX_EXPANSIONS = 64  # the most frequent index terms a prefix stands for
-
-
-def prefix_term(word: str) -> str | None:
-    """`instal*` as the lane matches it: the folded beginning, marked with its `*` (terms never
-    hold one); None for a plain word."""
-    match = _PREFIX.match(word)
-    return fold(match.group(1)).lower() + "*" if match else None
-
-
-def _expand_prefixes(cur: duckdb.DuckDBPyConnection, prefixes: set[str]) -> dict[str, dict[str, tuple[int, int]]]:
-    """Each prefix term's index terms (term -> (id, df)), most frequent first. The index holds
-    stems ("installation" is "instal"), so a prefix longer than a word's stem ("installat*")
-    also takes the stems it begins with, from four letters on."""
-    found: dict[str, dict[str, tuple[int, int]]] = {}
-    for prefix in prefixes:
-        start = prefix[:-1]
-        rows = cur.execute(
-            """SELECT term, id, df FROM terms WHERE df > 0
-               AND (starts_with(term, ?) OR (starts_with(?, term) AND length(term) >= 4))
-               ORDER BY df DESC, term LIMIT ?""",
-            [start, start, PREFIX_EXPANSIONS],
-        ).fetchall()
-        found[prefix] = {str(term): (int(term_id), int(df)) for term, term_id, df in rows}
-    return found
-
-
-def _with_prefixes(
-    cur: duckdb.DuckDBPyConnection, groups: list[tuple[list[str], bool]]
-) -> tuple[list[tuple[list[str], bool]], dict[str, tuple[int, int]]]:
-    """The groups with each prefix term replaced by the index terms it stands for (a prefix
-    nothing begins stays, and matches nothing), and those terms' (id, df)."""
-    prefixes = {t for terms, _ in groups for t in terms if t.endswith("*")}
-    if not prefixes:
-        return groups, {}
-    expanded = _expand_prefixes(cur, prefixes)
-    known = {term: ids for found in expanded.values() for term, ids in found.items()}
-
-    def replaced(terms: list[str]) -> list[str]:
-        return [x for t in terms for x in ((list(expanded[t]) or [t]) if t in expanded else [t])]
-
-    return [(replaced(terms), stop) for terms, stop in groups], known
-
-
-def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
-    n = len(phrase)
-    first = phrase[0]
-    for i, term in enumerate(sequence):
-        if term == first and tuple(sequence[i : i + n]) == phrase:
-            return True
-    return False
-
-
-def _near(sequence: list[str], terms: tuple[str, ...], between: int) -> bool:
-    """Whether every term occurs in `sequence` with at most `between` other words among them."""
-    wanted = set(terms)
-    return near_marks([(i, t) for i, t in enumerate(sequence) if t in wanted], wanted, between)
 
 
 def _check_phrases(
