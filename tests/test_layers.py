@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("server", frozenset({"server"})),
     ("faces", frozenset({"gui", "doctor", "selftest"})),
     ("tools", frozenset({"devtools"})),  # measurement, apart from the product
-    ("command line", frozenset({"launch", "thin", "cli", "__main__"})),
+    ("command line", frozenset({"launch", "thin", "cli", "cli_commands", "__main__"})),
 )
 # Within a layer, parts that must not see each other: the store holds no model code and the
 # models no SQL; ingest and search share only the layers below them.
