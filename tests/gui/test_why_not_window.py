@@ -64,3 +64,21 @@ def test_asking_before_searching_says_how(qtbot, window, tmp_path):
     window.search_field.clear()
     window.why_not(str(tmp_path / "x.md"))
     assert window.why_not_answer.text().startswith("Search first")
+
+
+def test_the_window_answers_in_its_own_words_not_terminal_commands(qtbot, window, tmp_path):
+    """Why-not's answers were written for the terminal ("add its folder with findling add", "run
+    findling index"): the window's answer names its menus instead."""
+    _indexed(qtbot, window, tmp_path)
+    outside = tmp_path / "elsewhere" / "notes.md"
+    outside.parent.mkdir()
+    outside.write_text("zebra notes")
+    window.why_not(str(outside))
+    qtbot.waitUntil(lambda: "Why not notes.md?" in window.why_not_answer.text(), timeout=5000)
+    assert "File → Add folder" in window.why_not_answer.text()
+    late = tmp_path / "docs" / "late.md"
+    late.write_text("a zebra that came late")
+    window.why_not(str(late))
+    qtbot.waitUntil(lambda: "Why not late.md?" in window.why_not_answer.text(), timeout=5000)
+    assert "File → Update index, F5" in window.why_not_answer.text()
+    assert "findling " not in window.why_not_answer.text()

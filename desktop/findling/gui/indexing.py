@@ -9,12 +9,9 @@ import threading
 from PySide6.QtCore import QObject, Signal
 
 from findling.engine import Engine
+from findling.gui.search import error_text
 from findling.gui.tasks import progress_callback, run_task
 from findling.records import IndexProgress, IndexReport
-
-
-def error_text(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__
 
 
 class IndexingController(QObject):

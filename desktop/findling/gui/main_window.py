@@ -841,6 +841,7 @@ class MainWindow(FolderViews):
 
     def _on_why_not(self, answer) -> None:
         lines = [f"Why not {display_path(os.path.basename(answer.path))}? {answer.summary}", *answer.details]
+        lines = [window_advice(line) for line in lines]  # the window's menus, not terminal commands
         self._show_why_not_text("\n".join(lines))
 
     def _show_why_not_text(self, text: str) -> None:

@@ -99,11 +99,28 @@ _CLI_ADVICE = re.compile(r":? ?findling models pull \S+")
 _CLI_INDEX = re.compile(r"(;|:) run findling index\b")
 
 
+# A sentence's terminal advice -> the window's: each command as the menu or gesture that does it
+_WINDOW_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_CLI_ADVICE, " (File → Models… downloads or imports it)"),
+    (_CLI_INDEX, " (File → Update index, F5)"),
+    (re.compile(r"add its folder with findling add"), "add its folder (File → Add folder…, or drop it on the window)"),
+    (re.compile(r"run findling index \(or wait"), "update the index (File → Update index, F5), or wait"),
+    (re.compile(r"in progress to reach it\)"), "in progress to reach it"),
+    (re.compile(r" \(findling index\)"), " (File → Update index, F5)"),
+    (
+        re.compile(r" \(its listing names what it holds: findling get [^)]*\)"),
+        " (its listing in the preview names what it holds)",
+    ),
+    (re.compile(r" \(ask for more with -n \d+\)"), ""),
+)
+
+
 def window_advice(text: str) -> str:
-    """A message written for the terminal, for the window: its buttons instead of commands."""
-    return _CLI_INDEX.sub(
-        " (File → Update index, F5)", _CLI_ADVICE.sub(" (File → Models… downloads or imports it)", text)
-    )
+    """A message written for the terminal, for the window: its menus and gestures instead of
+    commands (errors, notes, why-not answers alike)."""
+    for pattern, words in _WINDOW_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[str, bool]]:
