@@ -48,6 +48,11 @@ def resources_dir() -> Path:
     return here.parent.parent / "resources"
 
 
+def demo_folder() -> Path:
+    """The few documents the first run offers to index, to try Findling on."""
+    return resources_dir() / "demo"
+
+
 def keep_private(folder: Path) -> None:
     """The index folder and what Findling writes there are its user's alone (0700/0600): the
     index holds the text of files that may be 0600 to their owner. The process's umask keeps

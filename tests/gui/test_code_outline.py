@@ -3,7 +3,7 @@ preview's outline that goes to a definition."""
 
 from __future__ import annotations
 
-from findling.gui.main_window import symbol_query
+from findling.search.query_parser import symbol_query
 from tests.gui.test_preview import _search
 from tests.helpers import write
 

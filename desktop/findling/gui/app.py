@@ -96,7 +96,8 @@ def open_index(home: str | None) -> tuple[IndexHandle | None, _Activation, int]:
 
 
 def main(home: str | None = None, demo: bool = False) -> int:
-    from findling.gui.main_window import MainWindow, demo_folder
+    from findling.gui.main_window import MainWindow
+    from findling.paths import demo_folder
 
     # Hand the GIL to the UI thread sooner than CPython's 5 ms default: background Python
     # work (scanning, analysis) then cannot delay a repaint by several slices in a row.

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from datetime import date, timedelta
-from pathlib import Path
 from typing import TypeVar
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QProcess, QStringListModel, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import (
     QAction,
-    QDragEnterEvent,
-    QDragMoveEvent,
-    QDropEvent,
-    QGuiApplication,
     QKeySequence,
 )
 from PySide6.QtWidgets import (
@@ -24,17 +18,13 @@ from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QDockWidget,
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QListView,
     QListWidget,
-    QListWidgetItem,
-    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -51,24 +41,24 @@ from findling.engine import Engine
 from findling.gui.date_range import CUSTOM, ask_date_range, range_label, range_times
 from findling.gui.explain_view import ScoreBars, StageTimeline
 from findling.gui.flow_layout import FlowLayout, pair
-from findling.gui.folder_views import FolderViews
 from findling.gui.formatted import formatted_source, passage_pattern
 from findling.gui.help_dialog import HelpDialog, about_text
-from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
+from findling.gui.history import SavedSearches, SearchHistory
 from findling.gui.indexing import IndexingController
 from findling.gui.item_models import ExplainModel, ResultsModel, SourcesModel
 from findling.gui.keyboard import KeyboardNavigation
-from findling.gui.open_at import default_pdf_viewer, editor_command, viewer_command
+from findling.gui.open_at import default_pdf_viewer
 from findling.gui.opening import DesktopOpener
 from findling.gui.preview import PreviewPane, PreviewPanel
+from findling.gui.result_actions import ResultActions
 from findling.gui.search import SearchController, error_text
 from findling.gui.snippet_delegate import SnippetDelegate
 from findling.gui.state import window_state
 from findling.gui.strips import FacetBar, NameRow
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
-from findling.pathnames import container_file, display_path
-from findling.records import Filters, Hit, SearchMode, SearchRequest, SearchResult, StoreStatus
+from findling.pathnames import display_path
+from findling.records import Filters, SearchMode, SearchRequest, SearchResult, StoreStatus
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
 from findling.search.presentation import (
     dropped_words,
@@ -76,28 +66,15 @@ from findling.search.presentation import (
     query_summary,
     result_sentence,
     stage_timeline,
-    why_not_first,
     window_advice,
 )
+from findling.search.query_parser import symbol_query
 
 T = TypeVar("T")
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 
 
-def symbol_query(text: str) -> str:
-    """The query with its first plain word asking for a definition so named (`sym:`); a query
-    that already has a filter of its own is left as it is."""
-    words = text.split()
-    if not words or "sym:" in text or "symbol:" in text:
-        return text
-    at = next((i for i, w in enumerate(words) if ":" not in w and not w.startswith(("-", '"'))), None)
-    if at is None:
-        return text
-    words[at] = f"sym:{words[at]}"
-    return " ".join(words)
-
-
-class MainWindow(FolderViews):
+class MainWindow(ResultActions):
     def __init__(self, engine: Engine, debounce_ms: int = 250, rescan: bool = False) -> None:
         """`rescan`: bring the index up to date at once (files changed while the app was closed;
         only what changed, by size and time, is read again)."""
@@ -657,211 +634,6 @@ class MainWindow(FolderViews):
         if index >= 0:
             box.setCurrentIndex(index)
 
-    # -- history and saved searches ----------------------------------------------------
-
-    def show_history(self) -> bool:
-        """Recent queries under the empty field (Down, or Search ▸ Recent searches)."""
-        items = self.history.items()
-        if not items:
-            return False
-        self.history_popup.setModel(QStringListModel(items, self.history_popup))
-        self.history_popup.complete()
-        return True
-
-    def _from_history(self, text: str) -> None:
-        self.search_field.setText(text)
-        self.run_search(full=True)
-
-    def save_search(self) -> None:
-        text = self.search_field.text().strip()
-        if not text:
-            self.statusBar().showMessage("Type a search first, then save it.")
-            return
-        name, ok = QInputDialog.getText(self, "Save this search", "Name:", text=text)
-        if ok and name.strip():
-            self.saved.save(
-                SavedSearch(
-                    name.strip(),
-                    text,
-                    self.mode_box.currentText(),
-                    self.type_box.currentText(),
-                    self.date_box.currentText(),
-                    self.folder_box.currentData() or "",
-                )
-            )
-            self._show_saved()
-
-    def run_saved(self, name: str) -> None:
-        search = next((s for s in self.saved.items() if s.name == name), None)
-        if search is None:
-            return
-        for box in (self.mode_box, self.type_box, self.date_box, self.folder_box):
-            box.blockSignals(True)  # one search for the lot, not one per box
-        self.mode_box.setCurrentText(search.mode)
-        self.type_box.setCurrentText(search.type)
-        self.date_box.setCurrentText(search.modified)
-        self.folder_box.setCurrentIndex(max(0, self.folder_box.findData(search.folder)))
-        for box in (self.mode_box, self.type_box, self.date_box, self.folder_box):
-            box.blockSignals(False)
-        self.search_field.setText(search.query)
-        self.run_search(full=True)
-
-    def _show_saved(self) -> None:
-        self.saved_view.clear()
-        for search in self.saved.items():
-            item = QListWidgetItem(search.name)
-            item.setToolTip(
-                f"{search.query} · {search.mode} · {search.type} · {search.modified}"
-                + (f" · in {search.folder}" if search.folder else "")
-            )
-            self.saved_view.addItem(item)
-
-    def remove_saved(self, name: str) -> None:
-        self.saved.remove(name)
-        self._show_saved()
-
-    def _saved_menu(self, pos) -> None:
-        item = self.saved_view.itemAt(pos)
-        if item is None:
-            return
-        menu = QMenu(self)
-        menu.addAction("Remove", lambda: self.remove_saved(item.text()))
-        menu.exec(self.saved_view.viewport().mapToGlobal(pos))
-
-    def _toggle_details(self, shown: bool) -> None:
-        self.explain_view.setVisible(shown)
-        self.explain_graphs.setVisible(not shown)
-        self.details_button.setText("Details ▾" if shown else "Details ▸")
-
-    def current_hit(self) -> Hit | None:
-        return self.results.hit(self.results_view.currentIndex().row())
-
-    def more_like_this(self, hit: Hit | None) -> None:
-        """Documents like this one, by meaning (the mean of its passages' vectors)."""
-        if hit is None:
-            return
-
-        def done(result: SearchResult) -> None:
-            count = f"{len(result.hits)} document" + ("" if len(result.hits) == 1 else "s")
-            self.statusBar().showMessage(f"{count} like {hit.title}")
-
-        self.searches.similar(hit, self.engine.settings.search.limit, self.filters(), done)
-
-    def _page_command(self, path: str, page: int) -> list[str] | None:
-        return viewer_command(self.engine.settings.search.open_at_page, path, page)
-
-    def open_at(self, command: list[str], setting: str) -> None:
-        """Start an editor or viewer at a place; `setting` names the settings.toml key that chooses it."""
-        if not QProcess.startDetached(command[0], command[1:]):
-            self.statusBar().showMessage(f"Could not start {command[0]}: set search.{setting} in settings.toml")
-
-    def open_preview_page(self, page: int) -> None:
-        hit = self.current_hit()
-        if hit is None or not page or container_file(hit.path) != hit.path:  # a member has no file to open at a page
-            return
-        command = self._page_command(hit.path, page)
-        if command is not None:
-            self.open_at(command, "open_at_page")
-
-    def open_result(self, row: int) -> None:
-        hit = self.results.hit(row)
-        if hit is not None:
-            self.history.add(self.search_field.text())
-            self.open_path(container_file(hit.path))  # a member: its archive
-
-    def open_path(self, path: str) -> None:
-        """Open a file or folder in the desktop's application for it; when none does, the status
-        bar says why and what else there is."""
-        self.opener.open(
-            path,
-            lambda sentence: self.statusBar().showMessage(
-                f"{sentence} Use Open at line, Show in folder or Copy path instead."
-                if os.path.isfile(path)
-                else f"{sentence} Copy path gives its place."
-            ),
-        )
-
-    def _result_menu(self, pos) -> None:
-        index = self.results_view.indexAt(pos)
-        hit = self.results.hit(index.row())
-        if hit is None:
-            return
-        menu = QMenu(self)
-        on_disk = container_file(hit.path)
-        inside = on_disk != hit.path  # an archive's member: its archive is what opens
-        menu.addAction(f"Open {os.path.basename(on_disk)}" if inside else "Open", lambda: self.open_result(index.row()))
-        if hit.page and not inside:  # a PDF's lines are those of its extracted text: its page is the place to open
-            at_page = self._page_command(hit.path, hit.page)
-            if at_page is not None:
-                menu.addAction(f"Open at page {hit.page}", lambda: self.open_at(at_page, "open_at_page"))
-        elif hit.line and not inside:
-            at_line = editor_command(self.engine.settings.search.open_at_line, hit.path, hit.line)
-            if at_line is not None:
-                menu.addAction(f"Open at line {hit.line}", lambda: self.open_at(at_line, "open_at_line"))
-        menu.addAction("Show in folder", lambda: self.open_path(os.path.dirname(on_disk)))
-        menu.addAction("Copy path", lambda: QGuiApplication.clipboard().setText(display_path(hit.path)))
-        menu.addAction("More like this", lambda: self.more_like_this(hit))
-        # the short id `findling get`, the MCP tools and the HTTP API accept
-        menu.addAction(f"Copy docid  #{hit.docid}", lambda: QGuiApplication.clipboard().setText(f"#{hit.docid}"))
-        menu.exec(self.results_view.viewport().mapToGlobal(pos))
-
-    # -- drag and drop -----------------------------------------------------------------
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
-        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
-            _take_as_copy(event)
-
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
-        _take_as_copy(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
-        """Anywhere: add and index. On the Explain tab: why is this file not in the results?"""
-        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if not paths or not _take_as_copy(event):
-            return
-        page = self.explain_page
-        on_explain = self.tabs.currentWidget() is page and page.rect().contains(
-            page.mapFrom(self, event.position().toPoint())
-        )
-        if on_explain:
-            self.why_not(paths[0])
-        else:
-            self.add_paths(paths)
-
-    # -- why not this file? ------------------------------------------------------------
-
-    def why_not(self, path: str) -> None:
-        """Why this file is, or is not, in the list on screen: asked by the request that made it."""
-        self.tabs.setCurrentIndex(1)
-        self._show_why_not_text(f"Looking at {os.path.basename(path)}…")
-        if not self.searches.why_not(
-            path, self._on_why_not, lambda exc: self._show_why_not_text(f"Why not: {error_text(exc)}")
-        ):
-            self._show_why_not_text(why_not_first())
-
-    def _on_why_not(self, answer) -> None:
-        lines = [f"Why not {display_path(os.path.basename(answer.path))}? {answer.summary}", *answer.details]
-        lines = [window_advice(line) for line in lines]  # the window's menus, not terminal commands
-        self._show_why_not_text("\n".join(lines))
-
-    def _show_why_not_text(self, text: str) -> None:
-        self.why_not_answer.setText(text)
-        self.why_not_answer.setVisible(True)
-
-    def _source_menu(self, pos) -> None:
-        source = self.sources_model.source(self.sources_view.indexAt(pos).row())
-        if source is None:
-            return
-        menu = QMenu(self)
-        menu.addAction("Why is a file not in the results?…", lambda: self.ask_why_not(source.source.path))
-        menu.addAction("Remove", self.remove_selected_source)
-        menu.exec(self.sources_view.viewport().mapToGlobal(pos))
-
-    def ask_why_not(self, folder: str) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "The file you expected to find", folder)
-        if path:
-            self.why_not(path)
-
     # -- dialogs and lifecycle ---------------------------------------------------------
 
     def show_models(self) -> None:
@@ -921,21 +693,3 @@ class MainWindow(FolderViews):
         self.indexing.stop()
         self.watcher.stop()
         super().closeEvent(event)
-
-
-def demo_folder() -> Path:
-    from findling.paths import resources_dir
-
-    return resources_dir() / "demo"
-
-
-def _take_as_copy(event: QDropEvent) -> bool:
-    """Accept a drop as Copy (or Link) only, whatever the source proposes: a file manager that
-    honours Move would take the user's folder away once Findling said it moved it."""
-    for action in (Qt.DropAction.CopyAction, Qt.DropAction.LinkAction):
-        if event.possibleActions() & action:
-            event.setDropAction(action)
-            event.accept()
-            return True
-    event.ignore()
-    return False

@@ -156,3 +156,16 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch 
         filters=filters_of(filters),
         text=" ".join(text_parts),
     )
+
+
+def symbol_query(text: str) -> str:
+    """The query with its first plain word asking for a definition so named (`sym:`); a query
+    that already has a filter of its own is left as it is."""
+    words = text.split()
+    if not words or "sym:" in text or "symbol:" in text:
+        return text
+    at = next((i for i, w in enumerate(words) if ":" not in w and not w.startswith(("-", '"'))), None)
+    if at is None:
+        return text
+    words[at] = f"sym:{words[at]}"
+    return " ".join(words)

@@ -130,7 +130,8 @@ def main(out: str, model_folder: Path | None = None) -> int:  # noqa: PLR0915 - 
     from findling.engine import Engine
     from findling.gui.app import _follow_os_theme
     from findling.gui.history import SavedSearch
-    from findling.gui.main_window import MainWindow, demo_folder
+    from findling.gui.main_window import MainWindow
+    from findling.paths import demo_folder
 
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)
