@@ -8,7 +8,7 @@ import os
 import pytest
 
 from findling.records import ChunkSpan, DocumentRow, SearchMode, SearchRequest, Source
-from findling.store.db import Database, scalar
+from findling.store.db import Database
 from findling.store.documents import (
     allocate_ids,
     chunks_by_document,
@@ -21,6 +21,7 @@ from findling.store.documents import (
 )
 from findling.store.expansions import cached_expansion, save_expansion
 from findling.store.sources import delete_source, insert_source, inside, list_sources, owner_of
+from findling.store.sql import scalar
 from findling.store.status import consistency_problems, counts_by_source, problems, totals
 
 

@@ -19,7 +19,8 @@ import numpy as np
 from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, Embedder, EmbeddingStopped, embedding_windows
 from findling.models.manifest import ModelSpec
 from findling.records import EmbedReport, IndexProgress
-from findling.store.db import Database, id_list
+from findling.store.db import Database
+from findling.store.sql import id_list
 from findling.store.vectors import (
     drop_other_models,
     embedded_share,

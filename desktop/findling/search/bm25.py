@@ -53,8 +53,8 @@ from findling.search.query_words import (
     word_groups,
 )
 from findling.search.relevance import GIANT_FROM
-from findling.store.db import id_list
 from findling.store.documents import dated_sql
+from findling.store.sql import id_list
 from findling.store.symbols import matching_symbols, needle_name
 from findling.text.analyzer import (
     DEFAULT_LANGUAGE,

@@ -7,16 +7,16 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
 from findling.errors import StoreCorruptError, StoreLockedError, StoreReadOnlyError, StoreWriteError
 from findling.paths import keep_private
 from findling.store.schema import migrate
+from findling.store.vectors import vector_bytes
 
 _PID = re.compile(r"PID (\d+)")
 
@@ -28,43 +28,6 @@ _PID = re.compile(r"PID (\d+)")
 # hides a real install.
 if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.modules["pandas"] = None  # type: ignore[assignment]
-
-
-def id_list(ids: Sequence[int]) -> str:
-    """Ids as an SQL list literal. A literal `IN (1, 2, 3)` lets DuckDB skip row groups by
-    their min/max; a bound list (`IN (SELECT unnest(?))`) makes it scan the whole table.
-    The values are ints from our own tables, never user text."""
-    return "(" + ", ".join(str(int(i)) for i in ids) + ")" if ids else "(NULL)"
-
-
-# DuckDB reads a literal IN list only to skip row groups by their min/max: every row of a
-# row group it keeps is read in full, its text too, before a join drops the others. For
-# the chunks of a search's ten results that was 30,000 chunks' text, 60 ms on a fresh
-# connection (Linux kernel docs, 36,000 chunks); an equality is applied in the scan itself,
-# which then reads the text of the matching rows alone: 9 ms. Past a few dozen ids the
-# union of equalities costs more than the one scan (warm, 40 ids: 6.7 ms against 4.4).
-FEW_IDS = 32
-
-
-def rows_for_ids(select: str, column: str, ids: Sequence[int]) -> str:
-    """`select` (a SELECT ... FROM ... without WHERE) kept to the rows whose `column` is one
-    of `ids`: a UNION ALL of equalities for a few ids, a literal IN list for more."""
-    unique = list(dict.fromkeys(int(i) for i in ids))
-    if 0 < len(unique) <= FEW_IDS:
-        return " UNION ALL ".join(f"{select} WHERE {column} = {i}" for i in unique)
-    return f"{select} WHERE {column} IN {id_list(unique)}"
-
-
-def scalar(cur: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> Any:
-    """The one value a query returns (None for no row). Read with fetchall: a result left
-    open by fetchone keeps its transaction open, which makes DuckDB refuse CHECKPOINT."""
-    rows = cur.execute(sql, params or []).fetchall()
-    return rows[0][0] if rows else None
-
-
-def first_row(cur: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> tuple[Any, ...] | None:
-    rows = cur.execute(sql, params or []).fetchall()
-    return tuple(rows[0]) if rows else None
 
 
 def _connect(path: Path, read_only: bool, threads: int, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
@@ -162,7 +125,6 @@ class Database:
         """DuckDB's budget while the index is only searched: reading_budget_mb of the file less
         its vectors, which the vector index holds itself once loaded (cached again here, they
         were 418 MB of a process searching a million)."""
-        from findling.store.vectors import vector_bytes
 
         try:
             size = self.path.stat().st_size

@@ -13,7 +13,7 @@ from findling.errors import SourceGoneError
 from findling.pathnames import MEMBER_SEPARATOR, clean_text, display_path, path_bytes, stored_path
 from findling.records import CopyKey, DocumentRow
 from findling.store.batches import registered
-from findling.store.db import id_list, rows_for_ids
+from findling.store.sql import id_list, rows_for_ids
 from findling.store.symbols import write_symbols
 from findling.store.vectors import delete_vectors
 

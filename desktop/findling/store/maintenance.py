@@ -7,10 +7,14 @@ share of the table, the table is rewritten in term order in one transaction."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from findling.store.db import Database, scalar
+if TYPE_CHECKING:
+    from findling.store.db import Database
+
+from findling.store.sql import scalar
 
 _TAIL_KEY = "postings_unsorted_rows"
 MIN_ROWS = 200_000

@@ -9,6 +9,10 @@ from collections.abc import Callable
 import duckdb
 
 from findling.errors import SchemaTooNewError
+from findling.store.documents import document_text, write_title_terms
+from findling.store.maintenance import sort_title_postings
+from findling.store.sql import id_list
+from findling.store.vectors import create_vector_table
 from findling.text.analyzer import DEFAULT_LANGUAGE, LETTERS_CLASS, UNSPACED_CLASS, title_terms
 from findling.text.code_languages import LANGUAGE_OF_EXTENSION
 
@@ -21,7 +25,6 @@ def _hash_vectors(con: duckdb.DuckDBPyConnection) -> None:
 
     The vector tables are copied into new ones rather than altered: DuckDB 1.5.5 cannot
     replay an ALTER TABLE ADD COLUMN on a table with a function default from the WAL."""
-    from findling.store.vectors import create_vector_table
 
     con.execute(
         "CREATE TABLE IF NOT EXISTS stale_vectors "
@@ -45,7 +48,6 @@ def _hash_vectors(con: duckdb.DuckDBPyConnection) -> None:
 
 def _sorted_title_postings(con: duckdb.DuckDBPyConnection) -> None:
     """Schema 17: the title field's postings in term order (store/maintenance.py keeps them so)."""
-    from findling.store.maintenance import sort_title_postings
 
     sort_title_postings(con)
 
@@ -54,7 +56,6 @@ def _title_field(con: duckdb.DuckDBPyConnection) -> None:
     """Schema 10: the title field (a document's title and file name), whose query words the
     keyword lane weighs (search/bm25.py). Filled here from what the index holds: nothing
     is read again."""
-    from findling.store.documents import write_title_terms
 
     con.execute("CREATE TABLE IF NOT EXISTS title_postings (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL)")
     rows = con.execute("SELECT id, coalesce(title, ''), path, language FROM documents WHERE status = 'ok'").fetchall()
@@ -81,8 +82,6 @@ def _near_signatures(con: duckdb.DuckDBPyConnection) -> None:
 def _sign(con: duckdb.DuckDBPyConnection, ids: list[int]) -> None:
     """Write the signatures of these documents (ascending ids) from the text the index holds,
     in slices of documents, in place of any they had."""
-    from findling.store.db import id_list  # db imports this module: by the time a migration runs, it is loaded
-    from findling.store.documents import document_text
     from findling.text.shingles import signature  # numpy: only an upgrade or ingest loads it
 
     for at in range(0, len(ids), 500):

@@ -9,7 +9,7 @@ import duckdb
 
 from findling.pathnames import display_path, path_bytes, stored_path
 from findling.records import Source
-from findling.store.db import scalar
+from findling.store.sql import scalar
 
 
 def inside(path: str, root: str) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import duckdb
 
 from findling.records import FailedFile
+from findling.store.documents import delete_documents
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,6 @@ def repair_problems(tx: duckdb.DuckDBPyConnection) -> int:
     folders and extra copies of a path go with everything they own; a document without its
     postings goes too (its file is read again by the next run); stray rows go; term counts are
     counted again. Returns the documents removed."""
-    from findling.store.documents import delete_documents  # documents imports this module's neighbours
 
     ids = [r[0] for select in (_SOURCELESS, _DUPLICATES, _WITHOUT_POSTINGS) for r in tx.execute(select).fetchall()]
     ids = list(dict.fromkeys(ids))

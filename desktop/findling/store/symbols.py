@@ -10,7 +10,7 @@ import duckdb
 
 from findling.records import CodeSymbol, DocumentRow
 from findling.store.batches import registered
-from findling.store.db import id_list
+from findling.store.sql import id_list
 
 _COLUMNS = "name, qualname, kind, start_char, end_char, line, end_line, signature, doc"
 

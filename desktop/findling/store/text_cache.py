@@ -28,8 +28,8 @@ from typing import IO, Any
 import duckdb
 
 from findling.scratch import scratch_file
-from findling.store.db import id_list
 from findling.store.documents import META_SQL, Chunk, DocumentMeta, chunks_by_document, meta_of
+from findling.store.sql import id_list
 
 _DOCS_A_READ = 4_096  # documents a read while warming: their chunks, sorted, are all it holds
 _RECENT = 128  # documents kept from the last reads before warming

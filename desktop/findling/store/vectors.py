@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 import duckdb
 
-from findling.store.db import first_row, scalar
+from findling.store.sql import first_row, scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
