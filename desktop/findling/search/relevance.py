@@ -60,12 +60,8 @@ class ScoreModel:
         )
 
 
-# Fitted by findling.devtools.fit_scores with the all-MiniLM-L6-v2 embedder: KEYWORD and
-# SEMANTIC on SciFact train + NFCorpus dev (226,600 candidates, 4,348 relevant); HYBRID on
-# those, the NFCorpus paragraph-query dev set and the Python-docs questions, where keywords
-# mislead (every page holds a question's common words): hybrid MRR@10 there .779 -> .824,
-# above the vector lane's .794. Held out: pgdocs-questions .680 -> .688, SciFact test
-# nDCG@10 .746 -> .745, NFCorpus test .365 -> .366, paragraph test .302 -> .305.
+# Fitted by findling.devtools.fit_scores on tuning splits only (how, and the figures before
+# and after: docs/eval/relevance-models.md).
 KEYWORD = ScoreModel(intercept=-5.502, saturation=5.066, saturation_share=1.819)
 SEMANTIC = ScoreModel(intercept=-4.201, cosine=4.617, cosine_gap=6.327)
 HYBRID = ScoreModel(
@@ -141,21 +137,11 @@ def relative(evidence: list[Evidence]) -> list[Evidence]:
 
 
 # A page whose text is mostly links or entries pointing elsewhere (an index, a table of contents,
-# a section's list of pages, a module index, a glossary: ingest/extractors/html.py) holds every
-# word of a question somewhere and answers none: from a third of its text in them its score
-# falls linearly, to HUB_FLOOR of itself at HUB_TO. Measured on the Python-docs questions
-# (docs/eval): content pages hold .02-.2 of their text in links, a short one with a few links
-# up to .3 (getpass, tomllib), chapter lists and indexes .75-1. Falling from .25 to 1 left the
-# File Formats chapter's list (.78) third for "how do I read a TOML file"; reaching the floor
-# at .75 from .25 took it out but put getpass.html (.30) behind pwd.html for a question on
-# passwords (hybrid MRR@10 .8335 -> .8282); from .35 to .85 takes it out and costs nothing
-# (keyword .7835 -> .7847, hybrid .8335, pgdocs unchanged).
-# The keyword lane applies it to its BM25 score (in SQL, search/bm25.py), the pipeline to a
-# page's relevance: a table of contents is close in meaning to many questions. A query that
-# names the page, every word of it in the page's title field ("glossary", "python module
-# index"), asks for it: no prior. Only every word: a chapter's list of pages is titled by its
-# topic, and a question on the topic shares some of its words ("tar archive compress
-# directory" and "Data Compression and Archiving": lifted by the share, it ranked third).
+# a module index, a glossary) holds every word of a question somewhere and answers none: from
+# HUB_FROM of its text in them its score falls linearly, to HUB_FLOOR of itself at HUB_TO. The
+# keyword lane applies it in SQL (search/keyword_sql.py), the pipeline to a page's relevance. A
+# query with every word in the page's title field names it ("python module index"): no prior.
+# Why these bounds: docs/eval/relevance-models.md.
 HUB_FROM = 0.35
 HUB_TO = 0.85
 HUB_FLOOR = 0.2
@@ -170,17 +156,12 @@ def hub_prior(link_share: float, named: float = 0.0) -> float:
     return 1.0 - (1.0 - HUB_FLOOR) * max(0.0, min(1.0, (link_share - HUB_FROM) / (HUB_TO - HUB_FROM)))
 
 
-# A document many times longer than the index's average (a changelog of every release, a list
-# of maintainers, the whole API's list of symbols) holds every word of a question somewhere
-# among thousands of unrelated entries, and its best passage, the best of so many, is close
-# to many questions: the Python docs' changelog (54 times the average page) was in hybrid's
-# first three for 7 of the 95 questions and first ten for 43, Git's (169 times) in the first
-# three for 3 of 13. From GIANT_FROM times the average its score falls with the log of its
-# length, to GIANT_FLOOR at GIANT_TO times: the Python changelog's .87 left it in the first
-# three for 1, keyword search's for none (3 before); MRR@10 unchanged on every set. The
-# longest pages of content in the manuals here are 10-20 times their average (psql,
-# git-config, _pydecimal.py), the Linux kernel's API references 35-60 (× .97-.84); from 20
-# to 200 took those down to .75. A query naming the document asks for it: no prior.
+# A document many times longer than the index's average (a changelog of every release, the
+# whole API's list of symbols) holds every word of a question among thousands of unrelated
+# entries, and its best passage, the best of so many, is close to many questions: from
+# GIANT_FROM times the average its score falls with the log of its length, to GIANT_FLOOR at
+# GIANT_TO times. A query naming the document asks for it: no prior. Why these bounds:
+# docs/eval/relevance-models.md.
 GIANT_FROM = 30.0
 GIANT_TO = 300.0
 GIANT_FLOOR = 0.5
