@@ -23,10 +23,8 @@ from findling.records import (
     EmbedReport,
     Filters,
     IndexReport,
-    Lane,
     MultiGetResult,
     Outline,
-    RerankerMode,
     SearchMode,
     SearchRequest,
     SearchResult,
@@ -37,9 +35,6 @@ from findling.records import (
 )
 from findling.search.fetch import DocumentFetcher
 from findling.search.query_parser import ParsedQuery
-from findling.search.results import (
-    RankedEntry,
-)
 from findling.search.service import DocumentText, Searcher
 from findling.search.why_not import (
     WIDE_LIMIT,
@@ -89,7 +84,6 @@ T = TypeVar("T")
 if TYPE_CHECKING:
     from findling.index_api import IndexAPI
     from findling.ingest.indexer import ProgressCallback
-    from findling.search.pipeline import PipelineResult
 
 
 def _normalise_path(path: str | os.PathLike[str]) -> str:
@@ -440,24 +434,10 @@ class Engine:
         """Indexed files whose name holds the text: the window's instant name row."""
         return self._search.files_named(text, limit)
 
-    def rank(
-        self,
-        query: str,
-        limit: int = 100,
-        lanes: tuple[Lane, ...] = ("bm25", "vector"),
-        expand: bool | None = None,
-        rerank: RerankerMode | None = None,
-    ) -> PipelineResult:
-        """The pipeline's ranking without snippets, for evaluation (Searcher.rank)."""
-        return self._search.rank(query, limit, lanes, expand, rerank)
-
-    def rank_keywords(self, request: SearchRequest) -> tuple[list[RankedEntry], bool]:
-        """Keyword mode's list without snippets, for evaluation (Searcher.rank_keywords)."""
-        return self._search.rank_keywords(request)
-
-    def listed_with_copies(self, entries: Sequence[RankedEntry]) -> list[tuple[RankedEntry, tuple[int, ...]]]:
-        """A ranking as a list shows it, copies under their first (Searcher.listed_with_copies)."""
-        return self._search.listed_with_copies(entries)
+    @property
+    def searcher(self) -> Searcher:
+        """The search half itself: for measurement tools, which rank without presenting."""
+        return self._search
 
     def document_text(
         self, doc_id: int, terms: Sequence[str] = (), terms_apart: Mapping[str, frozenset[str]] | None = None

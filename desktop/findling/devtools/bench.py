@@ -234,8 +234,8 @@ def run_bench(  # noqa: PLR0915 - a measurement script: one step after another, 
 
     qs = _queries(corpus_dir, queries, rng)
     _log(f"timing {len(qs)} queries…")
-    lane_all = _time_all(qs, lambda q: engine.rank_keywords(_keywords(q, "all")))
-    lane_any = _time_all(qs, lambda q: engine.rank_keywords(_keywords(q, "any")))
+    lane_all = _time_all(qs, lambda q: engine.searcher.rank_keywords(_keywords(q, "all")))
+    lane_any = _time_all(qs, lambda q: engine.searcher.rank_keywords(_keywords(q, "any")))
     cold = _time_all(qs[:40], lambda q: engine.find(SearchRequest(q, mode=SearchMode.KEYWORD, limit=20)), warmup=0)
     started = time.perf_counter()
     engine.warm()  # what the app does in the background after its window shows
@@ -244,7 +244,7 @@ def run_bench(  # noqa: PLR0915 - a measurement script: one step after another, 
     rss_searching = rss_now_mb()
     _log(f"search with snippets: p50 {with_snippets['p50_ms']} ms; RSS while searching {rss_searching:.0f} MB")
     paragraphs = _long_queries(corpus_dir, max(20, queries // 4), rng)
-    long_any = _time_all(paragraphs, lambda q: engine.rank_keywords(_keywords(q, "any")), warmup=3)
+    long_any = _time_all(paragraphs, lambda q: engine.searcher.rank_keywords(_keywords(q, "any")), warmup=3)
 
     # One changed file: rewritten, then searchable through the live-update path.
     files = sorted(corpus_dir.rglob("*.md"))

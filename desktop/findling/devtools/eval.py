@@ -204,7 +204,7 @@ def _listed(
     engine: Engine, entries: Sequence[RankedEntry], notes: tuple[str, ...], stages: dict[str, tuple[str, str]]
 ) -> Ranking:
     """A ranking as the list a person sees: a copy once, in the row of the first of its copies."""
-    rows = engine.listed_with_copies(entries)
+    rows = engine.searcher.listed_with_copies(entries)
     return Ranking([(e.doc_id, *copies) for e, copies in rows], [e.score for e, _ in rows], notes, stages)
 
 
@@ -218,7 +218,7 @@ def _runner(engine: Engine, mode: str) -> Runner:
     if mode == "bm25":
 
         def keywords(text: str) -> Ranking:
-            ranked, relaxed = engine.rank_keywords(SearchRequest(text, SearchMode.KEYWORD, limit=100))
+            ranked, relaxed = engine.searcher.rank_keywords(SearchRequest(text, SearchMode.KEYWORD, limit=100))
             notes = ("relaxed to some of the words",) if relaxed else ()
             return _listed(engine, ranked, notes, {})
 
@@ -232,7 +232,7 @@ def _runner(engine: Engine, mode: str) -> Runner:
     lanes, expand, rerank = runs[mode]
 
     def run(text: str) -> Ranking:
-        result = engine.rank(text, 100, lanes, expand, rerank)
+        result = engine.searcher.rank(text, 100, lanes, expand, rerank)
         stages: dict[str, tuple[str, str]] = {s.name: (s.status, s.reason) for s in result.explain.stages}
         return _listed(engine, result.entries, result.notes, stages)
 

@@ -52,7 +52,7 @@ def _rows(engine: Engine, queries: list[tuple[str, str]], label: Callable[[str, 
     with evidence from both lanes."""
     rows: list[tuple[int, float, float, float, float, int]] = []
     for number, (qid, text) in enumerate(queries):
-        result = engine.rank(text, pool, ("bm25", "vector"), False, "off")
+        result = engine.searcher.rank(text, pool, ("bm25", "vector"), False, "off")
         for r in result.explain.results:
             ev = r.evidence
             if ev.cosine is not None and ev.coverage is not None:

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QMainWindow,
-    QMessageBox,
     QProgressBar,
     QPushButton,
 )
@@ -26,6 +25,7 @@ from shiboken6 import isValid
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.gui.asking import confirmed
 from findling.gui.indexing import IndexingController
 from findling.gui.item_models import SourcesModel
 from findling.gui.search import error_text
@@ -160,13 +160,12 @@ class FolderViews(QMainWindow):
             return
         engine = self.engine
         path = source.source.path
-        answer = QMessageBox.question(
+        if not confirmed(
             self,
             "Remove folder",
             f"Remove {display_path(path)} from Findling? Its {source.documents:,} documents leave the index "
             "(the files themselves are not touched).",
-        )
-        if answer != QMessageBox.StandardButton.Yes:
+        ):
             return
 
         def removed(count: int) -> None:

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableWidget,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.gui.asking import confirmed
 from findling.gui.tasks import progress_callback, run_task
 from findling.models.download import ModelDownloadError, sha256_file
 from findling.models.importing import identify
@@ -198,13 +198,12 @@ class ModelsDialog(QDialog):
             "generator": "Query expansion stops",
             "ocr": "Words in pictures and scans are no longer read",
         }[spec.role]
-        answer = QMessageBox.question(
+        if not confirmed(
             self,
             "Remove model",
             f"Remove {spec.name} ({model_size(spec, store.status(spec).size)})? {effect} until it is downloaded "
             "or imported again.",
-        )
-        if answer != QMessageBox.StandardButton.Yes:
+        ):
             return
         store.remove(spec)
         self.refresh()

@@ -69,6 +69,14 @@ def _day(when: float) -> str:
     return f"{datetime.fromtimestamp(when):%Y-%m-%d}"
 
 
+def _dated(field: str, keys: tuple[str, ...], compare: str, combine: str) -> FilterRow:
+    """A date filter: its values are days as written (a date, or 30d, 2w ago), compared with
+    the document's date (dated_sql: an e-mail's Date, else its file's time)."""
+    return FilterRow(
+        field, keys, lambda v: [parse_date(v)], lambda a, v: (f"{dated_sql(a)} {compare} ?", [v]), combine, _day
+    )
+
+
 FILTERS: tuple[FilterRow, ...] = (
     FilterRow("extensions", ("ext", "type"), _extensions, _one_of(type_extension_sql), "any"),
     FilterRow("path_contains", ("path",), _lowered, lambda a, v: (f"contains(lower({a}.path), ?)", [v])),
@@ -100,22 +108,8 @@ FILTERS: tuple[FilterRow, ...] = (
         _one_of(lambda a: f"coalesce({a}.language, '')"),
         "any",
     ),
-    FilterRow(
-        "after",
-        ("after", "since"),
-        lambda v: [parse_date(v)],
-        lambda a, v: (f"{dated_sql(a)} >= ?", [v]),
-        "latest",
-        _day,
-    ),
-    FilterRow(
-        "before",
-        ("before", "until"),
-        lambda v: [parse_date(v)],
-        lambda a, v: (f"{dated_sql(a)} < ?", [v]),
-        "earliest",
-        _day,
-    ),
+    _dated("after", ("after", "since"), ">=", "latest"),
+    _dated("before", ("before", "until"), "<", "earliest"),
 )
 BY_KEY = {key: row for row in FILTERS for key in row.keys}
 
