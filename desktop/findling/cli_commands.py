@@ -14,6 +14,7 @@ from dataclasses import asdict
 from findling.errors import FindlingError
 from findling.pathnames import printable
 from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
+from findling.search.filter_table import filters_from_options
 from findling.search.presentation import explain_columns, explain_lines, explain_row, report_counts
 from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json, status_json
 from findling.terminal import color as _color
@@ -77,7 +78,7 @@ def _engine(args: argparse.Namespace, take_from_background: bool = False):
 
 
 def _filters(args: argparse.Namespace) -> Filters:
-    return Filters.from_options(args.ext, args.folder, args.after, args.before, args.path)
+    return filters_from_options(ext=args.ext, folder=args.folder, after=args.after, before=args.before, path=args.path)
 
 
 def _request(args: argparse.Namespace, mode: SearchMode) -> SearchRequest:

@@ -7,9 +7,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any, Literal
 
-from findling.dates import parse_date
 from findling.docids import docid
-from findling.pathnames import folder_filter
 
 # The vocabularies that cross layers, spelled once.
 DocumentStatus = Literal["ok", "failed", "skipped"]
@@ -55,30 +53,6 @@ class Filters:
     @property
     def empty(self) -> bool:
         return self == Filters()
-
-    @classmethod
-    def from_options(
-        cls,
-        ext: Sequence[str] | str | None = None,
-        folder: Sequence[str] | str | None = None,
-        after: str | None = None,
-        before: str | None = None,
-        path: Sequence[str] | str | None = None,
-    ) -> Filters:
-        """Filters from a face's options (CLI flags, MCP and HTTP fields): extensions without their
-        dot, folders made absolute (`~` expanded), dates parsed (a QuerySyntaxError names a bad one).
-        A single string is one value, never a list of its letters."""
-
-        def values(given: Sequence[str] | str | None) -> tuple[str, ...]:
-            return (given,) if isinstance(given, str) else tuple(given or ())
-
-        return cls(
-            extensions=tuple(e.lower().lstrip(".") for e in values(ext)),
-            path_contains=tuple(p.lower() for p in values(path)),
-            folders=tuple(folder_filter(f) for f in values(folder)),
-            after=parse_date(after) if after else None,
-            before=parse_date(before) if before else None,
-        )
 
 
 class SearchMode(StrEnum):

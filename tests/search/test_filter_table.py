@@ -55,3 +55,12 @@ def test_a_language_filter_keeps_documents_in_that_language(engine, tmp_path):
             assert [h.path.rsplit("/", 1)[-1] for h in hits] == expected, (query, mode)
     answer = engine.why_not(SearchRequest("september lang:de", SearchMode.KEYWORD), tmp_path / "docs" / "en.txt")
     assert answer.reason == "filtered" and "lang:de" in answer.summary
+
+
+def test_a_faces_options_are_read_by_the_rows_as_the_query_reads_them():
+    from findling.search.filter_table import filters_from_options
+
+    options = filters_from_options(ext=[".MD", "pdf"], folder="~/notes", after="2024-03-01", path="Drafts", lang="de")
+    written = parse_query("x ext:md,pdf folder:~/notes after:2024-03-01 path:Drafts lang:de").filters
+    assert options == written
+    assert filters_from_options(ext="md") == Filters(extensions=("md",))  # one string is one value

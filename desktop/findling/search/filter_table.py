@@ -33,6 +33,7 @@ class FilterRow:
     # earliest date counts ("latest", "earliest": one value, the field is not a tuple)
     combine: str = "each"
     shown: Callable[[Any], str] = str  # a value as the query syntax writes it
+    option: str = ""  # its name as an option of the faces (CLI --ext, MCP and HTTP fields); "": none
 
 
 def _extensions(value: str) -> list[str]:
@@ -73,19 +74,26 @@ def _dated(field: str, keys: tuple[str, ...], compare: str, combine: str) -> Fil
     """A date filter: its values are days as written (a date, or 30d, 2w ago), compared with
     the document's date (dated_sql: an e-mail's Date, else its file's time)."""
     return FilterRow(
-        field, keys, lambda v: [parse_date(v)], lambda a, v: (f"{dated_sql(a)} {compare} ?", [v]), combine, _day
+        field,
+        keys,
+        lambda v: [parse_date(v)],
+        lambda a, v: (f"{dated_sql(a)} {compare} ?", [v]),
+        combine,
+        _day,
+        keys[0],
     )
 
 
 FILTERS: tuple[FilterRow, ...] = (
-    FilterRow("extensions", ("ext", "type"), _extensions, _one_of(type_extension_sql), "any"),
-    FilterRow("path_contains", ("path",), _lowered, lambda a, v: (f"contains(lower({a}.path), ?)", [v])),
+    FilterRow("extensions", ("ext", "type"), _extensions, _one_of(type_extension_sql), "any", option="ext"),
+    FilterRow("path_contains", ("path",), _lowered, lambda a, v: (f"contains(lower({a}.path), ?)", [v]), option="path"),
     FilterRow(
         "folders",
         ("folder", "in"),
         lambda v: [folder_filter(v)] if v else [],
         _under,
         "any",
+        option="folder",
     ),
     FilterRow(
         "authors",
@@ -107,6 +115,7 @@ FILTERS: tuple[FilterRow, ...] = (
         lambda v: [p.strip().lower() for p in v.split(",") if p.strip()],
         _one_of(lambda a: f"coalesce({a}.language, '')"),
         "any",
+        option="lang",
     ),
     _dated("after", ("after", "since"), ">=", "latest"),
     _dated("before", ("before", "until"), "<", "earliest"),
@@ -126,6 +135,20 @@ def filters_of(found: dict[str, list[Any]]) -> Filters:
         else:
             given[row.field] = tuple(values)
     return Filters(**given)
+
+
+def filters_from_options(**given: Sequence[str] | str | None) -> Filters:
+    """Filters from a face's options (CLI flags, MCP and HTTP fields), named as the rows' `option`
+    (ext, path, folder, lang, after, before): each value read as the query syntax reads it
+    (`~` expanded, dates parsed: a QuerySyntaxError names a bad one). A single string is one
+    value, never a list of its letters."""
+    by_option = {row.option: row for row in FILTERS if row.option}
+    found: dict[str, list[Any]] = {}
+    for option, value in given.items():
+        row = by_option[option]  # a face asking for an option no row has is a bug, said at once
+        for written in (value,) if isinstance(value, str) else tuple(value or ()):
+            found.setdefault(row.field, []).extend(row.values(written.strip()) if written else [])
+    return filters_of(found)
 
 
 def _values(filters: Filters, row: FilterRow) -> Sequence[Any]:

@@ -19,7 +19,8 @@ from findling.errors import FindlingError, StoreLockedError
 from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.pathnames import absolute_address
 from findling.paths import data_home
-from findling.records import Filters, IndexProgress, IndexReport, SearchMode, SearchRequest
+from findling.records import IndexProgress, IndexReport, SearchMode, SearchRequest
+from findling.search.filter_table import filters_from_options
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, Peer, connect
 from findling.server.payloads import result_json, slice_json, status_json
 from findling.server.wire import RECORDS
@@ -462,8 +463,12 @@ class ActivatedElsewhere(FindlingError):
 def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
     """What a thin client asked, as the JSON payload the full command prints from."""
     if verb == "search":
-        filters = Filters.from_options(
-            options["ext"], options["folder"], options["after"], options["before"], options["path"]
+        filters = filters_from_options(
+            ext=options["ext"],
+            folder=options["folder"],
+            after=options["after"],
+            before=options["before"],
+            path=options["path"],
         )
         request = SearchRequest(options["query"], SearchMode.KEYWORD, options["limit"], filters, match=options["match"])
         return result_json(engine.find(request))
@@ -472,8 +477,12 @@ def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
     if verb == "status":
         return status_json(engine.status())
     if verb == "why_not":  # the request `findling why-not` builds from the same options (cli._request)
-        filters = Filters.from_options(
-            options["ext"], options["folder"], options["after"], options["before"], options["path"]
+        filters = filters_from_options(
+            ext=options["ext"],
+            folder=options["folder"],
+            after=options["after"],
+            before=options["before"],
+            path=options["path"],
         )
         mode = SearchMode(options["mode"])
         if mode is SearchMode.KEYWORD:

@@ -22,7 +22,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from findling import __version__
 from findling.errors import FindlingError
 from findling.paths import config_dir
-from findling.records import Filters, SearchMode, SearchRequest, SearchResult
+from findling.records import SearchMode, SearchRequest, SearchResult
+from findling.search.filter_table import filters_from_options
 from findling.server.handle import IndexHandle
 from findling.server.mcp_server import build_server
 from findling.server.payloads import result_json
@@ -199,7 +200,7 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
             )
 
         def run() -> SearchResult:
-            filters = Filters.from_options(body.ext, body.folder, body.after, body.before)
+            filters = filters_from_options(ext=body.ext, folder=body.folder, after=body.after, before=body.before)
             return handle.find(SearchRequest(body.query, body.mode, body.limit, filters, body.min_score))
 
         try:

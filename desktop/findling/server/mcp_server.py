@@ -18,7 +18,8 @@ from pydantic import Field
 
 from findling import __version__
 from findling.errors import FindlingError
-from findling.records import Filters, SearchMode, SearchRequest
+from findling.records import SearchMode, SearchRequest
+from findling.search.filter_table import filters_from_options
 from findling.search.presentation import activity_line
 from findling.search.query_parser import SYNTAX_EXAMPLES
 from findling.server.handle import IndexHandle
@@ -96,7 +97,11 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         result = await _run(
             lambda: handle.find(
                 SearchRequest(
-                    query, SearchMode.HYBRID, limit, Filters.from_options(ext, folder, after, before), min_score
+                    query,
+                    SearchMode.HYBRID,
+                    limit,
+                    filters_from_options(ext=ext, folder=folder, after=after, before=before),
+                    min_score,
                 )
             )
         )
@@ -123,7 +128,11 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         result = await _run(
             lambda: handle.find(
                 SearchRequest(
-                    query, SearchMode.KEYWORD, limit, Filters.from_options(ext, folder, after, before), match=match
+                    query,
+                    SearchMode.KEYWORD,
+                    limit,
+                    filters_from_options(ext=ext, folder=folder, after=after, before=before),
+                    match=match,
                 )
             )
         )
@@ -146,7 +155,12 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
     ) -> dict[str, Any]:
         result = await _run(
             lambda: handle.find(
-                SearchRequest(query, SearchMode.SEMANTIC, limit, Filters.from_options(ext, folder, after, before))
+                SearchRequest(
+                    query,
+                    SearchMode.SEMANTIC,
+                    limit,
+                    filters_from_options(ext=ext, folder=folder, after=after, before=before),
+                )
             )
         )
         return _results(result_json(result))
@@ -200,7 +214,9 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         ),
     )
     async def similar(ref: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None) -> dict[str, Any]:
-        result = await _run(lambda: handle.similar(ref, limit=limit, filters=Filters.from_options(ext, folder)))
+        result = await _run(
+            lambda: handle.similar(ref, limit=limit, filters=filters_from_options(ext=ext, folder=folder))
+        )
         return _results(result_json(result))
 
     @server.tool(
@@ -226,7 +242,14 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
     ) -> dict[str, Any]:
         answer = await _run(
             lambda: handle.why_not(
-                SearchRequest(query, mode, limit, Filters.from_options(ext, folder, after, before), min_score), path
+                SearchRequest(
+                    query,
+                    mode,
+                    limit,
+                    filters_from_options(ext=ext, folder=folder, after=after, before=before),
+                    min_score,
+                ),
+                path,
             )
         )
         return asdict(answer)
