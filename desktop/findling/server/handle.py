@@ -19,7 +19,7 @@ from findling.errors import FindlingError, StoreLockedError
 from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.pathnames import absolute_address
 from findling.paths import data_home
-from findling.records import IndexProgress, IndexReport, SearchMode, SearchRequest
+from findling.records import Filters, IndexProgress, IndexReport, SearchMode, SearchRequest
 from findling.search.filter_table import filters_from_options
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, Peer, connect
 from findling.server.payloads import result_json, slice_json, status_json
@@ -460,16 +460,15 @@ class ActivatedElsewhere(FindlingError):
     """Another window already shows this index; it was asked to come forward."""
 
 
+def _filters(options: dict[str, Any]) -> Filters:
+    """The filters a thin client's options ask for, read as the full command reads them."""
+    return filters_from_options(**{name: options[name] for name in ("ext", "folder", "after", "before", "path")})
+
+
 def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
     """What a thin client asked, as the JSON payload the full command prints from."""
     if verb == "search":
-        filters = filters_from_options(
-            ext=options["ext"],
-            folder=options["folder"],
-            after=options["after"],
-            before=options["before"],
-            path=options["path"],
-        )
+        filters = _filters(options)
         request = SearchRequest(options["query"], SearchMode.KEYWORD, options["limit"], filters, match=options["match"])
         return result_json(engine.find(request))
     if verb == "get":
@@ -477,13 +476,7 @@ def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
     if verb == "status":
         return status_json(engine.status())
     if verb == "why_not":  # the request `findling why-not` builds from the same options (cli._request)
-        filters = filters_from_options(
-            ext=options["ext"],
-            folder=options["folder"],
-            after=options["after"],
-            before=options["before"],
-            path=options["path"],
-        )
+        filters = _filters(options)
         mode = SearchMode(options["mode"])
         if mode is SearchMode.KEYWORD:
             request = SearchRequest(options["query"], mode, options["limit"], filters, match=options["match"])
