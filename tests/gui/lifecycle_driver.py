@@ -5,6 +5,7 @@ pytest's. Prints one line per step; the test reads them.
     python -m tests.gui.lifecycle_driver first-run EMBEDDER_DIR [OCR_DIR]
     python -m tests.gui.lifecycle_driver quit-embedding [--relaunch]
     python -m tests.gui.lifecycle_driver show
+    python -m tests.gui.lifecycle_driver terminate
 """
 
 from __future__ import annotations
@@ -107,6 +108,20 @@ def show() -> None:
     QTimer.singleShot(50, poll)
 
 
+def terminate() -> None:
+    """The window shown, the process is sent SIGTERM, as a session that ends sends it."""
+    import signal
+
+    def poll() -> None:
+        if main_window() is not None:
+            say("SHOWN")
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        QTimer.singleShot(50, poll)
+
+    QTimer.singleShot(50, poll)
+
+
 def run(argv: list[str]) -> int:
     faulthandler.enable()
     QApplication(sys.argv[:1])
@@ -117,6 +132,8 @@ def run(argv: list[str]) -> int:
         quit_embedding("--relaunch" in argv)
     elif scenario == "show":
         show()
+    elif scenario == "terminate":
+        terminate()
     from findling.gui import app
 
     code = app.main(os.environ["FINDLING_HOME"])

@@ -123,3 +123,14 @@ def test_a_relaunch_while_the_window_closes_shows_a_window(pending):
     assert code == 0, said[-3000:]
     assert "RELAUNCHED" in said
     assert "SHOWN" in said, said[-3000:]
+
+
+def test_sigterm_quits_as_ctrl_q_does_and_lets_the_index_go(tmp_path, monkeypatch):
+    """A session that ends sends SIGTERM: the window died on it, leaving its owner record beside
+    the index for the next process to find stale. Now it quits as Ctrl+Q does."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("FINDLING_HOME", str(home))
+    code, said, _ended = _driver("terminate", timeout=60)
+    assert "SHOWN" in said and code == 0, said
+    assert any(line.startswith("EXIT") and line.endswith(" 0") for line in said.splitlines()), said
+    assert not (home / "owner.endpoint").exists()

@@ -95,6 +95,22 @@ def open_index(home: str | None) -> tuple[IndexHandle | None, _Activation, int]:
     return handle, activation, 0
 
 
+def quit_on_signals(app: QApplication) -> None:
+    """SIGTERM (a session ending, `kill`) and SIGHUP quit as Ctrl+Q does: the runs stop, the
+    index is let go and its owner record removed. Python runs a signal's handler only between
+    bytecodes, and Qt's loop runs none while idle: a timer wakes it to look."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, lambda _n, _f: app.quit())
+    awake = QTimer(app)
+    awake.setInterval(250)
+    awake.timeout.connect(lambda: None)
+    awake.start()
+
+
 def main(home: str | None = None, demo: bool = False) -> int:
     from findling.gui.main_window import MainWindow
     from findling.paths import demo_folder
@@ -133,6 +149,7 @@ def main(home: str | None = None, demo: bool = False) -> int:
     # instead of asking this closing one to come forward; then the runs stop at their next
     # batch (the window's own and those it served), and the index is let go.
     app.aboutToQuit.connect(handle.stop_serving)
+    quit_on_signals(app)
     try:
         return app.exec()
     finally:
