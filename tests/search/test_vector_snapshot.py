@@ -241,3 +241,14 @@ def test_a_removed_folders_vectors_leave_the_kept_files(tmp_path, settings, embe
     finally:
         db.close()
     assert {int(s) for s in snap.rows["seqs"]} == live  # the snapshot holds what the database holds
+
+
+def test_an_index_closed_without_searching_leaves_no_empty_float_file(store):
+    """Each process that opened the vectors and closed them unsearched (a window quit at once, an
+    engine closed after removing a folder) left an empty float file beside the index, for good."""
+    db, table, home = store
+    _saved(db, table, home)
+    kept = sorted(vector_snapshot.folder(home).glob("*.f32"))
+    for _ in range(3):
+        _index(db, table, home).close()
+    assert sorted(vector_snapshot.folder(home).glob("*.f32")) == kept

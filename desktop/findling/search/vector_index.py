@@ -328,6 +328,12 @@ class VectorIndex:
                 except (OSError, duckdb.Error):
                     pass
             self._floats.close()
+            if self._floats.path is not None and self._floats.count == 0:
+                # the fresh file made at start, never written: no snapshot can use an empty one
+                try:
+                    self._floats.path.unlink()
+                except OSError:
+                    pass
 
     def refresh(self) -> None:
         cur = self._cursor()
