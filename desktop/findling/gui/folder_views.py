@@ -33,7 +33,7 @@ from findling.gui.state import window_state
 from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.pathnames import display_path, distinct_names
-from findling.records import IndexProgress, StoreStatus
+from findling.records import Activity, StoreStatus
 from findling.search.presentation import (
     activity_line,
     report_counts,
@@ -92,7 +92,7 @@ class FolderViews(QMainWindow):
     def _on_status(self, status) -> None:
         self.sources_model.set_sources(status.sources)
         self._status = status
-        self._show_summary()
+        self._show_summary(self.engine.activity())
         current = self.folder_box.currentData()
         self.folder_box.blockSignals(True)
         self.folder_box.clear()
@@ -109,13 +109,12 @@ class FolderViews(QMainWindow):
             self.run(lambda: self.watcher.watch(folders), what="Watching the folders for changes (live updates)")
         self.indexed_folders = folders
 
-    def _show_summary(self) -> None:
+    def _show_summary(self, activity: Activity | None) -> None:
         """The index in a line; while embedding, its count is the activity's (the bar's), read
         twice a second, where the rest of the status is read every few seconds."""
         status = self._status
         if status is None:
             return
-        activity = self.engine.activity()
         if activity is not None and activity.phase == "embedding" and status.embedder:
             status = replace(status, embedded=activity.done, embeddable=activity.total)
         self.index_label.setText(f"{status.indexed:,} documents · {status.semantic_line}")
@@ -203,9 +202,6 @@ class FolderViews(QMainWindow):
         self.progress.setRange(0, 0)
         self.progress_label.setText("Starting… (waiting for the index)")
 
-    def _on_progress(self, _p: IndexProgress) -> None:
-        self._show_activity()
-
     def _show_activity(self) -> None:
         """The bar and its line from the engine's activity record (activity_line: the words
         `findling status` and MCP use); while busy, the Folders panel's counts follow every few
@@ -239,7 +235,7 @@ class FolderViews(QMainWindow):
         name = display_path(os.path.basename(name) if activity.phase == "indexing" else name)
         name = name if len(name) <= 40 else name[:39].rstrip() + "…"
         self.progress_label.setText(activity_line(activity, time.time()) + (f"  {name}" if name else ""))
-        self._show_summary()
+        self._show_summary(activity)
         if time.monotonic() - self._counts_read > 3.0:
             self._counts_read = time.monotonic()
             self.refresh_sources()

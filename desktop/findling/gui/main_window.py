@@ -109,7 +109,6 @@ class MainWindow(ResultActions):
         self._debounce.timeout.connect(lambda: self.run_search(full=False))
 
         self.indexing.started.connect(self._on_index_started)
-        self.indexing.progress.connect(self._on_progress)
         self.indexing.finished.connect(self._on_indexed)
         self.indexing.updated.connect(self._on_updated)
         self.indexing.failed.connect(self._on_index_failed)
