@@ -190,7 +190,7 @@ def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monk
         engine.index(embed=False)
         shown = engine.find(SearchRequest("pathlib glob", SearchMode.KEYWORD, limit=100))
         assert len({h.score for h in shown.hits}) == 1  # all saturated: equal as shown
-        lane = engine._bm25.search(engine._parse(SearchRequest("pathlib glob"))[0], 100)
+        lane = engine._bm25.search(engine.searcher.parse(SearchRequest("pathlib glob"))[0], 100)
         assert [h.doc_id for h in shown.hits] == [h.doc_id for h in lane.hits]
         assert [row[0] for row in _runner(engine, "bm25")("pathlib glob").rows] == [h.doc_id for h in shown.hits]
 

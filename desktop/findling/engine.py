@@ -449,12 +449,6 @@ class Engine:
         """Documents like the given one, by meaning (Searcher.similar)."""
         return self._search.similar(ref, limit, filters)
 
-    def _parse(self, request: SearchRequest) -> tuple[ParsedQuery, int]:
-        return self._search.parse(request)
-
-    def _passages(self, ids: list[int]) -> dict[int, tuple[str, list[tuple[int, int, str]]]]:
-        return self._search.passages(ids)
-
     # -- documents by reference (docid or path) ---------------------------------------------
 
     def get(self, ref: str, first_line: int | None = None, count: int | None = None) -> DocumentSlice:

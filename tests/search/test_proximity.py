@@ -132,7 +132,7 @@ def test_a_deep_list_reads_only_the_documents_it_orders(tmp_path, settings, docs
 
         def passages(ids):
             asked.append(list(ids))
-            return engine._passages(ids)
+            return engine.searcher.passages(ids)
 
         lane = Bm25Lane(engine._db.cursor, passages=passages)
         assert len(lane.search(parse_query("alpha beta"), 100_000, "most").hits) == POOL + 30
