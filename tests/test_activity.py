@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
+from findling.faces.presentation import activity_line
 from findling.records import Activity, IndexProgress
-from findling.search.presentation import activity_line
 from findling.store.activity import ActivityTracker
 from tests.helpers import write
 from tests.test_cli import _run

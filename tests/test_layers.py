@@ -27,7 +27,6 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "dates",
                 "docids",
                 "executables",
-                "terminal",
                 "file_kinds",
             }
         ),
@@ -36,6 +35,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("storage and models", frozenset({"store", "models"})),
     ("ingest and search", frozenset({"ingest", "search"})),
     ("engine", frozenset({"index_api", "engine"})),
+    ("what faces say", frozenset({"faces"})),  # wording, the terminal's painting, JSON payloads
     ("server", frozenset({"server"})),
     ("faces", frozenset({"gui", "doctor", "selftest"})),
     ("tools", frozenset({"devtools"})),  # measurement, apart from the product

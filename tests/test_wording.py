@@ -3,12 +3,15 @@ folders told apart, a mistyped command, a mistyped docid."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
+from findling.errors import Remedy
+from findling.faces.presentation import advice, dropped_words, error_text, match_word, note_text, said, time_left
 from findling.pathnames import distinct_names
-from findling.search.presentation import dropped_words, match_word, time_left, window_advice
+from findling.records import Note
 
 
 def test_scores_read_as_words():
@@ -33,11 +36,34 @@ def test_time_left_from_the_pace_so_far():
     assert time_left(1, 1000, 10.0) == "about 2.8 h left"
 
 
-def test_the_window_points_at_its_own_buttons():
-    text = window_advice("no embedder model installed (all-minilm-l6-v2 is missing): findling models pull x-y")
-    assert "findling models pull" not in text and "File → Models" in text
-    text = window_advice("semantic search is off: no documents are embedded yet; run findling index")
-    assert text == "semantic search is off: no documents are embedded yet (File → Update index, F5)"
+def test_each_face_says_what_to_do_in_its_own_words():
+    """The engine says facts and a Remedy; the terminal names a command, the window a menu or a
+    gesture, never a command (it rewrote terminal advice by regex, and missed some)."""
+    for remedy in Remedy:
+        terminal = advice(remedy, "X", "terminal")
+        window = advice(remedy, "X", "window")
+        assert "findling " in terminal or " -n " in terminal, remedy
+        assert "findling " not in window and " -n " not in window, remedy
+    note = Note("no documents are embedded yet", Remedy.UPDATE_INDEX)
+    assert note_text(note, "terminal") == "no documents are embedded yet; run findling index"
+    assert note_text(note, "window") == "no documents are embedded yet; update the index (File → Update index, F5)"
+    assert said("It is not indexed yet.", Remedy.UPDATE_OR_WAIT, "", "window").endswith("to reach it.")
+    assert note_text(Note("plain fact"), "window") == "plain fact"
+
+
+def test_an_error_keeps_its_remedy_across_processes():
+    from findling.models.download import ModelDownloadError, ModelMissingError
+    from findling.server.codec import decode, encode
+
+    sent = ModelMissingError("model bge is not installed", remedy=Remedy.GET_MODEL, subject="bge")
+    got = decode(json.loads(json.dumps(encode(sent))))
+    assert type(got) is ModelMissingError and got.remedy is Remedy.GET_MODEL and got.subject == "bge"
+    assert error_text(got, "terminal") == "model bge is not installed; findling models pull bge"
+    assert error_text(got, "window") == "model bge is not installed; File → Models… downloads or imports it"
+    # an error with its own constructor crosses too, and one from a newer peer reads as its message
+    assert type(decode(encode(ModelDownloadError("offline", unreachable=True)))) is ModelDownloadError
+    newer = decode({"__x": "FindlingError", "m": "fact", "r": ["some_new_remedy", ""]})
+    assert str(newer) == "fact" and newer.remedy is None
 
 
 def test_folders_are_named_by_as_much_of_their_path_as_tells_them_apart():

@@ -30,10 +30,10 @@ from findling.cli_commands import (
     cmd_why_not,
 )
 from findling.errors import FindlingError
+from findling.faces.terminal import reader_left
 from findling.launch import VERSION_LINE
 from findling.pathnames import printable
 from findling.records import SearchMode
-from findling.terminal import reader_left
 
 
 def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command and its options, declared in one readable table
@@ -341,7 +341,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except FindlingError as exc:
-        print(f"findling: {printable(str(exc))}", file=sys.stderr)
+        from findling.faces.presentation import error_text
+
+        print(f"findling: {printable(error_text(exc, 'terminal'))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\nstopped; the index keeps everything committed so far", file=sys.stderr)

@@ -9,16 +9,16 @@ import os
 import signal
 import sys
 import threading
-from dataclasses import asdict
 
 from findling.errors import FindlingError
+from findling.faces import presentation
+from findling.faces.payloads import multi_get_json, outline_json, result_json, slice_json, status_json, why_not_json
+from findling.faces.presentation import explain_columns, explain_lines, explain_row, report_counts
+from findling.faces.terminal import color as _color
+from findling.faces.terminal import dump_json, print_payload, print_slice, print_status, print_why_not
 from findling.pathnames import printable
 from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
 from findling.search.filter_table import filters_from_options
-from findling.search.presentation import explain_columns, explain_lines, explain_row, report_counts
-from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json, status_json
-from findling.terminal import color as _color
-from findling.terminal import dump_json, print_payload, print_slice, print_status, print_why_not
 
 
 class ProgressBar:
@@ -178,7 +178,7 @@ def _run_index(engine, embed: bool = True) -> int:
     print(f"indexed in {report.seconds:.1f}s: {report_counts(report, every=True)}")
     emb = report.embedding
     if emb is not None and emb.skipped:
-        print(f"semantic search is off: {emb.skipped}")
+        print(f"semantic search is off: {presentation.note_text(emb.skipped, 'terminal')}")
     elif emb is not None and emb.documents:
         print(f"embedded {emb.documents} documents ({emb.vectors} vectors) with {emb.model} in {emb.seconds:.1f}s")
     for warning in report.warnings[:20]:
@@ -410,9 +410,9 @@ def cmd_why_not(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         answer = engine.why_not(_request(args, SearchMode(args.mode)), args.file)
     if args.json:
-        print(dump_json(asdict(answer)))
+        print(dump_json(why_not_json(answer)))
     else:
-        print_why_not(asdict(answer))
+        print_why_not(why_not_json(answer))
     return 0
 
 

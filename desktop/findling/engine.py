@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from findling.docids import docid, split_reference
-from findling.errors import FindlingError, SourceError
+from findling.errors import FindlingError, Remedy, SourceError
 from findling.models.manifest import ROLES
 from findling.models.service import ModelService
 from findling.pathnames import MEMBER_SEPARATOR, absolute_address, container_file, display_path
@@ -24,6 +24,7 @@ from findling.records import (
     Filters,
     IndexReport,
     MultiGetResult,
+    Note,
     Outline,
     SearchMode,
     SearchRequest,
@@ -247,7 +248,7 @@ class Engine:
         try:
             embedder = self.models.embedder()
         except FindlingError as exc:
-            return EmbedReport(skipped=str(exc))
+            return EmbedReport(skipped=Note(str(exc), exc.remedy, exc.subject))
         from findling.ingest.embedding import embed_pending
 
         with self._db.working_memory():
@@ -309,16 +310,21 @@ class Engine:
         target = absolute_address(os.fspath(path))
         name = os.path.basename(target)
 
-        def answer(reason: str, summary: str, details: tuple[str, ...] = (), **ranks: int | None) -> WhyNotAnswer:
-            return WhyNotAnswer(request.text, target, reason, summary, details, **ranks)
+        def answer(
+            reason: str,
+            summary: str,
+            details: tuple[str, ...] = (),
+            remedy: Remedy | None = None,
+            subject: str = "",
+            **ranks: int | None,
+        ) -> WhyNotAnswer:
+            return WhyNotAnswer(request.text, target, reason, summary, details, remedy=remedy, subject=subject, **ranks)
 
         sources = self.sources()
         source = owner_of(sources, target)
         if source is None:  # asked first: outside the folders, whether a path exists is not ours to tell
             added = ", ".join(s.path for s in sources) or "none yet"
-            return answer(
-                "outside", f"It is not under any added folder (added: {added}); add its folder with findling add."
-            )
+            return answer("outside", f"It is not under any added folder (added: {added}).", remedy=Remedy.ADD_FOLDER)
         on_disk = container_file(target)  # an archive's member: its archive
         if not os.path.lexists(on_disk):
             return answer("missing", f"There is no file at {on_disk}.")
@@ -335,31 +341,35 @@ class Engine:
             read = f"{read} and, by OCR, in the picture itself" if self._ocr_files() else f"only {read}"
             return answer(
                 "unsupported",
-                f"Findling reads {read}; this "
-                f"{os.path.splitext(name)[1]} file has none, or it is not indexed yet (findling index).",
+                f"Findling reads {read}; this {os.path.splitext(name)[1]} file has none, or it is not indexed yet.",
+                remedy=Remedy.UPDATE_INDEX,
             )
         if state is None and on_disk != target and document_state(cur, display_path(on_disk)) is not None:
             member = target[len(on_disk) + len(MEMBER_SEPARATOR) :]
             return answer(
                 "missing",
-                f"{os.path.basename(on_disk)} holds no {member} that Findling reads "
-                f"(its listing names what it holds: findling get {on_disk}).",
+                f"{os.path.basename(on_disk)} holds no {member} that Findling reads.",
+                remedy=Remedy.LIST_MEMBERS,
+                subject=on_disk,
             )
         if state is None:
             return answer(
                 "not_indexed",
-                "It is not indexed yet: run findling index (or wait for the run in progress to reach it).",
+                "It is not indexed yet.",
+                remedy=Remedy.UPDATE_OR_WAIT,
             )
         doc_id, status, error = state
         if status in ("failed", "skipped"):
             what = "Reading it failed" if status == "failed" else "It was skipped"
             return answer(status, f"{what}: {error or 'no reason was recorded'}.")
         facts = self._search_facts(request, parsed, doc_id, display_path(target), limit)
-        reason, summary, details = judge(facts)
+        verdict = judge(facts)
         return answer(
-            reason,
-            summary,
-            details,
+            verdict.reason,
+            verdict.summary,
+            verdict.details,
+            verdict.remedy,
+            verdict.subject,
             rank=facts.shown_rank or facts.wider_rank,
             keyword_rank=facts.keyword.rank if facts.keyword else None,
             semantic_rank=facts.semantic.rank if facts.semantic else None,
@@ -426,7 +436,7 @@ class Engine:
         """Answer one search, in the mode it asks for (Searcher.find_all)."""
         return self._search.find_all(request)
 
-    def semantic_off(self) -> str | None:
+    def semantic_off(self) -> Note | None:
         """Why semantic search cannot run now, or None when it can: the one place that asks."""
         return self._search.semantic_off()
 
@@ -474,9 +484,9 @@ class Engine:
         """Several documents (docids, paths or glob patterns over the indexed paths), up to max_bytes."""
         return self._fetch.multi_get(refs, self.sources(), max_bytes, max_lines)
 
-    def models_state(self) -> dict[str, str]:
-        """Each model role's state in words: "ready", or why it is not."""
-        return {role: self.models.unavailable_reason(role) or "ready" for role in ROLES}
+    def models_state(self) -> dict[str, Note | None]:
+        """Each model role's state: None when ready, else why it is not."""
+        return {role: self.models.unavailable_reason(role) for role in ROLES}
 
     def document_paths(self) -> dict[int, str]:
         """Every document's path, by id (for tools that map results to their own ids)."""
@@ -529,7 +539,7 @@ class Engine:
             return "off in settings: [index] ocr = true turns it on"
         why = self.models.unavailable_reason("ocr")
         if why:
-            return why
+            return why.text
         try:
             spec = self.models.spec("ocr")
             store = self.models.store

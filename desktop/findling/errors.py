@@ -1,8 +1,31 @@
-"""Errors a user can meet. Each carries a message a person can act on."""
+"""Errors a user can meet. Each says what is so; what the user can do about it is a `Remedy`,
+which each face words its own way (a command in the terminal, a menu in the window:
+faces/presentation.py)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Remedy(StrEnum):
+    """What would set a situation right, as a fact; `subject` (beside it) names what it acts on."""
+
+    UPDATE_INDEX = "update_index"  # read the folders again
+    UPDATE_OR_WAIT = "update_or_wait"  # as above, or wait for the run in progress to reach it
+    ADD_FOLDER = "add_folder"  # the file's folder is not a source
+    GET_MODEL = "get_model"  # subject: the model's name
+    LIST_MEMBERS = "list_members"  # subject: the container whose listing names its members
+    SHOW_MORE = "show_more"  # subject: how many results would reach it
 
 
 class FindlingError(Exception):
-    """Base class: the message is shown to the user as it is."""
+    """Base class: the message says what is so, as it is shown; `remedy` and `subject`, when
+    set, say what would set it right, for each face to word."""
+
+    def __init__(self, *args: object, remedy: Remedy | None = None, subject: str = "") -> None:
+        super().__init__(*args)
+        self.remedy = remedy
+        self.subject = subject
 
 
 class StoreLockedError(FindlingError):

@@ -14,6 +14,7 @@ from findling.records import (
     IndexProgress,
     IndexReport,
     MultiGetResult,
+    Note,
     Outline,
     SearchRequest,
     SearchResult,
@@ -79,12 +80,12 @@ class IndexAPI(Protocol):
         counts out of step); empty when sound."""
         ...
 
-    def semantic_off(self) -> str | None:
+    def semantic_off(self) -> Note | None:
         """Why semantic search cannot run now (no embedder, or nothing embedded yet), or None."""
         ...
 
-    def models_state(self) -> dict[str, str]:
-        """Each model role's state in words: "ready", or why it is not."""
+    def models_state(self) -> dict[str, Note | None]:
+        """Each model role's state: None when ready, else why it is not."""
         ...
 
 

@@ -22,7 +22,7 @@ def run() -> None:
     try:
         code = answered(sys.argv[1:])  # a keyword search the index's holder answers: no engine here
     except BrokenPipeError:
-        from findling.terminal import reader_left
+        from findling.faces.terminal import reader_left
 
         code = reader_left()
     if code is not None:

@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from findling.docids import docid
+from findling.errors import Remedy
 
 # The vocabularies that cross layers, spelled once.
 DocumentStatus = Literal["ok", "failed", "skipped"]
@@ -157,12 +158,24 @@ class ResultExplain:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A fact a face tells beside its answer ("no documents are embedded yet"), and what would
+    set it right, which each face words its own way (faces/presentation.py)."""
+
+    text: str
+    remedy: Remedy | None = None
+    subject: str = ""  # what the remedy acts on: a model's name, a path, a count
+
+
+@dataclass(frozen=True)
 class Stage:
     name: StageName
     status: Literal["ran", "skipped"]
     reason: str = ""
     ms: float = 0.0
     detail: dict = field(default_factory=dict)
+    remedy: Remedy | None = None  # what would let a skipped stage run (its model, say)
+    subject: str = ""
 
 
 @dataclass(frozen=True)
@@ -312,7 +325,7 @@ class EmbedReport:
     computed: int = 0  # windows run through the model (the rest were found already embedded)
     seconds: float = 0.0
     cancelled: bool = False
-    skipped: str = ""  # why nothing was embedded (no model, no runtime)
+    skipped: Note | None = None  # why nothing was embedded (no model, no runtime)
 
     def followed_by(self, later: EmbedReport) -> EmbedReport:
         """This part of an embedding run, then the next (the run stepped aside between them)."""
@@ -423,7 +436,7 @@ class SearchResult:
     hits: tuple[Hit, ...]
     total_matched: int
     relaxed: bool = False
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
     explain: QueryExplain | None = None  # the pipeline's record, for `query`
     # The analysed query terms the result was matched and highlighted with: the preview
@@ -464,16 +477,6 @@ class StoreStatus:
             return f"pictures and scans: words not read ({self.ocr})"
         return f"pictures and scans: OCR read {self.ocr_pages:,} pages of {self.ocr_documents:,} documents"
 
-    @property
-    def semantic_line(self) -> str:
-        """How much of the index semantic search sees, in words."""
-        if not self.embedder:
-            return "semantic search: off (no embedding model installed)"
-        if not self.embeddable:
-            return "semantic search: on; nothing to embed yet (add a folder: drop it on the window, or findling add)"
-        share = 100 if self.embedded >= self.embeddable else min(99, int(100 * self.embedded / self.embeddable))
-        return f"semantic search: {self.embedded:,} of {self.embeddable:,} documents embedded ({share} %)"
-
 
 WHY_NOT_REASONS = (
     "shown",
@@ -506,6 +509,8 @@ class WhyNotAnswer:
     rank: int | None = None  # in the results, shown or as far as a wider search reaches
     keyword_rank: int | None = None
     semantic_rank: int | None = None
+    remedy: Remedy | None = None  # what would bring it in, for each face to word
+    subject: str = ""
 
 
 @dataclass(frozen=True)

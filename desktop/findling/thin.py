@@ -1,6 +1,6 @@
 """`findling search`, `get`, `status` and `why-not` as a thin client: when another Findling holds the index
 (the window, `mcp`, `serve`), the words and options go to it in plain values and its answer comes
-back as the JSON payload, printed by the one printer (findling/terminal.py). Nothing of the engine, the records,
+back as the JSON payload, printed by the one printer (findling/faces/terminal.py). Nothing of the engine, the records,
 DuckDB or numpy is imported, so a call costs the interpreter's start, a connection and the search.
 
 Anything this does not read exactly as the command line would (another command, an option it does
@@ -188,7 +188,7 @@ def answered(argv: list[str]) -> int | None:
         conn.close()
     if kind != "ok":
         return None
-    from findling.terminal import color, dump_json, print_payload, print_slice, print_status, print_why_not
+    from findling.faces.terminal import color, dump_json, print_payload, print_slice, print_status, print_why_not
 
     if options["json"]:
         print(dump_json(payload))

@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 from findling.engine import Engine
+from findling.faces.payloads import result_json
 from findling.records import Filters, SearchMode, SearchRequest
-from findling.server.payloads import result_json
 
 
 def _exif(description: str = "", artist: str = "", title: str = "", comment: str = "") -> Image.Exif:

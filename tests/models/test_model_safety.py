@@ -98,9 +98,9 @@ def test_a_same_size_corruption_is_damaged_and_query_falls_back(tmp_path, docs, 
     with Engine(tmp_path / "home") as engine:
         result = engine.find(SearchRequest("alpha"))
         assert [h.path for h in result.hits] == [str(docs / "a.txt")]  # keyword search still answers
-        assert any("semantic search is off" in note for note in result.notes)
+        assert any("semantic search is off" in note.text for note in result.notes)
         semantic = engine.find(SearchRequest("alpha", mode=SearchMode.SEMANTIC))
-        assert semantic.hits == () and "semantic search is off" in semantic.notes[0]
+        assert semantic.hits == () and "semantic search is off" in semantic.notes[0].text
 
 
 def test_an_unchanged_model_is_not_hashed_again(tmp_path, unpinned, monkeypatch):

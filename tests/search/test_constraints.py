@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from findling.faces.presentation import semantic_line
 from findling.records import SearchMode, SearchRequest
 from tests.helpers import index_files
 
@@ -78,11 +79,11 @@ def test_the_cli_query_keeps_a_phrase(indexed, tmp_path):
 def test_status_says_how_much_of_the_index_is_embedded(indexed, engine):
     status = indexed.status()
     assert status.embedder and status.embedded == status.embeddable == len(NOTES)
-    assert status.semantic_line.endswith(f"{len(NOTES)} of {len(NOTES)} documents embedded (100 %)")
+    assert semantic_line(status, "terminal").endswith(f"{len(NOTES)} of {len(NOTES)} documents embedded (100 %)")
 
 
 def test_status_without_an_embedder_says_semantic_search_is_off(engine, tmp_path):
     index_files(engine, tmp_path / "docs", {"a.md": "alpha"})
     status = engine.status()
     assert (status.embedder, status.embedded, status.embeddable) == ("", 0, 1)
-    assert "off" in status.semantic_line
+    assert "off" in semantic_line(status, "terminal")

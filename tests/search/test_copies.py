@@ -9,8 +9,8 @@ import pytest
 
 from findling.cli import main
 from findling.engine import Engine
+from findling.faces.payloads import result_json
 from findling.records import SearchMode, SearchRequest
-from findling.server.payloads import result_json
 from tests.helpers import write
 
 REPORT = "Quarterly report: the turbine overhaul finished early and under budget.\n"

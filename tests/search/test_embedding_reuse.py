@@ -134,8 +134,9 @@ def test_partly_embedded_index_says_how_much_the_semantic_lane_sees(engine, docs
 
     with engine.database.transaction() as tx:
         delete_vectors(tx, "(SELECT id FROM documents WHERE path LIKE '%n0.md' OR path LIKE '%n1.md')")
-    assert "semantic: 50 % of documents" in engine.find(SearchRequest("payroll", mode=SearchMode.SEMANTIC)).notes[0]
-    assert any(n.startswith("semantic: 50 %") for n in engine.find(SearchRequest("payroll")).notes)
+    semantic = engine.find(SearchRequest("payroll", mode=SearchMode.SEMANTIC))
+    assert "semantic: 50 % of documents" in semantic.notes[0].text
+    assert any(n.text.startswith("semantic: 50 %") for n in engine.find(SearchRequest("payroll")).notes)
 
 
 def test_coverage_note_never_says_all_before_it_is():

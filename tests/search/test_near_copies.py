@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from findling.cli import main
 from findling.engine import Engine
+from findling.faces.payloads import result_json
 from findling.records import CopyKey, Hit, SearchMode, SearchRequest
 from findling.search.results import collapse_copies, format_stem
-from findling.server.payloads import result_json
 from findling.text.near_copies import CONTAINED, NEAR, SLOTS, NearIndex, contained, similarity
 from findling.text.shingles import MIN_WORDS, signature
 from tests.helpers import index_files

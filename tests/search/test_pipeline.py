@@ -42,7 +42,7 @@ def test_all_models_missing_is_a_bm25_app(tmp_path, settings, docs, monkeypatch)
         ex = result.explain
         assert [s.name for s in ex.stages] == ["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
         assert ex.stage("rerank").status == "skipped" and "no reranker model installed" in ex.stage("rerank").reason
-        assert any("semantic search is off" in n for n in result.notes)
+        assert any("semantic search is off" in n.text for n in result.notes)
         assert all(len(r.lists) == 1 and r.lists[0].lane == "bm25" for r in ex.results)
         # an absolute score from the keyword evidence alone, not 1.0 for being first
         assert 0.0 < result.hits[0].score < 1.0
@@ -66,7 +66,7 @@ def test_hybrid_without_models_ranks_as_keyword_search(tmp_path, settings, docs,
         for query in ("vacuum storage", "vacuum storage disks", "vacuum"):
             keyword = engine.find(SearchRequest(query, SearchMode.KEYWORD))
             hybrid = engine.find(SearchRequest(query, SearchMode.HYBRID))
-            assert any("semantic search is off" in n for n in hybrid.notes)
+            assert any("semantic search is off" in n.text for n in hybrid.notes)
             assert _names(hybrid) == _names(keyword), query
             assert [h.score for h in hybrid.hits] == [h.score for h in keyword.hits], query
         first_two = _names(engine.find(SearchRequest("vacuum storage", SearchMode.HYBRID)))[:2]

@@ -77,8 +77,8 @@ def test_a_page_of_links_is_taken_down_by_its_share_of_links():
 
 
 def test_the_explain_table_says_when_a_page_of_links_was_taken_down():
+    from findling.faces.presentation import explain_rows
     from findling.records import ResultExplain
-    from findling.search.presentation import explain_rows
 
     def rows(share):
         result = ResultExplain(
@@ -140,8 +140,8 @@ def test_the_prior_against_giant_documents():
     assert relevance(replace(plain, length_ratio=169.0)) == pytest.approx(relevance(plain) * giant_prior(169.0))
     assert relevance(replace(plain, length_ratio=169.0, named=1.0)) == relevance(plain)
     # the explain panel says so
+    from findling.faces.presentation import explain_rows
     from findling.records import ResultExplain
-    from findling.search.presentation import explain_rows
 
     def row(ratio):
         evidence = replace(plain, length_ratio=ratio)
@@ -257,7 +257,7 @@ def test_a_question_in_plain_words_finds_its_document(demo):
 def test_nonsense_gets_no_good_matches(demo):
     result = demo.find(SearchRequest("xylophone quantum", rerank="off", expand=False))
     assert all(h.weak for h in result.hits) and len(result.hits) <= 3
-    assert any("no good matches" in n for n in result.notes)
+    assert any("no good matches" in n.text for n in result.notes)
     assert demo.find(SearchRequest("xylophone quantum", rerank="off", expand=False, min_score=0.3)).hits == ()
     assert demo.find(SearchRequest("xylophone quantum", mode=SearchMode.KEYWORD)).hits == ()
     good = demo.find(SearchRequest("nightly import failed on port 5432", rerank="off", expand=False))
@@ -324,8 +324,8 @@ def test_newer_file_first_among_equal_scores(engine, docs):
 
 
 def test_a_result_reads_as_a_sentence():
+    from findling.faces.presentation import result_sentence
     from findling.records import ListScore, ResultExplain
-    from findling.search.presentation import result_sentence
 
     def result(evidence, lists=(), rerank=None):
         return ResultExplain(
@@ -364,8 +364,8 @@ def test_a_result_reads_as_a_sentence():
 
 
 def test_the_stages_read_as_a_timeline():
+    from findling.faces.presentation import stage_timeline
     from findling.records import QueryExplain, Stage
-    from findling.search.presentation import stage_timeline
 
     def explain(mode: str) -> QueryExplain:
         stages = (Stage("lanes", "ran", ms=17.5), Stage("rerank", "skipped", "no reranker"))
@@ -390,7 +390,7 @@ def test_a_query_whose_words_no_document_holds_is_judged_by_meaning_alone(demo):
 
 
 def test_list_names_read_plainly():
-    from findling.search.presentation import list_label
+    from findling.faces.presentation import list_label
 
     assert [list_label(n) for n in ("bm25 original", "bm25 lex 2", "vector sem 1", "vector hyde")] == [
         "keywords: your query",

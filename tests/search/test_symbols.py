@@ -9,8 +9,8 @@ import pytest
 
 from findling.cli import main
 from findling.engine import Engine
+from findling.faces.payloads import result_json
 from findling.records import SearchMode, SearchRequest
-from findling.server.payloads import result_json
 from tests.helpers import write
 
 PARSER = '''"""Command-line parsing."""

@@ -97,7 +97,7 @@ def test_without_model_bm25_still_works(tmp_path, settings, docs, monkeypatch):
     with Engine(tmp_path / "home2", settings=settings) as engine:
         engine.add_source(docs)
         report = engine.index()
-        assert "no embedder model installed" in report.embedding.skipped
+        assert "no embedder model installed" in report.embedding.skipped.text
         assert len(engine.find(SearchRequest("plain", mode=SearchMode.KEYWORD)).hits) == 1
         result = engine.find(SearchRequest("plain", mode=SearchMode.SEMANTIC))
-        assert result.hits == () and "semantic search is off" in result.notes[0]
+        assert result.hits == () and "semantic search is off" in result.notes[0].text

@@ -10,7 +10,8 @@ import pytest
 
 from findling.cli import main
 from findling.engine import Engine
-from findling.records import SearchMode, SearchRequest
+from findling.faces.presentation import why_not_summary
+from findling.records import Note, SearchMode, SearchRequest
 from findling.search.why_not import KeywordStanding, SearchFacts, SemanticStanding, judge
 from tests.helpers import index_files, write
 
@@ -122,7 +123,8 @@ def test_not_indexed_yet(indexed):
     engine, docs = indexed
     new = write(docs / "new.md", "zebra arrives late")
     answer = _why(engine, "zebra", new)
-    assert answer.reason == "not_indexed" and "findling index" in answer.summary
+    assert answer.reason == "not_indexed" and "findling index" in why_not_summary(answer, "terminal")
+    assert "File → Update index" in why_not_summary(answer, "window")  # the window names its menu
 
 
 def test_removed_by_a_filter(indexed):
@@ -151,7 +153,8 @@ def test_cut_by_the_result_limit(indexed):
     fourth = ranked[3]
     answer = _why(engine, "stripes", docs / fourth, mode="keyword", limit=2)
     assert answer.reason == "cut_by_limit" and answer.rank == 4
-    assert "-n 4" in answer.summary and "keyword: #4 of" in answer.details[0]
+    assert "-n 4" in why_not_summary(answer, "terminal") and "keyword: #4 of" in answer.details[0]
+    assert why_not_summary(answer, "window") == answer.summary  # no -n in the window: it scrolls
 
 
 def test_below_the_score_floor(indexed):
@@ -196,15 +199,15 @@ def _facts(**kw):
 
 def test_judge_weak_cut_and_ranked_low():
     keyword = KeywordStanding(rank=40, matched=300, missing=(), words=("tax",), relaxed=False)
-    reason, summary, _ = judge(_facts(wider_rank=7, wider_score=0.02, weak_cut=True, keyword=keyword))
+    reason, summary, *_ = judge(_facts(wider_rank=7, wider_score=0.02, weak_cut=True, keyword=keyword))
     assert reason == "weak_cut" and "#7" in summary
     far = SemanticStanding(rank=None, cosine=0.12)
     assert judge(_facts(keyword=keyword, semantic=far))[0] == "ranked_low"
     none = KeywordStanding(rank=None, matched=0, missing=("tax",), words=("tax",), relaxed=False)
-    reason, _, details = judge(_facts(keyword=none, semantic=far))
+    reason, _, details, *_ = judge(_facts(keyword=none, semantic=far))
     assert reason == "no_match" and details[1].startswith("semantic: below #1000")
     assert (
-        judge(_facts(keyword=none, semantic_off="no embedder installed"))[2][1]
+        judge(_facts(keyword=none, semantic_off=Note("no embedder installed")))[2][1]
         == "semantic: off (no embedder installed)"
     )
     # a score just under its floor is not shown as equal to it
@@ -215,20 +218,21 @@ def test_judge_weak_cut_and_ranked_low():
         in judge(_facts(wider_rank=4, wider_score=0.03, too_weak=True, weak_floor=0.05, keyword=keyword))[1]
     )
     # in semantic mode with semantic search off, the sentence says so rather than "nothing matches"
-    reason, summary, _ = judge(_facts(mode="semantic", semantic_off="no embedder installed"))
+    reason, summary, *_ = judge(_facts(mode="semantic", semantic_off=Note("no embedder installed")))
     assert (
         reason == "no_match" and summary == "Semantic search is off, so this mode finds nothing: no embedder installed."
     )
     assert (
-        "Nothing in it matches" in judge(_facts(mode="hybrid", keyword=none, semantic_off="no embedder installed"))[1]
+        "Nothing in it matches"
+        in judge(_facts(mode="hybrid", keyword=none, semantic_off=Note("no embedder installed")))[1]
     )
 
 
 def test_judge_tells_a_hybrid_cut_as_one_story():
     keyword = KeywordStanding(rank=40, matched=300, missing=(), words=("tax",), relaxed=False)
     near = SemanticStanding(rank=8, cosine=0.55)
-    reason, summary, _ = judge(_facts(wider_rank=32, wider_score=0.3, keyword=keyword, semantic=near))
+    reason, summary, *_ = judge(_facts(wider_rank=32, wider_score=0.3, keyword=keyword, semantic=near))
     assert reason == "cut_by_limit"
     assert "ranked #32 in the combined list (#40 by keywords, #8 by meaning)" in summary
-    _, keyword_only, _ = judge(_facts(mode="keyword", wider_rank=32, wider_score=0.3, keyword=keyword))
+    _, keyword_only, *_ = judge(_facts(mode="keyword", wider_rank=32, wider_score=0.3, keyword=keyword))
     assert "combined" not in keyword_only

@@ -59,7 +59,7 @@ def bench_time_to_searchable(folder: Path, workdir: Path | None = None, settings
             "embedding_s": round(embed_s, 1),
             "embedding": {
                 "model": embedded.model if embedded else "",
-                "skipped": embedded.skipped if embedded else "",
+                "skipped": embedded.skipped.text if embedded and embedded.skipped else "",
                 "windows": embedded.vectors if embedded else 0,
                 "windows_computed": embedded.computed if embedded else 0,
                 "windows_per_s": round(embedded.computed / embed_s, 1) if embedded and embed_s > 0 else 0,

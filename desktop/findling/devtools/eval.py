@@ -24,7 +24,7 @@ from pathlib import Path
 
 from findling.engine import Engine
 from findling.errors import FindlingError
-from findling.records import IndexReport, Lane, RerankerMode, SearchMode, SearchRequest
+from findling.records import IndexReport, Lane, Note, RerankerMode, SearchMode, SearchRequest
 from findling.search.results import RankedEntry
 from findling.settings import Settings
 
@@ -184,7 +184,7 @@ def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engin
     _log(
         _index_line(report, seconds)
         + (f"; embedded {emb.documents} ({emb.seconds:.1f}s)" if emb and emb.documents else "")
-        + (f"; vectors off: {emb.skipped}" if emb and emb.skipped else "")
+        + (f"; vectors off: {emb.skipped.text}" if emb and emb.skipped else "")
     )
     return engine, mapping, seconds
 
@@ -193,7 +193,7 @@ def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engin
 class Ranking:
     rows: list[tuple[int, ...]]  # each listed result's documents: itself, then the copies it names
     scores: list[float]  # the score each result shows the user
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     stages: dict[str, tuple[str, str]]  # stage -> (status, reason)
 
 
@@ -201,7 +201,7 @@ Runner = Callable[[str], Ranking]
 
 
 def _listed(
-    engine: Engine, entries: Sequence[RankedEntry], notes: tuple[str, ...], stages: dict[str, tuple[str, str]]
+    engine: Engine, entries: Sequence[RankedEntry], notes: tuple[Note, ...], stages: dict[str, tuple[str, str]]
 ) -> Ranking:
     """A ranking as the list a person sees: a copy once, in the row of the first of its copies."""
     rows = engine.searcher.listed_with_copies(entries)
@@ -219,7 +219,7 @@ def _runner(engine: Engine, mode: str) -> Runner:
 
         def keywords(text: str) -> Ranking:
             ranked, relaxed = engine.searcher.rank_keywords(SearchRequest(text, SearchMode.KEYWORD, limit=100))
-            notes = ("relaxed to some of the words",) if relaxed else ()
+            notes = (Note("relaxed to some of the words"),) if relaxed else ()
             return _listed(engine, ranked, notes, {})
 
         return keywords
@@ -287,7 +287,7 @@ def _timed_modes(
             started = time.perf_counter()
             ranking = run(text)
             latency.append((time.perf_counter() - started) * 1000)
-            notes.update(ranking.notes)
+            notes.update(note.text for note in ranking.notes)
             for name in ("expansion", "rerank"):
                 status, reason = ranking.stages.get(name, ("", ""))
                 if (

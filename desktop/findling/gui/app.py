@@ -64,9 +64,9 @@ def _offer_models(window) -> None:
         dialog.deleteLater()  # freed here, on the GUI thread, never by a pool thread's last reference
         window.start_indexing()  # embed what is indexed
     else:
-        from findling.search.presentation import window_advice
+        from findling.faces.presentation import note_text
 
-        window.statusBar().showMessage("Keyword search only: " + window_advice(reason))
+        window.statusBar().showMessage("Keyword search only: " + note_text(reason, "window"))
 
 
 class _Activation(QObject):

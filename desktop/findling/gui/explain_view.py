@@ -8,8 +8,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from findling.faces.presentation import meaning_label
 from findling.records import ResultExplain
-from findling.search.presentation import meaning_label
 from findling.search.relevance import link_prior
 
 

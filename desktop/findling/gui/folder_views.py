@@ -25,6 +25,12 @@ from shiboken6 import isValid
 
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.faces.presentation import (
+    activity_line,
+    note_text,
+    report_counts,
+    semantic_line,
+)
 from findling.gui.asking import confirmed
 from findling.gui.indexing import IndexingController
 from findling.gui.item_models import SourcesModel
@@ -34,11 +40,6 @@ from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.pathnames import display_path, distinct_names
 from findling.records import Activity, StoreStatus
-from findling.search.presentation import (
-    activity_line,
-    report_counts,
-    window_advice,
-)
 
 T = TypeVar("T")
 
@@ -117,7 +118,7 @@ class FolderViews(QMainWindow):
             return
         if activity is not None and activity.phase == "embedding" and status.embedder:
             status = replace(status, embedded=activity.done, embeddable=activity.total)
-        self.index_label.setText(f"{status.indexed:,} documents · {status.semantic_line}")
+        self.index_label.setText(f"{status.indexed:,} documents · {semantic_line(status, 'window')}")
 
     def choose_folder(self) -> None:
         """Opens where the last folder was added from (the home folder at first), never where
@@ -250,7 +251,7 @@ class FolderViews(QMainWindow):
         # search is on) goes only to the status bar, so the panel never tells a stale story.
         self.progress_label.setText(f"Last indexed at {time.strftime('%H:%M')}: {report_counts(report)}")
         if report.embedding is not None and report.embedding.skipped:
-            text += f". Semantic search is off: {window_advice(report.embedding.skipped)}"
+            text += f". Semantic search is off: {note_text(report.embedding.skipped, 'window')}"
         self.statusBar().showMessage(text)
         self._finish_indexing()
         if self.search_field.text().strip():

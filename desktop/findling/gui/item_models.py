@@ -11,9 +11,9 @@ from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, Q
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileIconProvider
 
+from findling.faces.presentation import explain_rows, highlight_pieces, match_label
 from findling.pathnames import display_path, distinct_names, folder_of
 from findling.records import Hit, ResultExplain, SourceStatus
-from findling.search.presentation import explain_rows, highlight_pieces, match_label
 
 HitRole = Qt.ItemDataRole.UserRole + 1
 SnippetHtmlRole = Qt.ItemDataRole.UserRole + 2

@@ -38,6 +38,14 @@ from PySide6.QtWidgets import (
 )
 
 from findling.engine import Engine
+from findling.faces.presentation import (
+    dropped_words,
+    notes_text,
+    one_list_summary,
+    query_summary,
+    result_sentence,
+    stage_timeline,
+)
 from findling.gui.date_range import CUSTOM, ask_date_range, range_label, range_times
 from findling.gui.explain_view import ScoreBars, StageTimeline
 from findling.gui.flow_layout import FlowLayout, pair
@@ -60,14 +68,6 @@ from findling.gui.watcher import FolderWatcher
 from findling.pathnames import display_path
 from findling.records import Filters, SearchMode, SearchRequest, SearchResult, StoreStatus
 from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
-from findling.search.presentation import (
-    dropped_words,
-    one_list_summary,
-    query_summary,
-    result_sentence,
-    stage_timeline,
-    window_advice,
-)
 from findling.search.query_parser import symbol_query
 
 T = TypeVar("T")
@@ -534,7 +534,7 @@ class MainWindow(ResultActions):
             self.results.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
             hits = self.results.hits()
         self.facets.set_facets(facet_counts(hits, self.indexed_folders, time.time()))
-        notes = window_advice("; ".join(result.notes))
+        notes = notes_text(result.notes, "window")
         took = result.timings_ms.get("total", 0.0)
         count = f"{len(result.hits)} result" + ("" if len(result.hits) == 1 else "s")
         self.statusBar().showMessage(f"{count} in {took:.0f} ms" + (f" — {notes}" if notes else ""))

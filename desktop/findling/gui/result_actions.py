@@ -29,6 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from findling.faces.presentation import (
+    why_not_first,
+    why_not_summary,
+)
 from findling.gui.folder_views import FolderViews
 from findling.gui.history import SavedSearch, SavedSearches, SearchHistory
 from findling.gui.item_models import ResultsModel
@@ -37,10 +41,6 @@ from findling.gui.opening import DesktopOpener
 from findling.gui.search import SearchController, error_text
 from findling.pathnames import container_file, display_path
 from findling.records import Filters, Hit, SearchResult
-from findling.search.presentation import (
-    why_not_first,
-    window_advice,
-)
 
 
 class ResultActions(FolderViews):
@@ -248,8 +248,8 @@ class ResultActions(FolderViews):
             self._show_why_not_text(why_not_first())
 
     def _on_why_not(self, answer) -> None:
-        lines = [f"Why not {display_path(os.path.basename(answer.path))}? {answer.summary}", *answer.details]
-        lines = [window_advice(line) for line in lines]  # the window's menus, not terminal commands
+        summary = why_not_summary(answer, "window")  # the window's menus, not terminal commands
+        lines = [f"Why not {display_path(os.path.basename(answer.path))}? {summary}", *answer.details]
         self._show_why_not_text("\n".join(lines))
 
     def _show_why_not_text(self, text: str) -> None:

@@ -114,8 +114,8 @@ def error_text(exc: BaseException) -> str:
     """A failure as the window says it: Findling's own errors in the window's words (its menus,
     not terminal commands), anything else with its kind. The one rule for every failure shown."""
     from findling.errors import FindlingError
-    from findling.search.presentation import window_advice
+    from findling.faces import presentation
 
     if isinstance(exc, FindlingError):
-        return window_advice(str(exc))
+        return presentation.error_text(exc, "window")
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

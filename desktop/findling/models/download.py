@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from findling import __version__
-from findling.errors import FindlingError
+from findling.errors import FindlingError, Remedy
 from findling.models.importing import CUSTOM_FILE, custom_table, locate
 from findling.models.manifest import ModelFile, ModelSpec, spec_from_table
 from findling.models.signature import check_signature
@@ -43,8 +43,8 @@ class ModelDownloadError(FindlingError):
     """The hub could not be reached, or refused or broke off a download. `unreachable`: the
     hub (`host`) could not be reached at all, which a window says in its own words."""
 
-    def __init__(self, message: str, unreachable: bool = False, host: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, unreachable: bool = False, host: str = "", **facts: Any) -> None:
+        super().__init__(message, **facts)
         self.unreachable = unreachable
         self.host = host
 
@@ -193,11 +193,13 @@ class ModelStore:
         folder = self.folder(spec)
         lock = _read_lock(folder)
         if lock is None:
-            raise ModelMissingError(f"model {spec.name} is not installed: findling models pull {spec.name}")
+            raise ModelMissingError(f"model {spec.name} is not installed", remedy=Remedy.GET_MODEL, subject=spec.name)
         entry = lock.get("files", {}).get(file.path)
         path = folder / file.path
         if entry is None or not path.exists():
-            raise ModelMissingError(f"model {spec.name} is incomplete ({file.path}): pull it again")
+            raise ModelMissingError(
+                f"model {spec.name} is incomplete ({file.path})", remedy=Remedy.GET_MODEL, subject=spec.name
+            )
         digest = self._digest(path, path.stat())
         expected = file.sha256 or entry["sha256"]
         if digest != expected or digest != entry["sha256"]:

@@ -6,8 +6,9 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from findling.errors import FindlingError
+from findling.errors import FindlingError, Remedy
 from findling.models.manifest import Manifest, ModelSpec, load_manifest, with_custom
+from findling.records import Note
 from findling.settings import ModelSettings
 
 if TYPE_CHECKING:  # the model classes load numpy and the runtimes: only when a model is first asked for
@@ -62,15 +63,15 @@ class ModelService:
     def spec(self, role: str) -> ModelSpec:
         return self.manifest.for_role(role, getattr(self.settings, role) or None)
 
-    def unavailable_reason(self, role: str) -> str | None:
-        """None when the role's model can run, else a sentence saying why not."""
+    def unavailable_reason(self, role: str) -> Note | None:
+        """None when the role's model can run, else why not, and what would let it."""
         try:
             spec = self.spec(role)
         except FindlingError as exc:
-            return str(exc)
+            return Note(str(exc), exc.remedy, exc.subject)
         state = self.store.status(spec).state
         if state != "installed":
-            return f"no {role} model installed ({spec.name} is {state}): findling models pull {spec.name}"
+            return Note(f"no {role} model installed ({spec.name} is {state})", Remedy.GET_MODEL, spec.name)
         return None
 
     def _cached(

@@ -24,6 +24,7 @@ from findling.records import (
     Lane,
     ListScore,
     MatchMode,
+    Note,
     QueryExplain,
     ResultExplain,
     Stage,
@@ -51,7 +52,7 @@ class PipelineResult:
     entries: tuple[RankedEntry, ...]
     explain: QueryExplain
     terms: tuple[str, ...]
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     lanes: tuple[Lane, ...] = ()  # the lanes that ran
     matched: int = 0  # documents holding the query's words (as the keyword lane matched them)
     terms_apart: Mapping[str, frozenset[str]] = field(default_factory=dict)  # as SearchResult's
@@ -104,7 +105,7 @@ class Pipeline:
         strong = bool(norm) and top >= s.strong_top and top - second >= s.strong_gap and len(norm) > 1
         return strong, {"top": round(top, 4), "second": round(second, 4), "hits": len(norm)}
 
-    def _expansion(self, query: str) -> tuple[Expansion | None, str, bool]:
+    def _expansion(self, query: str) -> tuple[Expansion | None, str | Note, bool]:
         """(expansion, reason if none, cached)."""
         reason = self.models.unavailable_reason("generator")
         if reason:
@@ -234,7 +235,7 @@ class Pipeline:
             )
         return dict(zip(doc_ids, relative(with_meaning_assumed(found) if use_vectors else found)))
 
-    def _reranker(self, mode: str) -> tuple[Callable[[str, list[str]], Sequence[float]] | None, str]:
+    def _reranker(self, mode: str) -> tuple[Callable[[str, list[str]], Sequence[float]] | None, str | Note]:
         """(callable scoring (query, passages) -> [0,1] scores, its name) or (None, reason)."""
         if mode == "off":
             return None, "reranking is off"
@@ -494,8 +495,20 @@ class _Reranked:
 @dataclass
 class _OpenStage:
     status: Literal["ran", "skipped"] = "ran"
-    reason: str = ""
+    reason: str | Note = ""  # a Note when what would let it run is known (its model)
     detail: dict[str, Any] = field(default_factory=dict)
+
+
+def _stage(
+    name: StageName,
+    status: Literal["ran", "skipped"],
+    reason: str | Note,
+    ms: float = 0.0,
+    detail: dict[str, Any] | None = None,
+) -> Stage:
+    if isinstance(reason, Note):
+        return Stage(name, status, reason.text, ms, detail or {}, reason.remedy, reason.subject)
+    return Stage(name, status, reason, ms, detail or {})
 
 
 class StageLog:
@@ -511,10 +524,10 @@ class StageLog:
         started = time.perf_counter()
         yield stage
         ms = (time.perf_counter() - started) * 1000.0
-        self._stages.append(Stage(name, stage.status, stage.reason, ms, stage.detail))
+        self._stages.append(_stage(name, stage.status, stage.reason, ms, stage.detail))
 
-    def skipped(self, name: StageName, reason: str) -> None:
-        self._stages.append(Stage(name, "skipped", reason))
+    def skipped(self, name: StageName, reason: str | Note) -> None:
+        self._stages.append(_stage(name, "skipped", reason))
 
     @property
     def stages(self) -> tuple[Stage, ...]:

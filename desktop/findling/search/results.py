@@ -22,6 +22,20 @@ from findling.text.analyzer import identifier_term, term_sequence, terms_in
 from findling.text.code_languages import language_of
 from findling.text.near_copies import CONTAINED, NearIndex, contained
 
+PASSAGE_WORDS = 12  # a query this long is a pasted passage: asked by meaning
+
+
+def what_matched(coverage: float | None, by_meaning: bool) -> str:
+    """What of the query a result matched (Hit.matched), from its share of the query's words
+    (None: not looked at, as in Semantic mode); `by_meaning`: the user asked by meaning."""
+    if by_meaning:
+        return "asked"
+    if coverage is None:
+        return ""
+    if coverage >= 1.0:
+        return "all"
+    return "some" if coverage > 0 else "meaning"
+
 
 @dataclass(frozen=True)
 class RankedEntry:

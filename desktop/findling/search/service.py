@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from findling.docids import split_reference
-from findling.errors import FindlingError, QuerySyntaxError
+from findling.errors import FindlingError, QuerySyntaxError, Remedy
 from findling.models.service import ModelService
 from findling.records import (
     CodeSymbol,
@@ -25,6 +25,7 @@ from findling.records import (
     Hit,
     Lane,
     MatchMode,
+    Note,
     QueryExplain,
     RerankerMode,
     SearchMode,
@@ -35,10 +36,10 @@ from findling.records import (
 from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
 from findling.search.keyword_explain import keyword_explain
-from findling.search.presentation import PASSAGE_WORDS, what_matched
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import (
+    PASSAGE_WORDS,
     RankedEntry,
     as_listed,
     distinct_count,
@@ -46,6 +47,7 @@ from findling.search.results import (
     present,
     rebuilt_offsets,
     symbol_terms,
+    what_matched,
     with_room_for_a_few_copies,
     with_room_for_copies,
 )
@@ -231,7 +233,7 @@ class Searcher:
             replace(h, matched=what_matched(coverage.get(h.doc_id), by_meaning=False))
             for h in as_listed(self._newer_first(listed, lambda h: h.score, lambda h: h.mtime))
         ]
-        notes = ("no document has every word; showing documents with some of them",) if lane.relaxed else ()
+        notes = (Note("no document has every word; showing documents with some of them"),) if lane.relaxed else ()
         timings = {"bm25": round(lane_ms, 2), "snippets": round((time.perf_counter() - presenting) * 1000, 2)}
         explain = keyword_explain(request.text, lane, entries, lane_ms, {h.doc_id for h in listed})  # copies too
         return SearchResult(
@@ -250,7 +252,7 @@ class Searcher:
         """Hybrid and semantic modes: the pipeline over the mode's lanes, with its explain record."""
         if not parsed.has_terms:
             if parsed.filters.empty:
-                return SearchResult(request.text, (), 0, notes=("the query has no words to search for",))
+                return SearchResult(request.text, (), 0, notes=(Note("the query has no words to search for"),))
             # a filter alone (`ext:pdf`, `after:`, `sym:NAME`) lists what it lets through, in every
             # mode: there is nothing to rank by meaning, and keyword mode's list is that list
             return self._keyword(request, parsed, limit)
@@ -277,7 +279,7 @@ class Searcher:
         hits, notes = self._keep_good(hits, keep_weak) if "vector" in result.lanes else (hits, ())
         if request.mode is SearchMode.HYBRID and not by_meaning and hits and all(h.matched != "all" for h in hits):
             # as keyword mode says it: what is listed holds some of the words, or their meaning
-            notes = (*notes, "no document has every word; showing documents with some of them or their meaning")
+            notes = (*notes, Note("no document has every word; showing documents with some of them or their meaning"))
         explain = replace(result.explain, results=tuple(r for r in result.explain.results if r.doc_id in listed))
         return SearchResult(
             query=request.text,
@@ -305,14 +307,14 @@ class Searcher:
         """The pipeline over the lanes that can run: a lane asked for but unavailable is named
         in a note. With the vector lane off, the keyword lane ranks as keyword search does
         (`match`, or the settings'): hybrid without models is keyword search, not a weaker one."""
-        notes: list[str] = []
+        notes: list[Note] = []
         if "vector" in lanes:
             off = self.semantic_off()
             if off is not None:
-                notes.append(f"semantic search is off: {off}")
+                notes.append(replace(off, text=f"semantic search is off: {off.text}"))
                 lanes = tuple(lane for lane in lanes if lane != "vector")
             elif partial := self._vectors.coverage_note(self.models.spec("embedder").vector_key):
-                notes.append(partial)
+                notes.append(Note(partial))
         if not lanes:
             explain = QueryExplain(
                 query=query, mode="", stages=(), expansion=None, candidates=0, results=(), timings_ms={}
@@ -325,7 +327,7 @@ class Searcher:
         )
         return replace(result, notes=tuple(notes) + result.notes)
 
-    def semantic_off(self) -> str | None:
+    def semantic_off(self) -> Note | None:
         """Why semantic search cannot run now, or None when it can: the one place that asks."""
         reason = self.models.unavailable_reason("embedder")
         if reason is not None:
@@ -335,9 +337,9 @@ class Searcher:
                 self.models.embedder()
             )  # loaded (and its file verified) here: a damaged model means keywords only
         except FindlingError as exc:
-            return f"the embedder cannot be loaded ({exc})"
+            return Note(f"the embedder cannot be loaded ({exc})", exc.remedy, exc.subject)
         if self._vectors.index_for(embedder.spec.vector_key) is None:
-            return "no documents are embedded yet; run findling index"
+            return Note("no documents are embedded yet", Remedy.UPDATE_INDEX)
         return None
 
     def files_named(self, text: str, limit: int = 5) -> list[str]:
@@ -407,7 +409,7 @@ class Searcher:
         mtimes = modified_times(self._db.cursor(), [f.doc_id for f in ranked]) if wanted else {}
         return self._newer_first(ranked, lambda f: score_of[f.doc_id], lambda f: mtimes.get(f.doc_id))
 
-    def _keep_good(self, hits: list[Hit], keep_weak: bool = False) -> tuple[list[Hit], tuple[str, ...]]:
+    def _keep_good(self, hits: list[Hit], keep_weak: bool = False) -> tuple[list[Hit], tuple[Note, ...]]:
         """Semantic and hybrid results are ranked, not matched: every document is somewhat
         close to any query. Results below the weak score are left out; when nothing scores
         better, only the closest few are kept, marked weak, with a note saying so."""
@@ -420,7 +422,7 @@ class Searcher:
         if good:
             return good, ()
         return [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]], (
-            "no good matches; the closest documents are shown, marked weak",
+            Note("no good matches; the closest documents are shown, marked weak"),
         )
 
     def _present_listed(
@@ -491,11 +493,11 @@ class Searcher:
         limit = limit or self.settings.search.limit
         off = self.semantic_off()
         if off is not None:
-            return SearchResult(ref, (), 0, notes=(f"semantic search is off: {off}",))
+            return SearchResult(ref, (), 0, notes=(replace(off, text=f"semantic search is off: {off.text}"),))
         model = self.models.spec("embedder").vector_key
         lane = self._vectors.similar(model, doc_id, limit, filters)
         if lane is None:
-            return SearchResult(ref, (), 0, notes=("that document has no vectors yet: run findling index",))
+            return SearchResult(ref, (), 0, notes=(Note("that document has no vectors yet", Remedy.UPDATE_INDEX),))
         entries = [
             RankedEntry(h.doc_id, h.cosine, relevance(e), (h.start_char, h.end_char))
             for h, e in zip(lane.hits, relative([Evidence(cosine=h.cosine) for h in lane.hits]))

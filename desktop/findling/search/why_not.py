@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import duckdb
 
-from findling.records import Filters
+from findling.errors import Remedy
+from findling.records import Filters, Note
 from findling.search.bm25 import Bm25Lane
 from findling.search.filter_table import filter_names, filter_sql
 from findling.search.query_parser import ParsedQuery
@@ -61,7 +62,7 @@ class SearchFacts:
     filter_reason: str | None = None
     keyword: KeywordStanding | None = None
     semantic: SemanticStanding | None = None
-    semantic_off: str | None = None  # why the semantic lane did not run
+    semantic_off: Note | None = None  # why the semantic lane did not run
 
 
 def without_filters(parsed: ParsedQuery) -> ParsedQuery:
@@ -90,9 +91,9 @@ def _keyword_line(k: KeywordStanding) -> str:
     return f"keyword: below #{KEYWORD_DEPTH}: it lacks {_words(k.missing)}"
 
 
-def _semantic_line(s: SemanticStanding | None, off: str | None, mode: str) -> str:
+def _semantic_line(s: SemanticStanding | None, off: Note | None, mode: str) -> str:
     if off:
-        return f"semantic: off ({off})"
+        return f"semantic: off ({off.text})"
     if s is None:
         return "semantic: not used in this mode"
     if s.cosine is None:
@@ -128,8 +129,16 @@ def _below(score: float, floor: float) -> str:
     return f"{score:.{digits}f} is below"
 
 
-def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
-    """(reason, one sentence, detail lines) for a document that is indexed and searchable."""
+class Verdict(NamedTuple):
+    reason: str  # one of WHY_NOT_REASONS
+    summary: str  # one sentence
+    details: tuple[str, ...]  # where it stands in each lane
+    remedy: Remedy | None = None  # what would bring it in, for the face to word
+    subject: str = ""
+
+
+def judge(facts: SearchFacts) -> Verdict:  # noqa: C901 - one branch per verdict, in the order asked
+    """The verdict on a document that is indexed and searchable."""
     lines: list[str] = []
     if facts.mode != "semantic" and facts.keyword is not None:
         lines.append(_keyword_line(facts.keyword))
@@ -137,19 +146,19 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
         lines.append(_semantic_line(facts.semantic, facts.semantic_off, facts.mode))
     details = tuple(lines)
     if facts.shown_rank is not None:
-        return "shown", f"It is in the results, at #{facts.shown_rank}.", details
+        return Verdict("shown", f"It is in the results, at #{facts.shown_rank}.", details)
     if facts.filter_reason:
-        return "filtered", f"The filter {facts.filter_reason} removes it.", details
+        return Verdict("filtered", f"The filter {facts.filter_reason} removes it.", details)
     if facts.wider_rank is not None:
         if facts.wider_score is not None and facts.wider_score < facts.min_score:
-            return (
+            return Verdict(
                 "below_floor",
                 f"Its score {_below(facts.wider_score, facts.min_score)} the score floor {facts.min_score:.2f} "
                 f"(it would rank #{facts.wider_rank}).",
                 details,
             )
         if facts.too_weak:
-            return (
+            return Verdict(
                 "too_weak",
                 f"It matches too weakly: its score {_below(facts.wider_score or 0.0, facts.weak_floor)} "
                 f"{facts.weak_floor:.2f}, and weak results are left out when better ones exist (it would "
@@ -157,16 +166,18 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
                 details,
             )
         if facts.weak_cut:
-            return (
+            return Verdict(
                 "weak_cut",
                 f"Nothing matched well, so only the closest few were shown; it ranked #{facts.wider_rank}.",
                 details,
             )
-        return (
+        return Verdict(
             "cut_by_limit",
             f"The result limit cut it: it ranked #{facts.wider_rank}{_lanes_told(facts)} and "
-            f"{facts.limit} results are shown (ask for more with -n {facts.wider_rank}).",
+            f"{facts.limit} results are shown.",
             details,
+            Remedy.SHOW_MORE,
+            str(facts.wider_rank),
         )
     keyword_matched = facts.keyword is not None and facts.keyword.rank is not None
     semantic_near = facts.semantic is not None and facts.semantic.rank is not None
@@ -174,10 +185,19 @@ def judge(facts: SearchFacts) -> tuple[str, str, tuple[str, ...]]:
         facts.mode, keyword_matched or semantic_near
     )
     if not candidate and facts.mode == "semantic" and facts.semantic_off:
-        return "no_match", f"Semantic search is off, so this mode finds nothing: {facts.semantic_off}.", details
+        off = facts.semantic_off
+        return Verdict(
+            "no_match",
+            f"Semantic search is off, so this mode finds nothing: {off.text}.",
+            details,
+            off.remedy,
+            off.subject,
+        )
     if not candidate:
-        return "no_match", "Nothing in it matches the query closely enough to be a candidate.", details
-    return ("ranked_low", f"Other documents ranked higher: it is not within the first {WIDE_LIMIT} results.", details)
+        return Verdict("no_match", "Nothing in it matches the query closely enough to be a candidate.", details)
+    return Verdict(
+        "ranked_low", f"Other documents ranked higher: it is not within the first {WIDE_LIMIT} results.", details
+    )
 
 
 def keyword_standing(

@@ -17,7 +17,7 @@ import math
 from typing import Any
 
 from findling import records
-from findling.errors import FindlingError
+from findling.errors import FindlingError, Remedy
 
 _RECORDS: dict[str, type] = {
     name: kind
@@ -25,7 +25,7 @@ _RECORDS: dict[str, type] = {
     if isinstance(kind, type)
     and kind.__module__ == records.__name__
     and (dataclasses.is_dataclass(kind) or issubclass(kind, enum.Enum))
-}
+} | {"Remedy": Remedy}
 
 
 class DecodeError(ValueError):
@@ -71,7 +71,10 @@ def encode(value: Any) -> Any:  # noqa: C901 - one branch per kind of value
         return {"__d": [[encode(k), encode(v)] for k, v in value.items()]}
     if isinstance(value, BaseException):
         kind = type(value) if isinstance(value, FindlingError) else FindlingError
-        return {"__x": kind.__name__, "m": str(value)}
+        remedy = getattr(value, "remedy", None)
+        if remedy is None:
+            return {"__x": kind.__name__, "m": str(value)}
+        return {"__x": kind.__name__, "m": str(value), "r": [str(remedy), str(getattr(value, "subject", ""))]}
     if hasattr(value, "item") and hasattr(value, "dtype"):  # a numpy number
         return encode(value.item())
     raise TypeError(f"a {type(value).__name__} cannot cross between processes")
@@ -83,7 +86,7 @@ def decode(data: Any) -> Any:  # noqa: C901 - one branch per tag
         return data
     if isinstance(data, list):
         return [decode(v) for v in data]
-    if not isinstance(data, dict) or len(data) > 2:
+    if not isinstance(data, dict) or len(data) > (3 if "__x" in data else 2):
         raise DecodeError(f"not a Findling value: {type(data).__name__}")
     if "__t" in data:
         return tuple(decode(v) for v in _items(data["__t"]))
@@ -114,7 +117,12 @@ def decode(data: Any) -> Any:  # noqa: C901 - one branch per tag
         return _record(kind, fields)
     if "__x" in data:
         error = _errors().get(str(data["__x"]), FindlingError)
-        return error(str(data.get("m", "")))
+        remedy, subject = _items(data.get("r") or [None, ""])[:2] if "r" in data else (None, "")
+        try:
+            known = Remedy(remedy) if remedy else None
+        except ValueError:  # a newer peer's remedy: the message alone still reads right
+            known = None
+        return error(str(data.get("m", "")), remedy=known, subject=str(subject or ""))
     raise DecodeError("not a Findling value")
 
 

@@ -10,19 +10,18 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from findling.docids import absolute_reference
 from findling.errors import FindlingError, StoreLockedError
+from findling.faces.payloads import result_json, slice_json, status_json, why_not_json
 from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.pathnames import absolute_address
 from findling.paths import data_home
 from findling.records import Filters, IndexProgress, IndexReport, SearchMode, SearchRequest
 from findling.search.filter_table import filters_from_options
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, Peer, connect
-from findling.server.payloads import result_json, slice_json, status_json
 from findling.server.wire import RECORDS
 
 if TYPE_CHECKING:
@@ -482,7 +481,7 @@ def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
             request = SearchRequest(options["query"], mode, options["limit"], filters, match=options["match"])
         else:
             request = SearchRequest(options["query"], mode, options["limit"], filters, options["min_score"])
-        return asdict(engine.why_not(request, options["target"]))
+        return why_not_json(engine.why_not(request, options["target"]))
     raise FindlingError(f"unknown payload {verb!r}")
 
 

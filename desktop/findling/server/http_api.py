@@ -21,12 +21,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from findling import __version__
 from findling.errors import FindlingError
+from findling.faces.payloads import result_json
+from findling.faces.presentation import error_text
 from findling.paths import config_dir
 from findling.records import SearchMode, SearchRequest, SearchResult
 from findling.search.filter_table import filters_from_options
 from findling.server.handle import IndexHandle
 from findling.server.mcp_server import build_server
-from findling.server.payloads import result_json
 
 TOKEN_FILENAME = "server-token"
 DEFAULT_PORT = 8765
@@ -206,7 +207,7 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
         try:
             result = await anyio.to_thread.run_sync(run)
         except FindlingError as exc:
-            return JSONResponse({"error": str(exc)}, 400)
+            return JSONResponse({"error": error_text(exc, "terminal")}, 400)
         return JSONResponse(result_json(result))
 
     app = mcp.streamable_http_app(

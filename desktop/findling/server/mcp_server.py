@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
@@ -18,12 +17,12 @@ from pydantic import Field
 
 from findling import __version__
 from findling.errors import FindlingError
+from findling.faces.payloads import models_json, multi_get_json, outline_json, result_json, slice_json, why_not_json
+from findling.faces.presentation import activity_line, error_text
 from findling.records import SearchMode, SearchRequest
 from findling.search.filter_table import filters_from_options
-from findling.search.presentation import activity_line
 from findling.search.query_parser import SYNTAX_EXAMPLES
 from findling.server.handle import IndexHandle
-from findling.server.payloads import multi_get_json, outline_json, result_json, slice_json
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -59,7 +58,7 @@ async def _run(work: Callable[[], T]) -> T:
     try:
         return await anyio.to_thread.run_sync(work)
     except FindlingError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(error_text(exc, "terminal")) from exc
     except Exception as exc:
         log.exception("tool failed")
         raise ToolError(f"Findling failed: {type(exc).__name__}: {exc}") from exc
@@ -252,7 +251,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
                 path,
             )
         )
-        return asdict(answer)
+        return why_not_json(answer)
 
     @server.tool(
         annotations=_READ,
@@ -271,7 +270,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
             "index_bytes": st.size_bytes,
             "folders": [{"path": s.source.path, "indexed": s.indexed, "failed": s.failed} for s in st.sources],
             "problems": [{"path": p.path, "status": p.status, "error": p.error} for p in st.problems[:20]],
-            "semantic": await _run(handle.models_state),
+            "semantic": models_json(await _run(handle.models_state)),
             "embedded": {"documents": st.embedded, "of": st.embeddable, "model": st.embedder or None},
             # what the index is busy with now, as the window's bar and `findling status` say it
             "activity": None

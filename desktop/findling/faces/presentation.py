@@ -1,32 +1,30 @@
-"""How results and explanations read, for every face alike: the CLI paints the pieces with
-terminal colours, the GUI with HTML. Pure functions; no face-specific markup here."""
+"""How results, explanations and advice read: written once for every face (the CLI paints the
+pieces with terminal colours, the GUI with HTML); where a face differs, as in what to do about
+a fact (a command, or a menu), the face is named. Pure functions; no markup here."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Literal
 
-from findling.records import Activity, Evidence, Highlight, IndexReport, QueryExplain, ResultExplain
+from findling.errors import FindlingError, Remedy
+from findling.records import (
+    Activity,
+    Evidence,
+    Highlight,
+    IndexReport,
+    Note,
+    QueryExplain,
+    ResultExplain,
+    StoreStatus,
+    WhyNotAnswer,
+)
 from findling.search.relevance import giant_prior, hub_prior, length_prior, link_prior
 
 # The score is a calibrated chance of relevance (`findling eval --calibration`): 0.2 on a
 # result that leads both lanes is a good answer, yet reads as "20 %". Words say it as meant.
 _MATCH_WORDS = ((0.5, "strong match"), (0.2, "good match"), (0.0, "fair match"))
-
-
-PASSAGE_WORDS = 12  # a query this long is a pasted passage: asked by meaning
-
-
-def what_matched(coverage: float | None, by_meaning: bool) -> str:
-    """What of the query a result matched (Hit.matched), from its share of the query's words
-    (None: not looked at, as in Semantic mode); `by_meaning`: the user asked by meaning."""
-    if by_meaning:
-        return "asked"
-    if coverage is None:
-        return ""
-    if coverage >= 1.0:
-        return "all"
-    return "some" if coverage > 0 else "meaning"
 
 
 _MATCHED = {"all": "every word", "some": "some words", "meaning": "by meaning only"}
@@ -93,34 +91,75 @@ def activity_line(activity: Activity, now: float) -> str:
     return line
 
 
-_CLI_ADVICE = re.compile(r":? ?findling models pull \S+")
+Face = Literal["terminal", "window"]
 
-
-_CLI_INDEX = re.compile(r"(;|:) run findling index\b")
-
-
-# A sentence's terminal advice -> the window's: each command as the menu or gesture that does it
-_WINDOW_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (_CLI_ADVICE, " (File → Models… downloads or imports it)"),
-    (_CLI_INDEX, " (File → Update index, F5)"),
-    (re.compile(r"add its folder with findling add"), "add its folder (File → Add folder…, or drop it on the window)"),
-    (re.compile(r"run findling index \(or wait"), "update the index (File → Update index, F5), or wait"),
-    (re.compile(r"in progress to reach it\)"), "in progress to reach it"),
-    (re.compile(r" \(findling index\)"), " (File → Update index, F5)"),
-    (
-        re.compile(r" \(its listing names what it holds: findling get [^)]*\)"),
-        " (its listing in the preview names what it holds)",
+# What would set a situation right, as each face says it: the terminal names the command, the
+# window the menu or gesture (MCP and HTTP callers run commands: they read the terminal's words).
+_ADVICE: dict[Remedy, tuple[str, str]] = {
+    Remedy.UPDATE_INDEX: ("run findling index", "update the index (File → Update index, F5)"),
+    Remedy.UPDATE_OR_WAIT: (
+        "run findling index, or wait for the run in progress to reach it",
+        "update the index (File → Update index, F5), or wait for the run in progress to reach it",
     ),
-    (re.compile(r" \(ask for more with -n \d+\)"), ""),
-)
+    Remedy.ADD_FOLDER: (
+        "add its folder with findling add",
+        "add its folder (File → Add folder…, or drop it on the window)",
+    ),
+    Remedy.GET_MODEL: ("findling models pull {subject}", "File → Models… downloads or imports it"),
+    Remedy.LIST_MEMBERS: (
+        "its listing names what it holds: findling get {subject}",
+        "its listing in the preview names what it holds",
+    ),
+    Remedy.SHOW_MORE: ("ask for more with -n {subject}", ""),
+}
 
 
-def window_advice(text: str) -> str:
-    """A message written for the terminal, for the window: its menus and gestures instead of
-    commands (errors, notes, why-not answers alike)."""
-    for pattern, words in _WINDOW_WORDS:
-        text = pattern.sub(words, text)
-    return text
+def advice(remedy: Remedy | None, subject: str, face: Face) -> str:
+    """What the user can do, in this face's words ("" when there is nothing to do here)."""
+    if remedy is None:
+        return ""
+    terminal, window = _ADVICE[remedy]
+    return (terminal if face == "terminal" else window).format(subject=subject)
+
+
+def said(text: str, remedy: Remedy | None, subject: str, face: Face) -> str:
+    """A fact and what to do about it, as one sentence: "It is not indexed yet; run findling index."."""
+    todo = advice(remedy, subject, face)
+    if not todo:
+        return text
+    if text.endswith("."):
+        return f"{text[:-1]}; {todo}."
+    return f"{text}; {todo}"
+
+
+def note_text(note: Note, face: Face) -> str:
+    return said(note.text, note.remedy, note.subject, face)
+
+
+def notes_text(notes: Sequence[Note], face: Face) -> str:
+    return "; ".join(note_text(n, face) for n in notes)
+
+
+def error_text(exc: BaseException, face: Face) -> str:
+    """A Findling error as this face says it; any other as its message."""
+    if isinstance(exc, FindlingError):
+        return said(str(exc), exc.remedy, exc.subject, face)
+    return str(exc) or type(exc).__name__
+
+
+def why_not_summary(answer: WhyNotAnswer, face: Face) -> str:
+    return said(answer.summary, answer.remedy, answer.subject, face)
+
+
+def semantic_line(status: StoreStatus, face: Face) -> str:
+    """How much of the index semantic search sees, in words."""
+    if not status.embedder:
+        return "semantic search: off (no embedding model installed)"
+    if not status.embeddable:
+        add = "findling add FOLDER" if face == "terminal" else "drop a folder on the window, or File → Add folder…"
+        return f"semantic search: on; nothing to embed yet (add a folder: {add})"
+    share = 100 if status.embedded >= status.embeddable else min(99, int(100 * status.embedded / status.embeddable))
+    return f"semantic search: {status.embedded:,} of {status.embeddable:,} documents embedded ({share} %)"
 
 
 def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[str, bool]]:
@@ -186,13 +225,15 @@ def _lanes_label(mode: str) -> str:
     return STAGE_LABELS["lanes"] if "bm25" in ran else "meaning search"
 
 
-def stage_timeline(explain: QueryExplain) -> list[tuple[str, float, str]]:
+def stage_timeline(explain: QueryExplain, face: Face = "window") -> list[tuple[str, float, str]]:
     """Each stage as (plain name, milliseconds, why it was skipped or ""), in order."""
     return [
         (
             _lanes_label(explain.mode) if s.name == "lanes" else STAGE_LABELS.get(s.name, s.name),
             s.ms if s.status == "ran" else 0.0,
-            "" if s.status == "ran" else window_advice(_SKIP_REASONS.get(s.reason, s.reason or "skipped")),
+            ""
+            if s.status == "ran"
+            else said(_SKIP_REASONS.get(s.reason, s.reason or "skipped"), s.remedy, s.subject, face),
         )
         for s in explain.stages
     ]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import asdict
 
-from findling.records import DocumentSlice, MultiGetResult, Outline, SearchResult, StoreStatus
-from findling.search.presentation import activity_line, match_label
+from findling.faces.presentation import activity_line, match_label, note_text, semantic_line, why_not_summary
+from findling.records import DocumentSlice, MultiGetResult, Note, Outline, SearchResult, StoreStatus, WhyNotAnswer
 
 
 def result_json(result: SearchResult, extra: dict | None = None) -> dict:
@@ -40,7 +40,7 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
         ],
         "total": result.total_matched,
         "relaxed": result.relaxed,
-        "notes": list(result.notes),
+        "notes": [note_text(note, "terminal") for note in result.notes],
         "timings_ms": result.timings_ms,
     }
     payload.update(extra or {})
@@ -90,8 +90,27 @@ def multi_get_json(found: MultiGetResult) -> dict:
     }
 
 
+def why_not_json(answer: WhyNotAnswer) -> dict:
+    """A why-not answer for the terminal, MCP and HTTP: its summary says what to do in commands."""
+    return {
+        **asdict(answer),
+        "summary": why_not_summary(answer, "terminal"),
+        "remedy": answer.remedy and str(answer.remedy),
+    }
+
+
+def models_json(states: dict[str, Note | None]) -> dict[str, str]:
+    """Each model role: "ready", or why not and the command that would make it so."""
+    return {role: "ready" if note is None else note_text(note, "terminal") for role, note in states.items()}
+
+
 def status_json(status: StoreStatus, now: float | None = None) -> dict:
     """`activity_line`: what the index is busy with, as the window's bar says it ("" when idle)."""
     busy = status.activity
     line = activity_line(busy, time.time() if now is None else now) if busy is not None else ""
-    return {**asdict(status), "semantic_line": status.semantic_line, "ocr_line": status.ocr_line, "activity_line": line}
+    return {
+        **asdict(status),
+        "semantic_line": semantic_line(status, "terminal"),
+        "ocr_line": status.ocr_line,
+        "activity_line": line,
+    }
