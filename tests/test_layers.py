@@ -5,6 +5,7 @@ fails here, not in a user's bundle."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "desktop" / "findling"
@@ -171,3 +172,39 @@ def test_the_store_has_no_import_circle():
 
     for name in graph:
         visit(name, ())
+
+
+# Messages below the faces say facts and a Remedy; the face words what to do (faces/presentation).
+# The model importer's own errors are the `findling models import` command's answers (the window
+# imports the selected row's model and never shows them), and an unreachable hub is worded by
+# the window itself from ModelDownloadError.unreachable.
+_COMMAND = re.compile(r"\bfindling (index|add|remove|models|get|status|search|query)\b")
+_COMMAND_ALLOWED = {"models/importing.py", "models/download.py"}
+_FACE_PARTS = {"faces", "gui", "server", "cli", "cli_commands", "thin", "launch", "doctor", "selftest", "devtools"}
+
+
+def _messages(tree: ast.AST) -> list[str]:
+    """String constants that are not docstrings."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_no_message_below_the_faces_names_a_command():
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if _part(path) in _FACE_PARTS or rel in _COMMAND_ALLOWED:
+            continue
+        found += [f"{rel}: {text!r}" for text in _messages(ast.parse(path.read_text("utf-8"))) if _COMMAND.search(text)]
+    assert found == []
