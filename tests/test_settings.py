@@ -76,3 +76,38 @@ def test_cli_result_count_is_checked(tmp_path, capsys):
             main(["--home", str(tmp_path), "search", "notes", "-n", n])
         assert info.value.code == 2
     assert "between 1 and 10000" in capsys.readouterr().err
+
+
+def test_every_setting_is_declared_once_with_help_and_what_it_allows():
+    """Type, default, range or choices and help live in one declaration (settings.SPECS) that
+    loading, `findling settings` and the Settings dialog all read."""
+    from findling.settings import SPECS, validate
+
+    assert len(SPECS) >= 50
+    for key, spec in SPECS.items():
+        assert len(spec.help) > 10, key
+        if spec.kind in (int, float):
+            assert spec.range is not None and spec.range[0] <= spec.default <= spec.range[1], key
+        if spec.choices is not None:
+            assert spec.default in spec.choices, key
+    validate(Settings())  # every default passes its own check
+
+
+def test_findling_settings_lists_each_value_default_and_help(tmp_path, capsys):
+    import json
+
+    from findling.cli import main
+    from findling.settings import SPECS
+
+    path = settings_path(tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[search]\nlimit = 7\n", encoding="utf-8")
+    assert main(["--home", str(tmp_path), "settings", "--json"]) == 0
+    rows = {row["key"]: row for row in json.loads(capsys.readouterr().out)["settings"]}
+    assert set(rows) == set(SPECS)
+    assert rows["search.limit"]["value"] == 7 and rows["search.limit"]["default"] == 20
+    assert rows["search.limit"]["allowed"] == "1–10000" and "results" in rows["search.limit"]["help"]
+    assert rows["search.match"]["allowed"] == "most, all, any"
+    assert main(["--home", str(tmp_path), "settings"]) == 0
+    text = capsys.readouterr().out
+    assert "* search.limit = 7  [1–10000]" in text and "  search.k1 = 1.2  [0–10]" in text

@@ -23,6 +23,7 @@ from findling.cli_commands import (
     cmd_remove,
     cmd_search,
     cmd_serve,
+    cmd_settings,
     cmd_similar,
     cmd_status,
     cmd_symbols,
@@ -34,6 +35,7 @@ from findling.faces.terminal import reader_left
 from findling.launch import VERSION_LINE
 from findling.pathnames import printable
 from findling.records import SearchMode
+from findling.settings import SPECS
 
 
 def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command and its options, declared in one readable table
@@ -206,6 +208,10 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("--demo", action="store_true", help="open on a small bundled sample folder")
     p.set_defaults(func=cmd_gui)
 
+    p = sub.add_parser("settings", help="every setting: its value, default, allowed values and what it does")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_settings)
+
     p = sub.add_parser("status", help="what is indexed, and which files failed")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)
@@ -270,13 +276,20 @@ def _result_count(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= value <= 10_000:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 10000, got {value}")
+    low, high = SPECS["search.limit"].range or (1, 10_000)
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"must be between {low:g} and {high:g}, got {value}")
     return value
 
 
 def _search_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-n", "--limit", type=_result_count, default=None, help="number of results (1–10000)")
+    p.add_argument(
+        "-n",
+        "--limit",
+        type=_result_count,
+        default=None,
+        help="number of results (1–{:g})".format(*(SPECS["search.limit"].range or (1, 10_000))[1:]),
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--ext", action="append", help="only files with this extension (repeatable)")
     p.add_argument("--path", action="append", help="only paths containing this text")

@@ -484,6 +484,34 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_settings(args: argparse.Namespace) -> int:
+    """Each setting as declared once (settings.SPECS), with the value settings.toml gives it."""
+    from findling.settings import SPECS, load_settings, settings_path
+
+    settings = load_settings(args.home)
+    rows = []
+    for key, spec in SPECS.items():
+        section, name = key.split(".")
+        value = getattr(getattr(settings, section), name)
+        allowed = (
+            f"{spec.range[0]:g}–{spec.range[1]:g}"
+            if spec.range
+            else ", ".join(spec.choices)
+            if spec.choices
+            else {bool: "true, false", list: "list of text", str: "text"}.get(spec.kind, spec.kind.__name__)
+        )
+        rows.append({"key": key, "value": value, "default": spec.default, "allowed": allowed, "help": spec.help})
+    if args.json:
+        print(dump_json({"file": str(settings_path(args.home)), "settings": rows}))
+        return 0
+    print(f"# {settings_path(args.home)}  (* not the default)")
+    for row in rows:
+        mark = "*" if row["value"] != row["default"] else " "
+        print(f"{mark} {row['key']} = {json.dumps(row['value'], ensure_ascii=False)}  [{row['allowed']}]")
+        print(f"      {row['help']}")
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from findling.doctor import run_checks
 

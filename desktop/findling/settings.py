@@ -24,133 +24,148 @@ from findling.text.analyzer import STEMMERS
 SETTINGS_FILENAME = "settings.toml"
 
 
+@dataclass(frozen=True)
+class SettingSpec:
+    """One setting, declared once: its key in settings.toml, type, default, allowed values and
+    help. Loading checks by it, `findling settings` lists it, the Settings dialog reads its
+    range and help."""
+
+    key: str  # "search.limit"
+    kind: type
+    default: Any
+    help: str
+    range: tuple[float, float] | None = None  # inclusive, for numbers
+    choices: tuple[str, ...] | None = None  # for text with a fixed vocabulary
+
+
+def setting(
+    default: Any, help: str, *, range: tuple[float, float] | None = None, choices: tuple[str, ...] | None = None
+) -> Any:
+    """A settings field with its help and allowed values (every number has a range: a negative
+    size or a NaN weight is never meant)."""
+    meta = {"help": help, "range": range, "choices": choices}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
 @dataclass
 class IndexSettings:
-    max_file_mb: float = 50.0
-    # gitignore-style patterns applied to every source, in addition to the source's own.
-    exclude: list[str] = field(default_factory=lambda: ["node_modules/", "__pycache__/"])
-    chunk_tokens: int = 800
-    chunk_overlap: float = 0.15
-    # BM25F-style: title terms count this many times in tf and document length.
-    title_weight: float = 2.0
-    # The language words are stemmed in: "auto" detects each document's; a code (en, de, fr,
-    # es, it, nl, pt, sv, da, no, fi, ru) uses that one for every document, for folders whose
-    # short notes the detector misreads. Changing it (or how text is cut and weighed) makes
-    # the next `index` read every file again.
-    language: str = "auto"
-    # Source files are cut at their functions, classes and methods (tree-sitter grammars for
-    # Python, JavaScript/TypeScript, Go, Rust, Java, C/C++, C#, Ruby and shell), each chunk
-    # named by its definition; off: windows, as for text.
-    code_symbols: bool = True
-    # words in pictures and scanned PDF pages read by the OCR model, when it is installed
-    ocr: bool = True
-    batch_files: int = 256
-    # Extraction processes; 0 = one per core, at low priority.
-    workers: int = 0
-    # DuckDB's memory budget; beyond it sorts and joins spill to disk.
-    memory_limit_mb: int = 512
-    # Each file's budget: an extraction that runs longer is stopped (its worker process is
-    # killed and replaced) and the file recorded as timed out; a worker's address space is
-    # capped, so a decompression bomb fails that file instead of exhausting memory.
-    file_timeout_s: float = 30.0
-    worker_memory_mb: int = 1536
-    # Text kept per document; the rest is dropped and status says so.
-    max_text_mb: float = 16.0
-    # Follow symbolic links whose target lies outside the added folders (off: a link to
-    # ~/.ssh or /etc must not make those files searchable).
-    follow_outside_links: bool = False
-    # How long a command waits for an index that another Findling holds without answering (an
-    # older version, or a stuck one) before it says so.
-    busy_wait_s: float = 10.0
+    max_file_mb: float = setting(50.0, "files larger than this (MB) are not read", range=(0.001, 4096))
+    exclude: list[str] = setting(
+        ["node_modules/", "__pycache__/"], "gitignore-style patterns left out of every folder, beside its own"
+    )
+    chunk_tokens: int = setting(800, "length of a passage the vector lane embeds, in tokens", range=(32, 8192))
+    chunk_overlap: float = setting(0.15, "share of a passage repeated in the next", range=(0.0, 0.9))
+    # BM25F-style: title terms count this many times in tf and document length
+    title_weight: float = setting(2.0, "how many times a title's words count in the index", range=(0.0, 100))
+    # for folders whose short notes the detector misreads; changing it (or how text is cut and
+    # weighed) makes the next `index` read every file again
+    language: str = setting(
+        "auto", "the language words are stemmed in: auto detects each document's", choices=("auto", *STEMMERS)
+    )
+    code_symbols: bool = setting(
+        True, "source files cut at their functions, classes and methods, each passage named by its definition"
+    )
+    ocr: bool = setting(True, "words in pictures and scanned PDF pages read by the OCR model, when installed")
+    batch_files: int = setting(256, "files read between commits", range=(1, 100_000))
+    workers: int = setting(0, "extraction processes; 0 = one per core, at low priority", range=(0, 256))
+    memory_limit_mb: int = setting(512, "DuckDB's memory budget; beyond it sorts spill to disk", range=(64, 1_048_576))
+    # an extraction that runs longer is stopped (its worker is killed and replaced) and the file
+    # recorded as timed out; a worker's address space is capped, so a decompression bomb fails
+    # that file instead of exhausting memory
+    file_timeout_s: float = setting(30.0, "seconds one file may take to read", range=(1, 86_400))
+    worker_memory_mb: int = setting(1536, "memory one reading process may use (MB)", range=(0, 1_048_576))
+    max_text_mb: float = setting(16.0, "text kept per document (MB); status says what was cut", range=(0.001, 4096))
+    # off: a link to ~/.ssh or /etc must not make those files searchable
+    follow_outside_links: bool = setting(False, "follow symbolic links whose target is outside the added folders")
+    busy_wait_s: float = setting(
+        10.0, "seconds a command waits for an index another Findling holds without answering", range=(0.0, 3600)
+    )
 
 
 @dataclass
 class SearchSettings:
-    limit: int = 20
-    # The command that opens a file at a line (the window's "Open at line"): {path} and
-    # {line} are filled in, e.g. "code -g {path}:{line}", "kate --line {line} {path}",
-    # "gedit +{line} {path}", "subl {path}:{line}". "" = VS Code's `code` when it is on
-    # PATH, else the item is not offered (the system's default app opens files at the top).
-    open_at_line: str = ""
-    # The command that opens a PDF at a page (the window's "Open at page"): {path} and {page}
-    # (from 1), e.g. "okular --page {page} {path}", "evince --page-index={page} {path}",
-    # "SumatraPDF.exe -page {page} {path}". "" = the default PDF viewer when it takes a page
-    # (Evince, Okular, Atril, Xreader, zathura, qpdfview, MuPDF, SumatraPDF), else the first of
-    # them on PATH, else the item is not offered.
-    open_at_page: str = ""
-    k1: float = 1.2
-    b: float = 0.75
-    # "most": documents holding any of the words (a split word's parts together), ranked by
-    # BM25 times 1 + title_boost × the share of the query's weight in their title or file
-    # name (search/bm25.py _ranked_sql). "all": every non-stopword term must match, relaxed
-    # to "any" when nothing does.
-    # "any": plain BM25 over any word. Measured with `findling eval --match` (docs/eval).
-    match: MatchMode = "most"
-    title_boost: float = 2.0
-    # A longer query (a pasted paragraph) keeps its most telling words, by idf × count,
-    # and matches any of them: see search/bm25.py `_top_groups`.
-    max_query_terms: int = 16
-    snippet_chars: int = 240
-    # Among near-equal scores, newer files first: a file modified now gains at most this
-    # much (half of it after recency_half_life_days); 0 turns it off.
-    recency_weight: float = 0.01
-    recency_half_life_days: float = 30.0
-    # Semantic and hybrid results below this score are marked weak; when no result scores
-    # better, only the closest few are shown, with a note that nothing matched well. On the
-    # PostgreSQL-manual questions 0.10 called 11 of 100 real questions "no good matches"
-    # (3 lost their answer from view); 0.05 calls 1, and nonsense queries score about 0.02.
-    weak_score: float = 0.05
+    limit: int = setting(20, "results shown", range=(1, 10_000))
+    # e.g. "code -g {path}:{line}", "kate --line {line} {path}", "gedit +{line} {path}"
+    open_at_line: str = setting(
+        "", "command that opens a file at a line ({path}, {line}); empty: VS Code's `code` when on PATH"
+    )
+    # e.g. "okular --page {page} {path}", "evince --page-index={page} {path}"; empty: the default
+    # PDF viewer when it takes a page (Evince, Okular, Atril, Xreader, zathura, qpdfview, MuPDF,
+    # SumatraPDF), else the first of them on PATH, else the item is not offered
+    open_at_page: str = setting("", "command that opens a PDF at a page ({path}, {page} from 1)")
+    k1: float = setting(1.2, "BM25 term-frequency saturation", range=(0.0, 10))
+    b: float = setting(0.75, "BM25 length normalisation", range=(0.0, 1))
+    # measured with `findling eval --match` (docs/eval)
+    match: MatchMode = setting(
+        "most",
+        "keyword matching: most (any word, titles weighed), all (every word, relaxed when none has), any",
+        choices=("most", "all", "any"),
+    )
+    title_boost: float = setting(
+        2.0, "ranking gain for the share of the query's weight in a title or file name", range=(0.0, 100)
+    )
+    # see search/query_words.py: the most telling words by idf × count
+    max_query_terms: int = setting(16, "words a long (pasted) query keeps", range=(1, 62))
+    snippet_chars: int = setting(240, "length of a result's snippet", range=(20, 100_000))
+    recency_weight: float = setting(
+        0.01, "among near-equal scores, the most a file modified now gains; 0: off", range=(0.0, 1)
+    )
+    recency_half_life_days: float = setting(30.0, "days after which the recency gain halves", range=(0.01, 100_000))
+    # 0.10 called 11 of 100 PostgreSQL-manual questions "no good matches"; 0.05 calls 1, and
+    # nonsense queries score about 0.02 (docs/eval)
+    weak_score: float = setting(
+        0.05, "semantic and hybrid results below this score are left out, or marked weak", range=(0.0, 1)
+    )
 
 
 @dataclass
 class PipelineSettings:
     """The hybrid query pipeline's parameters (docs/pipeline.md)."""
 
-    strong_top: float = 0.84
-    strong_gap: float = 0.14
-    strong_k: int = 5
-    # Off by default: with the small generator available here expansion cost more than it
-    # gained (see the eval table in the project notes); turn on with a stronger model.
-    expand: bool = False
-    lexical_variants: int = 2
-    semantic_variants: int = 2
-    hyde: bool = True
-    expansion_tokens: int = 120
-    rrf_k: float = 60.0
-    weight_original: float = 2.0
-    weight_variant: float = 1.0
-    weight_hyde: float = 1.4
-    bonus_first: float = 0.05
-    bonus_top3: float = 0.02
-    # How candidates are ordered before reranking: "evidence" by their absolute score
-    # (search/relevance.py), "rrf" by weighted reciprocal rank fusion.
-    fusion: FusionMode = "evidence"
-    # auto: a cross-encoder when one is installed; llm: the generator's yes/no judgement; off
-    reranker: RerankerMode = "auto"
-    rerank_top: int = 20
-    # passages per candidate, their length in characters and in tokens: a cross-encoder's
-    # cost grows with all three. One short passage each (the window the vector lane
-    # matched, else the one around the query words), as short as MS MARCO's training
-    # passages, keeps 20 candidates in one batch within 300 ms on a 2-core CPU (measured
-    # by `findling bench --rerank`: 96 tokens 267 ms p50, 112 tokens 348, 160 tokens 436).
-    rerank_chunks: int = 1
-    rerank_chars: int = 350
-    rerank_max_tokens: int = 96
+    strong_top: float = setting(0.84, "a keyword result this strong skips expansion…", range=(0.0, 1))
+    strong_gap: float = setting(0.14, "…when this far ahead of the second", range=(0.0, 1))
+    strong_k: int = setting(5, "keyword results read for the strong-signal check", range=(1, 1000))
+    # off: with the small generator available here expansion cost more than it gained
+    expand: bool = setting(False, "query expansion by the generator (variants and a HyDE passage)")
+    lexical_variants: int = setting(2, "keyword variants expansion writes", range=(0, 10))
+    semantic_variants: int = setting(2, "meaning variants expansion writes", range=(0, 10))
+    hyde: bool = setting(True, "expansion writes a hypothetical answer passage")
+    expansion_tokens: int = setting(120, "tokens expansion may generate", range=(1, 4096))
+    rrf_k: float = setting(60.0, "reciprocal rank fusion's k", range=(0.001, 100_000))
+    weight_original: float = setting(2.0, "fusion weight of the lists for the query as typed", range=(0.0, 100))
+    weight_variant: float = setting(1.0, "fusion weight of an expansion variant's lists", range=(0.0, 100))
+    weight_hyde: float = setting(1.4, "fusion weight of the HyDE passage's list", range=(0.0, 100))
+    bonus_first: float = setting(0.05, "fusion bonus for a list's first result", range=(0.0, 1))
+    bonus_top3: float = setting(0.02, "fusion bonus for a list's second and third", range=(0.0, 1))
+    fusion: FusionMode = setting(
+        "evidence",
+        "candidates ordered by their absolute score (evidence) or by reciprocal rank fusion (rrf)",
+        choices=("evidence", "rrf"),
+    )
+    reranker: RerankerMode = setting(
+        "auto",
+        "auto: a cross-encoder when installed; llm: the generator's yes/no judgement; off",
+        choices=("auto", "cross-encoder", "llm", "off"),
+    )
+    rerank_top: int = setting(20, "candidates reranked", range=(1, 1000))
+    # a cross-encoder's cost grows with passages, characters and tokens: one short passage each
+    # keeps 20 candidates in one batch within 300 ms on a 2-core CPU (`findling bench --rerank`)
+    rerank_chunks: int = setting(1, "passages per candidate the reranker reads", range=(1, 100))
+    rerank_chars: int = setting(350, "characters of each passage reranked", range=(50, 100_000))
+    rerank_max_tokens: int = setting(96, "tokens of each passage reranked", range=(16, 8192))
 
 
 @dataclass
 class ModelSettings:
-    # Model names from resources/models.toml; "" = the role's default.
-    embedder: str = ""
-    reranker: str = ""
-    generator: str = ""
-    ocr: str = ""
-    # auto | cpu | cuda | directml | coreml
-    provider: str = "auto"
-    # onnxruntime threads; 0 = every core but one, so the UI stays responsive.
-    threads: int = 0
-    # The hub to download from; "" = huggingface.co (or HF_ENDPOINT).
-    hub_endpoint: str = ""
+    embedder: str = setting("", "embedding model, by name (findling models list); empty: the default")
+    reranker: str = setting("", "reranking model, by name; empty: the default")
+    generator: str = setting("", "generator model, by name; empty: the default")
+    ocr: str = setting("", "OCR model, by name; empty: the default")
+    provider: str = setting("auto", "where models run", choices=("auto", "cpu", "cuda", "directml", "coreml"))
+    threads: int = setting(0, "model threads; 0 = every core but one, so the window stays responsive", range=(0, 1024))
+    hub_endpoint: str = setting("", "the hub models download from; empty: huggingface.co (or HF_ENDPOINT)")
 
 
 @dataclass
@@ -164,60 +179,26 @@ class Settings:
         return dataclasses.asdict(self)
 
 
-# Allowed values beyond the type: (low, high) inclusive for numbers, a tuple of choices
-# for strings. Every number has a range: a negative size or a NaN weight is never meant.
-_RANGES: dict[str, tuple[float, float]] = {
-    "index.max_file_mb": (0.001, 4096),
-    "index.chunk_tokens": (32, 8192),
-    "index.chunk_overlap": (0.0, 0.9),
-    "search.title_boost": (0.0, 100),
-    "index.title_weight": (0.0, 100),
-    "index.batch_files": (1, 100_000),
-    "index.workers": (0, 256),
-    "index.memory_limit_mb": (64, 1_048_576),
-    "index.file_timeout_s": (1, 86_400),
-    "index.worker_memory_mb": (0, 1_048_576),
-    "index.max_text_mb": (0.001, 4096),
-    "index.busy_wait_s": (0.0, 3600),
-    "search.limit": (1, 10_000),
-    "search.k1": (0.0, 10),
-    "search.max_query_terms": (1, 62),
-    "search.b": (0.0, 1),
-    "search.snippet_chars": (20, 100_000),
-    "search.recency_weight": (0.0, 1),
-    "search.recency_half_life_days": (0.01, 100_000),
-    "search.weak_score": (0.0, 1),
-    "pipeline.strong_top": (0.0, 1),
-    "pipeline.strong_gap": (0.0, 1),
-    "pipeline.strong_k": (1, 1000),
-    "pipeline.lexical_variants": (0, 10),
-    "pipeline.semantic_variants": (0, 10),
-    "pipeline.expansion_tokens": (1, 4096),
-    "pipeline.rrf_k": (0.001, 100_000),
-    "pipeline.weight_original": (0.0, 100),
-    "pipeline.weight_variant": (0.0, 100),
-    "pipeline.weight_hyde": (0.0, 100),
-    "pipeline.bonus_first": (0.0, 1),
-    "pipeline.bonus_top3": (0.0, 1),
-    "pipeline.rerank_top": (1, 1000),
-    "pipeline.rerank_chunks": (1, 100),
-    "pipeline.rerank_chars": (50, 100_000),
-    "pipeline.rerank_max_tokens": (16, 8192),
-    "models.threads": (0, 1024),
-}
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "search.match": ("most", "all", "any"),
-    "index.language": ("auto", *STEMMERS),
-    "pipeline.reranker": ("auto", "cross-encoder", "llm", "off"),
-    "pipeline.fusion": ("evidence", "rrf"),
-    "models.provider": ("auto", "cpu", "cuda", "directml", "coreml"),
-}
+def _specs() -> dict[str, SettingSpec]:
+    found: dict[str, SettingSpec] = {}
+    groups = {"index": IndexSettings, "search": SearchSettings, "models": ModelSettings, "pipeline": PipelineSettings}
+    for name, group in groups.items():
+        for f in dataclasses.fields(group):
+            default = f.default_factory() if callable(f.default_factory) else f.default
+            key = f"{name}.{f.name}"
+            found[key] = SettingSpec(
+                key, type(default), default, f.metadata["help"], f.metadata["range"], f.metadata["choices"]
+            )
+    return found
 
 
-def _checked(name: str, value: Any, current: Any) -> Any:
-    """`value` for the key `name` (whose default is `current`), or a FindlingError naming
-    the key and what it allows."""
-    expected = type(current)
+SPECS: dict[str, SettingSpec] = _specs()
+
+
+def _checked(name: str, value: Any) -> Any:
+    """`value` for the key `name`, or a FindlingError naming the key and what it allows."""
+    spec = SPECS[name]
+    expected = spec.kind
     # bool is an int to Python, never to a person writing settings.toml
     if isinstance(value, bool) != (expected is bool):
         raise FindlingError(f"settings: '{name}' must be {_kind(expected)}, got {value!r}")
@@ -229,12 +210,13 @@ def _checked(name: str, value: Any, current: Any) -> Any:
         return value
     if not isinstance(value, expected):
         raise FindlingError(f"settings: '{name}' must be {_kind(expected)}, got {value!r}")
-    if name in _RANGES:
-        low, high = _RANGES[name]
-        if not (math.isfinite(value) and low <= value <= high):
+    if spec.range is not None:
+        low, high = spec.range
+        number = float(value) if isinstance(value, (int, float)) else math.nan
+        if not (math.isfinite(number) and low <= number <= high):
             raise FindlingError(f"settings: '{name}' must be between {low:g} and {high:g}, got {value!r}")
-    if name in _CHOICES and value not in _CHOICES[name]:
-        raise FindlingError(f"settings: '{name}' must be one of {', '.join(_CHOICES[name])}; got {value!r}")
+    if spec.choices is not None and value not in spec.choices:
+        raise FindlingError(f"settings: '{name}' must be one of {', '.join(spec.choices)}; got {value!r}")
     return value
 
 
@@ -246,11 +228,9 @@ def _kind(expected: type) -> str:
 
 def validate(settings: Settings) -> None:
     """Check every value, as loading a file does (for settings built in code or a dialog)."""
-    for section in dataclasses.fields(settings):
-        group = getattr(settings, section.name)
-        for f in dataclasses.fields(group):
-            default = f.default_factory() if callable(f.default_factory) else f.default
-            _checked(f"{section.name}.{f.name}", getattr(group, f.name), default)
+    for key in SPECS:
+        section, name = key.split(".")
+        _checked(key, getattr(getattr(settings, section), name))
 
 
 def _merge(target: Any, values: dict[str, Any], where: str) -> None:
@@ -264,7 +244,7 @@ def _merge(target: Any, values: dict[str, Any], where: str) -> None:
                 raise FindlingError(f"settings: '{where}{key}' must be a table")
             _merge(current, value, f"{where}{key}.")
         else:
-            setattr(target, key, _checked(f"{where}{key}", value, current))
+            setattr(target, key, _checked(f"{where}{key}", value))
 
 
 def settings_path(home: str | os.PathLike[str] | None = None) -> Path:

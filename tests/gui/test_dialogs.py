@@ -35,6 +35,16 @@ def test_results_shown_takes_small_numbers(qtbot, window):
     assert load_settings(window.engine.home_override).search.limit == 2
 
 
+def test_the_dialog_allows_what_the_settings_declare(qtbot, window):
+    """Its boxes had ranges of their own (threads 0–64, results 1–1000) beside the settings'."""
+    from findling.settings import SPECS
+
+    dialog = settings_module.SettingsDialog(window.engine, window)
+    qtbot.addWidget(dialog)
+    for box, key in ((dialog.limit, "search.limit"), (dialog.threads, "models.threads")):
+        assert (box.minimum(), box.maximum()) == SPECS[key].range and box.toolTip() == SPECS[key].help
+
+
 def test_help_lists_shortcuts_and_syntax(qtbot, window):
     dialog = HelpDialog(window)
     qtbot.addWidget(dialog)

@@ -15,9 +15,16 @@ from PySide6.QtWidgets import (
 
 from findling.engine import Engine
 from findling.models.runtime import provider_choices
-from findling.settings import save_settings
+from findling.settings import SPECS, save_settings
 
-MAX_RESULTS = 1000
+
+def _declared(box: QSpinBox, key: str) -> QSpinBox:
+    """The box takes the setting's range and help as settings.SPECS declares them."""
+    spec = SPECS[key]
+    if spec.range is not None:
+        box.setRange(int(spec.range[0]), int(spec.range[1]))
+    box.setToolTip(spec.help)
+    return box
 
 
 class SettingsDialog(QDialog):
@@ -38,14 +45,14 @@ class SettingsDialog(QDialog):
         self.provider_note.setWordWrap(True)
         self.provider_note.setTextFormat(Qt.TextFormat.PlainText)
         self.provider_note.setVisible(bool(note))
-        self.threads = QSpinBox()
-        self.threads.setRange(0, 64)
+        self.threads = _declared(QSpinBox(), "models.threads")
         self.threads.setSpecialValueText("automatic (every core but one)")
         self.threads.setValue(s.models.threads)
-        self.limit = QSpinBox()
-        self.limit.setRange(1, MAX_RESULTS)
+        self.limit = _declared(QSpinBox(), "search.limit")
         self.limit.setValue(s.search.limit)
         self.exclude = QPlainTextEdit("\n".join(s.index.exclude))
+        self.exclude.setToolTip(SPECS["index.exclude"].help)
+        self.provider.setToolTip(SPECS["models.provider"].help)
         form = QFormLayout(self)
         form.addRow("Run models on", self.provider)
         form.addRow("", self.provider_note)

@@ -52,7 +52,7 @@ from findling.search.results import (
     with_room_for_copies,
 )
 from findling.search.snippets import highlight_spans
-from findling.settings import Settings
+from findling.settings import SPECS, Settings
 from findling.store.db import Database
 from findling.store.documents import (
     copy_keys,
@@ -172,8 +172,9 @@ class Searcher:
 
     def parse(self, request: SearchRequest) -> tuple[ParsedQuery, int]:
         limit = request.limit
-        if limit is not None and not 1 <= limit <= 10_000:
-            raise QuerySyntaxError(f"the number of results must be between 1 and 10000, got {limit}")
+        low, high = SPECS["search.limit"].range or (1, 10_000)
+        if limit is not None and not low <= limit <= high:
+            raise QuerySyntaxError(f"the number of results must be between {low:g} and {high:g}, got {limit}")
         if request.mode not in SearchMode.__members__.values():
             raise QuerySyntaxError(f"mode must be one of {', '.join(SearchMode)}, got {request.mode!r}")
         return parse_query(request.text).with_filters(request.filters), limit or self.settings.search.limit
