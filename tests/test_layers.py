@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "docids",
                 "executables",
                 "file_kinds",
+                "filter_options",
             }
         ),
     ),

@@ -32,6 +32,7 @@ from findling.cli_commands import (
 )
 from findling.errors import FindlingError
 from findling.faces.terminal import reader_left
+from findling.filter_options import OPTIONS
 from findling.launch import VERSION_LINE
 from findling.pathnames import printable
 from findling.records import SearchMode
@@ -291,11 +292,13 @@ def _search_options(p: argparse.ArgumentParser) -> None:
         help="number of results (1–{:g})".format(*(SPECS["search.limit"].range or (1, 10_000))[1:]),
     )
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--ext", action="append", help="only files with this extension (repeatable)")
-    p.add_argument("--path", action="append", help="only paths containing this text")
-    p.add_argument("--folder", action="append", help="only files under this folder")
-    p.add_argument("--after", help="modified on or after (YYYY-MM-DD, 7d, …)")
-    p.add_argument("--before", help="modified before (YYYY-MM-DD, 7d, …)")
+    for option in OPTIONS:
+        p.add_argument(
+            f"--{option.name}",
+            action="append" if option.repeated else "store",
+            help=option.help,
+            metavar=option.metavar,
+        )
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:

@@ -16,6 +16,7 @@ from findling.faces.payloads import multi_get_json, outline_json, result_json, s
 from findling.faces.presentation import explain_columns, explain_lines, explain_row, report_counts
 from findling.faces.terminal import color as _color
 from findling.faces.terminal import dump_json, print_payload, print_slice, print_status, print_why_not
+from findling.filter_options import OPTIONS
 from findling.pathnames import printable
 from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
 from findling.search.filter_table import filters_from_options
@@ -78,7 +79,7 @@ def _engine(args: argparse.Namespace, take_from_background: bool = False):
 
 
 def _filters(args: argparse.Namespace) -> Filters:
-    return filters_from_options(ext=args.ext, folder=args.folder, after=args.after, before=args.before, path=args.path)
+    return filters_from_options(**{option.name: getattr(args, option.name) for option in OPTIONS})
 
 
 def _request(args: argparse.Namespace, mode: SearchMode) -> SearchRequest:

@@ -159,7 +159,7 @@ class PipelineSettings:
 
 @dataclass
 class ModelSettings:
-    embedder: str = setting("", "embedding model, by name (findling models list); empty: the default")
+    embedder: str = setting("", "embedding model, by name (as the models list names it); empty: the default")
     reranker: str = setting("", "reranking model, by name; empty: the default")
     generator: str = setting("", "generator model, by name; empty: the default")
     ocr: str = setting("", "OCR model, by name; empty: the default")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import sys
 
+from findling.filter_options import OPTIONS
+
 # typing is not imported at run time: this path counts every millisecond (annotations are strings)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,8 +22,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 _MATCHES = ("most", "all", "any")
-_LISTS = {"--ext": "ext", "--path": "path", "--folder": "folder"}
-_SINGLE = {"--after": "after", "--before": "before", "--match": "match", "-n": "limit", "--limit": "limit"}
+_LISTS = {f"--{o.name}": o.name for o in OPTIONS if o.repeated}
+_SINGLE = {
+    **{f"--{o.name}": o.name for o in OPTIONS if not o.repeated},
+    "--match": "match",
+    "-n": "limit",
+    "--limit": "limit",
+}
 
 
 def _search_flags(
@@ -58,8 +65,8 @@ def _search_flags(
 
 
 def _search_defaults(**more: Any) -> dict[str, Any]:
-    return {"ext": [], "path": [], "folder": [], "after": None, "before": None, "match": None, "limit": None,
-            "json": False, **more}  # fmt: skip
+    filters: dict[str, Any] = {o.name: [] if o.repeated else None for o in OPTIONS}
+    return {**filters, "match": None, "limit": None, "json": False, **more}
 
 
 def search_options(argv: list[str]) -> tuple[str | None, dict[str, Any]] | None:

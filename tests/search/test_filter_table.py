@@ -3,6 +3,8 @@ one row (and its field in records.Filters). `lang:` was added so."""
 
 from __future__ import annotations
 
+import json
+
 from findling.records import Filters, SearchMode, SearchRequest
 from findling.search.filter_table import FILTERS, every_field_has_a_row, filter_names
 from findling.search.query_parser import parse_query
@@ -64,3 +66,54 @@ def test_a_faces_options_are_read_by_the_rows_as_the_query_reads_them():
     written = parse_query("x ext:md,pdf folder:~/notes after:2024-03-01 path:Drafts lang:de").filters
     assert options == written
     assert filters_from_options(ext="md") == Filters(extensions=("md",))  # one string is one value
+
+
+def test_every_face_offers_every_filter_option_as_declared():
+    """The options (--ext, MCP's and HTTP's fields) were written out by hand in six places; `lang`
+    reached none of them. Each face now reads filter_options.OPTIONS, and each option is one row's."""
+    import anyio
+    from mcp import Client
+
+    from findling.cli import build_parser
+    from findling.filter_options import OPTIONS
+    from findling.search.filter_table import FILTERS
+    from findling.server.handle import IndexHandle
+    from findling.server.http_api import QueryBody
+    from findling.server.mcp_server import build_server
+    from findling.thin import search_options
+
+    names = {o.name for o in OPTIONS}
+    assert sorted(row.option.name for row in FILTERS if row.option) == sorted(names)
+    parser = build_parser()
+    for command in ("search", "query", "vsearch", "why-not"):
+        args = parser.parse_args([command, "x", *(["y"] if command == "why-not" else []), "--lang", "de"])
+        assert names <= set(vars(args)) and args.lang == ["de"], command
+    assert names <= set(QueryBody.model_fields)
+    home, options = search_options(["search", "x", "--lang", "de", "--path", "notes"]) or (None, {})
+    assert options["lang"] == ["de"] and options["path"] == ["notes"]
+
+    async def schemas() -> dict[str, set[str]]:
+        with IndexHandle.open(tmp) as handle:
+            async with Client(build_server(handle)) as client:
+                return {t.name: set(t.input_schema["properties"]) for t in (await client.list_tools()).tools}
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tools = anyio.run(schemas)
+    for tool in ("query", "search", "vsearch", "similar"):
+        assert names <= tools[tool], tool
+    assert names - {"path"} <= tools["why_not"]  # there `path` names the file asked about
+
+
+def test_the_language_option_keeps_documents_in_that_language_on_the_command_line(tmp_path):
+    from tests.test_cli import _run
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "de.txt").write_text("Die Kindergartengebühren steigen im September, und die Kinder gehen gern.\n")
+    (docs / "en.txt").write_text("The kindergarten fees rise in September, and the children like it.\n")
+    home = tmp_path / "home"
+    _run("add", str(docs), home=home)
+    out = _run("search", "september", "--lang", "de", "--json", home=home).stdout
+    assert [h["path"].rsplit("/", 1)[-1] for h in json.loads(out)["results"]] == ["de.txt"]

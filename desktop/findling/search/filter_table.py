@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from findling.dates import parse_date
+from findling.filter_options import OPTION, FilterOption
 from findling.pathnames import folder_filter
 from findling.records import Filters
 from findling.search.facets import type_extension_sql
@@ -33,7 +34,7 @@ class FilterRow:
     # earliest date counts ("latest", "earliest": one value, the field is not a tuple)
     combine: str = "each"
     shown: Callable[[Any], str] = str  # a value as the query syntax writes it
-    option: str = ""  # its name as an option of the faces (CLI --ext, MCP and HTTP fields); "": none
+    option: FilterOption | None = None  # the option the faces offer for it (CLI --ext, MCP and HTTP)
 
 
 def _extensions(value: str) -> list[str]:
@@ -80,20 +81,22 @@ def _dated(field: str, keys: tuple[str, ...], compare: str, combine: str) -> Fil
         lambda a, v: (f"{dated_sql(a)} {compare} ?", [v]),
         combine,
         _day,
-        keys[0],
+        OPTION[keys[0]],
     )
 
 
 FILTERS: tuple[FilterRow, ...] = (
-    FilterRow("extensions", ("ext", "type"), _extensions, _one_of(type_extension_sql), "any", option="ext"),
-    FilterRow("path_contains", ("path",), _lowered, lambda a, v: (f"contains(lower({a}.path), ?)", [v]), option="path"),
+    FilterRow("extensions", ("ext", "type"), _extensions, _one_of(type_extension_sql), "any", option=OPTION["ext"]),
+    FilterRow(
+        "path_contains", ("path",), _lowered, lambda a, v: (f"contains(lower({a}.path), ?)", [v]), option=OPTION["path"]
+    ),
     FilterRow(
         "folders",
         ("folder", "in"),
         lambda v: [folder_filter(v)] if v else [],
         _under,
         "any",
-        option="folder",
+        option=OPTION["folder"],
     ),
     FilterRow(
         "authors",
@@ -115,7 +118,7 @@ FILTERS: tuple[FilterRow, ...] = (
         lambda v: [p.strip().lower() for p in v.split(",") if p.strip()],
         _one_of(lambda a: f"coalesce({a}.language, '')"),
         "any",
-        option="lang",
+        option=OPTION["lang"],
     ),
     _dated("after", ("after", "since"), ">=", "latest"),
     _dated("before", ("before", "until"), "<", "earliest"),
@@ -142,7 +145,7 @@ def filters_from_options(**given: Sequence[str] | str | None) -> Filters:
     (ext, path, folder, lang, after, before): each value read as the query syntax reads it
     (`~` expanded, dates parsed: a QuerySyntaxError names a bad one). A single string is one
     value, never a list of its letters."""
-    by_option = {row.option: row for row in FILTERS if row.option}
+    by_option = {row.option.name: row for row in FILTERS if row.option}
     found: dict[str, list[Any]] = {}
     for option, value in given.items():
         row = by_option[option]  # a face asking for an option no row has is a bug, said at once

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from findling.docids import absolute_reference
 from findling.errors import FindlingError, StoreLockedError
 from findling.faces.payloads import result_json, slice_json, status_json, why_not_json
+from findling.filter_options import OPTIONS
 from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
 from findling.pathnames import absolute_address
 from findling.paths import data_home
@@ -461,7 +462,7 @@ class ActivatedElsewhere(FindlingError):
 
 def _filters(options: dict[str, Any]) -> Filters:
     """The filters a thin client's options ask for, read as the full command reads them."""
-    return filters_from_options(**{name: options[name] for name in ("ext", "folder", "after", "before", "path")})
+    return filters_from_options(**{option.name: options[option.name] for option in OPTIONS})
 
 
 def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:

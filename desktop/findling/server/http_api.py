@@ -23,6 +23,7 @@ from findling import __version__
 from findling.errors import FindlingError
 from findling.faces.payloads import result_json
 from findling.faces.presentation import error_text
+from findling.filter_options import OPTION, OPTIONS
 from findling.paths import config_dir
 from findling.records import SearchMode, SearchRequest, SearchResult
 from findling.search.filter_table import filters_from_options
@@ -123,10 +124,13 @@ class QueryBody(BaseModel):
     mode: SearchMode = SearchMode.HYBRID
     limit: int | None = Field(default=None, ge=1, le=200)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
-    ext: list[str] | str | None = None
-    folder: list[str] | str | None = None
-    after: str | None = None
-    before: str | None = None
+    # the filter options, as filter_options.OPTIONS declares them (a test holds the body to them)
+    ext: list[str] | str | None = Field(default=None, description=OPTION["ext"].help)
+    path: list[str] | str | None = Field(default=None, description=OPTION["path"].help)
+    folder: list[str] | str | None = Field(default=None, description=OPTION["folder"].help)
+    lang: list[str] | str | None = Field(default=None, description=OPTION["lang"].help)
+    after: str | None = Field(default=None, description=OPTION["after"].help)
+    before: str | None = Field(default=None, description=OPTION["before"].help)
 
 
 def _invalid(exc: ValidationError) -> str:
@@ -201,7 +205,7 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
             )
 
         def run() -> SearchResult:
-            filters = filters_from_options(ext=body.ext, folder=body.folder, after=body.after, before=body.before)
+            filters = filters_from_options(**{option.name: getattr(body, option.name) for option in OPTIONS})
             return handle.find(SearchRequest(body.query, body.mode, body.limit, filters, body.min_score))
 
         try:

@@ -19,6 +19,7 @@ from findling import __version__
 from findling.errors import FindlingError
 from findling.faces.payloads import models_json, multi_get_json, outline_json, result_json, slice_json, why_not_json
 from findling.faces.presentation import activity_line, error_text
+from findling.filter_options import OPTION
 from findling.records import SearchMode, SearchRequest
 from findling.search.filter_table import filters_from_options
 from findling.search.query_parser import SYNTAX_EXAMPLES
@@ -46,10 +47,13 @@ _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_
 _WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 Limit = Annotated[int, Field(ge=1, le=200, description="how many results (1–200)")]
-Extensions = Annotated[list[str] | None, Field(description="only these file extensions, e.g. ['md', 'pdf']")]
-Folders = Annotated[list[str] | None, Field(description="only documents under these absolute folders")]
-After = Annotated[str | None, Field(description="modified on or after: YYYY-MM-DD or 7d, 2w, 6m, 1y")]
-Before = Annotated[str | None, Field(description="modified before: YYYY-MM-DD or 7d, 2w, 6m, 1y")]
+# the filter options, as filter_options.OPTIONS declares them (a test holds every tool to them)
+Extensions = Annotated[list[str] | None, Field(description=OPTION["ext"].help)]
+Paths = Annotated[list[str] | None, Field(description=OPTION["path"].help)]
+Folders = Annotated[list[str] | None, Field(description=OPTION["folder"].help + "; absolute")]
+Languages = Annotated[list[str] | None, Field(description=OPTION["lang"].help)]
+After = Annotated[str | None, Field(description=OPTION["after"].help)]
+Before = Annotated[str | None, Field(description=OPTION["before"].help)]
 
 
 async def _run(work: Callable[[], T]) -> T:
@@ -88,7 +92,9 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         limit: Limit = 10,
         min_score: Annotated[float, Field(ge=0, le=1)] = 0.0,
         ext: Extensions = None,
+        path: Paths = None,
         folder: Folders = None,
+        lang: Languages = None,
         after: After = None,
         before: Before = None,
         explain: bool = False,
@@ -99,7 +105,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
                     query,
                     SearchMode.HYBRID,
                     limit,
-                    filters_from_options(ext=ext, folder=folder, after=after, before=before),
+                    filters_from_options(ext=ext, path=path, folder=folder, lang=lang, after=after, before=before),
                     min_score,
                 )
             )
@@ -120,7 +126,9 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         limit: Limit = 10,
         match: Literal["most", "all", "any"] | None = None,
         ext: Extensions = None,
+        path: Paths = None,
         folder: Folders = None,
+        lang: Languages = None,
         after: After = None,
         before: Before = None,
     ) -> dict[str, Any]:
@@ -130,7 +138,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
                     query,
                     SearchMode.KEYWORD,
                     limit,
-                    filters_from_options(ext=ext, folder=folder, after=after, before=before),
+                    filters_from_options(ext=ext, path=path, folder=folder, lang=lang, after=after, before=before),
                     match=match,
                 )
             )
@@ -148,7 +156,9 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         query: str,
         limit: Limit = 10,
         ext: Extensions = None,
+        path: Paths = None,
         folder: Folders = None,
+        lang: Languages = None,
         after: After = None,
         before: Before = None,
     ) -> dict[str, Any]:
@@ -158,7 +168,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
                     query,
                     SearchMode.SEMANTIC,
                     limit,
-                    filters_from_options(ext=ext, folder=folder, after=after, before=before),
+                    filters_from_options(ext=ext, path=path, folder=folder, lang=lang, after=after, before=before),
                 )
             )
         )
@@ -212,10 +222,20 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
             "Needs the embedding model."
         ),
     )
-    async def similar(ref: str, limit: Limit = 10, ext: Extensions = None, folder: Folders = None) -> dict[str, Any]:
-        result = await _run(
-            lambda: handle.similar(ref, limit=limit, filters=filters_from_options(ext=ext, folder=folder))
+    async def similar(
+        ref: str,
+        limit: Limit = 10,
+        ext: Extensions = None,
+        path: Paths = None,
+        folder: Folders = None,
+        lang: Languages = None,
+        after: After = None,
+        before: Before = None,
+    ) -> dict[str, Any]:
+        filters = lambda: filters_from_options(  # noqa: E731 - parsed on the worker, as _run says
+            ext=ext, path=path, folder=folder, lang=lang, after=after, before=before
         )
+        result = await _run(lambda: handle.similar(ref, limit=limit, filters=filters()))
         return _results(result_json(result))
 
     @server.tool(
@@ -236,16 +256,18 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         min_score: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0,
         ext: Extensions = None,
         folder: Folders = None,
+        lang: Languages = None,
         after: After = None,
         before: Before = None,
     ) -> dict[str, Any]:
+        # `path` names the file here: the path-text filter is the query's `path:` (SYNTAX)
         answer = await _run(
             lambda: handle.why_not(
                 SearchRequest(
                     query,
                     mode,
                     limit,
-                    filters_from_options(ext=ext, folder=folder, after=after, before=before),
+                    filters_from_options(ext=ext, folder=folder, lang=lang, after=after, before=before),
                     min_score,
                 ),
                 path,
