@@ -54,7 +54,7 @@ def long_pages(monkeypatch):
     """The small pages a test writes count as a manual's long pages, among which keyword
     search's title bonus and nearness count in full (bm25.long_page_weight); among short
     pages such as abstracts they hardly count."""
-    monkeypatch.setattr("findling.search.bm25.LONG_PAGE", 1.0)
+    monkeypatch.setattr("findling.search.keyword.lane.LONG_PAGE", 1.0)
 
 
 @pytest.fixture

@@ -244,7 +244,7 @@ def test_search_timings_recorded(engine, docs, monkeypatch):
     it and in the total, the total is the time the call took, and no part counts more than it."""
     import time
 
-    from findling.search.bm25 import Bm25Lane
+    from findling.search.keyword.lane import Bm25Lane
 
     write(docs / "a.txt", "timing test")
     engine.add_source(docs)

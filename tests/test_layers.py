@@ -119,7 +119,7 @@ def test_the_rule_catches_a_breach(tmp_path):
     stray = PACKAGE / "plugins" / "breach.py"
     search = PACKAGE / "search" / "breach.py"
     sources = {
-        store: "from findling.search.bm25 import Bm25Lane\nimport PySide6.QtCore\n",
+        store: "from findling.search.keyword.lane import Bm25Lane\nimport PySide6.QtCore\n",
         models: "from findling.store.db import Database\n",
         stray: "import os\n",
         search: "from findling.engine import Engine\nfrom findling.ingest.scan import scan\n",
@@ -128,7 +128,7 @@ def test_the_rule_catches_a_breach(tmp_path):
         stray.parent.mkdir()
         for path, text in sources.items():
             path.write_text(text)
-        assert _breaches(store) == ["store/breach.py imports findling.search.bm25"]
+        assert _breaches(store) == ["store/breach.py imports findling.search.keyword.lane"]
         assert _breaches(models) == ["models/breach.py imports findling.store.db"]
         assert "plugins/breach.py is in no layer" in _breaches(stray)[0]
         assert _breaches(search) == [

@@ -106,7 +106,7 @@ class SearchSettings:
     title_boost: float = setting(
         2.0, "ranking gain for the share of the query's weight in a title or file name", range=(0.0, 100)
     )
-    # see search/query_words.py: the most telling words by idf × count
+    # see search/keyword/words.py: the most telling words by idf × count
     max_query_terms: int = setting(16, "words a long (pasted) query keeps", range=(1, 62))
     snippet_chars: int = setting(240, "length of a result's snippet", range=(20, 100_000))
     recency_weight: float = setting(

@@ -13,7 +13,7 @@ import pytest
 from findling.engine import Engine
 from findling.ingest.extractors.html import entry_share, html_to_text, link_share
 from findling.records import SearchMode, SearchRequest
-from findling.search import bm25
+from findling.search.keyword import lane as bm25
 from findling.search.query_parser import parse_query
 from findling.settings import Settings
 from tests.helpers import write

@@ -10,7 +10,7 @@ import pytest
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
-from findling.search.bm25 import Bm25Lane
+from findling.search.keyword.lane import Bm25Lane
 from findling.search.query_parser import parse_query
 from findling.settings import Settings
 from findling.store.extensions import load_extension
@@ -223,7 +223,7 @@ def test_query_terms_are_kept_by_idf_times_count(engine, docs):
 
 
 def _labels(query, languages=("en",)):
-    from findling.search.query_words import word_groups
+    from findling.search.keyword.words import word_groups
 
     return [(g.label, g.phrase) for g in word_groups(parse_query(query), list(languages))]
 
@@ -239,7 +239,7 @@ def test_word_groups_follow_the_lanes_rules():
 def test_a_split_word_in_an_index_of_several_languages_is_a_group_per_part():
     """Each part gathers its stems across the index's languages; "beta" alone does not
     stand for "beta-catenin" because the two parts are no longer alternatives."""
-    from findling.search.query_words import word_groups
+    from findling.search.keyword.words import word_groups
 
     groups = word_groups(parse_query("beta-catenin running"), ["en", "de"])
     assert [g.terms for g in groups] == [("beta",), ("catenin",), ("run", "running")]
@@ -298,7 +298,7 @@ def test_a_prefix_finds_the_words_it_begins(engine, docs):
 
 
 def test_title_and_nearness_count_among_long_pages_and_hardly_among_short_ones():
-    from findling.search.bm25 import long_page_weight
+    from findling.search.keyword.lane import long_page_weight
 
     lengths = [50, 250, 1000, 4000, 100_000]
     weights = [long_page_weight(n) for n in lengths]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
-from findling.search.bm25 import Bm25Lane
+from findling.search.keyword.lane import Bm25Lane
 from findling.search.query_parser import parse_query
 from findling.settings import Settings
 from findling.store.db import Database

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
+from findling.search.keyword.words import _near
 from findling.search.query_parser import NEAR_WORDS, parse_query
-from findling.search.query_words import _near
 from tests.helpers import write
 
 

@@ -8,7 +8,7 @@ import os
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
-from findling.search.proximity import POOL, WIDTH, _most_in_window, boosted, nearness
+from findling.search.keyword.proximity import POOL, WIDTH, _most_in_window, boosted, nearness
 from tests.helpers import record_statements, write
 
 FILLER = "Some other words about unrelated matters fill this part of the page. " * 8
@@ -120,7 +120,7 @@ def test_before_warming_a_search_reads_its_documents_text_once(tmp_path, setting
 
 def test_a_deep_list_reads_only_the_documents_it_orders(tmp_path, settings, docs):
     """why-not ranks 100,000 documents deep: reading every one's text ran out of memory."""
-    from findling.search.bm25 import Bm25Lane
+    from findling.search.keyword.lane import Bm25Lane
     from findling.search.query_parser import parse_query
 
     for i in range(POOL + 30):

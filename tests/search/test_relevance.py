@@ -108,7 +108,7 @@ def test_the_explain_table_says_when_a_page_of_links_was_taken_down():
 def test_the_keyword_lane_s_priors_are_the_same_in_sql():
     import duckdb
 
-    from findling.search.keyword_sql import _prior_sql
+    from findling.search.keyword.sql import _prior_sql
 
     con = duckdb.connect()
     for share in (None, 0.0, 0.25, 0.4, 0.77, 1.0):

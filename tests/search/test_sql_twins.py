@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from findling.search.keyword_sql import _coverage, _coverage_sql, _prior_sql
+from findling.search.keyword.sql import _coverage, _coverage_sql, _prior_sql
 from findling.search.relevance import NAMED, giant_prior, hub_prior
 
 _con = duckdb.connect()

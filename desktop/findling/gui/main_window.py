@@ -476,7 +476,7 @@ class MainWindow(ResultActions):
 
     def search_like(self, passage: str) -> None:
         """Query by example: the passage becomes the query (a long query keeps its most
-        telling words; see search/bm25.py), searched by words and meaning together."""
+        telling words; see search/keyword/lane.py), searched by words and meaning together."""
         self.search_field.setText(" ".join(passage.split())[:MAX_EXAMPLE_CHARS])
         if self.mode() is SearchMode.KEYWORD and self.engine.semantic_off() is None:
             self.mode_box.setCurrentIndex(self.mode_box.findData(SearchMode.HYBRID))

@@ -31,8 +31,8 @@ from findling.records import (
     StageName,
 )
 from findling.search.blend import blend
-from findling.search.bm25 import Bm25Lane, Bm25Result, LaneHit
 from findling.search.fusion import Fused, RankedList, weighted_rrf
+from findling.search.keyword.lane import Bm25Lane, Bm25Result, LaneHit
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import HUB_FROM, as_shown, relative, relevance, with_meaning_assumed

@@ -139,7 +139,7 @@ def relative(evidence: list[Evidence]) -> list[Evidence]:
 # A page whose text is mostly links or entries pointing elsewhere (an index, a table of contents,
 # a module index, a glossary) holds every word of a question somewhere and answers none: from
 # HUB_FROM of its text in them its score falls linearly, to HUB_FLOOR of itself at HUB_TO. The
-# keyword lane applies it in SQL (search/keyword_sql.py), the pipeline to a page's relevance. A
+# keyword lane applies it in SQL (search/keyword/sql.py), the pipeline to a page's relevance. A
 # query with every word in the page's title field names it ("python module index"): no prior.
 # Why these bounds: docs/eval/relevance-models.md.
 HUB_FROM = 0.35

@@ -253,7 +253,7 @@ def with_room_for_copies(limit: int) -> int:
 
 def with_room_for_a_few_copies(limit: int) -> int:
     """A keyword search's first reading: room for a copy of every other result, 10 at most. A
-    deeper list leaves MaxScore less to skip (bm25.py): read three times as deep at once, a
+    deeper list leaves MaxScore less to skip (keyword/lane.py): read three times as deep at once, a
     search with snippets at 100k documents took 12.7-15.3 ms, 12.1-13.6 at `limit`; ranking
     again when copies took more places took 22 ms, there being a near copy in the first 20 for
     24 of 40 of its queries."""

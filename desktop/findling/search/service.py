@@ -33,9 +33,9 @@ from findling.records import (
     SearchResult,
     Source,
 )
-from findling.search.bm25 import Bm25Lane, Bm25Result
 from findling.search.fetch import DocumentFetcher
-from findling.search.keyword_explain import keyword_explain
+from findling.search.keyword.explain import keyword_explain
+from findling.search.keyword.lane import Bm25Lane, Bm25Result
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import (

@@ -16,8 +16,8 @@ import duckdb
 
 from findling.errors import Remedy
 from findling.records import Filters, Note
-from findling.search.bm25 import Bm25Lane
 from findling.search.filter_table import filter_names, filter_sql
+from findling.search.keyword.lane import Bm25Lane
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import document_matches, document_meta, terms_in_document
 

@@ -54,7 +54,7 @@ def _sorted_title_postings(con: duckdb.DuckDBPyConnection) -> None:
 
 def _title_field(con: duckdb.DuckDBPyConnection) -> None:
     """Schema 10: the title field (a document's title and file name), whose query words the
-    keyword lane weighs (search/bm25.py). Filled here from what the index holds: nothing
+    keyword lane weighs (search/keyword/lane.py). Filled here from what the index holds: nothing
     is read again."""
 
     con.execute("CREATE TABLE IF NOT EXISTS title_postings (term_id INTEGER NOT NULL, doc_id INTEGER NOT NULL)")
@@ -200,7 +200,7 @@ MIGRATIONS: list[Migration] = [
     _title_field,
     [
         # A web page's share of text inside links: index and contents pages are nearly all links,
-        # and keyword search ranks them below pages of content (search/bm25.py). Web pages are
+        # and keyword search ranks them below pages of content (search/keyword/lane.py). Web pages are
         # read again by the next `index` to measure it; their vectors are reused.
         "CREATE TABLE IF NOT EXISTS link_shares (doc_id INTEGER NOT NULL, share REAL NOT NULL)",
         "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('html', 'htm', 'xhtml', 'shtml')",
@@ -280,7 +280,7 @@ MIGRATIONS: list[Migration] = [
         "WHERE coalesce(language, '') NOT IN ('', 'en', 'ja', 'zh', 'ko', 'th', 'lo', 'km', 'my')",
     ],
     [
-        # Word positions, one row per posting (search/phrases.py): quoted phrases and NEAR are
+        # Word positions, one row per posting (search/keyword/phrases.py): quoted phrases and NEAR are
         # matched in every document, not only in the first keyword candidates. Every document
         # without them is read again by the next `index`; its passages, and so vectors, stay.
         """CREATE TABLE IF NOT EXISTS positions (

@@ -292,7 +292,7 @@ def identifier_parts(word: str) -> list[str]:
 def title_terms(title: str, name: str, language: str = DEFAULT_LANGUAGE) -> set[str]:
     """The terms of a document's title field: its title and its file name without the
     extension, what a person who knows the document names it by. Ingest writes them and
-    the keyword lane weighs a query's words found there (search/bm25.py)."""
+    the keyword lane weighs a query's words found there (search/keyword/lane.py)."""
     return set(term_counts(title, language)) | set(term_counts(PurePath(name).stem, language))
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from findling.search.phrases import lookup as _lookup
-from findling.search.phrases import near_marks
+from findling.search.keyword.phrases import lookup as _lookup
+from findling.search.keyword.phrases import near_marks
 from findling.search.query_parser import ParsedQuery
 from findling.text.analyzer import (
     fold,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from findling.search.query_words import (
+from findling.search.keyword.words import (
     WordGroup,
 )
 from findling.search.relevance import HUB_FLOOR, HUB_FROM, HUB_TO, NAMED, giant_prior

@@ -19,9 +19,13 @@ from typing import Any
 import duckdb
 
 from findling.records import Filters
-from findling.search import proximity
 from findling.search.filter_table import filter_sql
-from findling.search.keyword_sql import (
+from findling.search.keyword import proximity
+from findling.search.keyword.phrases import constraint_sql
+from findling.search.keyword.phrases import lookup as _lookup
+from findling.search.keyword.phrases import near_in as _near_in
+from findling.search.keyword.phrases import phrase_in as _phrase_in
+from findling.search.keyword.sql import (
     _CorpusStats,
     _coverage,
     _coverage_sql,
@@ -36,12 +40,7 @@ from findling.search.keyword_sql import (
     _split_words,
     _whole_words,
 )
-from findling.search.phrases import constraint_sql
-from findling.search.phrases import lookup as _lookup
-from findling.search.phrases import near_in as _near_in
-from findling.search.phrases import phrase_in as _phrase_in
-from findling.search.query_parser import ParsedQuery
-from findling.search.query_words import (
+from findling.search.keyword.words import (
     WordGroup,
     _apart,
     _contains,
@@ -52,6 +51,7 @@ from findling.search.query_words import (
     _with_prefixes,
     word_groups,
 )
+from findling.search.query_parser import ParsedQuery
 from findling.search.relevance import GIANT_FROM
 from findling.store.documents import dated_sql
 from findling.store.sql import id_list
