@@ -156,8 +156,22 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("--print-token", action="store_true", help="print the bearer token clients must send")
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("models", help="list, download, import or remove models")
-    p.add_argument("action", choices=["list", "pull", "import", "remove"])
+    p = sub.add_parser(
+        "models",
+        help="list, download, import or remove models; `use` chooses a role's model, "
+        "or the model server that runs it (findling models use embedder --url http://localhost:11434 "
+        "--model nomic-embed-text --api ollama)",
+    )
+    p.add_argument("action", choices=["list", "pull", "import", "remove", "use"])
+    p.add_argument("--url", help="use: the model server's address, e.g. http://localhost:11434")
+    p.add_argument("--model", help="use: the model as the server names it")
+    p.add_argument("--api", choices=["openai", "ollama"], help="use: the API the server speaks (default openai)")
+    p.add_argument("--key-env", help="use: the environment variable holding the server's API key")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="use: allow a server on another machine (document text then leaves this one)",
+    )
     p.add_argument("name", nargs="?")
     p.add_argument(
         "dir",

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from findling.errors import FindlingError
 from findling.faces import presentation
@@ -20,6 +21,9 @@ from findling.filter_options import OPTIONS
 from findling.pathnames import printable
 from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
 from findling.search.filter_table import filters_from_options
+
+if TYPE_CHECKING:
+    from findling.models.service import ModelService
 
 
 class ProgressBar:
@@ -351,26 +355,35 @@ def _model_progress():
     return show
 
 
+def _list_models(service: ModelService) -> int:
+    from findling.models.manifest import ROLES, model_size
+
+    manifest = service.manifest
+    for role in ROLES:
+        if role not in manifest.defaults:  # a manifest of one's own may leave a role out
+            continue
+        chosen = service.spec(role).name
+        for name in (manifest.defaults[role], *manifest.alternatives.get(role, ())):
+            spec = manifest.get(name)
+            st = service.store.status(spec)
+            mark = "*" if name == chosen else " "
+            print(f"{mark} {role:<10} {name:<26} {st.state:<10} {model_size(spec, st.size):>12}  {spec.repo}")
+        if (endpoint := service.endpoint(role)) is not None:
+            print(f"* {role:<10} {endpoint.where()}")
+    print("* = in use")
+    return 0
+
+
 def cmd_models(args: argparse.Namespace) -> int:
     from findling.models.service import ModelService
     from findling.settings import load_settings
 
+    if args.action == "use":
+        return _use_model(args)
     service = ModelService(load_settings(args.home).models)
     manifest = service.manifest
     if args.action == "list":
-        from findling.models.manifest import ROLES, model_size
-
-        for role in ROLES:
-            if role not in manifest.defaults:  # a manifest of one's own may leave a role out
-                continue
-            chosen = service.spec(role).name
-            for name in (manifest.defaults[role], *manifest.alternatives.get(role, ())):
-                spec = manifest.get(name)
-                st = service.store.status(spec)
-                mark = "*" if name == chosen else " "
-                print(f"{mark} {role:<10} {name:<26} {st.state:<10} {model_size(spec, st.size):>12}  {spec.repo}")
-        print("* = in use")
-        return 0
+        return _list_models(service)
     if args.action == "import":
         from pathlib import Path
 
@@ -404,6 +417,59 @@ def cmd_models(args: argparse.Namespace) -> int:
         print(f"{spec.name}: {status.state} ({status.size / 1e6:.1f} MB, {status.detail})")
     elif args.action == "remove":
         print(f"{spec.name}: {'removed' if service.store.remove(spec) else 'was not installed'}")
+    return 0
+
+
+def _use_model(args: argparse.Namespace) -> int:
+    """`models use ROLE NAME` (a local model) or `models use ROLE --url URL --model NAME`: saved in
+    settings.toml, then tried once so the user learns at once whether the server answers."""
+    from findling.models.remote import Endpoint, ModelServerError, RemoteEmbedder, checked_endpoint
+    from findling.settings import load_settings, save_settings
+
+    role, local = args.name, args.dir
+    if role not in ("embedder", "reranker", "generator", "ocr"):
+        print("findling: name the role: embedder, reranker, generator or ocr", file=sys.stderr)
+        return 2
+    settings = load_settings(args.home)
+    m = settings.models
+    if args.url is None:
+        if not local:
+            print(f"findling: name the model ({role} NAME) or its server (--url URL --model NAME)", file=sys.stderr)
+            return 2
+        from findling.models.service import ModelService
+
+        ModelService(m).manifest.for_role(role, local)  # a name the manifest knows, for this role
+        setattr(m, role, local)
+        if role == "embedder":
+            m.embedder_url = ""
+        save_settings(settings, args.home)
+        print(f"{role}: {local}, on this computer")
+        return 0
+    if role != "embedder":
+        print("findling: a model server can run the embedder for now (reranker and generator next)", file=sys.stderr)
+        return 2
+    if not args.model:
+        print("findling: name the server's model with --model", file=sys.stderr)
+        return 2
+    endpoint = Endpoint(args.url.rstrip("/"), args.model, args.api or "openai", args.key_env or "")
+    allow = args.allow_remote or m.allow_remote
+    checked_endpoint(endpoint, allow)  # a remote host without --allow-remote: refused, nothing saved
+    m.embedder, m.embedder_url, m.embedder_api, m.embedder_key_env = (
+        endpoint.model,
+        endpoint.url,
+        endpoint.api,
+        endpoint.key_env,
+    )
+    m.allow_remote = allow
+    save_settings(settings, args.home)
+    print(f"embedder: {endpoint.where()}")
+    try:
+        # asked as a query is (one retry, a short wait): the user learns at once
+        dimension = RemoteEmbedder(endpoint).embed(["Findling checks the model server."], kind="query").shape[1]
+    except ModelServerError as exc:
+        print(f"saved, but the server does not answer now: {exc}", file=sys.stderr)
+        return 1
+    print(f"it answers: {dimension}-dimension vectors; `findling index` embeds the folders with it")
     return 0
 
 

@@ -567,7 +567,17 @@ class Engine:
             found = table_for(cur, spec.vector_key)
             table = found[0] if found else None
         embedded, embeddable = embedded_share(cur, table)
-        return {"embedder": name, "embedded": embedded, "embeddable": embeddable}
+        endpoint = self.models.endpoint("embedder")
+        from findling.models.remote import is_local
+
+        away = endpoint.host if endpoint is not None and not is_local(endpoint.url) else ""
+        return {
+            "embedder": name,
+            "embedded": embedded,
+            "embeddable": embeddable,
+            "embedder_where": self.models.where("embedder") if name else "",
+            "text_sent_to": away,
+        }
 
 
 if TYPE_CHECKING:

@@ -326,6 +326,7 @@ class EmbedReport:
     seconds: float = 0.0
     cancelled: bool = False
     skipped: Note | None = None  # why nothing was embedded (no model, no runtime)
+    stopped: str = ""  # why the run stopped before the end (its model server stopped answering)
 
     def followed_by(self, later: EmbedReport) -> EmbedReport:
         """This part of an embedding run, then the next (the run stepped aside between them)."""
@@ -337,6 +338,7 @@ class EmbedReport:
             seconds=self.seconds + later.seconds,
             cancelled=later.cancelled,
             skipped=later.skipped,
+            stopped=later.stopped,
         )
 
 
@@ -463,6 +465,8 @@ class StoreStatus:
     problems: tuple[FailedFile, ...]
     languages: tuple[tuple[str, int], ...] = ()  # (language, indexed documents), most first
     embedder: str = ""  # the embedding model's name; "" when none is installed (no semantic search)
+    embedder_where: str = ""  # where it runs: "Ollama at localhost:11434, nomic-embed-text"
+    text_sent_to: str = ""  # a model server on another machine that document text is sent to
     embedded: int = 0  # documents with vectors of that model
     embeddable: int = 0  # documents with text to embed
     ocr: str = ""  # "" when OCR reads pictures and scans, else why not (off, no model)

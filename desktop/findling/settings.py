@@ -163,6 +163,14 @@ class ModelSettings:
     reranker: str = setting("", "reranking model, by name; empty: the default")
     generator: str = setting("", "generator model, by name; empty: the default")
     ocr: str = setting("", "OCR model, by name; empty: the default")
+    # `findling models use embedder --url URL --model NAME`: the embedder above is then the
+    # server's model name
+    embedder_url: str = setting("", "the model server that embeds (http://localhost:11434); empty: run it here")
+    embedder_api: str = setting("openai", "the API that server speaks", choices=("openai", "ollama"))
+    embedder_key_env: str = setting("", "the environment variable holding that server's API key; empty: none")
+    allow_remote: bool = setting(
+        False, "use model servers on other machines (document text then leaves this one); off: this network only"
+    )
     provider: str = setting("auto", "where models run", choices=("auto", "cpu", "cuda", "directml", "coreml"))
     threads: int = setting(0, "model threads; 0 = every core but one, so the window stays responsive", range=(0, 1024))
     hub_endpoint: str = setting("", "the hub models download from; empty: huggingface.co (or HF_ENDPOINT)")

@@ -118,6 +118,8 @@ def measure(spec: str, workdir: Path, threads: int) -> dict:
         cur = engine._db.cursor()  # a measurement tool reading the eval index's chunks
         titles = dict(cur.execute("SELECT id, coalesce(title, '') FROM documents WHERE status = 'ok'").fetchall())
         embedder = engine.models.embedder()
+        if not isinstance(embedder, Embedder):
+            raise SystemExit("doc_vectors measures the local ONNX embedder (it reads its tokenizer)")
         vectors = _vectors(work, embedder, cur, titles)
         queries = list(dataset.queries.items())
         names = np.asarray([mapping.get(paths.get(d, ""), "") for d in range(int(vectors["whole_doc"].max()) + 1)])

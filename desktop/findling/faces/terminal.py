@@ -141,6 +141,10 @@ def print_status(st: dict[str, Any]) -> None:
             f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
         )
     print(st["semantic_line"])
+    if st.get("embedder_where"):  # an owner from before model servers answers without it
+        print(f"embeddings: {printable(st['embedder_where'])}")
+    if st.get("text_sent_to"):
+        print(f"note: document text is sent to {printable(st['text_sent_to'])} to be embedded")
     if st.get("activity_line"):  # an owner from before the activity record answers without it
         print(f"now: {st['activity_line']}")
     if "ocr_line" in st:  # an owner from before OCR answers without it

@@ -118,7 +118,12 @@ class FolderViews(QMainWindow):
             return
         if activity is not None and activity.phase == "embedding" and status.embedder:
             status = replace(status, embedded=activity.done, embeddable=activity.total)
-        self.index_label.setText(f"{status.indexed:,} documents · {semantic_line(status, 'window')}")
+        text = f"{status.indexed:,} documents · {semantic_line(status, 'window')}"
+        if status.embedder_where and not status.embedder_where.endswith("on this computer"):
+            text += f" · embeddings by {status.embedder_where}"  # a model server the user runs
+        if status.text_sent_to:
+            text += f" · document text is sent to {status.text_sent_to}"
+        self.index_label.setText(text)
 
     def choose_folder(self) -> None:
         """Opens where the last folder was added from (the home folder at first), never where

@@ -16,9 +16,10 @@ from collections.abc import Callable
 import duckdb
 import numpy as np
 
-from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, Embedder, EmbeddingStopped, embedding_windows
+from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, EmbeddingStopped, TextEmbedder, embedding_windows
 from findling.models.manifest import ModelSpec
-from findling.records import EmbedReport, IndexProgress
+from findling.models.remote import ModelServerError
+from findling.records import EmbedReport, IndexProgress, Note
 from findling.store.db import Database
 from findling.store.sql import id_list
 from findling.store.vectors import (
@@ -44,7 +45,7 @@ NAMED_CODE_PASSAGES = True
 
 def embed_pending(
     db: Database,
-    embedder: Embedder,
+    embedder: TextEmbedder,
     progress: Callable[[IndexProgress], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> EmbedReport:
@@ -53,7 +54,11 @@ def embed_pending(
     spec = embedder.spec
     started = time.perf_counter()
     report = EmbedReport(model=spec.name)
-    dim = spec.dimension or embedder.embed(["dimension probe"]).shape[1]
+    try:
+        dim = spec.dimension or embedder.embed(["dimension probe"]).shape[1]  # a server's: its first answer
+    except ModelServerError as exc:
+        report.skipped = Note(str(exc))
+        return report
     with db.transaction() as tx:
         table = ensure_table(tx, spec.vector_key, dim)
     cur = db.cursor()
@@ -71,6 +76,9 @@ def embed_pending(
                 vectors, computed = _vectors_for(cur, table, embedder, texts[lo:hi], hashes[lo:hi], cancel)
             except EmbeddingStopped:
                 break
+            except ModelServerError as exc:  # retried already: the rest stays pending for the next run
+                report.stopped = f"{exc}; {embeddable - before - report.documents:,} documents wait for it"
+                break
             with db.transaction() as tx:
                 write_vectors(tx, table, doc_ids[lo:hi], ordinals[lo:hi], spans[lo:hi], vectors, hashes[lo:hi])
             report.documents += len(set(doc_ids[lo:hi]))
@@ -79,10 +87,10 @@ def embed_pending(
             # said as each part commits: the count every face shows is the index's own
             title = dict(docs).get(doc_ids[hi - 1], "")
             progress(IndexProgress("embedding", report.documents, total, current=title, base=before))
-        if cancel.is_set():
+        if cancel.is_set() or report.stopped:
             break
     report.cancelled = cancel.is_set()
-    if not report.cancelled:
+    if not report.cancelled and not report.stopped:
         with db.transaction() as tx:
             forget_stale(tx, table)
             drop_other_models(tx, spec.vector_key)  # a new model replaced the old one's vectors
@@ -176,7 +184,7 @@ def text_hash(text: str) -> int:
 def _vectors_for(
     cur: duckdb.DuckDBPyConnection,
     table: str,
-    embedder: Embedder,
+    embedder: TextEmbedder,
     texts: list[str],
     hashes: np.ndarray,
     cancel: threading.Event | None = None,

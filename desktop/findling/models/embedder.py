@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -16,6 +16,21 @@ _TOKENIZE_BATCH = 16  # small calls into the tokenizer so the GIL is never held 
 
 class EmbeddingStopped(Exception):
     """`embed` was asked to stop (its `cancel` was set) between two model runs."""
+
+
+class TextEmbedder(Protocol):
+    """What indexing and search ask of an embedder, run here (Embedder) or by a model server
+    (models/remote.RemoteEmbedder)."""
+
+    spec: ModelSpec
+    dimension: int
+
+    @property
+    def provider(self) -> str: ...
+
+    def embed(
+        self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16, cancel: Any = None
+    ) -> np.ndarray: ...
 
 
 class Embedder:

@@ -13,8 +13,9 @@ from findling.settings import ModelSettings
 
 if TYPE_CHECKING:  # the model classes load numpy and the runtimes: only when a model is first asked for
     from findling.models.download import ModelStore
-    from findling.models.embedder import Embedder
+    from findling.models.embedder import Embedder, TextEmbedder
     from findling.models.generator import Generator
+    from findling.models.remote import Endpoint, RemoteEmbedder
     from findling.models.reranker import CrossEncoder
 
 M = TypeVar("M", "Embedder", "CrossEncoder", "Generator")
@@ -29,6 +30,8 @@ class ModelService:
         self._reranker: CrossEncoder | None = None
         self._generator: Generator | None = None
         self._lock = threading.Lock()
+        self._remote: RemoteEmbedder | None = None
+        self._remote_lock = threading.Lock()
         self._store_lock = threading.Lock()  # apart: a model being built under _lock asks for the store
 
     @property
@@ -61,10 +64,59 @@ class ModelService:
         self._manifest = manifest
 
     def spec(self, role: str) -> ModelSpec:
+        endpoint = self.endpoint(role)
+        if endpoint is not None:
+            return self._remote_embedder(endpoint).spec
         return self.manifest.for_role(role, getattr(self.settings, role) or None)
 
+    def endpoint(self, role: str) -> Endpoint | None:
+        """The model server that runs the role, when the settings name one (models use ROLE --url)."""
+        s = self.settings
+        if role != "embedder" or not s.embedder_url:
+            return None
+        from findling.models.remote import Endpoint
+
+        return Endpoint(s.embedder_url, s.embedder, s.embedder_api, s.embedder_key_env)
+
+    def where(self, role: str) -> str:
+        """Where the role runs, in words: "Ollama at localhost:11434, nomic-embed-text" or
+        "all-minilm-l6-v2, on this computer"."""
+        endpoint = self.endpoint(role)
+        if endpoint is not None:
+            return endpoint.where()
+        try:
+            return f"{self.spec(role).name}, on this computer"
+        except FindlingError as exc:
+            return str(exc)
+
+    def _remote_embedder(self, endpoint: Endpoint) -> RemoteEmbedder:
+        from findling.models.remote import RemoteEmbedder, like_manifest
+
+        with self._remote_lock:
+            if self._remote is None or self._remote.endpoint != endpoint:
+                self._remote = RemoteEmbedder(endpoint, like_manifest(endpoint.model, self._known_manifest()))
+            return self._remote
+
+    def _known_manifest(self) -> Manifest | None:
+        try:
+            return self.manifest
+        except FindlingError:
+            return None
+
     def unavailable_reason(self, role: str) -> Note | None:
-        """None when the role's model can run, else why not, and what would let it."""
+        """None when the role's model can run, else why not, and what would let it. A model
+        server is not asked here (a query pays one call, not two): its failures are said when met."""
+        endpoint = self.endpoint(role)
+        if endpoint is not None:
+            from findling.models.remote import checked_endpoint
+
+            if not endpoint.model:
+                return Note(f"no model is named for the model server at {endpoint.host}")
+            try:
+                checked_endpoint(endpoint, self.settings.allow_remote)
+            except FindlingError as exc:
+                return Note(str(exc), exc.remedy, exc.subject)
+            return None
         try:
             spec = self.spec(role)
         except FindlingError as exc:
@@ -86,9 +138,14 @@ class ModelService:
                 setattr(self, attr, model)
             return model
 
-    def embedder(self) -> Embedder:
+    def embedder(self) -> TextEmbedder:
         from findling.models.embedder import Embedder
 
+        endpoint = self.endpoint("embedder")
+        if endpoint is not None:
+            from findling.models.remote import checked_endpoint
+
+            return self._remote_embedder(checked_endpoint(endpoint, self.settings.allow_remote))
         s = self.settings
         return self._cached("_embedder", "embedder", lambda spec: Embedder(spec, self.store, s.provider, s.threads))
 

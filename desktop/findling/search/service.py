@@ -310,7 +310,7 @@ class Searcher:
         (`match`, or the settings'): hybrid without models is keyword search, not a weaker one."""
         notes: list[Note] = []
         if "vector" in lanes:
-            off = self.semantic_off()
+            off = self.semantic_off() or self._server_silent(query)
             if off is not None:
                 notes.append(replace(off, text=f"semantic search is off: {off.text}"))
                 lanes = tuple(lane for lane in lanes if lane != "vector")
@@ -327,6 +327,20 @@ class Searcher:
             query, parsed, limit, lanes, expand, rerank, min_score, match or self.settings.search.match
         )
         return replace(result, notes=tuple(notes) + result.notes)
+
+    def _server_silent(self, query: str) -> Note | None:
+        """When a model server embeds, why it cannot embed this query (it is down, or refuses):
+        the search then goes on by keywords and says so, instead of failing. The vector lane
+        reuses the answer (RemoteEmbedder remembers recent queries)."""
+        if self.models.endpoint("embedder") is None:
+            return None
+        from findling.models.remote import ModelServerError
+
+        try:
+            self.models.embedder().embed([query], kind="query")
+        except ModelServerError as exc:
+            return Note(str(exc))
+        return None
 
     def semantic_off(self) -> Note | None:
         """Why semantic search cannot run now, or None when it can: the one place that asks."""

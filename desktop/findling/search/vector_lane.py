@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from findling.models.embedder import Embedder
+from findling.models.embedder import TextEmbedder
 from findling.records import Filters
 from findling.search import vector_snapshot
 from findling.search.filter_table import filter_sql
@@ -116,7 +116,7 @@ class VectorLane:
         ids = self._cursor().execute(f"SELECT d.id FROM documents d WHERE d.status = 'ok'{where}", params).fetchnumpy()
         return np.asarray(ids["id"], dtype=np.int32)
 
-    def search(self, embedder: Embedder, text: str, limit: int, filters: Filters | None = None) -> VectorResult:
+    def search(self, embedder: TextEmbedder, text: str, limit: int, filters: Filters | None = None) -> VectorResult:
         started = time.perf_counter()
         index = self.index_for(embedder.spec.vector_key)
         if index is None or not text.strip():

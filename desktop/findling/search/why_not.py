@@ -22,7 +22,7 @@ from findling.search.query_parser import ParsedQuery
 from findling.store.documents import document_matches, document_meta, terms_in_document
 
 if TYPE_CHECKING:
-    from findling.models.embedder import Embedder
+    from findling.models.embedder import TextEmbedder
     from findling.search.vector_lane import VectorLane
 
 WIDE_LIMIT = 100  # how far down the results the answer looks for a document the limit cut
@@ -220,7 +220,11 @@ def keyword_standing(
 
 
 def semantic_standing(
-    vectors: VectorLane, embedder: Embedder, parsed: ParsedQuery, doc_id: int, passage: Callable[[int, int, int], str]
+    vectors: VectorLane,
+    embedder: TextEmbedder,
+    parsed: ParsedQuery,
+    doc_id: int,
+    passage: Callable[[int, int, int], str],
 ) -> SemanticStanding:
     """Where the document stands by meaning, and its closest passage (filters aside)."""
     model = embedder.spec.vector_key

@@ -293,7 +293,13 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
             "folders": [{"path": s.source.path, "indexed": s.indexed, "failed": s.failed} for s in st.sources],
             "problems": [{"path": p.path, "status": p.status, "error": p.error} for p in st.problems[:20]],
             "semantic": models_json(await _run(handle.models_state)),
-            "embedded": {"documents": st.embedded, "of": st.embeddable, "model": st.embedder or None},
+            "embedded": {
+                "documents": st.embedded,
+                "of": st.embeddable,
+                "model": st.embedder or None,
+                "runs": st.embedder_where or None,
+                "text_sent_to": st.text_sent_to or None,
+            },
             # what the index is busy with now, as the window's bar and `findling status` say it
             "activity": None
             if st.activity is None

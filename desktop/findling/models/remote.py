@@ -1,0 +1,292 @@
+"""Models served by a model server the user already runs: Ollama, llama.cpp's server, LM Studio,
+vLLM, LocalAI, TEI or OpenAI itself. Two APIs cover them: OpenAI's (`POST /v1/embeddings`, what
+all but Ollama speak) and Ollama's (`POST /api/embed`).
+
+Every call is bounded: a time limit, an answer of at most MAX_ANSWER bytes, a few retries with
+backoff on 429 and 5xx (a server's Retry-After is honoured, up to a limit), then a
+ModelServerError, which the embedding run meets by leaving the rest pending for later. Keys come
+from an environment variable the settings name, never from the settings themselves.
+
+Document text leaves the process for the server: loopback and private-network hosts are taken as
+given; any other host is refused unless the user allowed remote servers."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import random
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from findling.errors import FindlingError
+from findling.models.embedder import EmbeddingStopped, normalize
+from findling.models.manifest import Manifest, ModelSpec
+
+APIS = ("openai", "ollama")
+MAX_ANSWER = 64 * 1024 * 1024  # bytes: 2,048 vectors of 4,096 dimensions as JSON fit well within
+TIMEOUT_S = 60.0  # one request; a model server loading its model answers the first one late
+RETRIES = 5
+QUERY_TIMEOUT_S = 10.0  # a query waits this long, retried once, then goes on by keywords
+QUERY_RETRIES = 1
+_RECENT_QUERIES = 64
+MAX_WAIT_S = 30.0  # the longest one backoff (or Retry-After) is waited
+_API_NAMES = {"openai": "OpenAI-compatible server", "ollama": "Ollama"}
+
+
+class ModelServerError(FindlingError):
+    """A model server could not be reached, refused, or answered what is not an answer."""
+
+
+class RemoteRefusedError(FindlingError):
+    """An endpoint on another machine, not allowed: document text would leave this one."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a model role runs when a server serves it."""
+
+    url: str  # the server's base address: http://localhost:11434
+    model: str  # the model as the server names it
+    api: str = "openai"  # openai | ollama
+    key_env: str = ""  # the environment variable holding its API key ("" : none)
+
+    @property
+    def host(self) -> str:
+        return urllib.parse.urlsplit(self.url).netloc
+
+    def where(self) -> str:
+        """ "Ollama at localhost:11434, qwen3-embedding:0.6b": how every face says where a role runs."""
+        return f"{_API_NAMES.get(self.api, self.api)} at {self.host}, {self.model}"
+
+
+def is_local(url: str) -> bool:
+    """Whether the URL's host is this machine or the private network: loopback, private and
+    link-local addresses, `localhost`, a one-label name (`gpubox`) or a `.local`/`.lan` one. Read
+    from the address alone, never by asking DNS: a status line does not wait on a resolver, and
+    a name that resolves to a private address today may not tomorrow."""
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." not in host.rstrip(".") or host.endswith((".local", ".lan", ".localhost", ".home.arpa", ".internal"))
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def checked_endpoint(endpoint: Endpoint, allow_remote: bool) -> Endpoint:
+    """The endpoint when it may be used, else a sentence saying why not."""
+    parts = urllib.parse.urlsplit(endpoint.url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise FindlingError(f"a model server's address is http(s)://HOST[:PORT], not {endpoint.url!r}")
+    if endpoint.api not in APIS:
+        raise FindlingError(f"a model server speaks {' or '.join(APIS)}, not {endpoint.api!r}")
+    if not allow_remote and not is_local(endpoint.url):
+        raise RemoteRefusedError(
+            f"{parts.hostname} is not on this machine or its network: document text would leave the "
+            "machine for it. Allow remote model servers to use it (models.allow_remote)"
+        )
+    return endpoint
+
+
+def _key(endpoint: Endpoint) -> str:
+    if not endpoint.key_env:
+        return ""
+    key = os.environ.get(endpoint.key_env, "")
+    if not key:
+        raise ModelServerError(f"the API key for {endpoint.host} is read from ${endpoint.key_env}, which is not set")
+    return key
+
+
+def post_json(
+    endpoint: Endpoint,
+    path: str,
+    body: dict[str, Any],
+    timeout: float = TIMEOUT_S,
+    retries: int = RETRIES,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Any:
+    """POST `body` as JSON to the endpoint's `path` and return the JSON answer, retrying on 429 and
+    5xx with exponential backoff and jitter (Retry-After when the server gives one)."""
+    url = endpoint.url.rstrip("/") + path
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if key := _key(endpoint):
+        headers["Authorization"] = f"Bearer {key}"
+    data = json.dumps(body).encode("utf-8")
+    for attempt in range(retries + 1):
+        wait = min(MAX_WAIT_S, 0.5 * 2**attempt) * (0.5 + random.random() / 2)
+        try:
+            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+            with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 - http(s) only, checked
+                raw = answer.read(MAX_ANSWER + 1)
+            if len(raw) > MAX_ANSWER:
+                raise ModelServerError(f"{endpoint.host} answered more than {MAX_ANSWER // 2**20} MB")
+            try:
+                return json.loads(raw)
+            except ValueError as exc:
+                raise ModelServerError(f"{endpoint.host} answered what is not JSON ({exc})") from exc
+        except urllib.error.HTTPError as exc:
+            detail = _detail(exc)
+            if exc.code == 429 or exc.code >= 500:
+                if attempt < retries:
+                    after = exc.headers.get("Retry-After", "") if exc.headers else ""
+                    sleep(min(MAX_WAIT_S, float(after)) if after.replace(".", "", 1).isdigit() else wait)
+                    continue
+                raise ModelServerError(
+                    f"{endpoint.host} answered {exc.code} {retries + 1} times{detail}; try again later"
+                ) from exc
+            if exc.code in (401, 403):
+                raise ModelServerError(f"{endpoint.host} refused the key ({exc.code}){detail}") from exc
+            if exc.code == 404:
+                raise ModelServerError(
+                    f"{endpoint.host} has no {path} or no model {endpoint.model!r} (404){detail}"
+                ) from exc
+            raise ModelServerError(f"{endpoint.host} refused the request ({exc.code}){detail}") from exc
+        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+            if attempt < retries:
+                sleep(wait)
+                continue
+            reason = getattr(exc, "reason", exc)
+            raise ModelServerError(f"the model server at {endpoint.host} cannot be reached ({reason})") from exc
+    raise AssertionError("unreachable")
+
+
+def _detail(exc: urllib.error.HTTPError) -> str:
+    """The first line of an error's body, bounded: what the server said was wrong."""
+    try:
+        text = exc.read(2000).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    try:
+        said = json.loads(text)
+        text = str(said.get("error", said)) if isinstance(said, dict) else text
+    except ValueError:
+        pass
+    first = text.splitlines()[0][:200] if text else ""
+    return f": {first}" if first else ""
+
+
+def _vectors(endpoint: Endpoint, answer: Any, count: int) -> list[list[float]]:
+    """The vectors of an embeddings answer, in input order, or a ModelServerError."""
+    try:
+        if endpoint.api == "ollama":
+            rows = list(answer["embeddings"])
+        else:
+            data = sorted(answer["data"], key=lambda d: int(d.get("index", 0)))
+            rows = [d["embedding"] for d in data]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelServerError(f"{endpoint.host} answered no embeddings ({type(exc).__name__}: {exc})") from exc
+    if len(rows) != count:
+        raise ModelServerError(f"{endpoint.host} answered {len(rows)} embeddings for {count} texts")
+    return rows
+
+
+def like_manifest(model: str, manifest: Manifest | None) -> ModelSpec | None:
+    """The manifest's embedder a server's model is (by name or its hub repository's), whose
+    prompts, passage format and window it then takes: `all-MiniLM-L6-v2` served by a server is
+    the model Findling ships, read the same way."""
+    if manifest is None:
+        return None
+    name = model.lower().split(":")[0].split("/")[-1]
+    for spec in manifest.models.values():
+        if spec.role == "embedder" and name in (spec.name.lower(), spec.repo.lower().split("/")[-1]):
+            return spec
+    return None
+
+
+class RemoteEmbedder:
+    """An embedder a model server runs: the same `embed` as the ONNX one, vectors normalised."""
+
+    provider = "model server"
+
+    def __init__(
+        self, endpoint: Endpoint, like: ModelSpec | None = None, batch_size: int = 32, timeout: float = TIMEOUT_S
+    ) -> None:
+        self.endpoint = endpoint
+        self.batch_size = batch_size
+        self.timeout = timeout
+        # vectors are stored under the server, the API and the model: never mixed with another's
+        name = f"{endpoint.model}@{endpoint.host}/{endpoint.api}"
+        base = like or ModelSpec(name, "embedder", "", "", (), max_length=512, window_tokens=256)
+        self.spec = ModelSpec(
+            name,
+            "embedder",
+            repo="",
+            revision="",
+            files=(),
+            pooling=base.pooling,
+            query_prefix=base.query_prefix,
+            passage_prefix=base.passage_prefix,
+            max_length=base.max_length,
+            dimension=0,  # learned from the first answer
+            languages=base.languages,
+            passage_format=base.passage_format,
+            window_tokens=base.window_tokens,
+        )
+        self.dimension = 0
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # query text -> its vector
+        self._recent_lock = threading.Lock()
+
+    def embed(
+        self, texts: Sequence[str], kind: str = "passage", batch_size: int | None = None, cancel: Any = None
+    ) -> np.ndarray:
+        """L2-normalised float32 vectors, one row per text, in input order; one request a batch.
+        `cancel` is looked at before each request (EmbeddingStopped)."""
+        if kind == "query" and len(texts) == 1:
+            return self._query(texts[0])
+        return self._embed(texts, kind, batch_size, cancel)
+
+    def _embed(self, texts: Sequence[str], kind: str, batch_size: int | None, cancel: Any) -> np.ndarray:
+        prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
+        size = max(1, batch_size or self.batch_size)
+        path = "/api/embed" if self.endpoint.api == "ollama" else "/v1/embeddings"
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), size):
+            if cancel is not None and cancel.is_set():
+                raise EmbeddingStopped()
+            batch = [prefix + t for t in texts[start : start + size]]
+            answer = post_json(
+                self.endpoint,
+                path,
+                {"model": self.endpoint.model, "input": batch},
+                QUERY_TIMEOUT_S if kind == "query" else self.timeout,
+                QUERY_RETRIES if kind == "query" else RETRIES,
+            )
+            rows.extend(_vectors(self.endpoint, answer, len(batch)))
+        if not rows:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        try:
+            out = np.asarray(rows, dtype=np.float32)
+        except ValueError as exc:
+            raise ModelServerError(f"{self.endpoint.host} answered vectors of different lengths") from exc
+        if out.ndim != 2 or not np.isfinite(out).all():
+            raise ModelServerError(f"{self.endpoint.host} answered vectors that are not numbers")
+        if self.dimension and out.shape[1] != self.dimension:
+            raise ModelServerError(
+                f"{self.endpoint.host} answered {out.shape[1]}-dimension vectors after {self.dimension}: "
+                "has its model changed?"
+            )
+        self.dimension = out.shape[1]
+        return normalize(out)
+
+    def _query(self, text: str) -> np.ndarray:
+        """A query's vector, remembered: the search that checks the server answers (to go on by
+        keywords when it does not) and the lane that then ranks by it pay one request."""
+        with self._recent_lock:
+            if text in self._recent:
+                self._recent.move_to_end(text)
+                return self._recent[text]
+        vector = self._embed([text], "query", None, None)
+        with self._recent_lock:
+            self._recent[text] = vector
+            while len(self._recent) > _RECENT_QUERIES:
+                self._recent.popitem(last=False)
+        return vector

@@ -1,0 +1,204 @@
+"""The embedder run by a model server the user already runs (OpenAI's API, Ollama's), through a real
+HTTP server process serving the shipped MiniLM (tests/model_server.py): its vectors are the local
+model's, a 429 storm is ridden out, a server that dies mid-run leaves the rest pending for the next
+run, a server that is down leaves search to keywords with a sentence, and a host on another
+machine is refused unless allowed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from findling.engine import Engine
+from findling.models import remote
+from findling.models.remote import Endpoint, ModelServerError, RemoteEmbedder, like_manifest
+from findling.records import SearchMode, SearchRequest
+from findling.settings import load_settings, settings_path
+from tests.conftest import MINILM, needs_models
+from tests.helpers import write
+from tests.test_cli import _run
+
+pytestmark = needs_models
+SERVER = Path(__file__).resolve().parents[1] / "model_server.py"
+NAME = "all-MiniLM-L6-v2-int8"  # as the server names its model: the manifest's repository's name
+TEXTS = [
+    "The borrow checker rejects two mutable references.",
+    "Water tomato plants deeply twice a week in summer.",
+    "ERROR connection refused on port 5432",
+    "def simmer(self, minutes): return self.heat(low=True)",
+    "Ok",
+    "Die Kindergartengebühren steigen im September.",
+    "database server not reachable " * 40,  # past the model's 256 tokens: truncated alike
+]
+
+
+class Server:
+    def __init__(self, tmp_path: Path, *extra: str, port: int = 0) -> None:
+        self.log = (tmp_path / f"server-{time.monotonic_ns()}.log").open("w")
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SERVER), str(MINILM), NAME, "--port", str(port), *extra],
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+        )
+        line = self.proc.stdout.readline() if self.proc.stdout else ""  # it prints its port once listening
+        assert line.startswith("PORT "), f"the test server did not start: {line!r}"
+        self.port = int(line.split()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def stats(self) -> dict:
+        with urllib.request.urlopen(self.url + "/stats", timeout=5) as answer:
+            return json.loads(answer.read())
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+        self.log.close()
+
+
+@pytest.fixture
+def servers(tmp_path):
+    started: list[Server] = []
+
+    def start(*extra: str, port: int = 0) -> Server:
+        server = Server(tmp_path, *extra, port=port)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    """Retries as a server's client makes them, with the waits of a test."""
+    monkeypatch.setattr(remote, "RETRIES", 2)
+    monkeypatch.setattr(remote, "MAX_WAIT_S", 0.05)
+
+
+def _local(spec):
+    from findling.models.download import ModelStore
+    from findling.models.embedder import Embedder
+
+    return Embedder(spec, ModelStore())
+
+
+@pytest.mark.parametrize("api", ["openai", "ollama"])
+def test_the_servers_vectors_are_the_local_models(servers, embedder_installed, api):
+    server = servers()
+    from findling.models.manifest import load_manifest
+
+    like = like_manifest(NAME, load_manifest())
+    assert like is not None and like.name == "minilm-test"  # read as the model Findling ships
+    far = RemoteEmbedder(Endpoint(server.url, NAME, api), like).embed(TEXTS)
+    near = _local(embedder_installed).embed(TEXTS)
+    cosines = (far * near).sum(axis=1)
+    assert far.shape == near.shape == (len(TEXTS), 384) and cosines.min() >= 0.999, cosines
+
+
+def test_a_folder_embedded_through_the_server_searches_as_the_local_one(tmp_path, servers, embedder_installed):
+    docs = tmp_path / "docs"
+    notes = {
+        "rust.md": "# Ownership\n\nThe borrow checker rejects two mutable references at once.\n",
+        "garden.md": "# Tomatoes\n\nWater tomato plants deeply twice a week in summer.\n",
+        "soup.md": "# Soup\n\nSimmer the tomatoes with garlic and basil for an hour.\n",
+        "db.md": "# Database\n\nPostgreSQL listens on port 5432; a refused connection means it is down.\n",
+    }
+    for name, text in notes.items():
+        write(docs / name, text)
+    local_home, far_home = tmp_path / "local", tmp_path / "far"
+    server = servers()
+    used = _run("models", "use", "embedder", "--url", server.url, "--model", NAME, home=far_home)
+    assert f"OpenAI-compatible server at 127.0.0.1:{server.port}, {NAME}" in used.stdout
+    assert "384-dimension vectors" in used.stdout
+    for home in (local_home, far_home):
+        _run("add", str(docs), home=home)
+        _run("index", home=home)
+    status = _run("status", home=far_home).stdout
+    assert (
+        "4 of 4 documents embedded" in status
+        and f"embeddings: OpenAI-compatible server at 127.0.0.1:{server.port}" in status
+    )
+    assert "is sent to" not in status  # this machine: nothing leaves it
+    for query in ("vegetables in the garden", "why can I not connect to the database"):
+        near = json.loads(_run("vsearch", query, "--json", home=local_home).stdout)["results"]
+        far = json.loads(_run("vsearch", query, "--json", home=far_home).stdout)["results"]
+        assert [h["path"] for h in far] == [h["path"] for h in near], query
+        assert all(abs(a["score"] - b["score"]) < 0.01 for a, b in zip(far, near)), query
+    # and back to the local model, by its name
+    assert "minilm-test, on this computer" in _run("models", "use", "embedder", "minilm-test", home=far_home).stdout
+    assert load_settings(far_home).models.embedder_url == ""
+
+
+def test_a_storm_of_429_is_ridden_out(servers, embedder_installed, quick_retries):
+    server = servers("--fail-first", "2")
+    vectors = RemoteEmbedder(Endpoint(server.url, NAME, "ollama")).embed(TEXTS[:3])
+    assert vectors.shape == (3, 384)
+    assert server.stats() == {"requests": 3, "answered": 1}  # two refused, the third answered
+    storm = servers("--fail-first", "50")
+    with pytest.raises(ModelServerError, match="answered 429 3 times"):
+        RemoteEmbedder(Endpoint(storm.url, NAME)).embed(TEXTS[:1])
+
+
+def test_a_server_that_dies_mid_run_leaves_the_rest_for_the_next(tmp_path, servers, embedder_installed, quick_retries):
+    docs = tmp_path / "docs"
+    for i in range(12):  # twelve documents, a request each part: the server answers three, then dies
+        write(docs / f"n{i:02}.md", f"# Note {i}\n\n" + f"Paragraph {i} about gardens and soups. " * 400)
+    home = tmp_path / "home"
+    server = servers("--die-after", "3")
+    _run("models", "use", "embedder", "--url", server.url, "--model", NAME, home=home)
+    with Engine(home) as engine:
+        engine.add_source(str(docs))
+        report = engine.index()
+        assert report.embedding is not None and "cannot be reached" in report.embedding.stopped
+        first = engine.status()
+        assert 0 < first.embedded < 12 and first.embeddable == 12  # what was answered is kept, whole
+        hybrid = engine.find(SearchRequest("gardens soups"))
+        assert hybrid.hits  # keywords answer while the server is down...
+        assert any("the model server at" in n.text and "cannot be reached" in n.text for n in hybrid.notes)
+        semantic = engine.find(SearchRequest("gardens soups", SearchMode.SEMANTIC))
+        assert semantic.hits == () and "cannot be reached" in semantic.notes[0].text
+    servers(port=server.port)  # the server is back, on its address
+    with Engine(home) as engine:
+        engine.index()
+        assert engine.status().embedded == 12
+        assert engine.find(SearchRequest("gardens soups", SearchMode.SEMANTIC)).hits
+
+
+def test_a_host_on_another_machine_is_refused_unless_allowed(tmp_path):
+    home = tmp_path / "home"
+    refused = _run(
+        "models", "use", "embedder", "--url", "https://api.example.com", "--model", "text-embedding-3-small",
+        home=home, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "document text would leave the machine" in refused.stderr
+    assert "--allow-remote" in refused.stderr or "allow_remote" in refused.stderr
+    assert load_settings(home).models.embedder_url == ""  # nothing saved
+    allowed = _run(
+        "models", "use", "embedder", "--url", "http://findling-test.invalid:9", "--model", "m", "--allow-remote",
+        home=home, check=False,
+    )  # fmt: skip
+    assert allowed.returncode == 1 and "saved, but the server does not answer now" in allowed.stderr
+    settings = load_settings(home).models
+    assert settings.embedder_url == "http://findling-test.invalid:9" and settings.allow_remote
+    assert "document text is sent to findling-test.invalid:9" in _run("status", home=home).stdout
+
+
+def test_the_key_comes_from_the_environment_and_is_never_saved(tmp_path, servers, monkeypatch):
+    home = tmp_path / "home"
+    server = servers()
+    monkeypatch.setenv("FINDLING_TEST_KEY", "sk-secret-value")
+    _run("models", "use", "embedder", "--url", server.url, "--model", NAME, "--key-env", "FINDLING_TEST_KEY", home=home)
+    saved = settings_path(home).read_text()
+    assert "FINDLING_TEST_KEY" in saved and "sk-secret-value" not in saved
+    monkeypatch.delenv("FINDLING_TEST_KEY")
+    with pytest.raises(ModelServerError, match=r"\$FINDLING_TEST_KEY, which is not set"):
+        RemoteEmbedder(Endpoint(server.url, NAME, key_env="FINDLING_TEST_KEY")).embed(["x"])
