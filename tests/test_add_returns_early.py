@@ -15,6 +15,8 @@ from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
 from tests.helpers import wait_until, write
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 
 def _notes(folder, count, word):
     for i in range(count):

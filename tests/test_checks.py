@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

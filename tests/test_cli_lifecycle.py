@@ -14,6 +14,8 @@ import pytest
 from findling.server.handle import IndexHandle, _ping
 from tests.helpers import write
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 
 def _findling(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(

@@ -20,6 +20,8 @@ from findling.records import SearchMode, SearchRequest
 from tests.helpers import wait_until, write
 from tests.hostile import build, docx_slow
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 ESCAPE_BYTES = ("\x1b", "\x9b", "\x07")
 
 

@@ -41,6 +41,7 @@ def _search(home: Path, query: str, *more: str) -> list[dict]:
     return json.loads(_run("search", query, "--json", *more, home=home).stdout)["results"]
 
 
+@pytest.mark.slow
 def test_an_archive_of_thousands_of_members_is_indexed_whole(tmp_path):
     """DuckDB cannot take an all-None object column of 2,000+ rows: the archive failed whole and
     was read again by every later run."""
@@ -58,6 +59,7 @@ def test_an_archive_of_thousands_of_members_is_indexed_whole(tmp_path):
     assert "0 added" in again or "unchanged" in again, again
 
 
+@pytest.mark.slow
 def test_a_source_file_of_thousands_of_definitions_without_docstrings_is_indexed(tmp_path):
     docs = tmp_path / "docs"
     write(docs / "many.py", "".join(f"def function_{i}():\n    return {i}\n\n" for i in range(2_100)))
@@ -97,6 +99,7 @@ def test_an_index_made_world_readable_before_is_tightened(tmp_path):
 ESCAPES = "\x1b]52;c;ZXZpbA==\x07\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\\x1b]0;title\x07\x1b[2J\x9b31m"
 
 
+@pytest.mark.slow
 def test_get_and_multi_get_print_no_terminal_escapes(tmp_path):
     docs = tmp_path / "docs"
     write(docs / "trap.txt", f"first line\nsecond {ESCAPES} line\r\nthird line\n")
@@ -123,6 +126,7 @@ def test_get_and_multi_get_print_no_terminal_escapes(tmp_path):
     assert "inner" in printed[4] and "first line" in printed[4]
 
 
+@pytest.mark.slow
 def test_folder_in_the_query_reads_tilde_as_the_option_does(tmp_path):
     home_dir = tmp_path / "user"
     write(home_dir / "docs" / "sub" / "kept.md", "marmalade recipe")
@@ -153,6 +157,7 @@ def _zip(entries: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.slow
 def test_one_address_names_one_document(tmp_path):
     """A member literally named `a.zip › x.md` beside a nested a.zip holding x.md: two documents
     under one address (and one docid) before."""
@@ -187,6 +192,7 @@ def test_mail_attachment_names_hold_no_controls(tmp_path):
     assert "\x1b" not in name and "\u202e" not in name and "\n" not in name, repr(name)
 
 
+@pytest.mark.slow
 def test_a_member_address_is_not_read_as_a_path_outside_its_archive(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -202,6 +208,7 @@ def test_a_member_address_is_not_read_as_a_path_outside_its_archive(tmp_path):
     assert why["path"] == hit["path"] and why["reason"] != "outside", why
 
 
+@pytest.mark.slow
 def test_multi_get_by_many_docids_reads_the_docids_once(engine, tmp_path, monkeypatch):
     """Many docids at once: one reading of every path per reference took 5.2 s for 5,000 docids
     on 1,250 documents; the count of readings is what is held here, not a time."""
@@ -225,6 +232,7 @@ def test_multi_get_by_many_docids_reads_the_docids_once(engine, tmp_path, monkey
     assert calls == 1
 
 
+@pytest.mark.slow
 def test_a_folder_removed_while_it_is_indexed_leaves_nothing_behind(engine, tmp_path):
     """The run went on writing rows for the removed folder: documents nobody could remove."""
     docs = tmp_path / "docs"
@@ -284,6 +292,7 @@ def test_remove_beside_a_running_add_through_the_command_line(tmp_path):
     assert json.loads(_run("status", "--json", home=home).stdout)["indexed"] == 2_000
 
 
+@pytest.mark.slow
 def test_doctor_runs_the_whole_check_and_index_repair_mends_it(tmp_path):
     import duckdb
 

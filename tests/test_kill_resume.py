@@ -17,6 +17,8 @@ from findling.server.handle import IndexHandle
 from findling.settings import Settings
 from tests.helpers import assert_index_consistent, wait_until, write
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 N_FILES = 1500
 N_EMBED = 600
 

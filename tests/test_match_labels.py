@@ -33,6 +33,7 @@ def home(tmp_path, docs, embedder_installed):
     return home
 
 
+@pytest.mark.slow
 def test_labels_say_what_matched_in_every_mode(home):
     keyword, _ = _labels(home, "search", "VPN certificate Lisbon")
     assert keyword["a.md"] == ("all", keyword["a.md"][1]) and keyword["a.md"][1].endswith("· every word")
@@ -50,6 +51,7 @@ def test_labels_say_what_matched_in_every_mode(home):
     assert all("·" not in label for _, label in semantic.values())
 
 
+@pytest.mark.slow
 def test_hybrid_says_when_no_document_has_every_word(home):
     listed, notes = _labels(home, "query", "VPN certificate Porto")
     assert listed and all(m != "all" for m, _ in listed.values())

@@ -19,6 +19,8 @@ from findling.records import SearchMode, SearchRequest
 from tests.conftest import MINILM, needs_models, write_test_manifest
 from tests.helpers import assert_index_consistent, make_docx, make_epub, make_pdf, write
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 
 def _encrypted_pdf(path):
     """A PDF whose trailer names the standard security handler with a user password."""

@@ -21,6 +21,8 @@ NOTES = {
     "berry.md": "# Berries\n\nBerries and a melon salad for the summer party.\n",
     "soup.txt": "Soup of the day: tomato. No melon today.\n",
 }
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 _PROBE = """
 import json, sys
 from findling.thin import answered

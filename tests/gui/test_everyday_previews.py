@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from findling.pathnames import container_file
 from tests.ingest.test_everyday_formats import AUTHORS, WORDS, make_everyday_folder
 
@@ -14,6 +16,7 @@ INSIDE_AUTHORS = {
 }
 
 
+@pytest.mark.slow
 def test_each_kind_previews_with_its_word(qtbot, window, tmp_path, ocr_installed):
     folder = make_everyday_folder(tmp_path / "desk", tmp_path)
     window.engine.add_source(folder)

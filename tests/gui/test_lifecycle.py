@@ -16,6 +16,8 @@ import pytest
 from findling.engine import Engine
 from tests.conftest import MINILM, ocr_model_dir
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
@@ -419,6 +420,7 @@ def test_the_search_field_keeps_its_room_on_a_small_screen(qtbot, window):
     assert window.search_field.width() >= window.SEARCH_FIELD_MIN
 
 
+@pytest.mark.slow
 def test_importing_the_ocr_model_reads_the_pictures_and_removing_it_asks(qtbot, window, tmp_path, monkeypatch):
     from tests.conftest import ocr_model_dir
 

@@ -23,6 +23,7 @@ def _count(image, colour: int) -> int:
 
 
 @pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb-run is not installed (.ci/run installs it)")
+@pytest.mark.slow
 def test_window_screenshots(tmp_path):
     """The real window draws what it holds: matches highlighted where a query found them, none
     before a query or after a bad one. FINDLING_SCREENSHOTS=DIR keeps the pictures to look at."""

@@ -17,6 +17,8 @@ from findling.records import EmbedReport, IndexReport
 from findling.server.handle import _handed_over
 from tests.helpers import write
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 
 @given(st.lists(st.integers(1, 30), min_size=0, max_size=40), st.integers(1, 50))
 def test_parts_hold_whole_documents_side_by_side(windows_per_doc, least):

@@ -20,6 +20,8 @@ from findling.pathnames import container_file
 from findling.records import SearchMode, SearchRequest
 from tests.helpers import draw_page, make_docx, write
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 )

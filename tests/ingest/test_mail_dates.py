@@ -8,6 +8,8 @@ import os
 import time
 from datetime import datetime, timezone
 
+import pytest
+
 from tests.helpers import write
 from tests.test_cli import _run
 
@@ -27,6 +29,7 @@ def _paths(home, *query: str) -> dict[str, float]:
     return {hit["path"].rsplit("/", 1)[-1]: hit["mtime"] for hit in hits}
 
 
+@pytest.mark.slow
 def test_a_message_and_its_attachments_are_dated_by_its_date_header(tmp_path, docs):
     write(docs / "fees.eml", MESSAGE)  # written now: its mtime is today
     home = tmp_path / "clihome"
@@ -41,6 +44,7 @@ def test_a_message_and_its_attachments_are_dated_by_its_date_header(tmp_path, do
     assert _paths(home, "tuition", "before:2019-04-01") == {"fees.eml › fees.txt": SENT}
 
 
+@pytest.mark.slow
 def test_touching_a_message_keeps_its_date(tmp_path, docs):
     path = write(docs / "fees.eml", MESSAGE)
     home = tmp_path / "clihome"

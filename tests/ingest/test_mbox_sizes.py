@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers import write
 from tests.test_cli import _run
 
@@ -17,6 +19,7 @@ MBOX = (
 )
 
 
+@pytest.mark.slow
 def test_a_mailboxs_messages_have_their_size(tmp_path, docs):
     write(docs / "inbox.mbox", MBOX)
     home = tmp_path / "clihome"

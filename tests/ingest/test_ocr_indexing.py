@@ -13,6 +13,8 @@ from findling.ingest.prepare import PrepareTask, prepare
 from findling.records import DocumentRow, SearchMode, SearchRequest
 from tests.helpers import draw_page
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 
 def make_pictures(folder: Path) -> Path:
     from PIL import Image

@@ -43,6 +43,7 @@ def _deep(depth: int) -> str:
     return head + body + "Content-Type: text/plain\n\ninnermost\n" + closing
 
 
+@pytest.mark.slow
 def test_a_message_nested_thousands_deep_costs_that_message_alone(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -56,6 +57,7 @@ def test_a_message_nested_thousands_deep_costs_that_message_alone(tmp_path):
     assert status["failed"] == 0
 
 
+@pytest.mark.slow
 def test_a_header_built_to_be_slow_does_not_cost_its_mailbox(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -78,6 +80,7 @@ def _lzma1_7z(text: bytes) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.slow
 def test_a_7z_member_claiming_a_4_gib_dictionary_costs_that_member_alone(tmp_path):
     data = _lzma1_7z(b"small text in a hostile seven zip")
     coder = b"\x03\x01\x01\x05"  # LZMA, five bytes of properties: lc/lp/pb, then the dictionary size

@@ -24,7 +24,7 @@ from tests.conftest import MINILM, needs_models
 from tests.helpers import write
 from tests.test_cli import _run
 
-pytestmark = needs_models
+pytestmark = [pytest.mark.slow, needs_models]
 SERVER = Path(__file__).resolve().parents[1] / "model_server.py"
 NAME = "all-MiniLM-L6-v2-int8"  # as the server names its model: the manifest's repository's name
 TEXTS = [

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers import write
 from tests.test_cli import _run
 
@@ -35,6 +37,7 @@ def _names(home, command, query):
     return [r["path"].rsplit("/", 2)[-2] + "/" + r["path"].rsplit("/", 1)[-1] for r in out["results"]]
 
 
+@pytest.mark.slow
 def test_an_identifier_goes_to_its_definition(tmp_path, docs):
     write(docs / "README.rst", README)
     write(docs / "rotate_backups" / "__init__.py", MODULE)

@@ -20,6 +20,8 @@ from findling.settings import Settings
 from findling.store.db import Database
 from tests.helpers import RecordingCursor, write
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 # share of documents whose body holds each word: from nearly all to a single one
 SHARES = {
     "harbor": 0.96,

@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from findling.records import SearchMode, SearchRequest
 from findling.text.analyzer import term_sequence
 from tests.helpers import index_files
 from tests.test_integrity import _run, _search
 
 
+@pytest.mark.slow
 def test_the_one_document_with_the_phrase_is_found_at_any_length(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -33,6 +36,7 @@ def test_the_one_document_with_the_phrase_is_found_at_any_length(tmp_path):
     assert payload["total"] == 1
 
 
+@pytest.mark.slow
 def test_phrase_matches_equal_a_reading_of_every_text(engine, tmp_path):
     """Random texts over a few words: the documents a phrase search lists are exactly those whose
     words hold the phrase in order (the title included), for phrases of one to three words."""

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers import write
 from tests.test_cli import _run
 
 
+@pytest.mark.slow
 def test_a_possessive_lights_the_word_not_its_s(tmp_path, docs):
     write(docs / "pets.txt", "Marmalade's basket holds the cat's toy. The cat sleeps all day.\n")
     write(docs / "list.txt", "a list of s words: s, s and s\n")

@@ -165,6 +165,7 @@ def _folder_with_a_changelog(folder):
     write(folder / "changelog.txt", "\n".join(lines))
 
 
+@pytest.mark.slow
 def test_a_giant_changelog_ranks_below_the_page_about_it(tmp_path, settings, embedder_installed):
     folder = tmp_path / "docs"
     _folder_with_a_changelog(folder)
@@ -381,6 +382,7 @@ def test_the_stages_read_as_a_timeline():
     assert stage_timeline(explain("vector"))[0] == ("meaning search", 17.5, "")
 
 
+@pytest.mark.slow
 def test_a_query_whose_words_no_document_holds_is_judged_by_meaning_alone(demo):
     hybrid = demo.find(SearchRequest("what to eat in Portugal", rerank="off", expand=False))
     semantic = demo.find(SearchRequest("what to eat in Portugal", mode=SearchMode.SEMANTIC))

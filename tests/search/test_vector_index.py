@@ -41,6 +41,7 @@ def _exact_top(vectors: dict[int, np.ndarray], q: np.ndarray, k: int) -> list[in
     return sorted(vectors, key=lambda d: -float(vectors[d] @ q))[:k]
 
 
+@pytest.mark.slow
 def test_results_and_scores_match_exact_float_search(store, tmp_path):
     db, table = store
     rng = np.random.default_rng(3)
@@ -137,6 +138,7 @@ def _recall(index: VectorIndex, by_doc: dict[int, np.ndarray], queries: np.ndarr
     return float(np.mean([len(set(_exact_top(by_doc, q, 10)) & f) / 10 for q, f in zip(queries, found)]))
 
 
+@pytest.mark.slow
 def test_the_rotated_heads_shortlist_finds_what_a_full_scan_finds(store, tmp_path):
     db, table = store
     rng = np.random.default_rng(8)

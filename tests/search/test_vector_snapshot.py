@@ -63,6 +63,7 @@ def _results(index: VectorIndex, queries: np.ndarray) -> list[list[tuple[int, fl
     return [[(h.doc_id, h.cosine) for h in index.search(q, 10)] for q in queries]
 
 
+@pytest.mark.slow
 def test_a_new_index_maps_the_last_ones_and_reads_only_what_changed(store, rows_read):
     db, table, home = store
     rng = np.random.default_rng(5)

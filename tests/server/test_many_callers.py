@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters, get_default_environment
 from findling.records import SearchMode, SearchRequest
 from findling.server.handle import IndexHandle
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets and signals")
+pytestmark = [pytest.mark.slow, *(pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets and signals"),)]
 
 # It leaves as the findling command does (cli.run): through interpreter teardown, DuckDB
 # can abort a process whose threads used it (duckdb#13904; seen once here in a full suite run).

@@ -21,6 +21,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from findling.server.handle import IndexHandle
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 READ_TOOLS = {"query", "search", "vsearch", "get", "multi_get", "similar", "status", "why_not", "symbols"}
 WRITE_TOOLS = {"add_folder", "remove_folder", "index"}
 

@@ -104,6 +104,7 @@ def _start_owner(home: Path) -> subprocess.Popen:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+@pytest.mark.slow
 def test_killing_the_owner_mid_request_fails_that_request_and_the_next_command_starts_cleanly(tmp_path):
     home = tmp_path / "home"
     docs = _notes(tmp_path / "docs", 400)

@@ -18,6 +18,8 @@ from findling.server import wire
 from findling.server.handle import IndexHandle
 from tests.server.test_owner import _cli, _notes
 
+pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
+
 
 def test_a_copied_data_folder_is_its_own_index_not_a_client_of_the_original(tmp_path, settings):
     home = tmp_path / "home"
