@@ -2,8 +2,12 @@
 OpenAI's `POST /v1/embeddings` and Ollama's `POST /api/embed`, as llama.cpp's server or Ollama
 would. It runs the model with onnxruntime and tokenizers alone (mean pooling, L2), as the
 models' README says, not with Findling's code: what Findling gets back is a real server's.
+With --chat it also serves a generator over `POST /v1/chat/completions` and `POST /api/chat`
+(greedy, with `top_logprobs` for the first token), and with --rerank a cross-encoder over
+`POST /v1/rerank`; those two run on Findling's model classes over the folders' files.
 
     python tests/model_server.py MODEL_DIR NAME [--port P] [--fail-first N] [--die-after N]
+                                 [--chat DIR NAME] [--rerank DIR NAME]
 
 prints `PORT <n>` once it listens. --fail-first answers the first N embedding requests 429 (a
 storm a client must ride out); --die-after ends the process, mid-conversation, after N answered.
@@ -50,9 +54,93 @@ class Model:
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def serve(model: Model, name: str, port: int, fail_first: int, die_after: int) -> None:
+class _Files:
+    """A model folder's files as they are, where Findling's classes ask a store for verified ones."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def verified_path(self, spec, file) -> Path:
+        return self.folder / file.path
+
+
+def _spec(folder: Path, name: str, role: str):
+    from findling.models.manifest import ModelFile, ModelSpec
+
+    files = [ModelFile("model.onnx", "model"), ModelFile("tokenizer.json", "tokenizer")]
+    files += [ModelFile(f, "config") for f in ("config.json", "generation_config.json") if (folder / f).exists()]
+    return ModelSpec(name, role, "", "", tuple(files), max_length=512)
+
+
+def chat_model(folder: Path, name: str):
+    from findling.models.generator import Generator
+
+    return Generator(_spec(folder, name, "generator"), _Files(folder), "cpu", 1)
+
+
+def rerank_model(folder: Path, name: str):
+    from findling.models.reranker import CrossEncoder
+
+    return CrossEncoder(_spec(folder, name, "reranker"), _Files(folder), "cpu", 1)
+
+
+def _chat_answer(generator, body: dict, ollama: bool) -> dict:
+    import math
+
+    from findling.models.generator import chatml
+
+    messages = [(m["role"], m["content"]) for m in body["messages"]]
+    prompt = chatml(messages)
+    options = body.get("options", {}) if ollama else body
+    limit = int(options.get("num_predict" if ollama else "max_tokens", 160))
+    text = generator.generate(prompt, max_new_tokens=limit)
+    top = []
+    if body.get("logprobs"):
+        yes, no = generator.next_token_probabilities(prompt, ["yes", "no"])
+        top = [{"token": t, "logprob": math.log(max(p, 1e-12))} for t, p in (("yes", yes), ("no", no))]
+    if ollama:
+        answer = {"model": body["model"], "message": {"role": "assistant", "content": text}, "done": True}
+        if top:
+            answer["logprobs"] = [{"token": top[0]["token"], "logprob": top[0]["logprob"], "top_logprobs": top}]
+        return answer
+    choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    if top:
+        choice["logprobs"] = {
+            "content": [{"token": top[0]["token"], "logprob": top[0]["logprob"], "top_logprobs": top}]
+        }
+    return {"object": "chat.completion", "model": body["model"], "choices": [choice]}
+
+
+def _chat_or_rerank(path: str, body: dict, chat, rerank) -> tuple[int, dict] | None:
+    """The answer of the chat and rerank routes; None for the embedding ones."""
+    if path in ("/v1/chat/completions", "/api/chat"):
+        generator, chat_name = chat
+        if body.get("model") != chat_name:
+            return 404, {"error": f"model {body.get('model')!r} not found"}
+        return 200, _chat_answer(generator, body, path == "/api/chat")
+    if path == "/v1/rerank":
+        scorer, rerank_name = rerank
+        if body.get("model") != rerank_name:
+            return 404, {"error": f"model {body.get('model')!r} not found"}
+        logits = scorer.logits(body["query"], body["documents"]).tolist()
+        results = [{"index": i, "relevance_score": v} for i, v in enumerate(logits)]
+        return 200, {"results": sorted(results, key=lambda r: -r["relevance_score"])}
+    return None
+
+
+def _routes(chat, rerank) -> set[str]:
+    routes = {"/v1/embeddings", "/api/embed"}
+    if chat:
+        routes |= {"/v1/chat/completions", "/api/chat"}
+    if rerank:
+        routes.add("/v1/rerank")
+    return routes
+
+
+def serve(model: Model, name: str, port: int, fail_first: int, die_after: int, chat=None, rerank=None) -> None:  # noqa: C901 - the handler, its routes one after another
     state = {"requests": 0, "answered": 0}
     lock = threading.Lock()
+    routes = _routes(chat, rerank)
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args) -> None:
@@ -77,7 +165,7 @@ def serve(model: Model, name: str, port: int, fail_first: int, die_after: int) -
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
-            if self.path not in ("/v1/embeddings", "/api/embed"):
+            if self.path not in routes:
                 self._send(404, {"error": f"no route {self.path}"})
                 return
             with lock:
@@ -85,6 +173,10 @@ def serve(model: Model, name: str, port: int, fail_first: int, die_after: int) -
                 storm = state["requests"] <= fail_first
             if storm:
                 self._send(429, {"error": "too many requests"}, {"Retry-After": "0.05"})
+                return
+            other = _chat_or_rerank(self.path, body, chat, rerank)
+            if other is not None:
+                self._send(*other)
                 return
             if body.get("model") != name:
                 self._send(404, {"error": f"model {body.get('model')!r} not found"})
@@ -115,8 +207,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--fail-first", type=int, default=0)
     parser.add_argument("--die-after", type=int, default=0)
+    parser.add_argument("--chat", nargs=2, metavar=("DIR", "NAME"))
+    parser.add_argument("--rerank", nargs=2, metavar=("DIR", "NAME"))
     args = parser.parse_args()
-    serve(Model(args.model_dir), args.name, args.port, args.fail_first, args.die_after)
+    chat = (chat_model(Path(args.chat[0]), args.chat[1]), args.chat[1]) if args.chat else None
+    rerank = (rerank_model(Path(args.rerank[0]), args.rerank[1]), args.rerank[1]) if args.rerank else None
+    serve(Model(args.model_dir), args.name, args.port, args.fail_first, args.die_after, chat, rerank)
 
 
 if __name__ == "__main__":

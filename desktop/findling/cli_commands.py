@@ -423,7 +423,9 @@ def cmd_models(args: argparse.Namespace) -> int:
 def _use_model(args: argparse.Namespace) -> int:
     """`models use ROLE NAME` (a local model) or `models use ROLE --url URL --model NAME`: saved in
     settings.toml, then tried once so the user learns at once whether the server answers."""
-    from findling.models.remote import Endpoint, ModelServerError, RemoteEmbedder, checked_endpoint
+    from findling.models.choice import try_server, use_local, use_server
+    from findling.models.remote import Endpoint
+    from findling.models.service import ModelService
     from findling.settings import load_settings, save_settings
 
     role, local = args.name, args.dir
@@ -431,45 +433,24 @@ def _use_model(args: argparse.Namespace) -> int:
         print("findling: name the role: embedder, reranker, generator or ocr", file=sys.stderr)
         return 2
     settings = load_settings(args.home)
-    m = settings.models
     if args.url is None:
         if not local:
             print(f"findling: name the model ({role} NAME) or its server (--url URL --model NAME)", file=sys.stderr)
             return 2
-        from findling.models.service import ModelService
-
-        ModelService(m).manifest.for_role(role, local)  # a name the manifest knows, for this role
-        setattr(m, role, local)
-        if role == "embedder":
-            m.embedder_url = ""
+        use_local(settings.models, role, local, ModelService(settings.models).manifest)
         save_settings(settings, args.home)
         print(f"{role}: {local}, on this computer")
         return 0
-    if role != "embedder":
-        print("findling: a model server can run the embedder for now (reranker and generator next)", file=sys.stderr)
-        return 2
-    if not args.model:
-        print("findling: name the server's model with --model", file=sys.stderr)
-        return 2
-    endpoint = Endpoint(args.url.rstrip("/"), args.model, args.api or "openai", args.key_env or "")
-    allow = args.allow_remote or m.allow_remote
-    checked_endpoint(endpoint, allow)  # a remote host without --allow-remote: refused, nothing saved
-    m.embedder, m.embedder_url, m.embedder_api, m.embedder_key_env = (
-        endpoint.model,
-        endpoint.url,
-        endpoint.api,
-        endpoint.key_env,
-    )
-    m.allow_remote = allow
+    endpoint = Endpoint(args.url.rstrip("/"), args.model or "", args.api or "openai", args.key_env or "")
+    use_server(settings.models, role, endpoint, args.allow_remote)  # refused: nothing saved
     save_settings(settings, args.home)
-    print(f"embedder: {endpoint.where()}")
+    print(f"{role}: {endpoint.where()}")
     try:
-        # asked as a query is (one retry, a short wait): the user learns at once
-        dimension = RemoteEmbedder(endpoint).embed(["Findling checks the model server."], kind="query").shape[1]
-    except ModelServerError as exc:
+        said = try_server(role, endpoint)
+    except FindlingError as exc:
         print(f"saved, but the server does not answer now: {exc}", file=sys.stderr)
         return 1
-    print(f"it answers: {dimension}-dimension vectors; `findling index` embeds the folders with it")
+    print(f"it answers: {said}")
     return 0
 
 

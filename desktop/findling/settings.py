@@ -168,6 +168,12 @@ class ModelSettings:
     embedder_url: str = setting("", "the model server that embeds (http://localhost:11434); empty: run it here")
     embedder_api: str = setting("openai", "the API that server speaks", choices=("openai", "ollama"))
     embedder_key_env: str = setting("", "the environment variable holding that server's API key; empty: none")
+    reranker_url: str = setting("", "the model server that reranks (POST /v1/rerank); empty: run it here")
+    reranker_api: str = setting("openai", "the API that server speaks (the rerank shape)", choices=("openai",))
+    reranker_key_env: str = setting("", "the environment variable holding that server's API key; empty: none")
+    generator_url: str = setting("", "the model server that generates (query expansion, the LLM judge)")
+    generator_api: str = setting("openai", "the API that server speaks", choices=("openai", "ollama"))
+    generator_key_env: str = setting("", "the environment variable holding that server's API key; empty: none")
     allow_remote: bool = setting(
         False, "use model servers on other machines (document text then leaves this one); off: this network only"
     )

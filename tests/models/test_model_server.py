@@ -13,6 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from findling.engine import Engine
@@ -202,3 +203,63 @@ def test_the_key_comes_from_the_environment_and_is_never_saved(tmp_path, servers
     monkeypatch.delenv("FINDLING_TEST_KEY")
     with pytest.raises(ModelServerError, match=r"\$FINDLING_TEST_KEY, which is not set"):
         RemoteEmbedder(Endpoint(server.url, NAME, key_env="FINDLING_TEST_KEY")).embed(["x"])
+
+
+def test_expansion_judging_and_reranking_run_through_the_server(servers, embedder_installed):
+    """The generator through /v1/chat/completions and /api/chat (greedy: the local model's very
+    words), the LLM judge by the first token's log-probabilities, and a cross-encoder through the
+    rerank shape (/v1/rerank), each against the same model run here."""
+    from findling.models.download import ModelStore
+    from findling.models.expander import expand
+    from findling.models.generator import Generator
+    from findling.models.judge import LlmJudge
+    from findling.models.manifest import load_manifest
+    from findling.models.remote import RemoteChat, RemoteReranker
+    from findling.models.reranker import CrossEncoder
+    from tests.conftest import CROSS_ENCODER, SMOLLM
+
+    server = servers("--chat", str(SMOLLM), "smollm2", "--rerank", str(CROSS_ENCODER), "ce")
+    manifest = load_manifest()
+    store = ModelStore()
+    for name, folder in (("smollm-test", SMOLLM), ("ce-test", CROSS_ENCODER)):
+        store.import_dir(manifest.get(name), folder)
+    local_chat = Generator(manifest.get("smollm-test"), store)
+    query = "how do I undo the last git commit"
+    near = expand(local_chat, query)
+    for api in ("openai", "ollama"):
+        far = expand(RemoteChat(Endpoint(server.url, "smollm2", api)), query)
+        assert far.raw == near.raw, api  # the same words, decoded the same way
+    passages = ["Use git reset --soft HEAD~1 to undo the last commit.", "Tomatoes need water twice a week."]
+    judged_near = LlmJudge(local_chat).scores(query, passages)
+    for api in ("openai", "ollama"):
+        judged_far = LlmJudge(RemoteChat(Endpoint(server.url, "smollm2", api))).scores(query, passages)
+        assert np.allclose(judged_far, judged_near, atol=1e-4), api
+    ce = CrossEncoder(manifest.get("ce-test"), store)
+    logits = ce.logits(query, passages)
+    far_scores = RemoteReranker(Endpoint(server.url, "ce")).scores(query, passages)
+    assert np.allclose(far_scores, 1 / (1 + np.exp(-logits)), atol=1e-4)  # logits, read as the local ones
+
+
+def test_a_query_uses_the_servers_reranker_and_goes_on_without_it_when_it_is_down(
+    tmp_path, servers, embedder_installed
+):
+    from tests.conftest import CROSS_ENCODER
+
+    docs = tmp_path / "docs"
+    write(docs / "db.md", "# Database\n\nPostgreSQL listens on port 5432 by default.\n")
+    write(docs / "garden.md", "# Garden\n\nWater the tomatoes twice a week, the port side of the beds first.\n")
+    home = tmp_path / "home"
+    server = servers("--rerank", str(CROSS_ENCODER), "ce")
+    _run("models", "use", "reranker", "--url", server.url, "--model", "ce", home=home)
+    with Engine(home) as engine:
+        engine.add_source(str(docs))
+        engine.index()
+        explain = engine.find(SearchRequest("port 5432", rerank="cross-encoder")).explain
+        stage = explain.stage("rerank")
+        assert stage.status == "ran" and f"127.0.0.1:{server.port}" in stage.reason
+    server.stop()
+    with Engine(home) as engine:
+        result = engine.find(SearchRequest("port 5432", rerank="cross-encoder"))
+        assert result.hits and result.hits[0].path.endswith("db.md")  # the list stands, fused
+        stage = result.explain.stage("rerank")
+        assert stage.status == "skipped" and "cannot be reached" in stage.reason

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from findling.models.generator import Generator, chatml
+from findling.models.generator import ChatModel, chatml
 
 _ENGLISH = (
     "You rewrite search queries for a document search engine. For the query, write exactly:\n"
@@ -43,9 +43,14 @@ class Expansion:
         return not (self.lexical or self.semantic or self.hyde)
 
 
-def prompt_for(query: str, multilingual: bool = False) -> str:
+def messages_for(query: str, multilingual: bool = False) -> list[tuple[str, str]]:
     system = _MULTILINGUAL if multilingual else _ENGLISH
-    return chatml([("system", system), ("user", _EXAMPLE_QUERY), ("assistant", _EXAMPLE_ANSWER), ("user", query)])
+    return [("system", system), ("user", _EXAMPLE_QUERY), ("assistant", _EXAMPLE_ANSWER), ("user", query)]
+
+
+def prompt_for(query: str, multilingual: bool = False) -> str:
+    """The conversation as a local ChatML model reads it."""
+    return chatml(messages_for(query, multilingual))
 
 
 def parse_expansion(raw: str, query: str, lexical: int = 2, semantic: int = 2) -> Expansion:
@@ -79,7 +84,7 @@ def parse_expansion(raw: str, query: str, lexical: int = 2, semantic: int = 2) -
 
 
 def expand(
-    generator: Generator, query: str, lexical: int = 2, semantic: int = 2, multilingual: bool = False
+    generator: ChatModel, query: str, lexical: int = 2, semantic: int = 2, multilingual: bool = False
 ) -> Expansion:
-    raw = generator.generate(prompt_for(query, multilingual), max_new_tokens=160)
+    raw = generator.chat(messages_for(query, multilingual), max_new_tokens=160)
     return parse_expansion(raw, query, lexical, semantic)

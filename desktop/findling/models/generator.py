@@ -7,6 +7,7 @@ import json
 import re
 import threading
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -21,6 +22,17 @@ def chatml(messages: Sequence[tuple[str, str]], add_generation_prompt: bool = Tr
     """ChatML, as SmolLM2 and Qwen2.5 expect: `<|im_start|>role\\ncontent<|im_end|>`."""
     text = "".join(f"<|im_start|>{role}\n{content}<|im_end|>\n" for role, content in messages)
     return text + ("<|im_start|>assistant\n" if add_generation_prompt else "")
+
+
+class ChatModel(Protocol):
+    """What expansion and the LLM judge ask of a generator, run here (Generator) or by a model
+    server (models/remote.RemoteChat)."""
+
+    spec: ModelSpec
+
+    def chat(self, messages: Sequence[tuple[str, str]], max_new_tokens: int = 160) -> str: ...
+
+    def yes_probability(self, messages: Sequence[tuple[str, str]]) -> float: ...
 
 
 class Generator:
@@ -81,6 +93,14 @@ class Generator:
             new_past[f"past_key_values.{i}.key"] = outputs[names.index(f"present.{i}.key")]
             new_past[f"past_key_values.{i}.value"] = outputs[names.index(f"present.{i}.value")]
         return logits, new_past
+
+    def chat(self, messages: Sequence[tuple[str, str]], max_new_tokens: int = 160) -> str:
+        """The model's answer to a conversation of (role, text) messages."""
+        return self.generate(chatml(messages), max_new_tokens)
+
+    def yes_probability(self, messages: Sequence[tuple[str, str]]) -> float:
+        """P("yes") against "no" as the answer's first word: the LLM judge's score."""
+        return self.next_token_probabilities(chatml(messages), ["yes", "no"])[0]
 
     def generate(self, prompt: str, max_new_tokens: int = 160, repetition_penalty: float = 1.2) -> str:
         """Greedy decoding with a repetition penalty (small models loop without one)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from findling.models.generator import Generator, chatml
+from findling.models.generator import ChatModel
 
 JUDGE_PROMPT = (
     "Judge whether the passage answers the search query. Reply with yes or no only.\n\n"
@@ -15,15 +15,13 @@ PASSAGE_CHARS = 1500  # a small model's context; the reranker's passages are sho
 
 
 class LlmJudge:
-    def __init__(self, generator: Generator) -> None:
+    def __init__(self, generator: ChatModel) -> None:
         self.generator = generator
         self.name = f"llm judge {generator.spec.name}"
 
     def scores(self, query: str, passages: Sequence[str]) -> list[float]:
         """Each passage's probability of answering the query, in [0, 1]."""
         return [
-            self.generator.next_token_probabilities(
-                chatml([("user", JUDGE_PROMPT.format(query=query, passage=p[:PASSAGE_CHARS]))]), ["yes", "no"]
-            )[0]
+            self.generator.yes_probability([("user", JUDGE_PROMPT.format(query=query, passage=p[:PASSAGE_CHARS]))])
             for p in passages
         ]

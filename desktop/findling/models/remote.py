@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import math
 import os
 import random
 import threading
@@ -290,3 +291,106 @@ class RemoteEmbedder:
             while len(self._recent) > _RECENT_QUERIES:
                 self._recent.popitem(last=False)
         return vector
+
+
+def _messages(messages: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"role": role, "content": text} for role, text in messages]
+
+
+class RemoteChat:
+    """A generator a model server runs: OpenAI's /v1/chat/completions or Ollama's /api/chat,
+    greedy (temperature 0), as the local one decodes."""
+
+    provider = "model server"
+
+    def __init__(self, endpoint: Endpoint, timeout: float = TIMEOUT_S) -> None:
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.spec = ModelSpec(f"{endpoint.model}@{endpoint.host}/{endpoint.api}", "generator", "", "", ())
+
+    def _ask(self, messages: Sequence[tuple[str, str]], max_new_tokens: int, logprobs: bool = False) -> Any:
+        e = self.endpoint
+        if e.api == "ollama":
+            body: dict[str, Any] = {
+                "model": e.model,
+                "messages": _messages(messages),
+                "stream": False,
+                "options": {"num_predict": max_new_tokens, "temperature": 0},
+            }
+            if logprobs:
+                body |= {"logprobs": True, "top_logprobs": 10}
+            return post_json(e, "/api/chat", body, self.timeout, QUERY_RETRIES)
+        body = {"model": e.model, "messages": _messages(messages), "max_tokens": max_new_tokens, "temperature": 0}
+        if logprobs:
+            body |= {"logprobs": True, "top_logprobs": 10}
+        return post_json(e, "/v1/chat/completions", body, self.timeout, QUERY_RETRIES)
+
+    def _text(self, answer: Any) -> str:
+        try:
+            if self.endpoint.api == "ollama":
+                return str(answer["message"]["content"])
+            return str(answer["choices"][0]["message"]["content"])
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ModelServerError(f"{self.endpoint.host} answered no message ({type(exc).__name__})") from exc
+
+    def chat(self, messages: Sequence[tuple[str, str]], max_new_tokens: int = 160) -> str:
+        return self._text(self._ask(messages, max_new_tokens))
+
+    def yes_probability(self, messages: Sequence[tuple[str, str]]) -> float:
+        """P("yes") against "no" from the first token's log-probabilities when the server gives
+        them (OpenAI's `top_logprobs`, Ollama's), else from the word it answered: 1, 0, or ½."""
+        answer = self._ask(messages, 1, logprobs=True)
+        yes = no = 0.0
+        for token, logprob in _first_token_choices(answer):
+            word = token.strip().lower()
+            if word == "yes":
+                yes += math.exp(logprob)
+            elif word == "no":
+                no += math.exp(logprob)
+        if yes + no > 0:
+            return yes / (yes + no)
+        said = self._text(answer).strip().lower()
+        return 1.0 if said.startswith("yes") else 0.0 if said.startswith("no") else 0.5
+
+
+def _first_token_choices(answer: Any) -> list[tuple[str, float]]:
+    """(token, logprob) of the first answered token's alternatives, as OpenAI (choices[0].logprobs
+    .content[0].top_logprobs) or Ollama (logprobs[0].top_logprobs) give them; [] when absent."""
+    try:
+        if "choices" in answer:
+            first = answer["choices"][0]["logprobs"]["content"][0]
+        else:
+            first = answer["logprobs"][0]
+        return [(str(t["token"]), float(t["logprob"])) for t in first.get("top_logprobs", [])]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return []
+
+
+class RemoteReranker:
+    """A reranker a model server runs, in the rerank shape TEI, Jina, Cohere and llama.cpp's server
+    share: POST /v1/rerank {"model", "query", "documents"} -> {"results": [{"index",
+    "relevance_score"}]}. Scores outside [0, 1] are logits, and go through a sigmoid."""
+
+    def __init__(self, endpoint: Endpoint, timeout: float = QUERY_TIMEOUT_S) -> None:
+        if endpoint.api == "ollama":
+            raise FindlingError("Ollama has no rerank API: serve the reranker with an OpenAI-style /v1/rerank")
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.name = f"reranker {endpoint.where()}"
+
+    def scores(self, query: str, passages: Sequence[str]) -> list[float]:
+        if not passages:
+            return []
+        e = self.endpoint
+        body = {"model": e.model, "query": query, "documents": list(passages), "top_n": len(passages)}
+        answer = post_json(e, "/v1/rerank", body, self.timeout, QUERY_RETRIES)
+        try:
+            results = {int(r["index"]): float(r["relevance_score"]) for r in answer["results"]}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelServerError(f"{e.host} answered no rerank scores ({type(exc).__name__})") from exc
+        if set(results) != set(range(len(passages))):
+            raise ModelServerError(f"{e.host} scored {len(results)} of {len(passages)} passages")
+        values = [results[i] for i in range(len(passages))]
+        if any(v < 0 or v > 1 for v in values):
+            values = [1 / (1 + math.exp(-min(50.0, max(-50.0, v)))) for v in values]
+        return values

@@ -14,8 +14,8 @@ from findling.settings import ModelSettings
 if TYPE_CHECKING:  # the model classes load numpy and the runtimes: only when a model is first asked for
     from findling.models.download import ModelStore
     from findling.models.embedder import Embedder, TextEmbedder
-    from findling.models.generator import Generator
-    from findling.models.remote import Endpoint, RemoteEmbedder
+    from findling.models.generator import ChatModel, Generator
+    from findling.models.remote import Endpoint, RemoteEmbedder, RemoteReranker
     from findling.models.reranker import CrossEncoder
 
 M = TypeVar("M", "Embedder", "CrossEncoder", "Generator")
@@ -65,18 +65,21 @@ class ModelService:
 
     def spec(self, role: str) -> ModelSpec:
         endpoint = self.endpoint(role)
-        if endpoint is not None:
+        if endpoint is not None and role == "embedder":
             return self._remote_embedder(endpoint).spec
+        if endpoint is not None:
+            return ModelSpec(f"{endpoint.model}@{endpoint.host}/{endpoint.api}", role, "", "", ())  # type: ignore[arg-type]
         return self.manifest.for_role(role, getattr(self.settings, role) or None)
 
     def endpoint(self, role: str) -> Endpoint | None:
         """The model server that runs the role, when the settings name one (models use ROLE --url)."""
-        s = self.settings
-        if role != "embedder" or not s.embedder_url:
+        url = getattr(self.settings, f"{role}_url", "")
+        if not url:
             return None
         from findling.models.remote import Endpoint
 
-        return Endpoint(s.embedder_url, s.embedder, s.embedder_api, s.embedder_key_env)
+        s = self.settings
+        return Endpoint(url, getattr(s, role), getattr(s, f"{role}_api"), getattr(s, f"{role}_key_env"))
 
     def where(self, role: str) -> str:
         """Where the role runs, in words: "Ollama at localhost:11434, nomic-embed-text" or
@@ -160,8 +163,22 @@ class ModelService:
             fresh=lambda model: bool(max_tokens) and model.max_tokens != min(model.spec.max_length, max_tokens),
         )
 
-    def generator(self) -> Generator:
+    def remote_reranker(self) -> RemoteReranker | None:
+        """The reranker a model server runs, when one is set."""
+        endpoint = self.endpoint("reranker")
+        if endpoint is None:
+            return None
+        from findling.models.remote import RemoteReranker, checked_endpoint
+
+        return RemoteReranker(checked_endpoint(endpoint, self.settings.allow_remote))
+
+    def generator(self) -> ChatModel:
         from findling.models.generator import Generator
 
+        endpoint = self.endpoint("generator")
+        if endpoint is not None:
+            from findling.models.remote import RemoteChat, checked_endpoint
+
+            return RemoteChat(checked_endpoint(endpoint, self.settings.allow_remote))
         s = self.settings
         return self._cached("_generator", "generator", lambda spec: Generator(spec, self.store, s.provider, s.threads))

@@ -17,6 +17,7 @@ import numpy as np
 from findling.errors import FindlingError
 from findling.models.expander import Expansion, expand, parse_expansion
 from findling.models.judge import LlmJudge
+from findling.models.remote import ModelServerError
 from findling.models.service import ModelService
 from findling.records import (
     Evidence,
@@ -117,10 +118,10 @@ class Pipeline:
             return parse_expansion(raw, query, s.lexical_variants, s.semantic_variants), "", True
         try:
             generator = self.models.generator()
-        except FindlingError as exc:
+            multilingual = not query.isascii()
+            result = expand(generator, query, s.lexical_variants, s.semantic_variants, multilingual)
+        except FindlingError as exc:  # a model server that does not answer: the search goes on without
             return None, str(exc), False
-        multilingual = not query.isascii()
-        result = expand(generator, query, s.lexical_variants, s.semantic_variants, multilingual)
         if not self._db.read_only:  # a read-only index still answers, just without the cache
             with self._db.transaction() as tx:
                 save_expansion(tx, query, spec.name, result.raw)
@@ -240,6 +241,9 @@ class Pipeline:
         if mode == "off":
             return None, "reranking is off"
         if mode in ("auto", "cross-encoder"):
+            remote = self.models.remote_reranker()
+            if remote is not None:
+                return remote.scores, remote.name
             reason = self.models.unavailable_reason("reranker")
             if reason is None:
                 ce = self.models.reranker(self.settings.rerank_max_tokens)
@@ -416,22 +420,33 @@ class Pipeline:
         if scorer is None:
             stages.skipped("rerank", how)
             stages.skipped("blend", "no rerank scores")
-        else:
-            out.scored = True
-            with stages.timed("rerank") as stage:
-                texts = self._rerank_texts([f.doc_id for f in head], lists.spans, lists.terms)
-                flat = [(doc, text) for doc in texts for text in texts[doc]]
+            return self._ordered(out)
+        with stages.timed("rerank") as stage:
+            texts = self._rerank_texts([f.doc_id for f in head], lists.spans, lists.terms)
+            flat = [(doc, text) for doc in texts for text in texts[doc]]
+            try:
                 values = scorer(parsed.text, [t for _, t in flat]) if flat else []
-                for (doc, _), value in zip(flat, values):
-                    out.rerank[doc] = max(out.rerank.get(doc, 0.0), float(value))
+            except ModelServerError as exc:  # a server that does not answer: the list stands as fused
+                stage.status, stage.reason = "skipped", str(exc)
+                values = None
+            else:
                 stage.reason, stage.detail = how, {"candidates": len(head), "passages": len(flat)}
-            with stages.timed("blend"):
-                blended = blend([relevance_of[f.doc_id] for f in head], [out.rerank.get(f.doc_id, 0.0) for f in head])
-                for b in blended:
-                    out.blended[head[b.index].doc_id] = (b.score, b.fusion_weight)
-                    out.final[head[b.index].doc_id] = b.score
-                out.ranked = [head[b.index] for b in blended] + fused[s.rerank_top :]
-        if s.fusion == "evidence":
+        if values is None:
+            stages.skipped("blend", "no rerank scores")
+            return self._ordered(out)
+        out.scored = True
+        for (doc, _), value in zip(flat, values):
+            out.rerank[doc] = max(out.rerank.get(doc, 0.0), float(value))
+        with stages.timed("blend"):
+            blended = blend([relevance_of[f.doc_id] for f in head], [out.rerank.get(f.doc_id, 0.0) for f in head])
+            for b in blended:
+                out.blended[head[b.index].doc_id] = (b.score, b.fusion_weight)
+                out.final[head[b.index].doc_id] = b.score
+            out.ranked = [head[b.index] for b in blended] + fused[s.rerank_top :]
+        return self._ordered(out)
+
+    def _ordered(self, out: _Reranked) -> _Reranked:
+        if self.settings.fusion == "evidence":
             out.ranked = self._newer_first(out.ranked, out.final)
         return out
 
