@@ -249,11 +249,15 @@ class RemoteEmbedder:
         prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
         size = max(1, batch_size or self.batch_size)
         path = "/api/embed" if self.endpoint.api == "ollama" else "/v1/embeddings"
-        rows: list[list[float]] = []
+        # texts of a length side by side, as the local embedder batches them: a server pads a
+        # batch to its longest member
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        rows: list[list[float]] = [[] for _ in texts]
         for start in range(0, len(texts), size):
             if cancel is not None and cancel.is_set():
                 raise EmbeddingStopped()
-            batch = [prefix + t for t in texts[start : start + size]]
+            idx = order[start : start + size]
+            batch = [prefix + texts[i] for i in idx]
             answer = post_json(
                 self.endpoint,
                 path,
@@ -261,7 +265,8 @@ class RemoteEmbedder:
                 QUERY_TIMEOUT_S if kind == "query" else self.timeout,
                 QUERY_RETRIES if kind == "query" else RETRIES,
             )
-            rows.extend(_vectors(self.endpoint, answer, len(batch)))
+            for i, vector in zip(idx, _vectors(self.endpoint, answer, len(batch))):
+                rows[i] = vector
         if not rows:
             return np.zeros((0, self.dimension), dtype=np.float32)
         try:
