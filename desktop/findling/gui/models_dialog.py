@@ -61,7 +61,7 @@ class ModelsDialog(QDialog):
         self.setWindowTitle("Models")
         self.resize(760, 320)
         self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["Role", "Model", "State", "Size", "Repository"])
+        self.table.setHorizontalHeaderLabels(["Role", "Model", "State", "Size", "Source"])
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -87,8 +87,18 @@ class ModelsDialog(QDialog):
         self.import_button.clicked.connect(self.import_selected)
         self.remove_button = QPushButton("Remove…")
         self.remove_button.clicked.connect(self.remove_selected)
+        self.server_button = QPushButton("Model server…")
+        self.server_button.setToolTip("Run a role in a model server you run: Ollama, llama.cpp, LM Studio, vLLM, TEI")
+        self.server_button.clicked.connect(self.choose_server)
         buttons = QHBoxLayout()
-        for b in (self.use_multilingual_button, self.download, self.cancel, self.import_button, self.remove_button):
+        for b in (
+            self.use_multilingual_button,
+            self.download,
+            self.cancel,
+            self.import_button,
+            self.remove_button,
+            self.server_button,
+        ):
             buttons.addWidget(b)
         buttons.addStretch(1)
         close = QPushButton("Close")
@@ -114,27 +124,35 @@ class ModelsDialog(QDialog):
             except Exception as exc:  # a broken manifest shows as a row, not a crash
                 self.status.setText(str(exc))
                 continue
-            st = models.store.status(spec)
             row = self.table.rowCount()
             self.table.insertRow(row)
-            for col, value in enumerate((role, spec.name, st.state, model_size(spec, st.size), spec.repo)):
+            endpoint = models.endpoint(role)
+            if endpoint is not None:  # a model server runs it: where, not a download
+                values: tuple[str, ...] = (role, endpoint.model, "model server", "", endpoint.where())
+            else:
+                st = models.store.status(spec)
+                values = (role, spec.name, st.state, model_size(spec, st.size), spec.repo)
+            for col, value in enumerate(values):
                 self.table.setItem(row, col, QTableWidgetItem(value))
             self.specs.append(spec)
         try:
             from findling.models.runtime import preferred_providers
 
             provider = preferred_providers(models.settings.provider)[0]
-            installed = any(models.store.status(spec).state == "installed" for spec in self.specs)
+            served = [role for role in ROLES if models.endpoint(role) is not None]
+            installed = served or any(models.store.status(spec).state == "installed" for spec in self.specs)
             where = {
                 "CPUExecutionProvider": "this computer's processor",
                 "CUDAExecutionProvider": "the NVIDIA GPU",
                 "CoreMLExecutionProvider": "Apple's Core ML",
                 "DmlExecutionProvider": "the GPU (DirectML)",
             }
-            self.status.setText(
-                f"Models run on {where.get(provider, provider)}."
-                + ("" if installed else " Without models Findling searches by keywords.")
-            )
+            here = f"Models run on {where.get(provider, provider)}."
+            if served:
+                verb = "runs" if len(served) == 1 else "run"
+                others = where.get(provider, provider)
+                here = f"The {' and '.join(served)} {verb} in a model server; the others on {others}."
+            self.status.setText(here + ("" if installed else " Without models Findling searches by keywords."))
         except Exception as exc:
             self.status.setText(f"onnxruntime is unavailable: {exc}")
         self._multilingual = ""
@@ -180,9 +198,31 @@ class ModelsDialog(QDialog):
         save_settings(self.engine.settings, self.engine.home_override)
         self.refresh()
 
-    def _selected(self):
+    def choose_server(self) -> None:
+        """The Model server form for the selected role; what it keeps shows here after, and the
+        window starts the work it allows (embedding through the server)."""
+        from findling.gui.model_server_dialog import ModelServerDialog
+
         row = self.table.currentRow()
-        return self.specs[row] if 0 <= row < len(self.specs) else None
+        role = self.specs[row].role if 0 <= row < len(self.specs) else "embedder"
+        dialog = ModelServerDialog(self.engine, role, self)
+        self.server_dialog = dialog  # for tests: the form open now
+        dialog.exec()
+        dialog.deleteLater()  # freed here, on the GUI thread
+        self.refresh()
+        self.installed.emit()
+
+    def _selected(self):
+        """The selected row's model, to download, import or remove; None for a role a model server
+        runs (there is nothing here to download), said in the status line."""
+        row = self.table.currentRow()
+        spec = self.specs[row] if 0 <= row < len(self.specs) else None
+        if spec is not None and self.engine.models.endpoint(spec.role) is not None:
+            self.status.setText(
+                f"A model server runs the {spec.role}: Model server… → Run on this computer runs it here again."
+            )
+            return None
+        return spec
 
     def remove_selected(self) -> None:
         """Remove the selected model's files, after asking: its role stops working until it
