@@ -7,7 +7,7 @@ With --chat it also serves a generator over `POST /v1/chat/completions` and `POS
 `POST /v1/rerank`; those two run on Findling's model classes over the folders' files.
 
     python tests/model_server.py MODEL_DIR NAME [--port P] [--fail-first N] [--die-after N]
-                                 [--chat DIR NAME] [--rerank DIR NAME]
+                                 [--other-model] [--dims N] [--chat DIR NAME] [--rerank DIR NAME]
 
 prints `PORT <n>` once it listens. --fail-first answers the first N embedding requests 429 (a
 storm a client must ride out); --die-after ends the process, mid-conversation, after N answered.
@@ -29,7 +29,9 @@ from tokenizers import Tokenizer
 
 
 class Model:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, other: bool = False, dims: int = 0) -> None:
+        self.other = other  # another model behind the same name: every other dimension negated
+        self.dims = dims  # another dimension: the first `dims` only (as Matryoshka models cut)
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
@@ -51,6 +53,10 @@ class Model:
         with self.lock:
             hidden = self.session.run(None, feed)[0]
         vectors = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        if self.other:
+            vectors[:, ::2] *= -1
+        if self.dims:
+            vectors = vectors[:, : self.dims]
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
@@ -207,12 +213,22 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--fail-first", type=int, default=0)
     parser.add_argument("--die-after", type=int, default=0)
+    parser.add_argument("--other-model", action="store_true", help="answer as another model would")
+    parser.add_argument("--dims", type=int, default=0, help="answer vectors of this many dimensions")
     parser.add_argument("--chat", nargs=2, metavar=("DIR", "NAME"))
     parser.add_argument("--rerank", nargs=2, metavar=("DIR", "NAME"))
     args = parser.parse_args()
     chat = (chat_model(Path(args.chat[0]), args.chat[1]), args.chat[1]) if args.chat else None
     rerank = (rerank_model(Path(args.rerank[0]), args.rerank[1]), args.rerank[1]) if args.rerank else None
-    serve(Model(args.model_dir), args.name, args.port, args.fail_first, args.die_after, chat, rerank)
+    serve(
+        Model(args.model_dir, args.other_model, args.dims),
+        args.name,
+        args.port,
+        args.fail_first,
+        args.die_after,
+        chat,
+        rerank,
+    )
 
 
 if __name__ == "__main__":

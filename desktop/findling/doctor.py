@@ -6,14 +6,19 @@ import importlib
 import os
 import platform
 import sys
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from findling.errors import FindlingError
+from findling.faces.presentation import note_text
 from findling.models.manifest import ROLES, manifest_path
 from findling.paths import DB_FILENAME, data_home
-from findling.records import Check
+from findling.records import Check, StoreStatus
 from findling.store.extensions import EXTENSIONS, extension_file, load_extension
+
+if TYPE_CHECKING:
+    from findling.models.remote import Endpoint
 
 EXPECTED_DUCKDB = "1.5.5"
 REPAIR_ADVICE = "Mend it with: findling index --repair"
@@ -46,15 +51,16 @@ def _optional_module(label: str, module: str, missing: str) -> Check:
     return Check(label, True, f"{module} {getattr(mod, '__version__', '')}".strip())
 
 
-def _store_check(home: str | None) -> Check:
-    """The index as every command reaches it: opened here, or asked of the Findling that holds it."""
+def _store_check(home: str | None) -> tuple[Check, StoreStatus | None]:
+    """The index as every command reaches it: opened here, or asked of the Findling that holds it
+    (and its status, for the checks that compare with it)."""
     from findling.server.handle import IndexHandle
 
     folder = data_home(home)
     db = folder / DB_FILENAME
     if not db.exists():
         writable = os.access(folder if folder.exists() else folder.parent, os.W_OK)
-        return Check("index", writable, f"no index yet at {db}" + ("" if writable else " (folder not writable)"))
+        return Check("index", writable, f"no index yet at {db}" + ("" if writable else " (folder not writable)")), None
     try:
         with IndexHandle.open(home, serve=False) as handle:
             st = handle.status()
@@ -65,13 +71,36 @@ def _store_check(home: str | None) -> Check:
             f"{st.size_bytes / 1e6:.1f} MB{through}"
         )
         if found:
-            return Check("index", False, f"{counts}; the index is not sound: {'; '.join(found)}. {REPAIR_ADVICE}")
-        return Check("index", True, counts)
+            return Check("index", False, f"{counts}; the index is not sound: {'; '.join(found)}. {REPAIR_ADVICE}"), st
+        return Check("index", True, counts), st
     except FindlingError as exc:
-        return Check("index", False, str(exc))
+        return Check("index", False, str(exc)), None
 
 
-def _model_checks(home: str | None) -> list[Check]:
+def _server_check(role: str, endpoint: Endpoint, expected_dimension: int) -> Check:
+    """A model server asked once, as its role asks it; an embedder's answer must have the
+    dimension of the vectors the index holds for it."""
+    from findling.models.choice import try_server
+    from findling.models.remote import RemoteEmbedder
+
+    name = f"model {role}"
+    try:
+        if role != "embedder":
+            return Check(name, True, f"{endpoint.where()}: answers ({try_server(role, endpoint)})")
+        dimension = RemoteEmbedder(endpoint).embed(["Findling checks the model server."], kind="query").shape[1]
+    except FindlingError as exc:
+        return Check(name, False, f"{endpoint.where()}: {exc}")
+    if expected_dimension and dimension != expected_dimension:
+        return Check(
+            name,
+            False,
+            f"{endpoint.where()}: answers {dimension}-dimension vectors, the index holds {expected_dimension}: "
+            "has the server's model changed? Update the index to embed again (findling index)",
+        )
+    return Check(name, True, f"{endpoint.where()}: answers {dimension}-dimension vectors")
+
+
+def _model_checks(home: str | None, expected_dimension: int = 0) -> list[Check]:
     from findling.models.runtime import RuntimeUnavailable, available_providers, preferred_providers
     from findling.models.service import ModelService
     from findling.settings import load_settings
@@ -85,6 +114,10 @@ def _model_checks(home: str | None) -> list[Check]:
         return [Check("onnxruntime", False, str(exc))]
     service = ModelService(settings)
     for role in ROLES:
+        endpoint = service.endpoint(role)
+        if endpoint is not None:
+            checks.append(_server_check(role, endpoint, expected_dimension if role == "embedder" else 0))
+            continue
         if role not in service.manifest.defaults:  # a manifest of one's own may leave a role out
             checks.append(Check(f"model {role}", True, f"none in {manifest_path()} ({_WITHOUT[role]})", optional=True))
             continue
@@ -105,7 +138,7 @@ def _model_checks(home: str | None) -> list[Check]:
                 continue
             detail = f"{spec.name}: {status.state}" + (f" ({status.detail})" if status.detail else "")
             if reason:
-                detail += f" — {reason}"
+                detail += f" — {note_text(reason, 'terminal')}"
             checks.append(Check(f"model {role}", reason is None, detail))
         except FindlingError as exc:
             checks.append(Check(f"model {role}", False, str(exc)))
@@ -131,7 +164,8 @@ def run_checks(home: str | None = None) -> list[Check]:
         ),
     ]
     checks.extend(extension_check(name) for name in EXTENSIONS)
-    checks.append(_store_check(home))
-    checks.extend(_model_checks(home))
+    store, status = _store_check(home)
+    checks.append(store)
+    checks.extend(_model_checks(home, status.embedder_dimension if status is not None else 0))
     checks.append(_optional_module("qt (PySide6)", "PySide6", "the desktop app is unavailable"))
     return checks

@@ -560,12 +560,12 @@ class Engine:
         return {"ocr": models if isinstance(models, str) else "", "ocr_documents": documents, "ocr_pages": pages}
 
     def _embedding_state(self, cur: Any) -> dict[str, Any]:
-        name, table = "", None
+        name, table, dimension = "", None, 0
         if self.models.unavailable_reason("embedder") is None:
             spec = self.models.spec("embedder")
             name = spec.name
             found = table_for(cur, spec.vector_key)
-            table = found[0] if found else None
+            table, dimension = found if found else (None, 0)
         embedded, embeddable = embedded_share(cur, table)
         endpoint = self.models.endpoint("embedder")
         from findling.models.remote import is_local
@@ -576,6 +576,7 @@ class Engine:
             "embedded": embedded,
             "embeddable": embeddable,
             "embedder_where": self.models.where("embedder") if name else "",
+            "embedder_dimension": dimension,
             "text_sent_to": away,
         }
 

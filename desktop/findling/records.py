@@ -466,6 +466,7 @@ class StoreStatus:
     languages: tuple[tuple[str, int], ...] = ()  # (language, indexed documents), most first
     embedder: str = ""  # the embedding model's name; "" when none is installed (no semantic search)
     embedder_where: str = ""  # where it runs: "Ollama at localhost:11434, nomic-embed-text"
+    embedder_dimension: int = 0  # of the vectors the index holds for it; 0: none yet
     text_sent_to: str = ""  # a model server on another machine that document text is sent to
     embedded: int = 0  # documents with vectors of that model
     embeddable: int = 0  # documents with text to embed

@@ -61,6 +61,8 @@ class Server:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(10)
+        if self.proc.stdout:
+            self.proc.stdout.close()
         self.log.close()
 
 
@@ -73,9 +75,13 @@ def servers(tmp_path):
         started.append(server)
         return server
 
+    def stop_all() -> None:
+        for server in started:
+            server.stop()
+
+    start.stop_all = stop_all  # type: ignore[attr-defined]
     yield start
-    for server in started:
-        server.stop()
+    stop_all()
 
 
 @pytest.fixture
@@ -263,3 +269,37 @@ def test_a_query_uses_the_servers_reranker_and_goes_on_without_it_when_it_is_dow
         assert result.hits and result.hits[0].path.endswith("db.md")  # the list stands, fused
         stage = result.explain.stage("rerank")
         assert stage.status == "skipped" and "cannot be reached" in stage.reason
+
+
+def test_another_model_behind_the_same_name_is_embedded_again_never_mixed(tmp_path, servers, embedder_installed):
+    """The vectors record the model that made them (a probe text's vector): a server whose model
+    changed under the same name (same dimension, or another) gets the folders embedded again."""
+    from findling.doctor import run_checks
+    from findling.store.vectors import fingerprint
+
+    docs = tmp_path / "docs"
+    for name, text in (("a.md", "Tomatoes need water."), ("b.md", "Ports and databases."), ("c.md", "Soup.")):
+        write(docs / name, text)
+    home = tmp_path / "home"
+    first = servers()
+    _run("models", "use", "embedder", "--url", first.url, "--model", NAME, home=home)
+    with Engine(home) as engine:
+        engine.add_source(str(docs))
+        engine.index()
+        key = engine.models.spec("embedder").vector_key
+        before = fingerprint(engine.database.cursor(), key)
+        assert engine.status().embedded == 3 and before is not None and len(before) == 384
+    first.stop()
+    servers("--other-model", port=first.port)  # same name, same dimension, another model
+    with Engine(home) as engine:
+        engine.index()
+        after = fingerprint(engine.database.cursor(), key)
+        assert engine.status().embedded == 3 and float(np.dot(before, after)) < 0.9  # all embedded again
+        assert engine.find(SearchRequest("tomato water", SearchMode.SEMANTIC)).hits[0].path.endswith("a.md")
+    servers.stop_all()
+    servers("--dims", "256", port=first.port)  # and another dimension
+    doctor = {c.name: c for c in run_checks(str(home))}["model embedder"]
+    assert not doctor.ok and "answers 256-dimension vectors, the index holds 384" in doctor.detail
+    with Engine(home) as engine:
+        engine.index()
+        assert engine.status().embedded == 3 and engine.status().embedder_dimension == 256

@@ -23,12 +23,15 @@ from findling.records import EmbedReport, IndexProgress, Note
 from findling.store.db import Database
 from findling.store.sql import id_list
 from findling.store.vectors import (
+    drop_model,
     drop_other_models,
     embedded_share,
     ensure_table,
+    fingerprint,
     forget_stale,
     known_vectors,
     pending_documents,
+    set_fingerprint,
     write_vectors,
 )
 from findling.text.code_languages import language_of
@@ -55,12 +58,16 @@ def embed_pending(
     started = time.perf_counter()
     report = EmbedReport(model=spec.name)
     try:
-        dim = spec.dimension or embedder.embed(["dimension probe"]).shape[1]  # a server's: its first answer
+        probe = None if spec.dimension else embedder.embed([FINGERPRINT_PROBE])[0]  # a server's: asked
     except ModelServerError as exc:
         report.skipped = Note(str(exc))
         return report
     with db.transaction() as tx:
-        table = ensure_table(tx, spec.vector_key, dim)
+        if probe is not None and not _same_model(tx, spec.vector_key, probe):
+            drop_model(tx, spec.vector_key)  # another model behind the same name: embedded again, never mixed
+        if probe is not None:
+            set_fingerprint(tx, spec.vector_key, probe.tolist())
+        table = ensure_table(tx, spec.vector_key, spec.dimension or (len(probe) if probe is not None else 0))
     cur = db.cursor()
     before, embeddable = embedded_share(cur, table)
     total = embeddable - before  # the documents pending
@@ -174,6 +181,24 @@ def code_title(path: str) -> str:
     parent, name = os.path.split(path)
     folder = os.path.basename(parent)
     return f"{folder}/{name}" if folder else name
+
+
+# What a model server is asked before each run: its vector tells whether the model behind the
+# name is still the one that made the index's vectors (dimension, then cosine).
+FINGERPRINT_PROBE = "Findling asks which model makes these vectors: a fox, a ledger, a river in spring."
+_SAME_MODEL = 0.99
+
+
+def _same_model(cur: duckdb.DuckDBPyConnection, key: str, probe: np.ndarray) -> bool:
+    """Whether the vectors stored under `key` were made by the model that answered `probe` (yes
+    when none are stored yet)."""
+    stored = fingerprint(cur, key)
+    if stored is None:
+        return True
+    if len(stored) != len(probe):
+        return False
+    before = np.asarray(stored, dtype=np.float32)
+    return float(before @ probe / (np.linalg.norm(before) * np.linalg.norm(probe) or 1.0)) >= _SAME_MODEL
 
 
 def text_hash(text: str) -> int:

@@ -11,6 +11,7 @@ The next complete embedding run empties it."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 
@@ -63,6 +64,29 @@ def ensure_table(cur: duckdb.DuckDBPyConnection, model: str, dim: int) -> str:
     create_vector_table(cur, name, dim)
     cur.execute("INSERT INTO vector_models (model, table_name, dim) VALUES (?, ?, ?)", [model, name, dim])
     return name
+
+
+def fingerprint(cur: duckdb.DuckDBPyConnection, model: str) -> list[float] | None:
+    """The probe vector the model's vectors were made with (a model server's: a changed model
+    behind the same name answers another)."""
+    value = scalar(cur, "SELECT value FROM meta WHERE key = ?", [f"fingerprint:{model}"])
+    return [float(x) for x in json.loads(str(value))] if value else None
+
+
+def set_fingerprint(cur: duckdb.DuckDBPyConnection, model: str, probe: Sequence[float]) -> None:
+    cur.execute(
+        "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [f"fingerprint:{model}", json.dumps([round(float(x), 5) for x in probe])],
+    )
+
+
+def drop_model(cur: duckdb.DuckDBPyConnection, model: str) -> None:
+    """Every vector of the model, for a model that is no longer the one that made them."""
+    for (table,) in cur.execute("SELECT table_name FROM vector_models WHERE model = ?", [model]).fetchall():
+        cur.execute(f"DROP TABLE IF EXISTS {table}")
+        cur.execute("DELETE FROM stale_vectors WHERE table_name = ?", [table])
+    cur.execute("DELETE FROM vector_models WHERE model = ?", [model])
+    bump_generation(cur)
 
 
 def drop_other_models(cur: duckdb.DuckDBPyConnection, keep: str) -> None:
