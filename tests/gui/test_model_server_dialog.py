@@ -49,3 +49,26 @@ def test_a_model_server_is_chosen_asked_and_shown(qtbot, window, tmp_path):
         assert form.answer.text().endswith("on this computer")
     finally:
         server.stop()
+
+
+def test_the_window_searches_by_keywords_and_says_so_while_the_server_is_down(qtbot, window, tmp_path):
+    from findling.models.choice import use_server
+    from findling.models.remote import Endpoint
+    from tests.helpers import write
+
+    server = Server(tmp_path)
+    try:
+        use_server(window.engine.settings.models, "embedder", Endpoint(server.url, NAME), False)
+        docs = tmp_path / "docs"
+        write(docs / "zebra.md", "# Zebras\n\nZebras graze on the savanna in herds.")
+        write(docs / "soup.md", "# Soup\n\nSimmer the tomatoes for an hour.")
+        window.add_paths([str(docs)])
+        qtbot.waitUntil(lambda: window.engine.status().embedded == 2, timeout=30_000)
+        assert "embeddings by OpenAI-compatible server" in window.index_label.text()
+    finally:
+        server.stop()
+    window.search_field.clear()
+    qtbot.keyClicks(window.search_field, "zebra herds")
+    window.search_field.returnPressed.emit()  # the whole pipeline, as Enter asks for it
+    qtbot.waitUntil(lambda: "cannot be reached" in window.statusBar().currentMessage(), timeout=30_000)
+    assert window.results.rowCount() >= 1 and window.results.hit(0).path.endswith("zebra.md")

@@ -140,6 +140,21 @@ def test_a_folder_embedded_through_the_server_searches_as_the_local_one(tmp_path
         far = json.loads(_run("vsearch", query, "--json", home=far_home).stdout)["results"]
         assert [h["path"] for h in far] == [h["path"] for h in near], query
         assert all(abs(a["score"] - b["score"]) < 0.01 for a, b in zip(far, near)), query
+    # MCP's status says it too
+    import anyio
+    from mcp import Client
+
+    from findling.server.handle import IndexHandle
+    from findling.server.mcp_server import build_server
+
+    async def status() -> dict:
+        with IndexHandle.open(far_home) as handle:
+            async with Client(build_server(handle)) as client:
+                return (await client.call_tool("status", {})).structured_content
+
+    embedded = anyio.run(status)["embedded"]
+    assert embedded["runs"] == f"OpenAI-compatible server at 127.0.0.1:{server.port}, {NAME}"
+    assert embedded["documents"] == 4 and embedded["text_sent_to"] is None
     # and back to the local model, by its name
     assert "minilm-test, on this computer" in _run("models", "use", "embedder", "minilm-test", home=far_home).stdout
     assert load_settings(far_home).models.embedder_url == ""
