@@ -56,3 +56,35 @@ def test_hybrid_says_when_no_document_has_every_word(home):
     listed, notes = _labels(home, "query", "VPN certificate Porto")
     assert listed and all(m != "all" for m, _ in listed.values())
     assert any("no document has every word" in n for n in notes)
+
+
+@pytest.mark.slow
+def test_a_label_stays_when_a_folder_of_long_pages_is_added(tmp_path, embedder_installed):
+    """A note's score was read from its BM25 against the folder's average length: adding a
+    folder of long pages made the budget row for "kindergarten fees" .39 (good) -> .69 (strong).
+    The evidence is scored against a fixed length now, at the level of the query's best match."""
+    notes, manual = tmp_path / "notes", tmp_path / "manual"
+    write(notes / "budget.md", "# Budget\n\n| Item | Cost |\n|---|---|\n| Kindergarten fees | 320 |\n| Rent | 900 |\n")
+    write(notes / "insurance.txt", "The car insurance premium rises by 4 % next year; cancellation fee 50.")
+    write(notes / "recipe.txt", "Seville oranges make the best marmalade: boil the peel first.")
+    words = "module function argument returns value parameter object class method attribute".split()
+    for i in range(40):  # long pages that share no word with the queries
+        write(
+            manual / f"page{i}.html", f"<h1>Reference {i}</h1><p>" + " ".join(words[(i + j) % 10] for j in range(4000))
+        )
+    home = tmp_path / "home"
+    _run("add", "--wait", str(notes), home=home)
+
+    def scores() -> dict[tuple[str, str], tuple[float, str]]:
+        out = {}
+        for command in ("search", "query"):
+            for query in ("kindergarten fees", "insurance premium", "marmalade oranges"):
+                first = json.loads(_run(command, query, "--json", home=home).stdout)["results"][0]
+                out[command, query] = (first["score"], first["label"])
+        return out
+
+    before = scores()
+    _run("add", "--wait", str(manual), home=home)
+    after = scores()
+    for key, (score, label) in before.items():
+        assert abs(after[key][0] - score) <= 0.05 and after[key][1] == label, (key, before[key], after[key])

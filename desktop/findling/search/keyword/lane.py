@@ -32,13 +32,16 @@ from findling.search.keyword.sql import (
     _dominant,
     _evidence,
     _language_sql,
+    _long_page_sql,
     _mask_case,
     _matched_sql,
     _Plan,
+    _posting_bm25_sql,
     _prior_sql,
     _required,
     _split_words,
     _whole_words,
+    long_page_weight,
 )
 from findling.search.keyword.words import (
     WordGroup,
@@ -88,26 +91,6 @@ class Bm25Result:
     terms: tuple[str, ...]  # the analysed terms used, for highlighting
     ms: float
     plan: _Plan | None = None  # what was scored: evidence for other documents reuses it
-
-
-# What names a long page (its title, the words together in one paragraph) says less in a
-# short one: an abstract's title is a tenth of its text and BM25F counts it already, and in
-# an abstract every word is near every other. The title bonus and nearness count in full
-# among a manual's pages (Python docs, avgdl ~4,100 words: .94) and hardly at all among
-# abstracts (~250: .06), where plain BM25 ranks best. Coverage (the share of the query's idf
-# a page holds) no longer multiplies the score at all: it paid on no set (it was BM25 x
-# coverage^e), and BM25's idf already weighs a missing rare word. Tuned on the Python-docs
-# questions, SciFact train and NFCorpus dev: MRR@10 .7835 -> .7835, nDCG@10 .7022 -> .7083
-# and .2874 -> .2979 (any word, plain BM25: .7074 and .2956). Held out: pgdocs .556 -> .564,
-# SciFact test .682 -> .695, NFCorpus test .319 -> .324.
-LONG_PAGE = 1000.0
-
-
-def long_page_weight(avgdl: float) -> float:
-    """How much a folder's pages are long pages, from its average length in words: 0 for
-    abstracts and notes, toward 1 for a manual's pages."""
-    ratio = (avgdl / LONG_PAGE) ** 2
-    return ratio / (1.0 + ratio)
 
 
 def _and(conditions: Sequence[str]) -> str:
@@ -289,10 +272,10 @@ class Bm25Lane:
         relaxed = False
         nearness = plan.most and self._passages is not None and len(plan.word_groups) > 1
         fetch = max(limit, proximity.POOL) if nearness else limit
-        hits, total = self._score(cur, plan, parsed.filters, fetch, n_docs, avgdl)
+        hits, total, plan = self._score(cur, plan, parsed.filters, fetch, n_docs, avgdl)
         if not hits and match == "all" and plan.required and not plan.phrases and not plan.nears:
             # without phrases nothing else is required: the same terms, any of them
-            hits, total = self._score(cur, replace(plan, required=0), parsed.filters, limit, n_docs, avgdl)
+            hits, total, plan = self._score(cur, replace(plan, required=0), parsed.filters, limit, n_docs, avgdl)
             relaxed = bool(hits)
         elif plan.most and hits and plan.every and not any(h.coverage >= 1.0 for h in hits):
             # "most" ranks partial matches too: say so when no document holds every word
@@ -347,7 +330,7 @@ class Bm25Lane:
         cur = self._cursor()
         n_docs, avgdl, _languages = self._corpus_stats(cur)
         plan = replace(plan or self._any_plan(cur, parsed), required=0, phrases=(), excluded_phrases=(), nears=())
-        hits, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
+        hits, _, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
         return {h.doc_id: h for h in hits}
 
     def named(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, float]:
@@ -421,15 +404,15 @@ class Bm25Lane:
         n_docs: int,
         avgdl: float,
         only: list[int] | None = None,
-    ) -> tuple[tuple[LaneHit, ...], int]:
+    ) -> tuple[tuple[LaneHit, ...], int, _Plan]:
         if not plan.term_masks:
-            return (), 0
+            return (), 0, plan
         # A required group with no known term cannot match anything.
         covered = 0
         for mask in plan.term_masks.values():
             covered |= mask
         if plan.required & ~covered:
-            return (), 0
+            return (), 0, plan
         ids = sorted(plan.term_masks)
         giants = self._read_stats(cur).giants
         # One flat scan of the query terms' postings, with each term's idf and group bit
@@ -459,20 +442,24 @@ class Bm25Lane:
         if plan.most and sum(plan.group_idf) > 0:
             rows = self._most_rows(cur, plan, idf, conditions, params, avgdl, fetch, plain, giants)
         else:
+            matched = _matched_sql(self._bm25_sql(idf), _mask_case(plan), conditions, self._bm25_sql(idf, True))
             sql = f"""
-            WITH m AS MATERIALIZED ({_matched_sql(self._bm25_sql(idf), _mask_case(plan), conditions)})
-            SELECT m.doc_id, m.score * {_prior_sql("0", giants)} AS score, m.mask, (SELECT count(*) FROM m) AS total
+            WITH m AS MATERIALIZED ({matched})
+            SELECT m.doc_id, m.score * {_prior_sql("0", giants)} AS score, m.mask, (SELECT count(*) FROM m) AS total,
+                   m.fixed * {_prior_sql("0", giants)} AS fixed
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
             rows = cur.execute(sql, [avgdl, *params, plan.required, plan.required, fetch]).fetchall()
-        rows = [(r[0], r[1], r[3], r[2]) for r in rows]  # doc, score, total, mask
-        total = rows[0][2] if rows else 0
+        total = rows[0][3] if rows else 0  # rows: doc, score, mask, total, the evidence's score
+        if rows and not plan.anchor:  # the best match anchors the evidence of every candidate
+            top_score, top_evidence = float(rows[0][1]), float(rows[0][4])
+            plan = replace(plan, anchor=top_evidence / top_score if top_score > 0 else 1.0)
         hits = tuple(
-            LaneHit(int(r[0]), float(r[1]), i + 1, *_evidence(plan, int(r[3]), float(r[1]), k1))
+            LaneHit(int(r[0]), float(r[1]), i + 1, *_evidence(plan, int(r[2]), float(r[1]), k1))
             for i, r in enumerate(rows[:limit])
         )
-        return hits, int(total)
+        return hits, int(total), plan
 
     def _most_rows(
         self,
@@ -508,6 +495,7 @@ class Bm25Lane:
             mask = plan.term_masks[term]
             rows = f"""
                 SELECT doc_id, {self._bm25_sql({term: idf[term]})} AS score, {mask} AS mask,
+                       {self._bm25_sql({term: idf[term]}, True)} AS fixed, dl,
                        CASE WHEN doc_id IN (SELECT doc_id FROM title_postings WHERE term_id = {term})
                             THEN {mask} ELSE 0 END AS title_mask
                 FROM postings WHERE term_id = {term}{lang}"""
@@ -553,11 +541,8 @@ class Bm25Lane:
             [avgdl, *params, plan.required, plan.required, fetch],
         ).fetchall()
 
-    def _bm25_sql(self, idf: dict[int, float]) -> str:
-        """A posting's BM25 part; its one parameter the average document length."""
-        k1, b = float(self.k1), float(self.b)
-        idf_case = " ".join(f"WHEN {int(i)} THEN {idf[i]!r}" for i in sorted(idf))
-        return f"(CASE term_id {idf_case} END) * tf * {k1 + 1!r} / (tf + {k1!r} * ({1 - b!r} + {b!r} * dl / ?))"
+    def _bm25_sql(self, idf: dict[int, float], reference: bool = False) -> str:
+        return _posting_bm25_sql(idf, float(self.k1), float(self.b), reference)
 
     def _grouped_sql(self, plan: _Plan, idf: dict[int, float], rows: str) -> str:
         """Documents from body rows and title rows (a row each, marked): a document counts only
@@ -567,6 +552,8 @@ class Bm25Lane:
         return f"""
                 SELECT doc_id,
                        sum(CASE WHEN NOT title THEN {self._bm25_sql(idf)} END) AS score,
+                       sum(CASE WHEN NOT title THEN {self._bm25_sql(idf, True)} END) AS fixed,
+                       max(dl) AS dl,
                        bit_or(CASE WHEN NOT title THEN (CASE term_id {mask_case} END) END) AS mask,
                        coalesce(bit_or(CASE WHEN title THEN (CASE term_id {mask_case} END) END), 0) AS title_mask
                 FROM ({rows})
@@ -582,7 +569,9 @@ class Bm25Lane:
             WITH m AS MATERIALIZED ({rows})
             SELECT m.doc_id,
                    m.score * (1 + {self._title_bonus(avgdl)!r}::DOUBLE * {in_title}) * {prior} AS score,
-                   m.mask, {total} AS total
+                   m.mask, {total} AS total,
+                   m.fixed * (1 + {float(self.title_boost)!r}::DOUBLE * {_long_page_sql("m.dl")} * {in_title}) * {prior}
+                       AS fixed
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""

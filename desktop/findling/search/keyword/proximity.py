@@ -11,7 +11,7 @@ pgdocs-questions .536 → .562, NFCorpus test .313 → .315, SciFact test .682 �
 Windows kept to one paragraph, 400 characters wide (was 200, across paragraphs): Python
 docs .720 → .757, SciFact train .7020 → .7015, NFCorpus dev .2875 → .2876; hub pages in the
 Python docs' top 3, 10 → 8. Held out: pgdocs .546 → .546, NFCorpus test → .319.
-WEIGHT counts in full among long pages only (bm25.long_page_weight): in an abstract every
+WEIGHT counts in full among long pages only (keyword/sql.py long_page_weight): in an abstract every
 word is near every other."""
 
 from __future__ import annotations
