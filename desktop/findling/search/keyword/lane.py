@@ -454,7 +454,10 @@ class Bm25Lane:
         total = rows[0][3] if rows else 0  # rows: doc, score, mask, total, the evidence's score
         if rows and not plan.anchor:  # the best match anchors the evidence of every candidate
             top_score, top_evidence = float(rows[0][1]), float(rows[0][4])
-            plan = replace(plan, anchor=top_evidence / top_score if top_score > 0 else 1.0)
+            # at most the most a document can score: a best match past it (its title bonus) is
+            # saturated, and the others stay below it, apart, as their scores are
+            most = sum(plan.group_idf) * (k1 + 1)
+            plan = replace(plan, anchor=min(top_evidence, most) / top_score if top_score > 0 else 1.0)
         hits = tuple(
             LaneHit(int(r[0]), float(r[1]), i + 1, *_evidence(plan, int(r[2]), float(r[1]), k1))
             for i, r in enumerate(rows[:limit])
