@@ -166,9 +166,9 @@ def test_eval_keyword_mode_is_findling_search(tmp_path):
 
 
 def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monkeypatch, long_pages):
-    """Pages whose evidence is saturated score the same to the precision a result shows, but
-    their unrounded scores can differ by float noise (nearness makes the first page's
-    saturation 0.9999999999999999 and the next one's 1.0). The lane's order decides between
+    """Pages whose evidence is equal score the same to the precision a result shows, but
+    their unrounded scores can differ by float noise (nearness made one page's saturation
+    0.9999999999999999 and the next one's 1.0). The lane's order decides between
     them in the list a person sees, and eval must measure that list, not the noise."""
     import findling.search.service as engine_module
     from findling.devtools.eval import _runner
@@ -178,8 +178,9 @@ def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monk
 
     folder = tmp_path / "docs"
     for i in range(6):
-        filler = " ".join(f"w{i}x{j}" for j in range(30 * i))  # distinct pages, not copies
-        write(folder / f"pathlib glob {i}.txt", "pathlib Path glob " * (3 + i) + filler)
+        # distinct pages, not copies, each scoring as the others: equal evidence, equal as shown
+        filler = " ".join(f"w{i}x{j}" for j in range(30))
+        write(folder / f"pathlib glob {i}.txt", "pathlib Path glob " * 3 + filler)
         os.utime(folder / f"pathlib glob {i}.txt", (1.7e9, 1.7e9))  # as old as each other: recency is no tiebreak
     calls = iter(range(1000))
     exact = engine_module.relevance
@@ -189,7 +190,7 @@ def test_eval_keyword_mode_orders_equal_scores_as_findling_search(tmp_path, monk
         engine.add_source(folder)
         engine.index(embed=False)
         shown = engine.find(SearchRequest("pathlib glob", SearchMode.KEYWORD, limit=100))
-        assert len({h.score for h in shown.hits}) == 1  # all saturated: equal as shown
+        assert len(shown.hits) == 6 and len({h.score for h in shown.hits}) == 1  # equal as shown
         lane = engine._bm25.search(engine.searcher.parse(SearchRequest("pathlib glob"))[0], 100)
         assert [h.doc_id for h in shown.hits] == [h.doc_id for h in lane.hits]
         assert [row[0] for row in _runner(engine, "bm25")("pathlib glob").rows] == [h.doc_id for h in shown.hits]
