@@ -424,12 +424,13 @@ def _use_model(args: argparse.Namespace) -> int:
     """`models use ROLE NAME` (a local model) or `models use ROLE --url URL --model NAME`: saved in
     settings.toml, then tried once so the user learns at once whether the server answers."""
     from findling.models.choice import try_server, use_local, use_server
+    from findling.models.manifest import ROLES
     from findling.models.remote import Endpoint
     from findling.models.service import ModelService
     from findling.settings import load_settings, save_settings
 
     role, local = args.name, args.dir
-    if role not in ("embedder", "reranker", "generator", "ocr"):
+    if role not in ROLES:
         print("findling: name the role: embedder, reranker, generator or ocr", file=sys.stderr)
         return 2
     settings = load_settings(args.home)

@@ -80,14 +80,13 @@ def _store_check(home: str | None) -> tuple[Check, StoreStatus | None]:
 def _server_check(role: str, endpoint: Endpoint, expected_dimension: int) -> Check:
     """A model server asked once, as its role asks it; an embedder's answer must have the
     dimension of the vectors the index holds for it."""
-    from findling.models.choice import try_server
-    from findling.models.remote import RemoteEmbedder
+    from findling.models.choice import embedder_dimension, try_server
 
     name = f"model {role}"
     try:
         if role != "embedder":
             return Check(name, True, f"{endpoint.where()}: answers ({try_server(role, endpoint)})")
-        dimension = RemoteEmbedder(endpoint).embed(["Findling checks the model server."], kind="query").shape[1]
+        dimension = embedder_dimension(endpoint)
     except FindlingError as exc:
         return Check(name, False, f"{endpoint.where()}: {exc}")
     if expected_dimension and dimension != expected_dimension:

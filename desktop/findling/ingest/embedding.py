@@ -63,9 +63,9 @@ def embed_pending(
         report.skipped = Note(str(exc))
         return report
     with db.transaction() as tx:
-        if probe is not None and not _same_model(tx, spec.vector_key, probe):
-            drop_model(tx, spec.vector_key)  # another model behind the same name: embedded again, never mixed
         if probe is not None:
+            if not _same_model(tx, spec.vector_key, probe):
+                drop_model(tx, spec.vector_key)  # another model behind the same name: embedded again, never mixed
             set_fingerprint(tx, spec.vector_key, probe.tolist())
         table = ensure_table(tx, spec.vector_key, spec.dimension or (len(probe) if probe is not None else 0))
     cur = db.cursor()

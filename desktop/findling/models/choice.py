@@ -37,11 +37,17 @@ def use_server(models: ModelSettings, role: str, endpoint: Endpoint, allow_remot
     models.allow_remote = allow_remote or models.allow_remote
 
 
+def embedder_dimension(endpoint: Endpoint) -> int:
+    """The dimension of the vectors the server's embedder answers, asked as a query is (a short
+    wait, one retry); a ModelServerError when it does not answer."""
+    return int(RemoteEmbedder(endpoint).embed(["Findling checks the model server."], kind="query").shape[1])
+
+
 def try_server(role: str, endpoint: Endpoint) -> str:
     """Ask the server once, as the role will (a query's short wait, one retry), and say what it
     answered; a ModelServerError when it does not."""
     if role == "embedder":
-        dimension = RemoteEmbedder(endpoint).embed(["Findling checks the model server."], kind="query").shape[1]
+        dimension = embedder_dimension(endpoint)
         return f"{dimension}-dimension vectors; updating the index embeds the folders with it"
     if role == "reranker":
         RemoteReranker(endpoint).scores("model server", ["Findling checks the model server."])

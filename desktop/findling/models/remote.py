@@ -65,6 +65,11 @@ class Endpoint:
     def host(self) -> str:
         return urllib.parse.urlsplit(self.url).netloc
 
+    @property
+    def name(self) -> str:
+        """The model as Findling names it: its vectors and caches are kept under this."""
+        return f"{self.model}@{self.host}/{self.api}"
+
     def where(self) -> str:
         """ "Ollama at localhost:11434, qwen3-embedding:0.6b": how every face says where a role runs."""
         return f"{_API_NAMES.get(self.api, self.api)} at {self.host}, {self.model}"
@@ -215,7 +220,7 @@ class RemoteEmbedder:
         self.batch_size = batch_size
         self.timeout = timeout
         # vectors are stored under the server, the API and the model: never mixed with another's
-        name = f"{endpoint.model}@{endpoint.host}/{endpoint.api}"
+        name = endpoint.name
         base = like or ModelSpec(name, "embedder", "", "", (), max_length=512, window_tokens=256)
         self.spec = ModelSpec(
             name,
@@ -311,7 +316,7 @@ class RemoteChat:
     def __init__(self, endpoint: Endpoint, timeout: float = TIMEOUT_S) -> None:
         self.endpoint = endpoint
         self.timeout = timeout
-        self.spec = ModelSpec(f"{endpoint.model}@{endpoint.host}/{endpoint.api}", "generator", "", "", ())
+        self.spec = ModelSpec(endpoint.name, "generator", "", "", ())
 
     def _ask(self, messages: Sequence[tuple[str, str]], max_new_tokens: int, logprobs: bool = False) -> Any:
         e = self.endpoint

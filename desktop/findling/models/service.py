@@ -68,7 +68,7 @@ class ModelService:
         if endpoint is not None and role == "embedder":
             return self._remote_embedder(endpoint).spec
         if endpoint is not None:
-            return ModelSpec(f"{endpoint.model}@{endpoint.host}/{endpoint.api}", role, "", "", ())  # type: ignore[arg-type]
+            return ModelSpec(endpoint.name, role, "", "", ())  # type: ignore[arg-type]
         return self.manifest.for_role(role, getattr(self.settings, role) or None)
 
     def endpoint(self, role: str) -> Endpoint | None:
