@@ -186,6 +186,8 @@ def _run_index(engine, embed: bool = True) -> int:
         print(f"semantic search is off: {presentation.note_text(emb.skipped, 'terminal')}")
     elif emb is not None and emb.documents:
         print(f"embedded {emb.documents} documents ({emb.vectors} vectors) with {emb.model} in {emb.seconds:.1f}s")
+    if emb is not None and emb.stopped:
+        print(f"embedding stopped: {emb.stopped}")
     for warning in report.warnings[:20]:
         print(f"warning: {printable(warning)}", file=sys.stderr)
     if report.failed:

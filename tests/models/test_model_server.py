@@ -188,6 +188,8 @@ def test_a_server_that_dies_mid_run_leaves_the_rest_for_the_next(tmp_path, serve
         assert any("the model server at" in n.text and "cannot be reached" in n.text for n in hybrid.notes)
         semantic = engine.find(SearchRequest("gardens soups", SearchMode.SEMANTIC))
         assert semantic.hits == () and "cannot be reached" in semantic.notes[0].text
+    said = _run("index", home=home).stdout  # the command line says it too (its own retries, then)
+    assert "semantic search is off" in said and "cannot be reached" in said
     servers(port=server.port)  # the server is back, on its address
     with Engine(home) as engine:
         engine.index()

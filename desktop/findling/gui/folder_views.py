@@ -257,6 +257,8 @@ class FolderViews(QMainWindow):
         self.progress_label.setText(f"Last indexed at {time.strftime('%H:%M')}: {report_counts(report)}")
         if report.embedding is not None and report.embedding.skipped:
             text += f". Semantic search is off: {note_text(report.embedding.skipped, 'window')}"
+        if report.embedding is not None and report.embedding.stopped:
+            text += f". Embedding stopped: {report.embedding.stopped}"
         self.statusBar().showMessage(text)
         self._finish_indexing()
         if self.search_field.text().strip():
