@@ -8,7 +8,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from findling.models.download import ModelStore
-from findling.models.manifest import ModelSpec
+from findling.models.manifest import ManifestError, ModelSpec
 from findling.models.runtime import Session, create_session
 
 _TOKENIZE_BATCH = 16  # small calls into the tokenizer so the GIL is never held for long
@@ -40,10 +40,25 @@ class Embedder:
 
         self.tokenizer = Tokenizer.from_file(str(store.verified_path(spec, spec.file_of_kind("tokenizer"))))
         self.tokenizer.no_padding()  # batches are padded here, to their own longest member
-        self.tokenizer.enable_truncation(max_length=spec.max_length)
+        self._end_id = self._end_token_to_add(spec)
+        self.tokenizer.enable_truncation(max_length=spec.max_length - (self._end_id is not None))
+        for weights in (f for f in spec.files if f.kind == "weights"):
+            store.verified_path(spec, weights)  # read by onnxruntime beside the graph: checked first
         self.session: Session = create_session(store.verified_path(spec, spec.file_of_kind("model")), provider, threads)
         self.dimension = spec.dimension or 0
         self._pooled_output = "sentence_embedding" in self.session.output_names
+
+    def _end_token_to_add(self, spec: ModelSpec) -> int | None:
+        """The id of the spec's end token when the tokenizer does not end its inputs with it:
+        a last-token embedder reads its vector off that token, and tokenizer files of one
+        model differ in whether they add it (Qwen3's gained it in a later revision)."""
+        if not spec.end_token:
+            return None
+        end = self.tokenizer.token_to_id(spec.end_token)
+        if end is None:
+            raise ManifestError(f"model {spec.name}: its tokenizer has no {spec.end_token!r} token")
+        ids = self.tokenizer.encode("a").ids
+        return None if ids and ids[-1] == end else end
 
     @property
     def provider(self) -> str:
@@ -80,18 +95,22 @@ class Embedder:
         return out
 
     def _run(self, encodings: list[Any]) -> np.ndarray:
-        longest = max(1, max(len(e.ids) for e in encodings))
+        end = [] if self._end_id is None else [self._end_id]
+        longest = max(1, max(len(e.ids) + len(end) for e in encodings))
         ids = np.zeros((len(encodings), longest), dtype=np.int64)
         mask = np.zeros_like(ids)
         types = np.zeros_like(ids)
         for row, enc in enumerate(encodings):
-            n = len(enc.ids)
-            ids[row, :n] = enc.ids
+            n = len(enc.ids) + len(end)
+            ids[row, :n] = [*enc.ids, *end]
             mask[row, :n] = 1
-            types[row, :n] = enc.type_ids
+            types[row, :n] = [*enc.type_ids, *([0] * len(end))]
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self.session.input_names:
             feed["token_type_ids"] = types
+        if "position_ids" in self.session.input_names:
+            # decoders number the real tokens; padding sits at the right, after them
+            feed["position_ids"] = np.maximum(np.cumsum(mask, axis=1) - 1, 0)
         if self._pooled_output:
             pooled = self.session.run(["sentence_embedding"], feed)[0]
         else:
@@ -101,9 +120,13 @@ class Embedder:
 
 
 def pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:
-    """[batch, tokens, dim] token vectors to [batch, dim]: the CLS token or the mean of real tokens."""
+    """[batch, tokens, dim] token vectors to [batch, dim]: the CLS token, the last real token (a
+    decoder's, which has read all the others; padding is at the right) or the mean of real tokens."""
     if mode == "cls":
         return hidden[:, 0, :]
+    if mode == "last":
+        last = np.maximum(mask.sum(axis=1) - 1, 0)
+        return hidden[np.arange(hidden.shape[0]), last, :]
     weights = mask[..., None].astype(hidden.dtype)
     pooled: np.ndarray = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
     return pooled

@@ -6,7 +6,8 @@ a custom model (bring your own embedder or reranker):
 
     role = "embedder"          # optional: read from the ONNX graph
     name = "my-embedder"       # optional: the folder's name
-    pooling = "mean"           # embedders: mean | cls
+    pooling = "mean"           # embedders: mean | cls | last
+    end_token = "<|endoftext|>"  # with last: the token every input ends with
     query_prefix = "query: "
     passage_prefix = "passage: "
     max_length = 512
@@ -26,7 +27,12 @@ from findling.models.manifest import Manifest, ManifestError, ModelFile, ModelSp
 from findling.models.signature import onnx_role
 
 CUSTOM_FILE = "findling-model.toml"
-_WHAT = {"model": "the ONNX model", "tokenizer": "the tokenizer", "config": "the model's configuration"}
+_WHAT = {
+    "model": "the ONNX model",
+    "weights": "the ONNX model's weights",
+    "tokenizer": "the tokenizer",
+    "config": "the model's configuration",
+}
 
 
 class ModelImportError(FindlingError):
@@ -125,11 +131,13 @@ def custom_table(spec: ModelSpec, files: dict[str, dict[str, Any]]) -> str:
         "repo": spec.repo,
         "revision": spec.revision,
         "pooling": spec.pooling,
+        "end_token": spec.end_token,
         "query_prefix": spec.query_prefix,
         "passage_prefix": spec.passage_prefix,
         "max_length": spec.max_length,
         "dimension": spec.dimension,
         "passage_format": spec.passage_format,
+        "window_tokens": spec.window_tokens,
         "files": [
             {"path": f.path, "kind": f.kind, "sha256": files[f.path]["sha256"], "size": files[f.path]["size"]}
             for f in spec.files

@@ -16,6 +16,7 @@ from findling.paths import resources_dir
 from findling.records import Role
 
 ROLES = ("embedder", "reranker", "generator", "ocr")
+POOLINGS = ("mean", "cls", "last")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -26,7 +27,7 @@ class ManifestError(FindlingError):
 @dataclass(frozen=True)
 class ModelFile:
     path: str  # relative to the repository root, e.g. onnx/model_quantized.onnx
-    kind: str  # model | tokenizer | config
+    kind: str  # model | weights (the graph's external data, beside it) | tokenizer | config
     sha256: str | None = None
     size: int | None = None
 
@@ -42,7 +43,7 @@ class ModelSpec:
     revision: str
     files: tuple[ModelFile, ...]
     license: str = ""
-    pooling: str = "mean"  # embedders: mean | cls
+    pooling: str = "mean"  # embedders: mean | cls | last (the last real token's, as decoders pool)
     query_prefix: str = ""
     passage_prefix: str = ""
     max_length: int = 512
@@ -56,6 +57,9 @@ class ModelSpec:
     # embedders: tokens per embedding window (0 = max_length); a model trained on short
     # inputs is faster and no worse on windows of its training length.
     window_tokens: int = 0
+    # embedders pooling the last token: the token that ends every input (Qwen3's
+    # <|endoftext|>), added where the tokenizer does not add it itself
+    end_token: str = ""
 
     @property
     def window_length(self) -> int:
@@ -127,6 +131,8 @@ def _passage_format(name: str, value: object) -> str:
 
 
 def spec_from_table(name: str, raw: dict[str, Any]) -> ModelSpec:
+    if raw.get("pooling", "mean") not in POOLINGS:
+        raise ManifestError(f"model '{name}': pooling is one of {', '.join(POOLINGS)}, not {raw.get('pooling')!r}")
     try:
         files = tuple(
             ModelFile(path=f["path"], kind=f.get("kind", "config"), sha256=f.get("sha256"), size=f.get("size"))
@@ -149,6 +155,7 @@ def spec_from_table(name: str, raw: dict[str, Any]) -> ModelSpec:
             languages=tuple(raw.get("languages", ())),
             passage_format=_passage_format(name, raw.get("passage_format", DEFAULT_PASSAGE_FORMAT)),
             window_tokens=int(raw.get("window_tokens", 0)),
+            end_token=str(raw.get("end_token", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ManifestError(f"model '{name}' in the manifest is malformed: {exc}") from exc

@@ -196,16 +196,24 @@ def _vectors(endpoint: Endpoint, answer: Any, count: int) -> list[list[float]]:
 
 
 def like_manifest(model: str, manifest: Manifest | None) -> ModelSpec | None:
-    """The manifest's embedder a server's model is (by name or its hub repository's), whose
-    prompts, passage format and window it then takes: `all-MiniLM-L6-v2` served by a server is
-    the model Findling ships, read the same way."""
+    """The manifest's embedder a server's model is, whose prompts, passage format and window it
+    then takes: `all-MiniLM-L6-v2` served by a server is the model Findling ships, read the same
+    way, and Ollama's `qwen3-embedding:0.6b` is `qwen3-embedding-0.6b`, whose queries carry its
+    instruction. Matched by name or hub repository, the tag read as part of the name (`:latest`
+    as none); a bare name matches when one entry alone begins with it (`embeddinggemma`)."""
     if manifest is None:
         return None
-    name = model.lower().split(":")[0].split("/")[-1]
-    for spec in manifest.models.values():
-        if spec.role == "embedder" and name in (spec.name.lower(), spec.repo.lower().split("/")[-1]):
-            return spec
-    return None
+    name = model.lower().split("/")[-1].removesuffix(":latest").replace(":", "-")
+    embedders = [spec for spec in manifest.models.values() if spec.role == "embedder"]
+
+    def names(spec: ModelSpec) -> tuple[str, str]:
+        return spec.name.lower(), spec.repo.lower().split("/")[-1].removesuffix("-onnx")
+
+    exact = [spec for spec in embedders if name in names(spec)]
+    if exact:
+        return exact[0]
+    begun = [spec for spec in embedders if any(n.startswith(name + "-") for n in names(spec))]
+    return begun[0] if len(begun) == 1 else None
 
 
 class RemoteEmbedder:
