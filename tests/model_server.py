@@ -7,10 +7,13 @@ With --chat it also serves a generator over `POST /v1/chat/completions` and `POS
 `POST /v1/rerank`; those two run on Findling's model classes over the folders' files.
 
     python tests/model_server.py MODEL_DIR NAME [--port P] [--fail-first N] [--die-after N]
-                                 [--other-model] [--dims N] [--chat DIR NAME] [--rerank DIR NAME]
+                                 [--other-model] [--dims N] [--max-batch N] [--delay S]
+                                 [--chat DIR NAME] [--rerank DIR NAME]
 
 prints `PORT <n>` once it listens. --fail-first answers the first N embedding requests 429 (a
-storm a client must ride out); --die-after ends the process, mid-conversation, after N answered.
+storm a client must ride out); --die-after ends the process, mid-conversation, after N answered;
+--max-batch refuses a request of more texts with 413 and TEI's words; --delay holds each
+embedding request S seconds (so requests in flight together can be counted: GET /stats).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -143,8 +147,18 @@ def _routes(chat, rerank) -> set[str]:
     return routes
 
 
-def serve(model: Model, name: str, port: int, fail_first: int, die_after: int, chat=None, rerank=None) -> None:  # noqa: C901 - the handler, its routes one after another
-    state = {"requests": 0, "answered": 0}
+def serve(  # noqa: C901 - the handler, its routes one after another
+    model: Model,
+    name: str,
+    port: int,
+    fail_first: int,
+    die_after: int,
+    chat=None,
+    rerank=None,
+    max_batch: int = 0,
+    delay: float = 0.0,
+) -> None:
+    state = {"requests": 0, "answered": 0, "in_flight": 0, "most_in_flight": 0, "too_large": 0, "largest": 0}
     lock = threading.Lock()
     routes = _routes(chat, rerank)
 
@@ -188,7 +202,21 @@ def serve(model: Model, name: str, port: int, fail_first: int, die_after: int, c
                 self._send(404, {"error": f"model {body.get('model')!r} not found"})
                 return
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-            vectors = model.embed(texts).tolist()
+            if max_batch and len(texts) > max_batch:
+                with lock:
+                    state["too_large"] += 1
+                self._send(413, {"error": f"batch size {len(texts)} > maximum allowed batch size {max_batch}"})
+                return
+            with lock:
+                state["in_flight"] += 1
+                state["most_in_flight"] = max(state["most_in_flight"], state["in_flight"])
+                state["largest"] = max(state["largest"], len(texts))
+            try:
+                time.sleep(delay)
+                vectors = model.embed(texts).tolist()
+            finally:
+                with lock:
+                    state["in_flight"] -= 1
             if self.path == "/api/embed":
                 self._send(200, {"model": name, "embeddings": vectors})
             else:
@@ -215,6 +243,8 @@ def main() -> None:
     parser.add_argument("--die-after", type=int, default=0)
     parser.add_argument("--other-model", action="store_true", help="answer as another model would")
     parser.add_argument("--dims", type=int, default=0, help="answer vectors of this many dimensions")
+    parser.add_argument("--max-batch", type=int, default=0, help="refuse larger requests (413)")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds each embedding request takes at least")
     parser.add_argument("--chat", nargs=2, metavar=("DIR", "NAME"))
     parser.add_argument("--rerank", nargs=2, metavar=("DIR", "NAME"))
     args = parser.parse_args()
@@ -228,6 +258,8 @@ def main() -> None:
         args.die_after,
         chat,
         rerank,
+        args.max_batch,
+        args.delay,
     )
 
 

@@ -174,6 +174,9 @@ class ModelSettings:
     generator_url: str = setting("", "the model server that generates (query expansion, the LLM judge)")
     generator_api: str = setting("openai", "the API that server speaks", choices=("openai", "ollama"))
     generator_key_env: str = setting("", "the environment variable holding that server's API key; empty: none")
+    server_requests: int = setting(
+        2, "requests sent to a model server at once while embedding (it batches them on its side)", range=(1, 16)
+    )
     allow_remote: bool = setting(
         False, "use model servers on other machines (document text then leaves this one); off: this network only"
     )

@@ -35,7 +35,7 @@ def test_a_run_stops_between_model_runs_and_keeps_its_parts(tmp_path, settings, 
     docs = tmp_path / "docs"
     for i in range(12):
         write(docs / f"n{i}.txt", f"note {i}\n\n" + " ".join(f"word{(i * j) % 211}" for j in range(2500)))
-    monkeypatch.setattr("findling.ingest.embedding._WINDOWS_PER_PART", 8)
+    monkeypatch.setattr("findling.models.embedder.Embedder.windows_per_call", 8)
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
         engine.index(embed=False)

@@ -2,13 +2,15 @@
 HTTP server process serving the shipped MiniLM (tests/model_server.py): its vectors are the local
 model's, a 429 storm is ridden out, a server that dies mid-run leaves the rest pending for the next
 run, a server that is down leaves search to keywords with a sentence, and a host on another
-machine is refused unless allowed."""
+machine is refused unless allowed. Requests go a few at a time, and a batch the server finds too
+large is halved."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 
 from findling.engine import Engine
 from findling.models import remote
+from findling.models.embedder import EmbeddingStopped
 from findling.models.remote import Endpoint, ModelServerError, RemoteEmbedder, like_manifest
 from findling.records import SearchMode, SearchRequest
 from findling.settings import load_settings, settings_path
@@ -164,10 +167,54 @@ def test_a_storm_of_429_is_ridden_out(servers, embedder_installed, quick_retries
     server = servers("--fail-first", "2")
     vectors = RemoteEmbedder(Endpoint(server.url, NAME, "ollama")).embed(TEXTS[:3])
     assert vectors.shape == (3, 384)
-    assert server.stats() == {"requests": 3, "answered": 1}  # two refused, the third answered
+    stats = server.stats()
+    assert (stats["requests"], stats["answered"]) == (3, 1)  # two refused, the third answered
     storm = servers("--fail-first", "50")
     with pytest.raises(ModelServerError, match="answered 429 3 times"):
         RemoteEmbedder(Endpoint(storm.url, NAME)).embed(TEXTS[:1])
+
+
+def test_requests_go_a_few_at_a_time_never_more(servers, embedder_installed):
+    server = servers("--delay", "0.3")
+    texts = [f"{text} ({i})" for i in range(4) for text in TEXTS]  # 28 texts: 7 batches of 4
+    embedder = RemoteEmbedder(Endpoint(server.url, NAME), batch_size=4, concurrency=3)
+    started = time.perf_counter()
+    together = embedder.embed(texts)
+    took = time.perf_counter() - started
+    stats = server.stats()
+    assert stats["most_in_flight"] == 3 and stats["answered"] == 7, stats
+    assert took < 7 * 0.3, f"{took:.2f} s: the requests were not sent together"
+    one_by_one = RemoteEmbedder(Endpoint(server.url, NAME), batch_size=4, concurrency=1).embed(texts)
+    assert np.allclose(together, one_by_one, atol=1e-6)  # each text's own vector, in input order
+
+
+def test_a_stop_sends_no_more_requests_and_waits_for_those_in_flight(servers, embedder_installed):
+    server = servers("--delay", "0.3")
+    cancel = threading.Event()
+    embedder = RemoteEmbedder(Endpoint(server.url, NAME), batch_size=2, concurrency=2)
+    threading.Timer(0.1, cancel.set).start()
+    with pytest.raises(EmbeddingStopped):
+        embedder.embed(TEXTS * 4, cancel=cancel)  # 14 batches; the stop comes while the first two run
+    stats = server.stats()
+    assert stats["answered"] == 2 and stats["in_flight"] == 0, stats
+
+
+def test_a_batch_the_server_finds_too_large_is_halved_and_the_size_kept(servers, embedder_installed):
+    server = servers("--max-batch", "5")
+    topics = "apple river engine violin glacier tax soup poetry rocket garden chess bread fever harbor".split()
+    texts = [f"{topic} {kind}" for kind in ("notes", "invoice", "recipe") for topic in topics]  # 42 texts
+    embedder = RemoteEmbedder(Endpoint(server.url, NAME), batch_size=32, concurrency=1)
+    vectors = embedder.embed(texts)
+    stats = server.stats()
+    assert stats["largest"] <= 5 and embedder.batch_size == 4, stats  # 32 -> 16 -> 8 -> 4, then kept
+    assert stats["too_large"] == 3, stats  # the first batch paid for the size; the others were cut first
+    near = _local(embedder_installed).embed(texts)
+    # each text's own vector, in its place (int8 activations are scaled per batch: batches of
+    # other texts move a vector a little, never to another text's)
+    assert ((vectors @ near.T).argmax(axis=1) == np.arange(len(texts))).all()
+    together = RemoteEmbedder(Endpoint(server.url, NAME), batch_size=32, concurrency=3)
+    again = together.embed(texts)  # batches in flight together, each halved on its own
+    assert ((again @ near.T).argmax(axis=1) == np.arange(len(texts))).all() and together.batch_size <= 5
 
 
 def test_a_server_that_dies_mid_run_leaves_the_rest_for_the_next(tmp_path, servers, embedder_installed, quick_retries):

@@ -37,9 +37,6 @@ from findling.store.vectors import (
 from findling.text.code_languages import language_of
 
 _DOCS_PER_BATCH = 16
-# Windows committed together: whole documents, at least this many windows. A stop asked
-# mid-batch keeps the parts committed before it and loses at most one part's model runs.
-_WINDOWS_PER_PART = 64
 # A source file's window is titled with its folder, file and the definition it lies in
 # (`json/decoder.py · JSONDecoder.raw_decode`): the model reads what the code is part of even
 # in a function's third window. Measured in docs/eval/README.md (code questions).
@@ -78,7 +75,7 @@ def embed_pending(
             break
         doc_ids, ordinals, spans, texts = _batch_windows(cur, spec, dict(docs))
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
-        for lo, hi in document_parts(doc_ids, _WINDOWS_PER_PART):
+        for lo, hi in document_parts(doc_ids, embedder.windows_per_call):
             try:
                 vectors, computed = _vectors_for(cur, table, embedder, texts[lo:hi], hashes[lo:hi], cancel)
             except EmbeddingStopped:

@@ -28,12 +28,21 @@ class TextEmbedder(Protocol):
     @property
     def provider(self) -> str: ...
 
+    @property
+    def windows_per_call(self) -> int:
+        """How many windows an embedding run hands to one `embed` call (and commits together)."""
+        ...
+
     def embed(
         self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16, cancel: Any = None
     ) -> np.ndarray: ...
 
 
 class Embedder:
+    # Windows committed together: a stop asked mid-run keeps the calls committed before it and
+    # loses at most one call's model runs.
+    windows_per_call = 64
+
     def __init__(self, spec: ModelSpec, store: ModelStore, provider: str = "auto", threads: int = 0) -> None:
         self.spec = spec
         from tokenizers import Tokenizer  # loaded with the first model: keyword search never pays for it

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import random
+import re
 import threading
 import time
 import urllib.error
@@ -24,6 +25,7 @@ import urllib.parse
 import urllib.request
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +47,18 @@ _API_NAMES = {"openai": "OpenAI-compatible server", "ollama": "Ollama"}
 
 
 class ModelServerError(FindlingError):
-    """A model server could not be reached, refused, or answered what is not an answer."""
+    """A model server could not be reached, refused, or answered what is not an answer.
+    `too_large`: it said the request was more than it takes at once (a batch past its limit)."""
+
+    def __init__(self, *args: object, too_large: bool = False) -> None:
+        super().__init__(*args)
+        self.too_large = too_large
+
+
+# How servers say a request holds more than they take at once: TEI "batch size 64 > maximum
+# allowed batch size 32" (413), llama.cpp "input is too large to process. increase the physical
+# batch size" (500), vLLM and LM Studio on context length (400).
+_TOO_LARGE = re.compile(r"too large|too long|too many|exceed|maximum allowed|batch size|context length", re.I)
 
 
 class RemoteRefusedError(FindlingError):
@@ -140,22 +153,7 @@ def post_json(
             except ValueError as exc:
                 raise ModelServerError(f"{endpoint.host} answered what is not JSON ({exc})") from exc
         except urllib.error.HTTPError as exc:
-            detail = _detail(exc)
-            if exc.code == 429 or exc.code >= 500:
-                if attempt < retries:
-                    after = exc.headers.get("Retry-After", "") if exc.headers else ""
-                    sleep(min(MAX_WAIT_S, float(after)) if after.replace(".", "", 1).isdigit() else wait)
-                    continue
-                raise ModelServerError(
-                    f"{endpoint.host} answered {exc.code} {retries + 1} times{detail}; try again later"
-                ) from exc
-            if exc.code in (401, 403):
-                raise ModelServerError(f"{endpoint.host} refused the key ({exc.code}){detail}") from exc
-            if exc.code == 404:
-                raise ModelServerError(
-                    f"{endpoint.host} has no {path} or no model {endpoint.model!r} (404){detail}"
-                ) from exc
-            raise ModelServerError(f"{endpoint.host} refused the request ({exc.code}){detail}") from exc
+            sleep(_retry_wait(endpoint, path, exc, wait if attempt < retries else None, retries))
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
             if attempt < retries:
                 sleep(wait)
@@ -163,6 +161,28 @@ def post_json(
             reason = getattr(exc, "reason", exc)
             raise ModelServerError(f"the model server at {endpoint.host} cannot be reached ({reason})") from exc
     raise AssertionError("unreachable")
+
+
+def _retry_wait(endpoint: Endpoint, path: str, exc: urllib.error.HTTPError, wait: float | None, retries: int) -> float:
+    """How long to wait before trying again after an HTTP error (`wait` is the backoff, None when
+    no try is left), or the ModelServerError saying what the server refused."""
+    detail = _detail(exc)
+    if exc.code == 413 or (exc.code in (400, 422, 500) and _TOO_LARGE.search(detail)):
+        raise ModelServerError(
+            f"{endpoint.host} took the request as too large ({exc.code}){detail}", too_large=True
+        ) from exc
+    if exc.code == 429 or exc.code >= 500:
+        if wait is not None:
+            after = exc.headers.get("Retry-After", "") if exc.headers else ""
+            return min(MAX_WAIT_S, float(after)) if after.replace(".", "", 1).isdigit() else wait
+        raise ModelServerError(
+            f"{endpoint.host} answered {exc.code} {retries + 1} times{detail}; try again later"
+        ) from exc
+    if exc.code in (401, 403):
+        raise ModelServerError(f"{endpoint.host} refused the key ({exc.code}){detail}") from exc
+    if exc.code == 404:
+        raise ModelServerError(f"{endpoint.host} has no {path} or no model {endpoint.model!r} (404){detail}") from exc
+    raise ModelServerError(f"{endpoint.host} refused the request ({exc.code}){detail}") from exc
 
 
 def _detail(exc: urllib.error.HTTPError) -> str:
@@ -217,16 +237,25 @@ def like_manifest(model: str, manifest: Manifest | None) -> ModelSpec | None:
 
 
 class RemoteEmbedder:
-    """An embedder a model server runs: the same `embed` as the ONNX one, vectors normalised."""
+    """An embedder a model server runs: the same `embed` as the ONNX one, vectors normalised.
+    Batches go `concurrency` at a time (a server batches concurrent requests on its side; more
+    would only queue there), and a batch the server says is too large is halved, the smaller
+    size kept for the batches after it."""
 
     provider = "model server"
 
     def __init__(
-        self, endpoint: Endpoint, like: ModelSpec | None = None, batch_size: int = 32, timeout: float = TIMEOUT_S
+        self,
+        endpoint: Endpoint,
+        like: ModelSpec | None = None,
+        batch_size: int = 32,
+        timeout: float = TIMEOUT_S,
+        concurrency: int = 2,
     ) -> None:
         self.endpoint = endpoint
         self.batch_size = batch_size
         self.timeout = timeout
+        self.concurrency = max(1, concurrency)
         # vectors are stored under the server, the API and the model: never mixed with another's
         name = endpoint.name
         base = like or ModelSpec(name, "embedder", "", "", (), max_length=512, window_tokens=256)
@@ -249,11 +278,16 @@ class RemoteEmbedder:
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # query text -> its vector
         self._recent_lock = threading.Lock()
 
+    @property
+    def windows_per_call(self) -> int:
+        """Windows an embedding run hands over at once: enough for every request in flight."""
+        return max(64, self.batch_size * self.concurrency)
+
     def embed(
         self, texts: Sequence[str], kind: str = "passage", batch_size: int | None = None, cancel: Any = None
     ) -> np.ndarray:
-        """L2-normalised float32 vectors, one row per text, in input order; one request a batch.
-        `cancel` is looked at before each request (EmbeddingStopped)."""
+        """L2-normalised float32 vectors, one row per text, in input order. `cancel` is looked at
+        before each request is sent (EmbeddingStopped); those in flight are answered first."""
         if kind == "query" and len(texts) == 1:
             return self._query(texts[0])
         return self._embed(texts, kind, batch_size, cancel)
@@ -261,25 +295,14 @@ class RemoteEmbedder:
     def _embed(self, texts: Sequence[str], kind: str, batch_size: int | None, cancel: Any) -> np.ndarray:
         prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
         size = max(1, batch_size or self.batch_size)
-        path = "/api/embed" if self.endpoint.api == "ollama" else "/v1/embeddings"
         # texts of a length side by side, as the local embedder batches them: a server pads a
         # batch to its longest member
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batches = [[prefix + texts[i] for i in order[start : start + size]] for start in range(0, len(order), size)]
+        answered = self._answers(batches, kind == "query", cancel)
         rows: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(texts), size):
-            if cancel is not None and cancel.is_set():
-                raise EmbeddingStopped()
-            idx = order[start : start + size]
-            batch = [prefix + texts[i] for i in idx]
-            answer = post_json(
-                self.endpoint,
-                path,
-                {"model": self.endpoint.model, "input": batch},
-                QUERY_TIMEOUT_S if kind == "query" else self.timeout,
-                QUERY_RETRIES if kind == "query" else RETRIES,
-            )
-            for i, vector in zip(idx, _vectors(self.endpoint, answer, len(batch))):
-                rows[i] = vector
+        for i, vector in zip(order, (v for batch in answered for v in batch)):
+            rows[i] = vector
         if not rows:
             return np.zeros((0, self.dimension), dtype=np.float32)
         try:
@@ -295,6 +318,60 @@ class RemoteEmbedder:
             )
         self.dimension = out.shape[1]
         return normalize(out)
+
+    def _answers(self, batches: list[list[str]], query: bool, cancel: Any) -> list[list[list[float]]]:
+        """Each batch's vectors, in order, at most `concurrency` requests in flight. The first
+        failure is raised once the requests in flight have ended (each is bounded by its time
+        limit); none is sent after it."""
+        if len(batches) <= 1 or self.concurrency == 1:
+            out = []
+            for batch in batches:
+                if cancel is not None and cancel.is_set():
+                    raise EmbeddingStopped()
+                out.append(self._ask(batch, query))
+            return out
+        futures: list[Future[list[list[float]]]] = []
+        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="findling-server") as pool:
+            for batch in batches:
+                in_flight = [f for f in futures if not f.done()]
+                if len(in_flight) >= self.concurrency:
+                    wait(in_flight, return_when=FIRST_COMPLETED)
+                if any(f.done() and f.exception() is not None for f in futures):
+                    break
+                if cancel is not None and cancel.is_set():
+                    break
+                futures.append(pool.submit(self._ask, batch, query))
+        for future in futures:
+            future.result()  # the first failure, in batch order
+        if len(futures) < len(batches):
+            raise EmbeddingStopped()
+        return [future.result() for future in futures]
+
+    def _ask(self, batch: list[str], query: bool) -> list[list[float]]:
+        """One batch's vectors; halved (and the size kept smaller) while the server says it is too
+        large, down to one text."""
+        if len(batch) > self.batch_size:  # a size the server refused before: not asked again
+            return [
+                v
+                for start in range(0, len(batch), self.batch_size)
+                for v in self._ask(batch[start : start + self.batch_size], query)
+            ]
+        path = "/api/embed" if self.endpoint.api == "ollama" else "/v1/embeddings"
+        try:
+            answer = post_json(
+                self.endpoint,
+                path,
+                {"model": self.endpoint.model, "input": batch},
+                QUERY_TIMEOUT_S if query else self.timeout,
+                QUERY_RETRIES if query else RETRIES,
+            )
+        except ModelServerError as exc:
+            if not exc.too_large or len(batch) == 1:
+                raise
+            half = len(batch) // 2
+            self.batch_size = max(1, min(self.batch_size, half))
+            return self._ask(batch[:half], query) + self._ask(batch[half:], query)
+        return _vectors(self.endpoint, answer, len(batch))
 
     def _query(self, text: str) -> np.ndarray:
         """A query's vector, remembered: the search that checks the server answers (to go on by

@@ -97,7 +97,11 @@ class ModelService:
 
         with self._remote_lock:
             if self._remote is None or self._remote.endpoint != endpoint:
-                self._remote = RemoteEmbedder(endpoint, like_manifest(endpoint.model, self._known_manifest()))
+                self._remote = RemoteEmbedder(
+                    endpoint,
+                    like_manifest(endpoint.model, self._known_manifest()),
+                    concurrency=self.settings.server_requests,
+                )
             return self._remote
 
     def _known_manifest(self) -> Manifest | None:
