@@ -7,7 +7,7 @@ With --chat it also serves a generator over `POST /v1/chat/completions` and `POS
 `POST /v1/rerank`; those two run on Findling's model classes over the folders' files.
 
     python tests/model_server.py MODEL_DIR NAME [--port P] [--fail-first N] [--die-after N]
-                                 [--other-model] [--dims N] [--max-batch N] [--delay S]
+                                 [--other-model] [--dims N] [--max-batch N] [--delay S] [--alone]
                                  [--chat DIR NAME] [--rerank DIR NAME]
 
 prints `PORT <n>` once it listens. --fail-first answers the first N embedding requests 429 (a
@@ -33,7 +33,8 @@ from tokenizers import Tokenizer
 
 
 class Model:
-    def __init__(self, folder: Path, other: bool = False, dims: int = 0) -> None:
+    def __init__(self, folder: Path, other: bool = False, dims: int = 0, alone: bool = False) -> None:
+        self.alone = alone  # each text run by itself, as llama.cpp's server runs each sequence
         self.other = other  # another model behind the same name: every other dimension negated
         self.dims = dims  # another dimension: the first `dims` only (as Matryoshka models cut)
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -44,6 +45,8 @@ class Model:
         self.lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        if self.alone and len(texts) > 1:
+            return np.concatenate([self.embed([text]) for text in texts])
         encodings = self.tokenizer.encode_batch(texts)
         longest = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(texts), longest), dtype=np.int64)
@@ -245,13 +248,14 @@ def main() -> None:
     parser.add_argument("--dims", type=int, default=0, help="answer vectors of this many dimensions")
     parser.add_argument("--max-batch", type=int, default=0, help="refuse larger requests (413)")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds each embedding request takes at least")
+    parser.add_argument("--alone", action="store_true", help="run each text by itself, never batched with others")
     parser.add_argument("--chat", nargs=2, metavar=("DIR", "NAME"))
     parser.add_argument("--rerank", nargs=2, metavar=("DIR", "NAME"))
     args = parser.parse_args()
     chat = (chat_model(Path(args.chat[0]), args.chat[1]), args.chat[1]) if args.chat else None
     rerank = (rerank_model(Path(args.rerank[0]), args.rerank[1]), args.rerank[1]) if args.rerank else None
     serve(
-        Model(args.model_dir, args.other_model, args.dims),
+        Model(args.model_dir, args.other_model, args.dims, args.alone),
         args.name,
         args.port,
         args.fail_first,
