@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("records", frozenset({"records", "settings", "text"})),  # the vocabulary, and text analysis on it
     ("storage and models", frozenset({"store", "models"})),
     ("ingest and search", frozenset({"ingest", "search"})),
+    ("answers", frozenset({"answer"})),  # written from search results and checked against them
     ("engine", frozenset({"index_api", "engine"})),
     ("what faces say", frozenset({"faces"})),  # wording, the terminal's painting, JSON payloads
     ("server", frozenset({"server"})),

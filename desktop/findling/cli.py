@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from findling.cli_commands import (
     cmd_add,
+    cmd_ask,
     cmd_bench,
     cmd_doctor,
     cmd_eval,
@@ -93,6 +94,18 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("--reranker", choices=["auto", "cross-encoder", "llm", "off"], default=None)
     p.add_argument("--min-score", type=float, default=0.0, help="drop results below this final score (0–1)")
     p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser("ask", help="an answer from your files, each sentence cited and checked")
+    p.add_argument("query", nargs="+", help="the question; words after the options count too")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    for option in OPTIONS:
+        p.add_argument(
+            f"--{option.name}",
+            action="append" if option.repeated else "store",
+            help=option.help,
+            metavar=option.metavar,
+        )
+    p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("vsearch", help="semantic search: documents by meaning")
     p.add_argument("query", nargs="+", help="the query; words after the options count too")
@@ -194,6 +207,12 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
         "--known-items",
         metavar="QUESTIONS.tsv",
         help="lines `query<TAB>targets[<TAB>kind]`, targets comma-separated file names without extension",
+    )
+    p.add_argument(
+        "--ask",
+        metavar="QUESTIONS.tsv",
+        help="how `findling ask` answers, cites and declines: lines `question<TAB>targets[<TAB>split]`, "
+        "the target - for a question the folder cannot answer",
     )
     p.add_argument(
         "--calibration", action="store_true", help="also print how often results in each score bucket are relevant"

@@ -11,15 +11,32 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from findling.answer.sentences import with_citations
 from findling.errors import FindlingError
 from findling.faces import presentation
-from findling.faces.payloads import multi_get_json, outline_json, result_json, slice_json, status_json, why_not_json
+from findling.faces.payloads import (
+    answer_json,
+    multi_get_json,
+    outline_json,
+    result_json,
+    slice_json,
+    status_json,
+    why_not_json,
+)
 from findling.faces.presentation import explain_columns, explain_lines, explain_row, report_counts
 from findling.faces.terminal import color as _color
-from findling.faces.terminal import dump_json, print_payload, print_slice, print_status, print_why_not
+from findling.faces.terminal import dump_json, print_answer, print_payload, print_slice, print_status, print_why_not
 from findling.filter_options import OPTIONS
 from findling.pathnames import printable
-from findling.records import Filters, IndexProgress, RerankerMode, SearchMode, SearchRequest, SearchResult
+from findling.records import (
+    AnswerSentence,
+    Filters,
+    IndexProgress,
+    RerankerMode,
+    SearchMode,
+    SearchRequest,
+    SearchResult,
+)
 from findling.search.filter_table import filters_from_options
 
 if TYPE_CHECKING:
@@ -249,6 +266,30 @@ def cmd_query(args: argparse.Namespace) -> int:
     print_results(result)
     if args.explain:
         print_explain(result)
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    question = " ".join(args.query) if isinstance(args.query, list) else args.query
+    shown: list[AnswerSentence] = []
+
+    def said(sentence: AnswerSentence) -> None:  # each checked sentence as soon as it is
+        if not args.json:
+            print(
+                ("" if not shown else " ") + printable(with_citations(sentence.text, sentence.cites)),
+                end="",
+                flush=True,
+            )
+        shown.append(sentence)
+
+    with _engine(args) as engine:
+        answer = engine.ask(question, _filters(args), on_sentence=said)
+    if args.json:
+        print(dump_json(answer_json(answer)))
+        return 0
+    if shown:
+        print()
+    print_answer(answer_json(answer), _color(), streamed=bool(shown) and not answer.abstained)
     return 0
 
 
@@ -499,6 +540,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.match:
         settings.search.match = args.match
     workdir = Path(args.workdir) if args.workdir else None
+    if args.ask:
+        from findling.devtools.eval_ask import evaluate_ask, print_ask_table
+
+        result = evaluate_ask(Path(args.ask), Path(args.dataset), workdir, args.max_queries, settings, args.split)
+        if args.json:
+            print(json.dumps(result, indent=2))
+        else:
+            print_ask_table(result)
+        return 0
     if args.known_items:
         result = evaluate_known_items(
             Path(args.known_items), Path(args.dataset), modes, workdir, args.max_queries, settings, args.calibration

@@ -6,7 +6,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import astuple, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,6 +19,8 @@ from findling.pathnames import MEMBER_SEPARATOR, absolute_address, container_fil
 from findling.paths import DB_FILENAME, config_dir, data_home
 from findling.records import (
     Activity,
+    Answer,
+    AnswerSentence,
     DocumentSlice,
     EmbedReport,
     Filters,
@@ -435,6 +437,18 @@ class Engine:
     def find(self, request: SearchRequest) -> SearchResult:
         """Answer one search, in the mode it asks for (Searcher.find_all)."""
         return self._search.find_all(request)
+
+    def ask(
+        self,
+        question: str,
+        filters: Filters | None = None,
+        on_sentence: Callable[[AnswerSentence], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        """An answer from the files, every sentence checked (answer/asker.Asker)."""
+        from findling.answer.asker import Asker
+
+        return Asker(self._search, self.settings.ask).ask(question, filters, on_sentence, cancel)
 
     def semantic_off(self) -> Note | None:
         """Why semantic search cannot run now, or None when it can: the one place that asks."""

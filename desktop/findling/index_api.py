@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from findling.records import (
+    Answer,
+    AnswerSentence,
     DocumentSlice,
     Filters,
     IndexProgress,
@@ -61,6 +63,17 @@ class IndexAPI(Protocol):
         """Why this file is, or is not, among this search's results."""
         ...
 
+    def ask(
+        self,
+        question: str,
+        filters: Filters | None = None,
+        on_sentence: Callable[[AnswerSentence], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        """An answer from the files, each sentence checked against the passages it cites, given to
+        `on_sentence` as soon as it is; or a decline naming the closest documents."""
+        ...
+
     def similar(self, ref: str, limit: int | None = None, filters: Filters | None = None) -> SearchResult: ...
 
     def files_named(self, text: str, limit: int = 5) -> list[str]: ...
@@ -90,5 +103,8 @@ class IndexAPI(Protocol):
 
 
 WRITE_VERBS = frozenset({"add_source", "remove_source", "index", "repair_index"})
+# verbs that report as they go, and their callback's argument: its calls travel to another
+# process's caller as "progress" messages, and a "cancel" from it sets their `cancel`
+STREAMED = {"index": "progress", "ask": "on_sentence"}
 VERBS: tuple[str, ...] = tuple(name for name in vars(IndexAPI) if not name.startswith("_"))
 READ_VERBS = frozenset(VERBS) - WRITE_VERBS

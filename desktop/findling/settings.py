@@ -186,11 +186,25 @@ class ModelSettings:
 
 
 @dataclass
+class AskSettings:
+    """Answers written from the user's files (findling ask, the window's Answer pane)."""
+
+    answer_questions: bool = setting(True, "the window answers a question (a search ending in ?) above its results")
+    passages: int = setting(5, "passages from the best results the answer is written from", range=(1, 20))
+    passage_chars: int = setting(700, "the most characters of each passage the model reads", range=(100, 8000))
+    # a result at least this relevant is a "good match" (faces/presentation.py): below it, the
+    # files do not seem to answer, and Findling says so instead of answering
+    min_score: float = setting(0.2, "the least relevance of the best result that Findling answers from", range=(0, 1))
+    max_tokens: int = setting(160, "the longest answer the model writes, in tokens", range=(16, 2048))
+
+
+@dataclass
 class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
     models: ModelSettings = field(default_factory=ModelSettings)
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
+    ask: AskSettings = field(default_factory=AskSettings)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -198,8 +212,7 @@ class Settings:
 
 def _specs() -> dict[str, SettingSpec]:
     found: dict[str, SettingSpec] = {}
-    groups = {"index": IndexSettings, "search": SearchSettings, "models": ModelSettings, "pipeline": PipelineSettings}
-    for name, group in groups.items():
+    for name, group in vars(Settings()).items():
         for f in dataclasses.fields(group):
             default = f.default_factory() if callable(f.default_factory) else f.default
             key = f"{name}.{f.name}"

@@ -23,7 +23,7 @@ from findling.server.handle import IndexHandle
 
 pytestmark = pytest.mark.slow  # processes, real models or whole folders: seconds each
 
-READ_TOOLS = {"query", "search", "vsearch", "get", "multi_get", "similar", "status", "why_not", "symbols"}
+READ_TOOLS = {"query", "search", "vsearch", "get", "multi_get", "similar", "status", "why_not", "symbols", "ask"}
 WRITE_TOOLS = {"add_folder", "remove_folder", "index"}
 
 
@@ -69,6 +69,11 @@ def test_stdio_tools_answer_and_refuse_properly(indexed):
             assert _payload(await client.call_tool("search", {"query": "tomatoes", "match": "all"}))["total"] == 2
             meaning = _payload(await client.call_tool("vsearch", {"query": "growing vegetables"}))
             assert meaning["results"][0]["path"].endswith("garden.md")
+            # no generator installed here: the answer quotes the note, cited
+            asked = _payload(await client.call_tool("ask", {"question": "How often should tomato plants be watered?"}))
+            assert not asked["abstained"] and "twice a week" in asked["answer"] and asked["extractive"]
+            assert asked["citations"][0]["path"].endswith("garden.md") and asked["citations"][0]["line"] >= 1
+            assert asked["sentences"][0] == {**asked["sentences"][0], "cites": [1], "supported": True}
             piece = _payload(await client.call_tool("get", {"ref": f"{top['docid']}:3:1"}))
             assert piece["text"] == "The borrow checker rejects two mutable references.\n"
             assert piece["from_line"] == 3 and piece["total_lines"] == 4
@@ -191,6 +196,11 @@ def test_http_query_and_mcp_over_streamable_http(http_server):
     assert httpx2.post(f"{base}/query", headers=good, json={"limit": 2}).status_code == 400
     assert httpx2.post(f"{base}/query", headers=good, content=b"{not json").status_code == 400
     assert httpx2.post(f"{base}/query", headers=good, json={"query": "x", "after": "someday"}).status_code == 400
+    asked = httpx2.post(f"{base}/ask", headers=good, json={"question": "How often should tomato plants be watered?"})
+    assert asked.status_code == 200, asked.text
+    assert asked.json()["citations"][0]["path"].endswith("garden.md") and not asked.json()["abstained"]
+    unknown = httpx2.post(f"{base}/ask", headers=good, json={"query": "tomatoes"})
+    assert unknown.status_code == 400 and "question" in unknown.json()["error"]
 
     async def session() -> None:
         http = create_mcp_http_client(headers=good)

@@ -5,8 +5,19 @@ from __future__ import annotations
 import time
 from dataclasses import asdict
 
+from findling.docids import docid
 from findling.faces.presentation import activity_line, match_label, note_text, semantic_line, why_not_summary
-from findling.records import DocumentSlice, MultiGetResult, Note, Outline, SearchResult, StoreStatus, WhyNotAnswer
+from findling.records import (
+    Answer,
+    Citation,
+    DocumentSlice,
+    MultiGetResult,
+    Note,
+    Outline,
+    SearchResult,
+    StoreStatus,
+    WhyNotAnswer,
+)
 
 
 def result_json(result: SearchResult, extra: dict | None = None) -> dict:
@@ -45,6 +56,54 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
     }
     payload.update(extra or {})
     return payload
+
+
+def _citation_json(c: Citation) -> dict:
+    return {
+        "n": c.n,
+        "path": c.path,
+        "line": c.line,
+        "page": c.page,  # 0: the document has no pages
+        "title": c.title,
+        "docid": f"#{docid(c.path)}",
+        "start": c.start,
+        "end": c.end,
+        "text": c.text,
+        "score": c.score,
+    }
+
+
+def answer_json(answer: Answer) -> dict:
+    """An answer (`ask`): the answer, whether Findling declined, the passages its sentences cite,
+    and every sentence with its citations and whether its passages bear it out."""
+    return {
+        "question": answer.question,
+        "answer": answer.text,
+        "abstained": answer.abstained,
+        "extractive": answer.extractive,
+        "citations": [_citation_json(c) for c in answer.citations],
+        "sentences": [
+            {
+                "text": s.text,
+                "cites": list(s.cites),
+                "supported": s.supported,
+                "how": s.how,
+                "claimed": list(s.claimed),
+                "missing": list(s.missing),
+            }
+            for s in answer.sentences
+        ],
+        "closest": [
+            {"docid": f"#{h.docid}", "path": h.path, "title": h.title, "score": h.score, "line": h.line}
+            for h in answer.closest
+        ],
+        "passages": [_citation_json(c) for c in answer.passages],
+        "model": answer.model,
+        "notes": [note_text(note, "terminal") for note in answer.notes],
+        "timings_ms": answer.timings_ms,
+        "first_sentence_ms": answer.first_sentence_ms,
+        "cancelled": answer.cancelled,
+    }
 
 
 def slice_json(piece: DocumentSlice) -> dict:

@@ -154,3 +154,37 @@ def print_status(st: dict[str, Any]) -> None:
         for p in st["problems"]:
             label = "partly" if p["status"] == "ok" else p["status"]
             print(f"  [{label}] {printable(p['path'])}: {printable(p['error'])}")
+
+
+def print_answer(payload: dict[str, Any], colored: bool, streamed: bool) -> None:
+    """An `ask` payload: the answer (unless its sentences were printed as they came), then the
+    passages it cites, where each is; a decline names the closest documents instead. Sentences
+    the passages did not bear out are listed apart, never as cited."""
+    dim, reset = (DIM, RESET) if colored else ("", "")
+    if payload["abstained"]:
+        print(printable(payload["answer"]))
+        if payload["closest"]:
+            print("closest documents:")
+            for hit in payload["closest"]:
+                print(f"  {printable(hit['title'])}  {hit['docid']}  {printable(hit['path'])}")
+    elif not streamed:
+        print(printable(payload["answer"]))
+    if payload["citations"]:
+        print()
+    for c in payload["citations"]:
+        where = (
+            printable(c["path"])
+            + (f":{c['line']}" if c["line"] else "")
+            + (f"  (page {c['page']})" if c["page"] else "")
+        )
+        print(f"[{c['n']}] {printable(c['title'])}  {c['docid']}\n    {where}")
+    unsupported = [s for s in payload["sentences"] if not s["supported"]]
+    if unsupported:
+        print(f"{dim}left out, not found in the passages:{reset}")
+        for s in unsupported:
+            missing = f" (missing: {', '.join(s['missing'][:4])})" if s["missing"] else ""
+            print(f"{dim}  {printable(s['text'])}{missing}{reset}")
+    if payload["extractive"] and not payload["abstained"]:
+        print(f"{dim}quoted from the files{reset}")
+    for note in payload["notes"]:
+        print(f"{dim}note: {printable(note)}{reset}")

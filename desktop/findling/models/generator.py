@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -30,7 +30,16 @@ class ChatModel(Protocol):
 
     spec: ModelSpec
 
-    def chat(self, messages: Sequence[tuple[str, str]], max_new_tokens: int = 160) -> str: ...
+    def chat(
+        self,
+        messages: Sequence[tuple[str, str]],
+        max_new_tokens: int = 160,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> str:
+        """The answer; `on_text` is given the text so far as it grows (where the model streams),
+        and a set `cancel` ends it where it is."""
+        ...
 
     def yes_probability(self, messages: Sequence[tuple[str, str]]) -> float: ...
 
@@ -94,16 +103,31 @@ class Generator:
             new_past[f"past_key_values.{i}.value"] = outputs[names.index(f"present.{i}.value")]
         return logits, new_past
 
-    def chat(self, messages: Sequence[tuple[str, str]], max_new_tokens: int = 160) -> str:
+    def chat(
+        self,
+        messages: Sequence[tuple[str, str]],
+        max_new_tokens: int = 160,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> str:
         """The model's answer to a conversation of (role, text) messages."""
-        return self.generate(chatml(messages), max_new_tokens)
+        return self.generate(chatml(messages), max_new_tokens, on_text=on_text, cancel=cancel)
 
     def yes_probability(self, messages: Sequence[tuple[str, str]]) -> float:
         """P("yes") against "no" as the answer's first word: the LLM judge's score."""
         return self.next_token_probabilities(chatml(messages), ["yes", "no"])[0]
 
-    def generate(self, prompt: str, max_new_tokens: int = 160, repetition_penalty: float = 1.2) -> str:
-        """Greedy decoding with a repetition penalty (small models loop without one)."""
+    def generate(
+        self,
+        prompt: str,
+        max_new_tokens: int = 160,
+        repetition_penalty: float = 1.2,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> str:
+        """Greedy decoding with a repetition penalty (small models loop without one). `on_text`
+        is given the text so far after each token; `cancel`, once set, ends it after the token
+        being made."""
         with self._lock:
             ids = self.tokenizer.encode(prompt, add_special_tokens=False).ids
             total = len(ids)
@@ -115,9 +139,11 @@ class Generator:
                     values = logits[seen]
                     logits[seen] = np.where(values > 0, values / repetition_penalty, values * repetition_penalty)
                 token = int(np.argmax(logits))
-                if token in self.eos_ids:
+                if token in self.eos_ids or (cancel is not None and cancel.is_set()):
                     break
                 produced.append(token)
+                if on_text is not None:
+                    on_text(self.tokenizer.decode(produced, skip_special_tokens=True))
                 total += 1
                 logits, past = self._step([token], past, total)
             return self.tokenizer.decode(produced, skip_special_tokens=True)

@@ -428,8 +428,19 @@ class RemoteChat:
         except (KeyError, IndexError, TypeError) as exc:
             raise ModelServerError(f"{self.endpoint.host} answered no message ({type(exc).__name__})") from exc
 
-    def chat(self, messages: Sequence[tuple[str, str]], max_new_tokens: int = 160) -> str:
-        return self._text(self._ask(messages, max_new_tokens))
+    def chat(
+        self,
+        messages: Sequence[tuple[str, str]],
+        max_new_tokens: int = 160,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> str:
+        """The server's answer, whole (`on_text` is given it once); `cancel` is not looked at
+        while the request runs, which its time limit bounds."""
+        text = self._text(self._ask(messages, max_new_tokens))
+        if on_text is not None and not (cancel is not None and cancel.is_set()):
+            on_text(text)
+        return text
 
     def yes_probability(self, messages: Sequence[tuple[str, str]]) -> float:
         """P("yes") against "no" from the first token's log-probabilities when the server gives

@@ -17,10 +17,10 @@ from findling.docids import absolute_reference
 from findling.errors import FindlingError, StoreLockedError
 from findling.faces.payloads import result_json, slice_json, status_json, why_not_json
 from findling.filter_options import OPTIONS
-from findling.index_api import VERBS, WRITE_VERBS, IndexAPI
+from findling.index_api import STREAMED, VERBS, WRITE_VERBS, IndexAPI
 from findling.pathnames import absolute_address
 from findling.paths import data_home
-from findling.records import Filters, IndexProgress, IndexReport, SearchMode, SearchRequest
+from findling.records import Filters, IndexReport, SearchMode, SearchRequest
 from findling.search.filter_table import filters_from_options
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, Peer, connect
 from findling.server.wire import RECORDS
@@ -293,9 +293,9 @@ class IndexHandle(_Verbs):
         engine, letting_go = entered
         sending = threading.Lock()
         asked = threading.Event()  # the caller's own cancel (Ctrl-C), as opposed to our letting go
-        if verb == "index":
+        if verb in STREAMED:
 
-            def progress(p: IndexProgress) -> None:
+            def progress(p: Any) -> None:
                 with sending:
                     try:
                         if conn.poll() and conn.recv() == ("cancel",):
@@ -304,7 +304,7 @@ class IndexHandle(_Verbs):
                     except (OSError, EOFError):
                         asked.set()  # the client left: stop at the next file, as Ctrl-C would
 
-            kwargs = dict(kwargs, progress=progress, cancel=_Either(asked, letting_go))
+            kwargs = dict(kwargs, **{STREAMED[verb]: progress, "cancel": _Either(asked, letting_go)})
         try:
             result = getattr(engine, verb)(*args, **kwargs)
         except FindlingError as exc:
@@ -414,7 +414,7 @@ class IndexHandle(_Verbs):
         """Send a call to the owner. An owner that is letting the index go answers "moved" without
         running it (or, for an indexing run, with what it did so far): ask the next one. A
         connection that breaks mid-call means the owner died; only reads are asked again."""
-        progress = kwargs.pop("progress", None)
+        progress = kwargs.pop(STREAMED.get(verb, "progress"), None)
         cancel: threading.Event | None = kwargs.pop("cancel", None)
         done: IndexReport | None = None
         broken = 0
@@ -424,8 +424,8 @@ class IndexHandle(_Verbs):
                 self._acquire(client_only_for=0.0)  # the owner is gone: take the index or find the next owner
                 if self.engine is None:
                     continue
-                with_callbacks = dict(kwargs, progress=progress, cancel=cancel) if verb == "index" else kwargs
-                return _after(done, self._call(verb, args, with_callbacks))
+                callbacks = {STREAMED[verb]: progress, "cancel": cancel} if verb in STREAMED else {}
+                return _after(done, self._call(verb, args, dict(kwargs, **callbacks)))
             try:
                 with conn:
                     conn.send(("call", verb, args, kwargs))
@@ -503,9 +503,7 @@ def _ping(home: Path) -> str:
         return ""
 
 
-def _receive(
-    conn: Peer, progress: Callable[[IndexProgress], None] | None, cancel: threading.Event | None
-) -> tuple[str, Any]:
+def _receive(conn: Peer, progress: Callable[[Any], None] | None, cancel: threading.Event | None) -> tuple[str, Any]:
     """("ok", result) or ("moved", what was done before the owner let go); an error is raised."""
     cancel_sent = False
     while True:

@@ -1,5 +1,5 @@
-"""`findling serve`: the MCP tools over Streamable HTTP at /mcp, plus `POST /query` and `GET /health`
-as plain JSON. Bound to 127.0.0.1 only. Every request must carry the bearer token from the user's
+"""`findling serve`: the MCP tools over Streamable HTTP at /mcp, plus `POST /query`, `POST /ask` and
+`GET /health` as plain JSON. Bound to 127.0.0.1 only. Every request must carry the bearer token from the user's
 config folder, and a Host and Origin naming this machine: a web page the user visits can neither
 reach the API from the browser (Origin) nor through a rebound DNS name (Host)."""
 
@@ -10,6 +10,7 @@ import hmac
 import os
 import secrets
 from pathlib import Path
+from typing import TypeVar
 
 import anyio.to_thread
 from mcp.server.transport_security import TransportSecuritySettings
@@ -21,11 +22,11 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from findling import __version__
 from findling.errors import FindlingError
-from findling.faces.payloads import result_json
+from findling.faces.payloads import answer_json, result_json
 from findling.faces.presentation import error_text
 from findling.filter_options import OPTION, OPTIONS
 from findling.paths import config_dir
-from findling.records import SearchMode, SearchRequest, SearchResult
+from findling.records import Answer, SearchMode, SearchRequest, SearchResult
 from findling.search.filter_table import filters_from_options
 from findling.server.handle import IndexHandle
 from findling.server.mcp_server import build_server
@@ -133,9 +134,41 @@ class QueryBody(BaseModel):
     before: str | None = Field(default=None, description=OPTION["before"].help)
 
 
+class AskBody(BaseModel):
+    """`POST /ask`'s body: the question and the filters of `POST /query`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=2000)
+    ext: list[str] | str | None = Field(default=None, description=OPTION["ext"].help)
+    path: list[str] | str | None = Field(default=None, description=OPTION["path"].help)
+    folder: list[str] | str | None = Field(default=None, description=OPTION["folder"].help)
+    lang: list[str] | str | None = Field(default=None, description=OPTION["lang"].help)
+    after: str | None = Field(default=None, description=OPTION["after"].help)
+    before: str | None = Field(default=None, description=OPTION["before"].help)
+
+
 def _invalid(exc: ValidationError) -> str:
     problems = [f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:5]]
     return "; ".join(problems)
+
+
+B = TypeVar("B", bound=BaseModel)
+
+
+async def _body(request: Request, model: type[B], hint: str) -> B | Response:
+    """The request's JSON body as `model`, or the response refusing it: late, too large, or not
+    what `model` takes (`hint` says what is)."""
+    try:
+        raw = await _read_body(request)
+    except ClientDisconnect:
+        return JSONResponse({"error": f"the body did not arrive within {BODY_S:.0f} s"}, 408)
+    if raw is None:
+        return JSONResponse({"error": f"the body is over {MAX_BODY_BYTES} bytes"}, 413)
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        return JSONResponse({"error": f"{_invalid(exc)}. {hint}"}, 400)
 
 
 async def _read_body(request: Request) -> bytes | None:
@@ -186,23 +219,14 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
 
     @mcp.custom_route("/query", methods=["POST"])
     async def query(request: Request) -> Response:
-        try:
-            raw = await _read_body(request)
-        except ClientDisconnect:
-            return JSONResponse({"error": f"the body did not arrive within {BODY_S:.0f} s"}, 408)
-        if raw is None:
-            return JSONResponse({"error": f"the body is over {MAX_BODY_BYTES} bytes"}, 413)
-        try:
-            body = QueryBody.model_validate_json(raw)
-        except ValidationError as exc:
-            return JSONResponse(
-                {
-                    "error": f'{_invalid(exc)}. Give {{"query": "…"}} and optionally limit, '
-                    "mode (hybrid, keyword, semantic), min_score, ext, folder, after, "
-                    "before"
-                },
-                400,
-            )
+        body = await _body(
+            request,
+            QueryBody,
+            'Give {"query": "…"} and optionally limit, mode (hybrid, keyword, semantic), min_score, ext, folder, '
+            "after, before",
+        )
+        if isinstance(body, Response):
+            return body
 
         def run() -> SearchResult:
             filters = filters_from_options(**{option.name: getattr(body, option.name) for option in OPTIONS})
@@ -213,6 +237,24 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
         except FindlingError as exc:
             return JSONResponse({"error": error_text(exc, "terminal")}, 400)
         return JSONResponse(result_json(result))
+
+    @mcp.custom_route("/ask", methods=["POST"])
+    async def ask(request: Request) -> Response:
+        asked = await _body(
+            request, AskBody, 'Give {"question": "…"} and optionally ext, path, folder, lang, after, before'
+        )
+        if isinstance(asked, Response):
+            return asked
+
+        def run() -> Answer:
+            filters = filters_from_options(**{option.name: getattr(asked, option.name) for option in OPTIONS})
+            return handle.ask(asked.question, filters)
+
+        try:
+            answer = await anyio.to_thread.run_sync(run)
+        except FindlingError as exc:
+            return JSONResponse({"error": error_text(exc, "terminal")}, 400)
+        return JSONResponse(answer_json(answer))
 
     app = mcp.streamable_http_app(
         host="127.0.0.1",

@@ -17,7 +17,15 @@ from pydantic import Field
 
 from findling import __version__
 from findling.errors import FindlingError
-from findling.faces.payloads import models_json, multi_get_json, outline_json, result_json, slice_json, why_not_json
+from findling.faces.payloads import (
+    answer_json,
+    models_json,
+    multi_get_json,
+    outline_json,
+    result_json,
+    slice_json,
+    why_not_json,
+)
 from findling.faces.presentation import activity_line, error_text
 from findling.filter_options import OPTION
 from findling.records import SearchMode, SearchRequest
@@ -274,6 +282,32 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
             )
         )
         return why_not_json(answer)
+
+    @server.tool(
+        annotations=_READ,
+        description=(
+            "An answer to a question from the user's own files, every sentence cited and checked: written from "
+            "the passages of a hybrid search, each sentence kept only where a cited passage says it (else the "
+            "passages' own sentences are quoted). abstained is true, with the closest documents, when the files do "
+            "not seem to answer: never an answer from the model's own knowledge. citations give each passage's "
+            "path, line and page."
+        ),
+    )
+    async def ask(
+        question: Annotated[str, Field(min_length=1, max_length=2000)],
+        ext: Extensions = None,
+        path: Paths = None,
+        folder: Folders = None,
+        lang: Languages = None,
+        after: After = None,
+        before: Before = None,
+    ) -> dict[str, Any]:
+        answer = await _run(
+            lambda: handle.ask(
+                question, filters_from_options(ext=ext, path=path, folder=folder, lang=lang, after=after, before=before)
+            )
+        )
+        return answer_json(answer)
 
     @server.tool(
         annotations=_READ,

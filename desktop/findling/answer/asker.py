@@ -1,0 +1,287 @@
+"""An answer from the user's files, every sentence checked: a hybrid search gives the results, the
+best chunk of each gives a numbered passage, the generator writes from them, and each sentence it
+writes is checked against the passages it cites (answer/support.py) as soon as it is complete,
+so a face can show it at once. A sentence the passages do not bear out is never shown as cited.
+Where nothing generated holds, the passages' own sentences that speak of the question are quoted;
+where no result is a good match, or no passage speaks of the question, Findling declines and
+names the closest documents. It never answers from the model's own knowledge."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from findling.answer.passages import line_of, passage_span
+from findling.answer.sentences import citations, split_sentences, with_citations
+from findling.answer.support import check, gives_what_is_asked, missing_from, overlap
+from findling.errors import FindlingError
+from findling.records import Answer, AnswerSentence, Citation, Filters, Hit, Note, SearchMode, SearchRequest
+from findling.search.results import page_at
+from findling.search.service import Searcher
+from findling.settings import AskSettings
+
+DECLINED = "Your files do not seem to answer this."
+# a quoted sentence may lack this many of the question's content words (the passage's title
+# counting as its words): "When is my next dentist appointment?" is answered by "Next check-up
+# for me: 18 March 2026" in dentist.txt, which lacks "appointment" alone
+QUOTE_MISSING = 1
+QUOTED_AT_MOST = 3
+# a sentence that names what it speaks of only through the one before it
+_REFERS_BACK = re.compile(r"(?:it|its|she|he|her|his|they|their|them|this|these|that|those)\b", re.IGNORECASE)
+# a generated sentence must speak of at least this share of the question's content words
+ON_TOPIC = 0.34
+# the model saying that the passages do not answer: a decline, not a claim to check
+_MODEL_DECLINES = re.compile(
+    r"\b(?:do(?:es)?n[o']t|does not|do not|cannot|can't|no information|not (?:mentioned|provided|stated|given))\b"
+    r".{0,40}\b(?:say|mention|answer|contain|provide|state|specify|know|find|information)",
+    re.IGNORECASE,
+)
+
+SYSTEM = (
+    "You answer questions using only the numbered passages from the user's files. "
+    "Write one to three short sentences. Copy facts exactly as the passages give them. "
+    "End each sentence with the number of the passage it comes from, like [1]. "
+    "If the passages do not answer the question, write: The passages do not say."
+)
+
+
+@dataclass
+class _Draft:
+    """The generated text as it grows, and how many of its sentences have been checked."""
+
+    text: str = ""
+    done: int = 0
+
+
+def prompt(question: str, passages: Sequence[Citation]) -> list[tuple[str, str]]:
+    """The conversation the generator answers: the passages, numbered, then the question."""
+    listed = "\n\n".join(f"[{p.n}] {p.title}\n{p.text}" for p in passages)
+    return [("system", SYSTEM), ("user", f"Passages:\n\n{listed}\n\nQuestion: {question}")]
+
+
+def checked_sentence(
+    sentence: str, question: str, passages: Sequence[Citation], language: str = "en"
+) -> AnswerSentence | None:
+    """A generated sentence as shown: cited by the passages it names when one of their sentences
+    bears it out; else by the passage that does, else unsupported. A sentence that does not speak
+    of the question (ON_TOPIC) is left out even when true: a small model copies the passage's
+    first sentence, whatever was asked. None: not a claim at all (empty, or the model saying the
+    passages do not answer)."""
+    clean, claimed = citations(sentence)
+    if not clean or _MODEL_DECLINES.search(clean):
+        return None
+    by_n = {p.n: p for p in passages}
+    named = tuple(n for n in claimed if n in by_n)
+    if overlap(question, clean, language) < ON_TOPIC or not gives_what_is_asked(question, clean):
+        return AnswerSentence(clean, (), False, "off-topic", claimed, ("(does not speak of the question)",))
+    if named and check(clean, [(by_n[n].title, by_n[n].text) for n in named], language).supported:
+        return AnswerSentence(clean, named, True, "words", claimed)
+    alone = [p.n for p in passages if check(clean, [(p.title, p.text)], language).supported]
+    if alone:
+        return AnswerSentence(clean, (alone[0],), True, "words", claimed)
+    cited = [by_n[n] for n in named] or list(passages)
+    support = check(clean, [(p.title, p.text) for p in cited], language)
+    return AnswerSentence(clean, (), False, "words", claimed, support.missing)
+
+
+def quoted_sentences(question: str, passages: Sequence[Citation], language: str = "en") -> list[AnswerSentence]:
+    """The passages' own sentences that answer the question as far as words can tell: holding
+    all its words but QUOTE_MISSING (the passage's title counting: it names what the passage
+    speaks of; and for a sentence that begins "It" or "She", the one before it, which says who)
+    and the kind of answer it asks for (money for what costs); the best of each passage, best
+    passages first, at most QUOTED_AT_MOST. A sentence read with the one before is quoted with it."""
+    found = []
+    for passage in passages:
+        sentences = split_sentences(passage.text)
+        fitting = []
+        for i, sentence in enumerate(sentences):
+            if not gives_what_is_asked(question, sentence):
+                continue
+            missing = missing_from(question, sentence, language, passage.title)
+            before = ""
+            if i > 0 and _REFERS_BACK.match(sentence):
+                with_before = missing_from(question, sentence, language, f"{passage.title} {sentences[i - 1]}")
+                if with_before < missing:
+                    missing, before = with_before, sentences[i - 1]
+            if missing <= QUOTE_MISSING:
+                quote = f"{before} {sentence}" if before else sentence
+                fitting.append((missing, -overlap(question, sentence, language), i, quote))
+        if fitting:
+            found.append(AnswerSentence(min(fitting)[3], (passage.n,), True, "quoted"))
+        if len(found) == QUOTED_AT_MOST:
+            break
+    return found
+
+
+def answer_text(sentences: Sequence[AnswerSentence]) -> str:
+    """The supported sentences with their citations: "… 320 euros a month [1]."."""
+    return " ".join(with_citations(s.text, s.cites) for s in sentences if s.supported)
+
+
+class Asker:
+    """Answers questions over one index (see the module's docstring)."""
+
+    def __init__(self, searcher: Searcher, settings: AskSettings) -> None:
+        self.searcher = searcher
+        self.settings = settings
+
+    def ask(
+        self,
+        question: str,
+        filters: Filters | None = None,
+        on_sentence: Callable[[AnswerSentence], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        """The answer to `question` from the files (Answer). `on_sentence` is given each sentence
+        that will be shown, as soon as it is checked; a set `cancel` ends generation where it is
+        (the sentences checked so far are the answer)."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        question = question.strip()
+        if not question:
+            raise FindlingError("ask a question: the text was empty")
+        s = self.settings
+        request = SearchRequest(question, SearchMode.HYBRID, limit=max(10, s.passages), filters=filters or Filters())
+        result = self.searcher.find(request)
+        timings["search"] = (time.perf_counter() - started) * 1000
+        hits = [h for h in result.hits if not h.weak]
+        closest = tuple(result.hits[:3])
+        if not hits or hits[0].score < s.min_score:
+            best = f" (the best result is a {hits[0].score:.2f} match, below {s.min_score:.2f})" if hits else ""
+            note = Note(f"no result is a good match for the question{best}")
+            return Answer(question, DECLINED, True, closest=closest, notes=(note, *result.notes), timings_ms=timings)
+        at = time.perf_counter()
+        passages = self._passages(question, hits[: s.passages])
+        timings["passages"] = (time.perf_counter() - at) * 1000
+        sentences, model, notes, first_ms = self._generated(question, passages, on_sentence, cancel, started, timings)
+        if cancel is not None and cancel.is_set():
+            return Answer(
+                question,
+                answer_text(sentences),
+                False,
+                sentences=tuple(sentences),
+                model=model,
+                timings_ms=timings,
+                passages=tuple(passages),
+                cancelled=True,
+            )
+        extractive = not any(x.supported for x in sentences)
+        if extractive:
+            quoted = quoted_sentences(question, passages)
+            if not quoted:
+                note = Note("no passage of the best results speaks of what was asked")
+                return Answer(
+                    question,
+                    DECLINED,
+                    True,
+                    (),
+                    tuple(sentences),
+                    closest,
+                    model=model,
+                    notes=(*notes, note),
+                    timings_ms=timings,
+                    passages=tuple(passages),
+                )
+            for sentence in quoted:
+                if on_sentence is not None:
+                    on_sentence(sentence)
+            first_ms = first_ms or (time.perf_counter() - started) * 1000
+            sentences = [*sentences, *quoted]
+        cited = {n for x in sentences if x.supported for n in x.cites}
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return Answer(
+            question,
+            answer_text(sentences),
+            False,
+            tuple(p for p in passages if p.n in cited),
+            tuple(sentences),
+            closest,
+            extractive=extractive,
+            model=model,
+            notes=tuple(notes),
+            timings_ms=timings,
+            first_sentence_ms=first_ms,
+            passages=tuple(passages),
+        )
+
+    def _passages(self, question: str, hits: Sequence[Hit]) -> list[Citation]:
+        """A numbered passage from each result: its best sentences, within the budget."""
+        out: list[Citation] = []
+        for hit in hits:
+            doc = self.searcher.document_text(hit.doc_id)
+            if doc is None:
+                continue
+            start = hit.chunk_start if hit.chunk_start is not None else 0
+            end = hit.chunk_end if hit.chunk_end is not None else len(doc.text)
+            a, b = passage_span(doc.text, start, end, question, self.settings.passage_chars, doc.language or "en")
+            text = doc.text[a:b].strip()
+            if not text:
+                continue
+            n = len(out) + 1
+            out.append(
+                Citation(
+                    n,
+                    hit.doc_id,
+                    hit.path,
+                    hit.title,
+                    text,
+                    a,
+                    b,
+                    line_of(doc.text, a),
+                    page_at(doc.pages, a),
+                    hit.score,
+                )
+            )
+        return out
+
+    def _generated(
+        self,
+        question: str,
+        passages: list[Citation],
+        on_sentence: Callable[[AnswerSentence], None] | None,
+        cancel: threading.Event | None,
+        started: float,
+        timings: dict[str, float],
+    ) -> tuple[list[AnswerSentence], str, list[Note], float]:
+        """The generator's sentences, each checked as soon as the next one begins (the last when
+        it ends); the model's name; notes; the time to the first shown sentence."""
+        models = self.searcher.models
+        off = models.unavailable_reason("generator")
+        if off is not None:
+            return [], "", [replace(off, text=f"the answer quotes the files: {off.text}")], 0.0
+        sentences: list[AnswerSentence] = []
+        first = [0.0]
+        draft = _Draft()
+
+        def take(upto: list[str]) -> None:
+            for raw in upto:
+                sentence = checked_sentence(raw, question, passages)
+                if sentence is None:
+                    continue
+                sentences.append(sentence)
+                if sentence.supported:
+                    first[0] = first[0] or (time.perf_counter() - started) * 1000
+                    if on_sentence is not None:
+                        on_sentence(sentence)
+
+        def grew(text: str) -> None:
+            draft.text = text
+            pieces = split_sentences(text)
+            complete = pieces[:-1]  # the last may go on
+            take(complete[draft.done :])
+            draft.done = max(draft.done, len(complete))
+
+        at = time.perf_counter()
+        try:
+            generator = models.generator()
+            text = generator.chat(prompt(question, passages), self.settings.max_tokens, on_text=grew, cancel=cancel)
+        except FindlingError as exc:
+            timings["generate"] = (time.perf_counter() - at) * 1000
+            return sentences, "", [Note(f"the answer quotes the files: the generator failed ({exc})")], first[0]
+        pieces = split_sentences(text)
+        take(pieces[draft.done : len(pieces) - 1] if cancel is not None and cancel.is_set() else pieces[draft.done :])
+        timings["generate"] = (time.perf_counter() - at) * 1000
+        return sentences, generator.spec.name, [], first[0]

@@ -1,0 +1,147 @@
+"""Does a passage say what a sentence says? Checked by its words, in one place: one sentence of
+a cited passage (read with the passage's title, which names what it speaks of) must hold every
+number the sentence gives and nearly all its content words (stemmed, as the index reads them).
+Words found apart are not enough: "the laptop is reachable on extension 40213" joins the asset
+tag of one sentence to the helpdesk of the next. A sentence that says nothing checkable is not
+supported: a citation must point at something. Pure functions; the figures behind the
+thresholds are in docs/eval/ask.md."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from findling.text.analyzer import DEFAULT_LANGUAGE, fold, is_stopword, term_sequence
+
+# share of a sentence's content words that may be missing from its passages: a connective or
+# an inflection the stemmer does not join ("rose"/"risen"), never a number
+MISSING_SHARE = 0.2
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_WORD = re.compile(r"\w+(?:['\u2019]\w+)?")
+
+
+@dataclass(frozen=True)
+class Support:
+    supported: bool
+    missing: tuple[str, ...] = ()  # the sentence's words and numbers its passages lack
+    checked: int = 0  # how many words and numbers were looked for
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers a text gives, as written without grouping (1,200 and 1200 are one)."""
+    found = set()
+    for raw in _NUMBER.findall(text):
+        grouped = re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw)
+        found.add(raw.replace(",", "") if grouped else raw)
+    return found
+
+
+def content_words(text: str, language: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+    """The text's content words (not function words, not numbers): stem -> the word as written."""
+    found: dict[str, str] = {}
+    for word in _WORD.findall(text):
+        if is_stopword(word) or word.isdigit():
+            continue
+        for stem in term_sequence(word, language):
+            if not stem.isdigit():
+                found.setdefault(stem, word)
+    return found
+
+
+def check(sentence: str, passages: Sequence[tuple[str, str]], language: str = DEFAULT_LANGUAGE) -> Support:
+    """Whether one sentence of the passages ((title, text) each) says what `sentence` says (see
+    the module's docstring); else what the closest one lacks."""
+    from findling.answer.sentences import split_sentences  # sentences import nothing of this module
+
+    words = content_words(sentence, language)
+    asked_numbers = numbers(sentence)
+    if not words and not asked_numbers:
+        return Support(False, ("(nothing to check)",), 0)
+    allowed = math.floor(len(words) * MISSING_SHARE)
+    closest: tuple[str, ...] | None = None
+    for title, text in passages:
+        context = _terms(title, language)
+        for unit in split_sentences(text) or [text]:
+            have = context | _terms(unit, language)
+            missing_numbers = sorted(asked_numbers - numbers(unit))
+            missing_words = [word for stem, word in words.items() if stem not in have]
+            if not missing_numbers and len(missing_words) <= allowed:
+                return Support(True, (), len(words) + len(asked_numbers))
+            missing = (*missing_numbers, *missing_words)
+            if closest is None or len(missing) < len(closest):
+                closest = missing
+    return Support(False, closest or (), len(words) + len(asked_numbers))
+
+
+def _terms(text: str, language: str) -> set[str]:
+    return set(term_sequence(text, language)) | set(term_sequence(fold(text), language))
+
+
+def overlap(question: str, text: str, language: str = DEFAULT_LANGUAGE, context: str = "") -> float:
+    """Share of the question's content words (stems) that the text holds, or its `context` (the
+    title of the passage it is from): how much of what was asked a sentence speaks of."""
+    asked = set(content_words(question, language))
+    if not asked:
+        return 0.0
+    return len(asked & (_terms(text, language) | (_terms(context, language) if context else set()))) / len(asked)
+
+
+# What a question asks for, when its words say: money is a number with a currency; an amount or
+# a count is a number; a time is a number, a month or a day. A sentence that gives none of it
+# does not answer, whatever its words.
+_ASKS_MONEY = re.compile(
+    r"\b(?:cost|costs|price|prices|pay|paid|charge|charges|fee|fees|premium|rent|deposit|refund|salary|"
+    r"spend|spent)\b",
+    re.IGNORECASE,
+)
+_MONEY = re.compile(
+    r"[\u20ac$\u00a3\u00a5]|\b(?:euros?|eur|dollars?|usd|pounds?|gbp|chf|francs?|cents?|yen|kr|sek|nok|dkk)\b",
+    re.IGNORECASE,
+)
+_ASKS_NUMBER = re.compile(
+    r"\bhow (?:much|many|long|large|big|old|far|often|high|heavy)\b|\b(?:number|amount)\b", re.IGNORECASE
+)
+_ASKS_TIME = re.compile(r"^\W*when\b|\bwhat (?:time|date|day)\b|\bhow long\b", re.IGNORECASE)
+_TIME_WORDS = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|daily|weekly|"
+    r"monthly|yearly|annually|every|each|spring|summer|autumn|fall|winter)\b",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|"
+    r"half|once|twice|dozen|a few|several)\b",
+    re.IGNORECASE,
+)
+# words that say what kind of answer is asked, not what it is about: "much" in "how much" ("cost"
+# stays: "the flights cost" is not answered by what the travel insurance covers)
+_ASKING_WORDS = re.compile(r"\bhow (much|many|long|large|big|old|far|often|high|heavy)\b", re.IGNORECASE)
+
+
+def gives_what_is_asked(question: str, sentence: str) -> bool:
+    """Whether the sentence holds the kind of answer the question asks for, where its words say
+    which: an amount of money for what costs, is paid or charged; a number for "how much", "how
+    many"; a number or a time word for "when". Other questions are not judged here (True)."""
+    has_number = bool(re.search(r"\d", sentence) or _NUMBER_WORDS.search(sentence))
+    if _ASKS_TIME.search(question):
+        return has_number or bool(_TIME_WORDS.search(sentence))
+    if _ASKS_MONEY.search(question):
+        return bool(re.search(r"\d", sentence)) and bool(_MONEY.search(sentence))
+    if _ASKS_NUMBER.search(question):
+        return has_number
+    return True
+
+
+def question_words(question: str, language: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+    """The question's content words, without those that say what kind of answer is asked ("much"
+    in "how much"): what the answer must speak of."""
+    asking = {word.lower() for match in _ASKING_WORDS.finditer(question) for word in match.groups() if word}
+    return {stem: word for stem, word in content_words(question, language).items() if word.lower() not in asking}
+
+
+def missing_from(question: str, text: str, language: str = DEFAULT_LANGUAGE, context: str = "") -> int:
+    """How many of the question's words (question_words) neither the text nor its context holds."""
+    asked = set(question_words(question, language))
+    return len(asked - _terms(text, language) - (_terms(context, language) if context else set()))

@@ -1,0 +1,112 @@
+"""The pure parts of `ask`: sentences and their citations, the support check, the passage a
+result gives, and which generated sentences are shown (cited), left out, or quoted instead."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from findling.answer.asker import answer_text, checked_sentence, quoted_sentences
+from findling.answer.passages import line_of, passage_span
+from findling.answer.sentences import citations, sentence_spans, split_sentences, with_citations
+from findling.answer.support import check, numbers, overlap
+from findling.records import AnswerSentence, Citation
+
+KINDERGARTEN = (
+    "Mia started at Kindergarten Sonnenblume on 2 September 2024. Her teacher is Frau Albers.\n\n"
+    "The monthly fee is 320 euros, paid by direct debit on the first working day of each month.\n"
+    "Pick-up is by 16:30 at the latest; late pick-up costs 10 euros for each started\nquarter hour.\n"
+)
+LAPTOP = (
+    "Work laptop: Lenovo ThinkPad T14 Gen 4, asset tag IT-40213.\n"
+    "The IT helpdesk is reachable on extension 4400 or helpdesk@example-corp.de.\n"
+)
+
+
+def _passage(n: int, title: str, text: str) -> Citation:
+    return Citation(n, n, f"/notes/{title}", title, text, 0, len(text), 1)
+
+
+def test_sentences_end_at_stops_not_at_abbreviations_or_hard_wraps():
+    text = "It rose in Sept. 2024, e.g. for Dr. Who [2]. Next one?\nIt goes\non here.\n\n# Heading\n- a list item"
+    assert split_sentences(text) == [
+        "It rose in Sept. 2024, e.g. for Dr. Who [2].",
+        "Next one?",
+        "It goes on here.",
+        "Heading",
+        "a list item",
+    ]
+
+
+@given(st.text(alphabet="ab .!?\n-#[]12", max_size=80))
+def test_sentence_spans_lie_in_order_within_the_text(text):
+    spans = sentence_spans(text)
+    assert all(0 <= a < b <= len(text) for a, b in spans)
+    assert all(b1 <= a2 for (_, b1), (a2, _) in zip(spans, spans[1:]))
+    assert all(text[a:b] == text[a:b].strip() for a, b in spans)
+
+
+def test_citations_as_models_write_them():
+    assert citations("The fee is 320 euros [1].") == ("The fee is 320 euros.", (1,))
+    assert citations("It is paid monthly [1, 3][2]") == ("It is paid monthly", (1, 3, 2))
+    assert citations("Due in May [Passage 2].") == ("Due in May.", (2,))
+    assert with_citations("The fee is 320 euros.", (1, 2)) == "The fee is 320 euros [1, 2]."
+    assert with_citations("No stop", (3,)) == "No stop [3]"
+
+
+def test_numbers_are_read_as_written_without_grouping():
+    assert numbers("1,200 euros on 12.05.2025 at 16:30, 3.5 %") == {"1200", "12.05.2025", "16:30", "3.5"}
+
+
+def test_a_sentence_is_supported_by_one_sentence_of_a_passage_with_its_title():
+    passages = [("Kindergarten Sonnenblume", KINDERGARTEN)]
+    assert check("The monthly kindergarten fee is 320 euros.", passages).supported  # "kindergarten": the title
+    wrong_number = check("The monthly fee is 350 euros.", passages)
+    assert not wrong_number.supported and "350" in wrong_number.missing
+    assert not check("The fee went up sharply last winter.", passages).supported
+    assert not check("Yes.", passages).supported  # nothing checkable is no claim
+
+
+def test_words_found_in_two_sentences_do_not_support_one_claim():
+    passages = [("work-laptop.txt", LAPTOP)]
+    assert check("The asset tag of the laptop is IT-40213.", passages).supported
+    joined = check("The IT helpdesk is reachable on extension 40213.", passages)
+    assert not joined.supported and "40213" in joined.missing
+
+
+def test_overlap_counts_the_questions_content_words_and_the_title():
+    question = "When is my next dentist appointment?"
+    assert overlap(question, "Next check-up for me: 18 March 2026 at 10:15.") == 1 / 3
+    assert overlap(question, "Next check-up for me: 18 March 2026 at 10:15.", context="dentist.txt") == 2 / 3
+
+
+def test_the_passage_is_the_best_sentence_and_its_neighbours_within_the_budget():
+    start = KINDERGARTEN.index("Pick-up")
+    a, b = passage_span(KINDERGARTEN, start, len(KINDERGARTEN), "How much is the monthly fee?", 120)
+    passage = KINDERGARTEN[a:b]
+    assert "The monthly fee is 320 euros" in passage and "Pick-up" not in passage and b - a <= 120
+    assert passage.startswith("Her teacher") and line_of(KINDERGARTEN, a) == 1  # a neighbour that fits
+    one = passage_span(KINDERGARTEN, start, len(KINDERGARTEN), "How much is the monthly fee?", 95)
+    assert KINDERGARTEN[one[0] : one[1]].startswith("The monthly fee") and line_of(KINDERGARTEN, one[0]) == 3
+
+
+def test_generated_sentences_are_cited_only_where_a_passage_bears_them_out():
+    passages = [_passage(1, "Kindergarten Sonnenblume", KINDERGARTEN), _passage(2, "work-laptop.txt", LAPTOP)]
+    question = "How much is the monthly kindergarten fee?"
+    right = checked_sentence("The monthly kindergarten fee is 320 euros [1].", question, passages)
+    assert right == AnswerSentence("The monthly kindergarten fee is 320 euros.", (1,), True, "words", (1,))
+    moved = checked_sentence("The monthly kindergarten fee is 320 euros [2].", question, passages)
+    assert moved is not None and moved.cites == (1,) and moved.claimed == (2,)  # cited where it is said
+    made_up = checked_sentence("The monthly kindergarten fee is 36 euros [1].", question, passages)
+    assert made_up is not None and not made_up.supported and made_up.cites == () and "36" in made_up.missing
+    off = checked_sentence("Her teacher is Frau Albers [1].", question, passages)
+    assert off is not None and not off.supported and off.how == "off-topic"
+    assert checked_sentence("The passages do not say [1].", question, passages) is None
+    assert answer_text([right, made_up, off]) == "The monthly kindergarten fee is 320 euros [1]."
+
+
+def test_quoted_sentences_speak_of_the_question():
+    passages = [_passage(1, "Kindergarten Sonnenblume", KINDERGARTEN), _passage(2, "work-laptop.txt", LAPTOP)]
+    quoted = quoted_sentences("How much does a late pick-up cost?", passages)
+    assert [(q.text[:20], q.cites, q.how) for q in quoted] == [("Pick-up is by 16:30 ", (1,), "quoted")]
+    assert quoted_sentences("What is my passport number?", passages) == []
