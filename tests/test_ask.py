@@ -82,7 +82,7 @@ def test_a_set_cancel_ends_the_answer_where_it_is(notes_home, monkeypatch):
     home, _, settings = notes_home
     from findling.models.generator import Generator
 
-    cancel = threading.Event()
+    asked = threading.Event()
     made: list[str] = []
     real = Generator.generate
 
@@ -91,7 +91,7 @@ def test_a_set_cancel_ends_the_answer_where_it_is(notes_home, monkeypatch):
     ):
         def seen(text: str) -> None:
             made.append(text)
-            cancel.set()
+            asked.set()  # as a new question sets the answer's cancel
             if on_text is not None:
                 on_text(text)
 
@@ -99,7 +99,7 @@ def test_a_set_cancel_ends_the_answer_where_it_is(notes_home, monkeypatch):
 
     monkeypatch.setattr(Generator, "generate", cancelled_at_the_first_token)
     with Engine(home, settings=settings) as engine:
-        answer = engine.ask("When is the car's next service due?", cancel=cancel)
+        answer = engine.ask("When is the car's next service due?", cancel=asked)
     assert answer.cancelled and not answer.extractive and len(made) == 1
     assert answer.sentences == () and answer.citations == ()
 

@@ -29,8 +29,12 @@ DECLINED = "Your files do not seem to answer this."
 # for me: 18 March 2026" in dentist.txt, which lacks "appointment" alone
 QUOTE_MISSING = 1
 QUOTED_AT_MOST = 3
-# a sentence that names what it speaks of only through the one before it
-_REFERS_BACK = re.compile(r"(?:it|its|she|he|her|his|they|their|them|this|these|that|those)\b", re.IGNORECASE)
+# what a quote read with the sentence before it counts as, beside the words it lacks: a sentence
+# that needs another to answer is less sure than one that answers alone
+LEANS_BACK = 0.5
+# a model whose sentences fail this many times in a row has lost its way: it is stopped, and the
+# passages are quoted instead (a small model does not come back; the answer comes sooner)
+GIVE_UP_AFTER = 2
 # a generated sentence must speak of at least this share of the question's content words
 ON_TOPIC = 0.34
 # the model saying that the passages do not answer: a decline, not a claim to check
@@ -54,6 +58,7 @@ class _Draft:
 
     text: str = ""
     done: int = 0
+    failed: int = 0  # sentences in a row its passages do not bear out
 
 
 def prompt(question: str, passages: Sequence[Citation]) -> list[tuple[str, str]]:
@@ -90,9 +95,10 @@ def checked_sentence(
 def quoted_sentences(question: str, passages: Sequence[Citation], language: str = "en") -> list[AnswerSentence]:
     """The passages' own sentences that answer the question as far as words can tell: holding
     all its words but QUOTE_MISSING (the passage's title counting: it names what the passage
-    speaks of; and for a sentence that begins "It" or "She", the one before it, which says who)
-    and the kind of answer it asks for (money for what costs); the best of each passage, best
-    passages first, at most QUOTED_AT_MOST. A sentence read with the one before is quoted with it."""
+    speaks of; and the sentence before, at a cost of LEANS_BACK: "It is serviced every year"
+    says by whom after "The gas boiler is a Vaillant") and the kind of answer it asks for (money
+    for what costs); the best of each passage, best passages first, at most QUOTED_AT_MOST. A
+    sentence read with the one before is quoted with it."""
     found = []
     for passage in passages:
         sentences = split_sentences(passage.text)
@@ -100,12 +106,12 @@ def quoted_sentences(question: str, passages: Sequence[Citation], language: str 
         for i, sentence in enumerate(sentences):
             if not gives_what_is_asked(question, sentence):
                 continue
-            missing = missing_from(question, sentence, language, passage.title)
+            missing: float = missing_from(question, sentence, language, passage.title)
             before = ""
-            if i > 0 and _REFERS_BACK.match(sentence):
+            if i > 0:  # the sentence before may say what this one speaks of ("It is serviced ...")
                 with_before = missing_from(question, sentence, language, f"{passage.title} {sentences[i - 1]}")
-                if with_before < missing:
-                    missing, before = with_before, sentences[i - 1]
+                if with_before + LEANS_BACK < missing:
+                    missing, before = with_before + LEANS_BACK, sentences[i - 1]
             if missing <= QUOTE_MISSING:
                 quote = f"{before} {sentence}" if before else sentence
                 fitting.append((missing, -overlap(question, sentence, language), i, quote))
@@ -247,7 +253,8 @@ class Asker:
         timings: dict[str, float],
     ) -> tuple[list[AnswerSentence], str, list[Note], float]:
         """The generator's sentences, each checked as soon as the next one begins (the last when
-        it ends); the model's name; notes; the time to the first shown sentence."""
+        it ends), the generation stopped after GIVE_UP_AFTER failures in a row; the model's name;
+        notes; the time to the first shown sentence."""
         models = self.searcher.models
         off = models.unavailable_reason("generator")
         if off is not None:
@@ -255,6 +262,7 @@ class Asker:
         sentences: list[AnswerSentence] = []
         first = [0.0]
         draft = _Draft()
+        stop = threading.Event()  # the caller's cancel, or the model having lost its way
 
         def take(upto: list[str]) -> None:
             for raw in upto:
@@ -263,11 +271,18 @@ class Asker:
                     continue
                 sentences.append(sentence)
                 if sentence.supported:
+                    draft.failed = 0
                     first[0] = first[0] or (time.perf_counter() - started) * 1000
                     if on_sentence is not None:
                         on_sentence(sentence)
+                else:
+                    draft.failed += 1
+                    if draft.failed >= GIVE_UP_AFTER:
+                        stop.set()
 
         def grew(text: str) -> None:
+            if cancel is not None and cancel.is_set():
+                stop.set()
             draft.text = text
             pieces = split_sentences(text)
             complete = pieces[:-1]  # the last may go on
@@ -277,11 +292,11 @@ class Asker:
         at = time.perf_counter()
         try:
             generator = models.generator()
-            text = generator.chat(prompt(question, passages), self.settings.max_tokens, on_text=grew, cancel=cancel)
+            text = generator.chat(prompt(question, passages), self.settings.max_tokens, on_text=grew, cancel=stop)
         except FindlingError as exc:
             timings["generate"] = (time.perf_counter() - at) * 1000
             return sentences, "", [Note(f"the answer quotes the files: the generator failed ({exc})")], first[0]
         pieces = split_sentences(text)
-        take(pieces[draft.done : len(pieces) - 1] if cancel is not None and cancel.is_set() else pieces[draft.done :])
+        take(pieces[draft.done : len(pieces) - 1] if stop.is_set() else pieces[draft.done :])
         timings["generate"] = (time.perf_counter() - at) * 1000
         return sentences, generator.spec.name, [], first[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # a citation as models write it: [1], [1, 3], [1][2], [1; 2], [Passage 2]
 _CITATION = re.compile(r"\s*\[(?:passages?\s*)?(\d{1,2}(?:\s*[,;]\s*(?:passages?\s*)?\d{1,2})*)\]", re.IGNORECASE)
@@ -74,11 +75,12 @@ def citations(sentence: str) -> tuple[str, tuple[int, ...]]:
     return clean, tuple(numbers)
 
 
-def with_citations(text: str, cites: tuple[int, ...]) -> str:
-    """A sentence with its citations before its final stop: "… 320 euros a month [1]."."""
+def with_citations(text: str, cites: tuple[int, ...], mark: Callable[[int], str] = str) -> str:
+    """A sentence with its citations before its final stop: "… 320 euros a month [1]."; `mark`
+    writes each number (the window makes it a link)."""
     if not cites:
         return text
-    marks = "[" + ", ".join(str(n) for n in cites) + "]"
+    marks = "[" + ", ".join(mark(n) for n in cites) + "]"
     body = text.rstrip()
     if body[-1:] in ".!?":
         return f"{body[:-1]} {marks}{body[-1]}"

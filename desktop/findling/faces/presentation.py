@@ -11,6 +11,7 @@ from typing import Literal
 from findling.errors import FindlingError, Remedy
 from findling.records import (
     Activity,
+    Answer,
     Evidence,
     Highlight,
     IndexReport,
@@ -408,3 +409,40 @@ def why_not_first() -> str:
         "Search first, then drop the file you expected on this tab (or right-click its folder in the Folders "
         "panel) to ask why it is not among the results."
     )
+
+
+_HOW = {
+    "words": "its words and numbers are in one sentence of",
+    "quoted": "quoted from",
+}
+
+
+def answer_explain(answer: Answer, face: Face = "window") -> list[str]:
+    """How an answer was made, for the Explain tab and `ask --json`'s readers: the passages the
+    model was given, each sentence and how it was checked, and the time of each stage."""
+    lines = []
+    if answer.passages:
+        given = f"given to {answer.model}" if answer.model else "read (no generator ran)"
+        lines.append(f"Passages {given}:")
+        for p in answer.passages:
+            where = f"{p.path.rsplit('/', 1)[-1]}:{p.line}" + (f", page {p.page}" if p.page else "")
+            lines.append(f"  [{p.n}] {where} ({match_word(p.score)}): {' '.join(p.text.split())[:90]}")
+    if answer.sentences:
+        lines.append("Sentences:")
+    for s in answer.sentences:
+        text = " ".join(s.text.split())[:90]
+        if s.supported:
+            cites = ", ".join(f"[{n}]" for n in s.cites)
+            lines.append(f"  shown: {text} ({_HOW.get(s.how, s.how)} {cites})")
+        elif s.how == "off-topic":
+            lines.append(f"  left out: {text} (true or not, it does not speak of the question)")
+        else:
+            missing = ", ".join(s.missing[:4])
+            lines.append(f"  left out: {text} (no passage says it{': missing ' + missing if missing else ''})")
+    for note in answer.notes:
+        lines.append(note_text(note, face))
+    if answer.timings_ms:
+        stages = ", ".join(f"{name} {ms:.0f} ms" for name, ms in answer.timings_ms.items())
+        first = f"; first sentence after {answer.first_sentence_ms:.0f} ms" if answer.first_sentence_ms else ""
+        lines.append(f"Time: {stages}{first}")
+    return lines

@@ -46,6 +46,8 @@ from findling.faces.presentation import (
     result_sentence,
     stage_timeline,
 )
+from findling.gui.answer_actions import AnswerActions
+from findling.gui.answer_pane import AnswerController
 from findling.gui.date_range import CUSTOM, ask_date_range, range_label, range_times
 from findling.gui.explain_view import ScoreBars, StageTimeline
 from findling.gui.flow_layout import FlowLayout, pair
@@ -74,7 +76,7 @@ T = TypeVar("T")
 MAX_EXAMPLE_CHARS = 4000  # an example passage past this adds no telling words, only work
 
 
-class MainWindow(ResultActions):
+class MainWindow(ResultActions, AnswerActions):
     def __init__(self, engine: Engine, debounce_ms: int = 250, rescan: bool = False) -> None:
         """`rescan`: bring the index up to date at once (files changed while the app was closed;
         only what changed, by size and time, is read again)."""
@@ -90,6 +92,7 @@ class MainWindow(ResultActions):
         # a method, not a lambda: Qt drops the connection with the window, so a search that
         # ends after the window closed (its engine closed under it) reaches no deleted widget
         self.searches.failed.connect(self._search_failed)
+        self.answers = AnswerController(engine)
         self._watched: list[str] | None = None  # the folders watched for live updates
         self._busy = False  # the index was busy at the last look (engine.activity)
         self._busy_phase = ""  # in which phase
@@ -138,11 +141,13 @@ class MainWindow(ResultActions):
     def _build_ui(self) -> None:
         self._build_search_bar()
         self._build_results()
+        self._build_answer_pane()
         self._build_preview_and_explain()
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.answer_pane)
         splitter.addWidget(self.results_view)
         splitter.addWidget(self.tabs)
-        splitter.setSizes([420, 320])
+        splitter.setSizes([160, 420, 320])
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.addLayout(self.top_bar)
@@ -308,6 +313,7 @@ class MainWindow(ResultActions):
         explain.setToolTip("Drop a file here to ask why it is not among the results")
         explain_layout = QVBoxLayout(explain)
         explain_layout.addWidget(self.why_not_answer)
+        explain_layout.addWidget(self.answer_explain)
         explain_layout.addWidget(self.explain_sentence)
         self.explain_graphs = QWidget()  # Details swaps them for the table: room enough at 1024×640
         graphs = QHBoxLayout(self.explain_graphs)
@@ -506,6 +512,7 @@ class MainWindow(ResultActions):
             return
         if full:
             self.history.add(request.text)
+        self._answer(request, full)
         self.searches.search(request, full)
 
     def _search_failed(self, message: str) -> None:
@@ -514,6 +521,9 @@ class MainWindow(ResultActions):
     def _clear_results(self, status: str) -> None:
         """Nothing listed, and nothing left of the last list: names, counts, preview, explain."""
         self.searches.clear()
+        self.answers.cancel()
+        self.answer_pane.clear()
+        self.answer_explain.setVisible(False)
         self.results.set_hits([])
         self.names.set_paths([])
         self.facets.set_facets({})
@@ -596,7 +606,11 @@ class MainWindow(ResultActions):
             return
         self.preview_panel.pages_open = pages_open
         self.preview_panel.show_byline(hit.author, hit.copies, hit.near_copies, hit.ocr_pages)
-        self.preview.show_text(doc.text, doc.highlights, hit.chunk_start, hit.chunk_end, hit.ext, doc.pages)
+        start, end = hit.chunk_start, hit.chunk_end
+        if self._lit is not None and self._lit.doc_id == hit.doc_id:  # an [n] followed: its passage
+            start, end = self._lit.start, self._lit.end
+        self._lit = None
+        self.preview.show_text(doc.text, doc.highlights, start, end, hit.ext, doc.pages)
         self.preview_panel.show_outline(doc.symbols, hit.symbol)
         words = sorted({doc.text[h.start : h.end] for h in doc.highlights})
         self.preview_panel.show_formatted(formatted, words, passage_pattern(hit.snippet, hit.highlights))
@@ -688,6 +702,7 @@ class MainWindow(ResultActions):
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("state", self.saveState())
         self._warm_cancel.set()
+        self.answers.cancel()  # a quit waits for no answer: generation stops at its next token
         self._activity_timer.stop()
         self.indexing.stop()
         self.watcher.stop()
