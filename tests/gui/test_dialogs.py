@@ -35,6 +35,18 @@ def test_results_shown_takes_small_numbers(qtbot, window):
     assert load_settings(window.engine.home_override).search.limit == 2
 
 
+def test_questions_can_be_searched_instead_of_answered(qtbot, window):
+    dialog = settings_module.SettingsDialog(window.engine, window)
+    qtbot.addWidget(dialog)
+    assert dialog.answer.isChecked()
+    dialog.answer.setChecked(False)
+    dialog.save()
+    assert not load_settings(window.engine.home_override).ask.answer_questions
+    window.search_field.setText("How much is the household insurance premium?")
+    window.run_search(full=True)
+    assert not window.answer_pane.isVisible()  # searched, not answered
+
+
 def test_the_dialog_allows_what_the_settings_declare(qtbot, window):
     """Its boxes had ranges of their own (threads 0–64, results 1–1000) beside the settings'."""
     from findling.settings import SPECS

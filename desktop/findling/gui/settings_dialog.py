@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -50,6 +51,9 @@ class SettingsDialog(QDialog):
         self.threads.setValue(s.models.threads)
         self.limit = _declared(QSpinBox(), "search.limit")
         self.limit.setValue(s.search.limit)
+        self.answer = QCheckBox("Answer questions from the files, above the results")
+        self.answer.setChecked(s.ask.answer_questions)
+        self.answer.setToolTip(SPECS["ask.answer_questions"].help)
         self.exclude = QPlainTextEdit("\n".join(s.index.exclude))
         self.exclude.setToolTip(SPECS["index.exclude"].help)
         self.provider.setToolTip(SPECS["models.provider"].help)
@@ -58,6 +62,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.provider_note)
         form.addRow("Model threads", self.threads)
         form.addRow("Results shown", self.limit)
+        form.addRow("Questions", self.answer)
         form.addRow("Exclude patterns (gitignore style, one a line)", self.exclude)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.save)
@@ -69,6 +74,7 @@ class SettingsDialog(QDialog):
         s.models.provider = self.provider.currentText()
         s.models.threads = self.threads.value()
         s.search.limit = self.limit.value()
+        s.ask.answer_questions = self.answer.isChecked()
         s.index.exclude = [line.strip() for line in self.exclude.toPlainText().splitlines() if line.strip()]
         save_settings(s, self.engine.home_override)
         self.accept()
