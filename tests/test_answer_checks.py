@@ -74,6 +74,14 @@ def test_words_found_in_two_sentences_do_not_support_one_claim():
     assert not joined.supported and "40213" in joined.missing
 
 
+def test_the_words_the_question_asks_about_must_all_be_there():
+    boiler = [("heating.md", "The gas boiler was serviced in September; the last service cost 145 euros.")]
+    claim = "The last car service cost 145 euros."
+    assert check(claim, boiler).supported  # four words of five: the allowance covers "car"...
+    asked = check(claim, boiler, question="What did the last car service cost?")
+    assert not asked.supported and "car" in asked.missing  # ...but the question asks about the car
+
+
 def test_overlap_counts_the_questions_content_words_and_the_title():
     question = "When is my next dentist appointment?"
     assert overlap(question, "Next check-up for me: 18 March 2026 at 10:15.") == 1 / 3

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from findling.answer.passages import line_of, passage_span
 from findling.answer.sentences import citations, split_sentences, with_citations
-from findling.answer.support import check, gives_what_is_asked, missing_from, overlap
+from findling.answer.support import check, gives_what_is_asked, missing_from, overlap, question_words
 from findling.errors import FindlingError
 from findling.records import Answer, AnswerSentence, Citation, Filters, Hit, Note, SearchMode, SearchRequest
 from findling.search.results import page_at
@@ -82,13 +82,13 @@ def checked_sentence(
     named = tuple(n for n in claimed if n in by_n)
     if overlap(question, clean, language) < ON_TOPIC or not gives_what_is_asked(question, clean):
         return AnswerSentence(clean, (), False, "off-topic", claimed, ("(does not speak of the question)",))
-    if named and check(clean, [(by_n[n].title, by_n[n].text) for n in named], language).supported:
+    if named and check(clean, [(by_n[n].title, by_n[n].text) for n in named], language, question).supported:
         return AnswerSentence(clean, named, True, "words", claimed)
-    alone = [p.n for p in passages if check(clean, [(p.title, p.text)], language).supported]
+    alone = [p.n for p in passages if check(clean, [(p.title, p.text)], language, question).supported]
     if alone:
         return AnswerSentence(clean, (alone[0],), True, "words", claimed)
     cited = [by_n[n] for n in named] or list(passages)
-    support = check(clean, [(p.title, p.text) for p in cited], language)
+    support = check(clean, [(p.title, p.text) for p in cited], language, question)
     return AnswerSentence(clean, (), False, "words", claimed, support.missing)
 
 
@@ -100,6 +100,7 @@ def quoted_sentences(question: str, passages: Sequence[Citation], language: str 
     for what costs); the best of each passage, best passages first, at most QUOTED_AT_MOST. A
     sentence read with the one before is quoted with it."""
     found = []
+    allowed = min(QUOTE_MISSING, len(question_words(question, language)) - 1)  # "passport": none
     for passage in passages:
         sentences = split_sentences(passage.text)
         fitting = []
@@ -112,7 +113,7 @@ def quoted_sentences(question: str, passages: Sequence[Citation], language: str 
                 with_before = missing_from(question, sentence, language, f"{passage.title} {sentences[i - 1]}")
                 if with_before + LEANS_BACK < missing:
                     missing, before = with_before + LEANS_BACK, sentences[i - 1]
-            if missing <= QUOTE_MISSING:
+            if missing <= allowed:
                 quote = f"{before} {sentence}" if before else sentence
                 fitting.append((missing, -overlap(question, sentence, language), i, quote))
         if fitting:

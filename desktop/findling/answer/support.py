@@ -38,21 +38,36 @@ def numbers(text: str) -> set[str]:
     return found
 
 
+# stems that say the same in a question and an answer: "per year" is "annual", "daily" a day
+_SAME = {"annual": "year", "daili": "day"}
+# words the stopword list keeps for search but that say nothing to check ("premium per year",
+# "what size does the car use", "Mia's": "mia" and "s")
+_SAYS_NOTHING = {"per", "s", "must", "use", "need", "want", "get"}
+
+
+def _stems(text: str, language: str) -> list[str]:
+    return [_SAME.get(stem, stem) for stem in term_sequence(text, language)]
+
+
 def content_words(text: str, language: str = DEFAULT_LANGUAGE) -> dict[str, str]:
     """The text's content words (not function words, not numbers): stem -> the word as written."""
     found: dict[str, str] = {}
     for word in _WORD.findall(text):
         if is_stopword(word) or word.isdigit():
             continue
-        for stem in term_sequence(word, language):
-            if not stem.isdigit():
+        for stem in _stems(word, language):
+            if not stem.isdigit() and stem not in _SAYS_NOTHING:
                 found.setdefault(stem, word)
     return found
 
 
-def check(sentence: str, passages: Sequence[tuple[str, str]], language: str = DEFAULT_LANGUAGE) -> Support:
+def check(
+    sentence: str, passages: Sequence[tuple[str, str]], language: str = DEFAULT_LANGUAGE, question: str = ""
+) -> Support:
     """Whether one sentence of the passages ((title, text) each) says what `sentence` says (see
-    the module's docstring); else what the closest one lacks."""
+    the module's docstring); else what the closest one lacks. The sentence's words that answer
+    the `question`'s own words get no allowance: "the last car service cost 145 euros" is not
+    said by the boiler's "the last service cost 145 euros"."""
     from findling.answer.sentences import split_sentences  # sentences import nothing of this module
 
     words = content_words(sentence, language)
@@ -60,6 +75,7 @@ def check(sentence: str, passages: Sequence[tuple[str, str]], language: str = DE
     if not words and not asked_numbers:
         return Support(False, ("(nothing to check)",), 0)
     allowed = math.floor(len(words) * MISSING_SHARE)
+    asked = set(question_words(question, language)) if question else set()
     closest: tuple[str, ...] | None = None
     for title, text in passages:
         context = _terms(title, language)
@@ -67,7 +83,8 @@ def check(sentence: str, passages: Sequence[tuple[str, str]], language: str = DE
             have = context | _terms(unit, language)
             missing_numbers = sorted(asked_numbers - numbers(unit))
             missing_words = [word for stem, word in words.items() if stem not in have]
-            if not missing_numbers and len(missing_words) <= allowed:
+            topic = [word for stem, word in words.items() if stem in asked and stem not in have]
+            if not missing_numbers and not topic and len(missing_words) <= allowed:
                 return Support(True, (), len(words) + len(asked_numbers))
             missing = (*missing_numbers, *missing_words)
             if closest is None or len(missing) < len(closest):
@@ -76,7 +93,7 @@ def check(sentence: str, passages: Sequence[tuple[str, str]], language: str = DE
 
 
 def _terms(text: str, language: str) -> set[str]:
-    return set(term_sequence(text, language)) | set(term_sequence(fold(text), language))
+    return set(_stems(text, language)) | set(_stems(fold(text), language))
 
 
 def overlap(question: str, text: str, language: str = DEFAULT_LANGUAGE, context: str = "") -> float:
@@ -115,9 +132,13 @@ _NUMBER_WORDS = re.compile(
     r"half|once|twice|dozen|a few|several)\b",
     re.IGNORECASE,
 )
-# words that say what kind of answer is asked, not what it is about: "much" in "how much" ("cost"
-# stays: "the flights cost" is not answered by what the travel insurance covers)
-_ASKING_WORDS = re.compile(r"\bhow (much|many|long|large|big|old|far|often|high|heavy)\b", re.IGNORECASE)
+# words that say what kind of answer is asked, not what it is about: "much" in "how much", "number"
+# in "phone number" ("cost" stays: "the flights cost" is not answered by what the travel insurance
+# covers)
+_ASKING_WORDS = re.compile(
+    r"\bhow (much|many|long|large|big|old|far|often|high|heavy)\b|\b(number)\b|\bwhat (time|date|day)\b",
+    re.IGNORECASE,
+)
 
 
 def gives_what_is_asked(question: str, sentence: str) -> bool:
@@ -136,7 +157,7 @@ def gives_what_is_asked(question: str, sentence: str) -> bool:
 
 def question_words(question: str, language: str = DEFAULT_LANGUAGE) -> dict[str, str]:
     """The question's content words, without those that say what kind of answer is asked ("much"
-    in "how much"): what the answer must speak of."""
+    in "how much", "number"): what the answer must speak of."""
     asking = {word.lower() for match in _ASKING_WORDS.finditer(question) for word in match.groups() if word}
     return {stem: word for stem, word in content_words(question, language).items() if word.lower() not in asking}
 
