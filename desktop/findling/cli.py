@@ -98,13 +98,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p = sub.add_parser("ask", help="an answer from your files, each sentence cited and checked")
     p.add_argument("query", nargs="+", help="the question; words after the options count too")
     p.add_argument("--json", action="store_true", help="print JSON")
-    for option in OPTIONS:
-        p.add_argument(
-            f"--{option.name}",
-            action="append" if option.repeated else "store",
-            help=option.help,
-            metavar=option.metavar,
-        )
+    _filter_options(p)
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("vsearch", help="semantic search: documents by meaning")
@@ -325,6 +319,11 @@ def _search_options(p: argparse.ArgumentParser) -> None:
         help="number of results (1–{:g})".format(*(SPECS["search.limit"].range or (1, 10_000))[1:]),
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    _filter_options(p)
+
+
+def _filter_options(p: argparse.ArgumentParser) -> None:
+    """--ext, --path, --folder, --lang, --after, --before: as filter_options.OPTIONS declares them."""
     for option in OPTIONS:
         p.add_argument(
             f"--{option.name}",

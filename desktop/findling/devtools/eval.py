@@ -364,6 +364,28 @@ def evaluate(
     return out
 
 
+def indexed_folder(folder: Path, workdir: Path | None, settings: Settings | None) -> tuple[Engine, float]:
+    """An engine over an index of `folder` (kept under --workdir, so a second run only checks for
+    changes), brought up to date; and the seconds that took."""
+    resolved = folder.expanduser().resolve()
+    if not resolved.is_dir():
+        raise FindlingError(f"no folder at {folder}: give the folder the questions are about")
+    slug = f"{resolved.name}-{hashlib.sha1(str(resolved).encode()).hexdigest()[:8]}"
+    work = (workdir or Path(tempfile.mkdtemp(prefix="findling-eval-"))) / slug
+    work.mkdir(parents=True, exist_ok=True)
+    engine = Engine(work / "home", settings=settings or Settings())
+    try:
+        engine.add_source(resolved)
+        started = time.perf_counter()
+        report = engine.index()
+    except BaseException:
+        engine.close()
+        raise
+    index_s = time.perf_counter() - started
+    _log(_index_line(report, index_s))
+    return engine, index_s
+
+
 def evaluate_known_items(
     questions: Path,
     folder: Path,
@@ -379,18 +401,8 @@ def evaluate_known_items(
     if max_queries:
         items = items[:max_queries]
     resolved = folder.expanduser().resolve()
-    if not resolved.is_dir():
-        raise FindlingError(f"no folder at {folder}: give the folder the questions are about")
-    slug = f"{resolved.name}-{hashlib.sha1(str(resolved).encode()).hexdigest()[:8]}"
-    work = (workdir or Path(tempfile.mkdtemp(prefix="findling-eval-"))) / slug
-    work.mkdir(parents=True, exist_ok=True)
-    engine = Engine(work / "home", settings=settings or Settings())
+    engine, index_s = indexed_folder(folder, workdir, settings)
     try:
-        engine.add_source(resolved)
-        started = time.perf_counter()
-        report = engine.index()
-        index_s = time.perf_counter() - started
-        _log(_index_line(report, index_s))
         paths = engine.document_paths()
         names = {doc_id: result_name(path) for doc_id, path in paths.items()}
         queries = [(str(i), item.query) for i, item in enumerate(items)]

@@ -13,9 +13,7 @@ it, and measured:
 
 from __future__ import annotations
 
-import hashlib
 import statistics
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +22,7 @@ import numpy as np
 
 from findling.answer.sentences import split_sentences
 from findling.answer.support import numbers
-from findling.devtools.eval import _index_line, _log, answers, load_known_items
+from findling.devtools.eval import _log, answers, indexed_folder, load_known_items
 from findling.engine import Engine
 from findling.errors import FindlingError
 from findling.models.embedder import TextEmbedder
@@ -77,17 +75,8 @@ def evaluate_ask(
     if max_queries:
         items = items[:max_queries]
     resolved = folder.expanduser().resolve()
-    if not resolved.is_dir():
-        raise FindlingError(f"no folder at {folder}: give the folder the questions are about")
-    slug = f"{resolved.name}-{hashlib.sha1(str(resolved).encode()).hexdigest()[:8]}"
-    work = (workdir or Path(tempfile.mkdtemp(prefix="findling-eval-"))) / slug
-    work.mkdir(parents=True, exist_ok=True)
-    engine = Engine(work / "home", settings=settings or Settings())
+    engine, _seconds = indexed_folder(folder, workdir, settings)
     try:
-        engine.add_source(resolved)
-        started = time.perf_counter()
-        report = engine.index()
-        _log(_index_line(report, time.perf_counter() - started))
         embedder = engine.models.embedder()
         rows = []
         for number, item in enumerate(items, 1):
