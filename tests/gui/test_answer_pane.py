@@ -63,6 +63,9 @@ def test_a_question_is_answered_above_the_results_and_its_links_light_the_passag
     qtbot.waitUntil(lambda: window.preview._band == (citation.start, citation.end), timeout=10_000)
     assert window.current_hit().doc_id == citation.doc_id
     assert window.tabs.currentWidget() is window.preview_panel
+    window._show_results(window.searches.result, True)  # the reranked list arrives after the click
+    qtbot.wait(300)
+    assert window.preview._band == (citation.start, citation.end)  # the cited passage stays lit
 
     window.search_field.clear()
     qtbot.keyClicks(window.search_field, "premium")  # typing on: the answer answered another question

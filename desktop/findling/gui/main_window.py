@@ -512,6 +512,7 @@ class MainWindow(ResultActions, AnswerActions):
             return
         if full:
             self.history.add(request.text)
+        self._lit = None
         self._answer(request, full)
         self.searches.search(request, full)
 
@@ -571,6 +572,8 @@ class MainWindow(ResultActions, AnswerActions):
         hit = self.results.hit(current.row())
         if hit is None:
             return
+        if self._lit is not None and self._lit.doc_id != hit.doc_id:
+            self._lit = None  # another result chosen: its own passage, not the cited one
         shown = self.searches.result
         explain = None
         if shown is not None and shown.explain is not None:
@@ -609,7 +612,6 @@ class MainWindow(ResultActions, AnswerActions):
         start, end = hit.chunk_start, hit.chunk_end
         if self._lit is not None and self._lit.doc_id == hit.doc_id:  # an [n] followed: its passage
             start, end = self._lit.start, self._lit.end
-        self._lit = None
         self.preview.show_text(doc.text, doc.highlights, start, end, hit.ext, doc.pages)
         self.preview_panel.show_outline(doc.symbols, hit.symbol)
         words = sorted({doc.text[h.start : h.end] for h in doc.highlights})
