@@ -116,36 +116,33 @@ class Guard:
         await self.app(scope, _bounded(receive), send)
 
 
-class QueryBody(BaseModel):
-    """`POST /query`'s body. Unknown fields are refused, so a misspelt option is not silently ignored."""
+class _Filtered(BaseModel):
+    """The filter options of a body, as filter_options.OPTIONS declares them (a test holds the
+    bodies to them). Unknown fields are refused, so a misspelt option is not silently ignored."""
 
     model_config = ConfigDict(extra="forbid")
+
+    ext: list[str] | str | None = Field(default=None, description=OPTION["ext"].help)
+    path: list[str] | str | None = Field(default=None, description=OPTION["path"].help)
+    folder: list[str] | str | None = Field(default=None, description=OPTION["folder"].help)
+    lang: list[str] | str | None = Field(default=None, description=OPTION["lang"].help)
+    after: str | None = Field(default=None, description=OPTION["after"].help)
+    before: str | None = Field(default=None, description=OPTION["before"].help)
+
+
+class QueryBody(_Filtered):
+    """`POST /query`'s body."""
 
     query: str = Field(min_length=1, max_length=2000)
     mode: SearchMode = SearchMode.HYBRID
     limit: int | None = Field(default=None, ge=1, le=200)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
-    # the filter options, as filter_options.OPTIONS declares them (a test holds the body to them)
-    ext: list[str] | str | None = Field(default=None, description=OPTION["ext"].help)
-    path: list[str] | str | None = Field(default=None, description=OPTION["path"].help)
-    folder: list[str] | str | None = Field(default=None, description=OPTION["folder"].help)
-    lang: list[str] | str | None = Field(default=None, description=OPTION["lang"].help)
-    after: str | None = Field(default=None, description=OPTION["after"].help)
-    before: str | None = Field(default=None, description=OPTION["before"].help)
 
 
-class AskBody(BaseModel):
+class AskBody(_Filtered):
     """`POST /ask`'s body: the question and the filters of `POST /query`."""
 
-    model_config = ConfigDict(extra="forbid")
-
     question: str = Field(min_length=1, max_length=2000)
-    ext: list[str] | str | None = Field(default=None, description=OPTION["ext"].help)
-    path: list[str] | str | None = Field(default=None, description=OPTION["path"].help)
-    folder: list[str] | str | None = Field(default=None, description=OPTION["folder"].help)
-    lang: list[str] | str | None = Field(default=None, description=OPTION["lang"].help)
-    after: str | None = Field(default=None, description=OPTION["after"].help)
-    before: str | None = Field(default=None, description=OPTION["before"].help)
 
 
 def _invalid(exc: ValidationError) -> str:
