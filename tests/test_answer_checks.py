@@ -113,6 +113,15 @@ def test_generated_sentences_are_cited_only_where_a_passage_bears_them_out():
     assert answer_text([right, made_up, off]) == "The monthly kindergarten fee is 320 euros [1]."
 
 
+def test_a_later_quote_may_not_lack_what_an_earlier_one_holds():
+    car = _passage(1, "car.txt", "Last service at Autohaus Meier on 14 May 2025: new brake pads, 389 euros.")
+    boiler = _passage(2, "heating.md", "The boiler is serviced every September; the last service cost 145 euros.")
+    quoted = quoted_sentences("What did the last car service cost?", [car, boiler])
+    assert [q.cites for q in quoted] == [(1,)]  # the boiler's lacks "car", which the car's holds
+    both = quoted_sentences("What did the last service cost?", [car, boiler])
+    assert [q.cites for q in both] == [(1,), (2,)]  # asked of no one: both answer
+
+
 def test_quoted_sentences_speak_of_the_question():
     passages = [_passage(1, "Kindergarten Sonnenblume", KINDERGARTEN), _passage(2, "work-laptop.txt", LAPTOP)]
     quoted = quoted_sentences("How much does a late pick-up cost?", passages)

@@ -101,23 +101,29 @@ def quoted_sentences(question: str, passages: Sequence[Citation], language: str 
     sentence read with the one before is quoted with it."""
     found = []
     allowed = min(QUOTE_MISSING, len(question_words(question, language)) - 1)  # "passport": none
+    answered: set[str] = set()  # the question's words the quotes so far hold
     for passage in passages:
         sentences = split_sentences(passage.text)
         fitting = []
         for i, sentence in enumerate(sentences):
             if not gives_what_is_asked(question, sentence):
                 continue
-            missing: float = missing_from(question, sentence, language, passage.title)
+            lacks = missing_from(question, sentence, language, passage.title)
+            cost: float = len(lacks)
             before = ""
             if i > 0:  # the sentence before may say what this one speaks of ("It is serviced ...")
                 with_before = missing_from(question, sentence, language, f"{passage.title} {sentences[i - 1]}")
-                if with_before + LEANS_BACK < missing:
-                    missing, before = with_before + LEANS_BACK, sentences[i - 1]
-            if missing <= allowed:
+                if len(with_before) + LEANS_BACK < cost:
+                    lacks, cost, before = with_before, len(with_before) + LEANS_BACK, sentences[i - 1]
+            # a later passage's quote may not lack what an earlier one holds: "the last service
+            # cost 145 euros" of the boiler does not join the car's service, which names the car
+            if cost <= allowed and not lacks & answered:
                 quote = f"{before} {sentence}" if before else sentence
-                fitting.append((missing, -overlap(question, sentence, language), i, quote))
+                fitting.append((cost, -overlap(question, sentence, language), i, quote, lacks))
         if fitting:
-            found.append(AnswerSentence(min(fitting)[3], (passage.n,), True, "quoted"))
+            best = min(fitting, key=lambda f: f[:3])
+            found.append(AnswerSentence(best[3], (passage.n,), True, "quoted"))
+            answered |= set(question_words(question, language)) - best[4]
         if len(found) == QUOTED_AT_MOST:
             break
     return found

@@ -162,7 +162,7 @@ def question_words(question: str, language: str = DEFAULT_LANGUAGE) -> dict[str,
     return {stem: word for stem, word in content_words(question, language).items() if word.lower() not in asking}
 
 
-def missing_from(question: str, text: str, language: str = DEFAULT_LANGUAGE, context: str = "") -> int:
-    """How many of the question's words (question_words) neither the text nor its context holds."""
+def missing_from(question: str, text: str, language: str = DEFAULT_LANGUAGE, context: str = "") -> set[str]:
+    """The question's words (question_words, stemmed) that neither the text nor its context holds."""
     asked = set(question_words(question, language))
-    return len(asked - _terms(text, language) - (_terms(context, language) if context else set()))
+    return asked - _terms(text, language) - (_terms(context, language) if context else set())

@@ -180,10 +180,13 @@ def print_answer(payload: dict[str, Any], colored: bool, streamed: bool) -> None
         print(f"[{c['n']}] {printable(c['title'])}  {c['docid']}\n    {where}")
     unsupported = [s for s in payload["sentences"] if not s["supported"]]
     if unsupported:
-        print(f"{dim}left out, not found in the passages:{reset}")
+        print(f"{dim}left out, what the model wrote that the passages do not bear out:{reset}")
         for s in unsupported:
-            missing = f" (missing: {', '.join(s['missing'][:4])})" if s["missing"] else ""
-            print(f"{dim}  {printable(s['text'])}{missing}{reset}")
+            if s["how"] == "off-topic":
+                why = " (not about the question)"
+            else:
+                why = f" (not in the passages: {', '.join(s['missing'][:4])})" if s["missing"] else ""
+            print(f"{dim}  {printable(s['text'])}{why}{reset}")
     if payload["extractive"] and not payload["abstained"]:
         print(f"{dim}quoted from the files{reset}")
     for note in payload["notes"]:
