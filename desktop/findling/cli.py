@@ -209,6 +209,13 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
         "the target - for a question the folder cannot answer",
     )
     p.add_argument(
+        "--held-out",
+        action="store_true",
+        help="the dataset is a SETS.toml (docs/eval/held-out.toml): for each set, hybrid with the fusion's model "
+        "fitted without that set's collection, against the better lane",
+    )
+    p.add_argument("--fresh", action="store_true", help="with --held-out: collect the tuning splits' evidence again")
+    p.add_argument(
         "--calibration", action="store_true", help="also print how often results in each score bucket are relevant"
     )
     p.add_argument(

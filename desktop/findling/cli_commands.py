@@ -40,7 +40,10 @@ from findling.records import (
 from findling.search.filter_table import filters_from_options
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from findling.models.service import ModelService
+    from findling.settings import Settings
 
 
 class ProgressBar:
@@ -540,14 +543,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.match:
         settings.search.match = args.match
     workdir = Path(args.workdir) if args.workdir else None
-    if args.ask:
-        from findling.devtools.eval_ask import evaluate_ask, print_ask_table
-
-        result = evaluate_ask(Path(args.ask), Path(args.dataset), workdir, args.max_queries, settings, args.split)
+    if args.held_out or args.ask:
+        result = _eval_held_out(args, workdir) if args.held_out else _eval_ask(args, workdir, settings)
         if args.json:
             print(json.dumps(result, indent=2))
-        else:
-            print_ask_table(result)
         return 0
     if args.known_items:
         result = evaluate_known_items(
@@ -564,6 +563,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
     else:
         print_table(result)
     return 0
+
+
+def _eval_held_out(args: argparse.Namespace, workdir: Path | None) -> dict:
+    from findling.devtools.held_out import held_out, print_held_out
+
+    if workdir is None:
+        raise FindlingError("--held-out needs --workdir: the sets' indexes are kept there between runs")
+    from pathlib import Path
+
+    result = held_out(Path(args.dataset), workdir, args.fresh)
+    if not args.json:
+        print_held_out(result)
+    return result
+
+
+def _eval_ask(args: argparse.Namespace, workdir: Path | None, settings: Settings) -> dict:
+    from pathlib import Path
+
+    from findling.devtools.eval_ask import evaluate_ask, print_ask_table
+
+    result = evaluate_ask(Path(args.ask), Path(args.dataset), workdir, args.max_queries, settings, args.split)
+    if not args.json:
+        print_ask_table(result)
+    return result
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
