@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from findling.answer.asker import answer_text, checked_sentence, quoted_sentences
+from findling.answer.asker import answer_text, checked_after, checked_sentence, quoted_sentences
 from findling.answer.passages import line_of, passage_span
 from findling.answer.sentences import citations, sentence_spans, split_sentences, with_citations
-from findling.answer.support import check, numbers, overlap
+from findling.answer.support import asks_how, check, numbers, overlap
 from findling.records import AnswerSentence, Citation
 
 KINDERGARTEN = (
@@ -127,3 +127,58 @@ def test_quoted_sentences_speak_of_the_question():
     quoted = quoted_sentences("How much does a late pick-up cost?", passages)
     assert [(q.text[:20], q.cites, q.how) for q in quoted] == [("Pick-up is by 16:30 ", (1,), "quoted")]
     assert quoted_sentences("What is my passport number?", passages) == []
+
+
+def test_how_and_why_questions_and_keywords_are_told_from_questions_for_a_value():
+    for explained in (
+        "how do I copy a whole folder with everything in it",
+        "How can I measure how long a piece of code takes?",
+        "why does 0.1 + 0.2 not equal 0.3",
+        "decimal rounding money exact precision",
+    ):
+        assert asks_how(explained), explained
+    for value in (
+        "How much is the monthly kindergarten fee?",
+        "What is the Wi-Fi password of the main network?",
+        "When is the next parents' evening at the kindergarten?",
+        "Who services the gas boiler?",
+        "Which phone number do I call to report Mia sick?",
+    ):
+        assert not asks_how(value), value
+
+
+SHUTIL = (
+    "shutil.copytree(src, dst) Recursively copy an entire directory tree rooted at src to a directory "
+    "named dst and return the destination directory. Permissions and times of directories are copied."
+)
+
+
+def test_a_how_question_quotes_the_sentence_closest_in_meaning_when_no_sentence_has_its_words():
+    shutil = _passage(1, "shutil — High-level file operations", SHUTIL)
+    question = "how do I copy a whole folder with everything in it"
+    assert quoted_sentences(question, [shutil]) == []  # by words: "folder", "whole", "everything" lack
+    close = {1: [0.53, 0.31]}
+    quoted = quoted_sentences(question, [shutil], closeness=close)
+    assert [(q.text[:30], q.cites, q.how) for q in quoted] == [("shutil.copytree(src, dst) Recu", (1,), "meaning")]
+    assert quoted_sentences(question, [shutil], closeness={1: [0.44, 0.31]}) == []  # not close enough
+    # a question asking for a value is never answered by meaning alone
+    assert quoted_sentences("What is the name of the folder copy function?", [shutil], closeness=close) == []
+
+
+def test_a_quote_by_words_is_preferred_to_one_by_meaning_in_the_same_passage():
+    shutil = _passage(1, "shutil", SHUTIL)
+    quoted = quoted_sentences("how are permissions of directories copied", [shutil], closeness={1: [0.9, 0.5]})
+    assert [(q.text[:11], q.how) for q in quoted] == [("Permissions", "quoted")]
+
+
+def test_a_generated_sentence_that_says_what_the_quotes_say_is_not_shown_twice():
+    passages = [_passage(1, "Kindergarten Sonnenblume", KINDERGARTEN)]
+    question = "How much is the monthly kindergarten fee?"
+    quoted = quoted_sentences(question, passages)
+    assert [q.text[:20] for q in quoted] == ["The monthly fee is 3"]
+    again = checked_after("The monthly kindergarten fee is 320 euros [1].", question, passages, quoted)
+    assert again is not None and not again.supported and again.how == "repeated" and again.cites == ()
+    more = checked_after("It is paid by direct debit on the first working day [1].", question, passages, quoted)
+    assert more is not None and more.how == "off-topic"  # true, but not about the fee: left out as before
+    alone = checked_after("The monthly kindergarten fee is 320 euros [1].", question, passages, [])
+    assert alone is not None and alone.supported and alone.cites == (1,)

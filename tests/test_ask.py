@@ -77,8 +77,9 @@ def test_sentences_stream_from_the_process_holding_the_index(notes_home):
 
 
 def test_a_set_cancel_ends_the_answer_where_it_is(notes_home, monkeypatch):
-    """A new question sets the old one's cancel: generation stops at the next token and nothing is
-    quoted in its place."""
+    """A new question sets the old one's cancel: generation stops at the next token, what was
+    quoted before it began stays, and nothing the model wrote is shown; a cancel set before the
+    answer began ends it before anything is quoted."""
     home, _, settings = notes_home
     from findling.models.generator import Generator
 
@@ -100,8 +101,12 @@ def test_a_set_cancel_ends_the_answer_where_it_is(notes_home, monkeypatch):
     monkeypatch.setattr(Generator, "generate", cancelled_at_the_first_token)
     with Engine(home, settings=settings) as engine:
         answer = engine.ask("When is the car's next service due?", cancel=asked)
-    assert answer.cancelled and not answer.extractive and len(made) == 1
-    assert answer.sentences == () and answer.citations == ()
+        gone = threading.Event()
+        gone.set()
+        early = engine.ask("When is the car's next service due?", cancel=gone)
+    assert answer.cancelled and len(made) == 1
+    assert answer.sentences and all(s.how == "quoted" for s in answer.sentences)
+    assert early.cancelled and early.sentences == () and early.text == ""
 
 
 def test_without_a_generator_the_files_are_quoted(notes_home, monkeypatch):
@@ -113,3 +118,27 @@ def test_without_a_generator_the_files_are_quoted(notes_home, monkeypatch):
     assert answer.sentences[0].how == "quoted" and "145 euros" in answer.text
     assert answer.citations[0].path == str(docs / "heating.md")
     assert any("quotes the files" in note.text for note in answer.notes)
+
+
+def test_a_how_question_is_answered_by_the_sentence_closest_in_meaning(tmp_path, settings, all_models_installed):
+    """A manual explains in its own words: "copies an entire directory tree" answers "copy a whole
+    folder with everything in it", which no sentence says in the question's words."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(NOTES / "heating.md", docs / "heating.md")
+    (docs / "file-operations.txt").write_text(
+        "File operations\n\n"
+        "copytree(src, dst) recursively copies an entire directory tree rooted at src to a directory named dst.\n"
+        "rmtree(path) deletes an entire directory tree; path must point to a directory.\n"
+    )
+    settings.pipeline.reranker = "off"
+    settings.models.generator = "no-such-model"
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        engine.add_source(str(docs))
+        engine.index()
+        answer = engine.ask("how do I copy a whole folder with everything in it")
+        value = engine.ask("What is the name of the folder copy function?")
+    assert not answer.abstained and answer.extractive, answer.notes
+    assert [(s.how, s.text[:9]) for s in answer.sentences] == [("meaning", "copytree(")]
+    assert answer.citations[0].path == str(docs / "file-operations.txt")
+    assert value.abstained  # asking for a value: its words must be there

@@ -583,8 +583,10 @@ class Citation:
 class AnswerSentence:
     """One sentence of an answer. `supported`: checked against the passages it cites (`how`
     says how: "words", its content words and numbers are there; "quoted", it is a passage's own
-    sentence). An unsupported sentence is never shown as cited: `cites` is then empty and what
-    the model claimed is in `claimed`, with what was not found in `missing`."""
+    sentence; "meaning", a passage's own sentence closest in meaning to a how or why question).
+    An unsupported sentence is never shown as cited: `cites` is then empty and what the model
+    claimed is in `claimed`, with what was not found in `missing` (`how` "off-topic": true or
+    not, it does not speak of the question; "repeated": the quotes shown say it already)."""
 
     text: str
     cites: tuple[int, ...]

@@ -92,6 +92,17 @@ def check(
     return Support(False, closest or (), len(words) + len(asked_numbers))
 
 
+def says_nothing_more(sentence: str, shown: Sequence[str], language: str = DEFAULT_LANGUAGE) -> bool:
+    """Whether every content word and number of `sentence` is in the `shown` sentences: the
+    model restating a quote ("The monthly kindergarten fee is 320 euros" after "The monthly fee
+    is 320 euros, paid by direct debit")."""
+    if not shown:
+        return False
+    joined = " ".join(shown)
+    have = _terms(joined, language)
+    return set(content_words(sentence, language)) <= have and numbers(sentence) <= numbers(joined)
+
+
 def _terms(text: str, language: str) -> set[str]:
     return set(_stems(text, language)) | set(_stems(fold(text), language))
 
@@ -153,6 +164,24 @@ def gives_what_is_asked(question: str, sentence: str) -> bool:
     if _ASKS_NUMBER.search(question):
         return has_number
     return True
+
+
+# A question asking how to do something or why, or a few keywords: a manual answers it with
+# sentences that explain, in its own words, not with the value a factual question asks for.
+_ASKS_HOW = re.compile(
+    r"^\W*(?:how (?:do|does|can|could|should|would|to)|why)\b"
+    r"|^(?!.*\b(?:what|who|whom|whose|when|where|which|how|why)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_how(question: str) -> bool:
+    """Whether the question asks how to do something or why ("how do I copy a folder", "why
+    does 0.1 + 0.2 not equal 0.3"), or is a few keywords ("decimal rounding money"): what a
+    passage answers by explaining, in words other than the question's. A question asking for a
+    value (what, who, when, where, which, how much) is answered only by a sentence that names
+    what it asks about."""
+    return bool(_ASKS_HOW.search(question))
 
 
 def question_words(question: str, language: str = DEFAULT_LANGUAGE) -> dict[str, str]:

@@ -414,6 +414,7 @@ def why_not_first() -> str:
 _HOW = {
     "words": "its words and numbers are in one sentence of",
     "quoted": "quoted from",
+    "meaning": "closest in meaning to the question, quoted from",
 }
 
 
@@ -436,6 +437,8 @@ def answer_explain(answer: Answer, face: Face = "window") -> list[str]:
             lines.append(f"  shown: {text} ({_HOW.get(s.how, s.how)} {cites})")
         elif s.how == "off-topic":
             lines.append(f"  left out: {text} (true or not, it does not speak of the question)")
+        elif s.how == "repeated":
+            lines.append(f"  left out: {text} (the quotes above say it)")
         else:
             missing = ", ".join(s.missing[:4])
             lines.append(f"  left out: {text} (no passage says it{': missing ' + missing if missing else ''})")

@@ -156,6 +156,9 @@ def print_status(st: dict[str, Any]) -> None:
             print(f"  [{label}] {printable(p['path'])}: {printable(p['error'])}")
 
 
+_LEFT_OUT = {"off-topic": " (not about the question)", "repeated": " (the quotes above say it)"}
+
+
 def print_answer(payload: dict[str, Any], colored: bool, streamed: bool) -> None:
     """An `ask` payload: the answer (unless its sentences were printed as they came), then the
     passages it cites, where each is; a decline names the closest documents instead. Sentences
@@ -180,12 +183,11 @@ def print_answer(payload: dict[str, Any], colored: bool, streamed: bool) -> None
         print(f"[{c['n']}] {printable(c['title'])}  {c['docid']}\n    {where}")
     unsupported = [s for s in payload["sentences"] if not s["supported"]]
     if unsupported:
-        print(f"{dim}left out, what the model wrote that the passages do not bear out:{reset}")
+        print(f"{dim}left out, what the model wrote that the answer does not show:{reset}")
         for s in unsupported:
-            if s["how"] == "off-topic":
-                why = " (not about the question)"
-            else:
-                why = f" (not in the passages: {', '.join(s['missing'][:4])})" if s["missing"] else ""
+            why = _LEFT_OUT.get(s["how"]) or (
+                f" (not in the passages: {', '.join(s['missing'][:4])})" if s["missing"] else ""
+            )
             print(f"{dim}  {printable(s['text'])}{why}{reset}")
     if payload["extractive"] and not payload["abstained"]:
         print(f"{dim}quoted from the files{reset}")
