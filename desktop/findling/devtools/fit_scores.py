@@ -85,13 +85,15 @@ def collect_known_items(spec: str, workdir: Path, pool: int = 200) -> dict:
     return {"name": Path(questions).stem, "rows": array, "qrels": qrels, "queries": list(qrels)}
 
 
-def collect(spec: str, workdir: Path, pool: int = 200) -> dict:
+def collect(spec: str, workdir: Path, pool: int = 200, exact: bool = False) -> dict:
+    """The candidates of one split (see the module). `exact`: a BEIR split's index is in
+    `workdir` itself, as `findling eval --workdir W` keeps it in W/NAME."""
     if "@" in spec:
         return collect_known_items(spec, workdir, pool)
     folder, _, split = spec.partition(":")
     dataset = load_beir(Path(folder), split or "train")
     # an index `findling eval --workdir W` built is used as it is
-    work = workdir if (workdir / "ids.json").exists() else workdir / dataset.name
+    work = workdir if exact or (workdir / "ids.json").exists() else workdir / dataset.name
     work.mkdir(parents=True, exist_ok=True)
     engine, mapping, _ = build_index(dataset, work, Settings())
     ids = {doc_id: mapping.get(path, "") for doc_id, path in engine.document_paths().items()}

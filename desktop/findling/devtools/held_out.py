@@ -91,7 +91,7 @@ def _cached_rows(spec: str, work: Path, cache: Path, fresh: bool) -> dict:
         stored = np.load(file, allow_pickle=False)
         meta = json.loads(str(stored["meta"]))
         return {"name": meta["name"], "rows": stored["rows"], "qrels": meta["qrels"], "queries": meta["queries"]}
-    data = fit_scores.collect(spec, work)
+    data = fit_scores.collect(spec, work, exact=True)
     cache.mkdir(parents=True, exist_ok=True)
     meta = {"name": data["name"], "qrels": data["qrels"], "queries": data["queries"]}
     np.savez(file, rows=data["rows"], meta=np.asarray(json.dumps(meta)))
