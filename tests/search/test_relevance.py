@@ -9,6 +9,8 @@ import time
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from findling.paths import resources_dir
 from findling.records import Evidence, SearchMode, SearchRequest
@@ -20,6 +22,7 @@ from findling.search.relevance import (
     HUB_FROM,
     giant_prior,
     hub_prior,
+    lane_agreement,
     relative,
     relevance,
     with_recency,
@@ -45,6 +48,35 @@ def test_relevance_rises_with_every_kind_of_evidence():
     assert relevance(Evidence()) == 0.0
     for ev in (base, Evidence(coverage=1.0, saturation=1.0), Evidence(cosine=1.0), Evidence(cosine=-1.0)):
         assert 0.0 <= relevance(ev) <= 1.0
+
+
+def test_the_lanes_agreement_counts_their_best_ten_in_common_whatever_the_order():
+    assert lane_agreement([0.9, 0.8, 0.1], [0.7, 0.6, 0.2], top=2) == 1.0
+    assert lane_agreement([0.9, 0.8, 0.1, 0.0], [0.1, 0.2, 0.7, 0.6], top=2) == 0.0
+    assert lane_agreement([0.9, 0.0, 0.0], [0.1, 0.2, 0.7], top=2) == 0.5  # a word-less tie breaks by meaning
+    assert lane_agreement([], []) == 0.0
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(-1, 1)), min_size=1, max_size=30), st.randoms())
+def test_the_lanes_agreement_does_not_depend_on_the_candidates_order(pairs, rnd):
+    shuffled = pairs[:]
+    rnd.shuffle(shuffled)
+    first = lane_agreement([p[0] for p in pairs], [p[1] for p in pairs])
+    assert 0.0 <= first <= 1.0
+    if len(set(pairs)) == len(pairs):  # exact twins may swap places at the cut
+        assert first == lane_agreement([p[0] for p in shuffled], [p[1] for p in shuffled])
+
+
+@given(
+    st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.9)), min_size=2, max_size=12),
+    st.floats(0.001, 0.1),
+)
+def test_closer_in_meaning_never_scores_lower_whatever_the_lanes_agree(candidates, step):
+    """The calibration stays monotone: within one query, a candidate closer in meaning (the
+    others and its keyword evidence held) scores at least as high, however much the lanes agree."""
+    evidence = [Evidence(coverage=c, saturation=s, cosine=v) for c, s, v in candidates]
+    raised = [replace(evidence[0], cosine=min(1.0, (evidence[0].cosine or 0.0) + step)), *evidence[1:]]
+    assert _judged(*raised)[0] >= _judged(*evidence)[0] - 1e-12
 
 
 def test_nothing_matched_scores_low_whatever_its_rank():

@@ -158,7 +158,10 @@ def _index_line(report: IndexReport, seconds: float) -> str:
 
 
 def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engine, dict[str, str], float]:
-    """Write the corpus as Markdown files (title as heading) and index them."""
+    """Write the corpus as Markdown files (title as heading) and index them. The mapping from
+    file to corpus id is by real path, as the index keeps paths: a work folder reached through
+    a link judges the same files."""
+    work = work.resolve()
     docs = work / "docs"
     mapping_file = work / "ids.json"
     home = work / "home"
@@ -174,7 +177,7 @@ def build_index(dataset: Dataset, work: Path, settings: Settings) -> tuple[Engin
             (folder / name).write_text(body, encoding="utf-8")
             mapping[str(folder / name)] = doc_id
         mapping_file.write_text(json.dumps(mapping))
-    mapping = json.loads(mapping_file.read_text())
+    mapping = {os.path.realpath(path): doc_id for path, doc_id in json.loads(mapping_file.read_text()).items()}
     engine = Engine(home, settings=settings)
     engine.add_source(docs)
     started = time.perf_counter()

@@ -28,6 +28,7 @@ import numpy as np
 
 from findling.devtools.eval import answers, build_index, load_beir, load_known_items
 from findling.engine import Engine
+from findling.search.relevance import lane_agreement
 from findling.settings import Settings
 
 # Keyword and semantic use features monotone in their lane's score within a query, so
@@ -43,6 +44,7 @@ MODELS = {
         "cosine_gap",
         "top_saturation",
         "top_coverage",
+        "cosine_gap_agreement",
     ),
 }
 
@@ -162,7 +164,17 @@ def _features(rows: np.ndarray) -> dict[str, np.ndarray]:
         "cosine_gap": _per_query(rows, 3, lambda v: v - v.max()),
         "top_saturation": _per_query(rows, 2, lambda v: v * 0 + v.max()),
         "top_coverage": _per_query(rows, 1, lambda v: v * 0 + v.max()),
+        "cosine_gap_agreement": _per_query(rows, 3, lambda v: v - v.max()) * agreement(rows),
     }
+
+
+def agreement(rows: np.ndarray) -> np.ndarray:
+    """Each candidate's query's lane agreement (relevance.lane_agreement), rows in fused order."""
+    out = np.zeros(len(rows))
+    for number in np.unique(rows[:, 0]):
+        mask = rows[:, 0] == number
+        out[mask] = lane_agreement(rows[mask, 2].tolist(), rows[mask, 3].tolist())
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -244,6 +244,11 @@ def _closeness(cosine: float) -> str:
     return "close in meaning" if cosine >= 0.5 else "somewhat related" if cosine >= 0.3 else "not close in meaning"
 
 
+# Below this agreement of the lanes' best ten, the hybrid model weighs closeness in meaning
+# clearly more than where they agree (relevance.HYBRID's cosine_gap_agreement): said so.
+AGREE_WELL = 0.5
+
+
 def result_sentence(result: ResultExplain, rank: int, dropped: Sequence[str] = ()) -> str:
     """One result's story in one sentence: `Matched 100% of the query's words (keyword #1);
     close in meaning (semantic #3, similarity 0.62) → #1, strong match (0.71)`. `dropped`: the
@@ -268,6 +273,10 @@ def result_sentence(result: ResultExplain, rank: int, dropped: Sequence[str] = (
     elif ev.cosine is not None:
         where = f"semantic #{semantic}, " if semantic else ""
         parts.append(f"{_closeness(ev.cosine)} ({where}similarity {ev.cosine:.2f})")
+    if ev.agreement is not None and ev.agreement < AGREE_WELL:
+        parts.append(
+            f"meaning weighed more: {ev.agreement:.0%} of the keyword lane's best are among the meaning lane's"
+        )
     text = "; ".join(parts) or "found"
     tail = f" → #{rank}, {match_word(result.final)} ({result.final:.2f})"
     if result.rerank is not None:
@@ -313,6 +322,7 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
         ("words matched (idf share)", ev.coverage),
         ("keyword strength", ev.saturation),
         (meaning_label(ev), ev.cosine),
+        ("lanes agree (share of their best ten in common)", ev.agreement),
     ):
         if value is not None:
             rows.append((name, "", f"{value:.4f}", "", "", ""))
