@@ -23,6 +23,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from findling.devtools.eval import split_of
+
 SKIPPED_PARTS = {"test", "tests", "idle_test", "lib2to3", "__pycache__", "pydoc_data", "lib-dynload", "site-packages"}
 _FIRST_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.DOTALL)
 
@@ -100,10 +102,10 @@ def build(source: Path, out: Path, functions: int = 6000, questions: int = 500) 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f.code, encoding="utf-8")
     ordered = sorted(asked, key=lambda f: f.target)
-    for split, chosen_split in (("dev", ordered[::3]), ("test", [f for i, f in enumerate(ordered) if i % 3])):
+    for split in ("dev", "test"):
         with open(out / f"questions-{split}.tsv", "w", encoding="utf-8") as handle:
             handle.write("# query\ttarget (path under functions/, without .py)\tkind\n")
-            for f in chosen_split:
+            for f in (f for i, f in enumerate(ordered) if split_of(i) == split):
                 handle.write(f"{f.summary}\t{f.target}\tquestion\n")
     return {"functions": len(chosen), "questions": len(asked), "candidates": len(everything)}
 

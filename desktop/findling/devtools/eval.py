@@ -66,6 +66,12 @@ def load_beir(folder: Path, split: str = "test") -> Dataset:
     return Dataset(folder.name, corpus, {q: queries[q] for q in qrels if q in queries}, qrels)
 
 
+def split_of(number: int) -> str:
+    """The split the sets built here put their `number`th query in: every third is for tuning
+    (dev), the rest for checking (test), as docs/eval/everyday-questions.tsv splits."""
+    return "dev" if number % 3 == 0 else "test"
+
+
 @dataclass(frozen=True)
 class KnownItem:
     query: str

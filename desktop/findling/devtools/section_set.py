@@ -23,6 +23,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from findling.devtools.eval import split_of
+
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[ivx]+\.)\s+")  # "3.7 ", "2.4.3. ", "A. "
 MIN_TEXT = 600  # characters: a section of a long paragraph or more
@@ -88,11 +90,11 @@ def build(source: Path, out: Path, documents: int = 4000, queries: int = 300) ->
     with open(out / "queries.jsonl", "w", encoding="utf-8") as handle:
         for i, s in enumerate(asked):
             handle.write(json.dumps({"_id": f"q{i}", "text": s.heading}) + "\n")
-    for split, keep in (("dev", lambda i: i % 3 == 0), ("test", lambda i: i % 3 != 0)):
+    for split in ("dev", "test"):
         with open(out / "qrels" / f"{split}.tsv", "w", encoding="utf-8") as handle:
             handle.write("query-id\tcorpus-id\tscore\n")
             for i, s in enumerate(asked):
-                if keep(i):
+                if split_of(i) == split:
                     handle.write(f"q{i}\t{ids[s.place]}\t1\n")
     return {"documents": len(chosen), "queries": len(asked), "sections": len(everything)}
 
