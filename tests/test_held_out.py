@@ -150,3 +150,24 @@ def test_kernel_style_sections_become_heading_queries(tmp_path):
     corpus = (tmp_path / "out" / "corpus.jsonl").read_text()
     assert "Completely fair" not in corpus and "Pianificazione" not in corpus
     assert (tmp_path / "out" / "qrels" / "dev.tsv").read_text().splitlines()[1].startswith("q0\t")
+
+
+def test_the_shipped_hybrid_calibrates_each_query_s_first_three():
+    from findling.devtools.fit_scores import QUERY_LEVEL, _features, as_shipped
+
+    rng = np.random.default_rng(2)
+    data = [_split("a/train", rng, True), _split("b/dev", rng, False)]
+    features = [_features(d["rows"]) for d in data]
+    weights = {"cosine": 6.0, "cosine_gap": 2.0, "saturation_share": 1.0}
+    model = as_shipped(data, features, weights)
+    assert model.cosine == 6.0 and all(getattr(model, c) == getattr(relevance.HYBRID, c) for c in QUERY_LEVEL)
+    predicted, relevant = [], []
+    for d, f in zip(data, features):
+        rows = d["rows"]
+        logit = model.intercept + sum(getattr(model, c) * f[c] for c in (*weights, *QUERY_LEVEL))
+        for q in np.unique(rows[:, 0]):
+            idx = np.nonzero(rows[:, 0] == q)[0]
+            top = idx[np.argsort(-logit[idx])[:3]]
+            predicted.extend(1 / (1 + np.exp(-logit[top])))
+            relevant.extend(rows[top, 5])
+    assert abs(np.mean(predicted) - np.mean(relevant)) < 0.01

@@ -28,7 +28,7 @@ import numpy as np
 
 from findling.devtools.eval import answers, build_index, load_beir, load_known_items
 from findling.engine import Engine
-from findling.search.relevance import lane_agreement
+from findling.search.relevance import HYBRID, ScoreModel, lane_agreement
 from findling.settings import Settings
 
 # Keyword and semantic use features monotone in their lane's score within a query, so
@@ -203,7 +203,42 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {d['name']}: nDCG@10 over the candidates — rrf {ndcg_by(d, d['rows'][:, 4]):.4f}, "
                 f"{name} {ndcg_by(d, logit):.4f}"
             )
+        if name == "hybrid":
+            shipped = as_shipped(data, features, dict(zip(columns, w[1:])))
+            print("  as shipped (query-level terms kept, the first three calibrated): " + repr(shipped))
     return 0
+
+
+# the terms that are the same for every candidate of a query: they order nothing, and only
+# calibrate (search/relevance.py keeps them when the candidates' weights are refitted)
+QUERY_LEVEL = ("top_saturation", "top_coverage")
+
+
+def as_shipped(data: list[dict], features: list[dict[str, np.ndarray]], weights: dict[str, float]) -> ScoreModel:
+    """The hybrid model as relevance.py ships it: the fitted weights of a candidate's own
+    evidence, the query-level terms in force (HYBRID's), and the intercept at which each
+    query's first three are predicted as often relevant as they are, over all these splits
+    (the joint fit's own query-level terms under-predicted them on the question sets)."""
+    kept = {c: getattr(HYBRID, c) for c in QUERY_LEVEL}
+    terms = {**weights, **kept}
+    firsts, labels = [], []
+    for d, f in zip(data, features):
+        logit = sum(v * f[c] for c, v in terms.items())
+        rows = d["rows"]
+        for number in np.unique(rows[:, 0]):
+            idx = np.nonzero(rows[:, 0] == number)[0]
+            top = idx[np.argsort(-logit[idx], kind="stable")[:3]]
+            firsts.append(logit[top])
+            labels.append((rows[top, 5] > 0).astype(np.float64))
+    x, y = np.concatenate(firsts), np.concatenate(labels)
+    low, high = -20.0, 20.0
+    for _ in range(60):  # the mean predicted probability rises with the intercept
+        mid = (low + high) / 2
+        if float(np.mean(1.0 / (1.0 + np.exp(-(mid + x))))) > float(y.mean()):
+            high = mid
+        else:
+            low = mid
+    return ScoreModel(intercept=round(mid, 3), **{c: round(float(v), 3) for c, v in terms.items()})
 
 
 if __name__ == "__main__":

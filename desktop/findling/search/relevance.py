@@ -73,7 +73,8 @@ SEMANTIC = ScoreModel(intercept=-4.201, cosine=4.617, cosine_gap=6.327)
 # fit on the four tuning sets, each checked with its collection held out (`findling eval
 # --held-out`); its query-level terms, which order nothing (top_saturation, top_coverage), are
 # the previous fit's, and the intercept is set so that each query's first three are
-# calibrated on the tuning sets (.316 predicted, .316 relevant): the joint fit's own
+# calibrated on the tuning sets (.316 predicted, .316 relevant; fit_scores prints it "as
+# shipped"): the joint fit's own
 # query-level terms predicted .13 for pgdocs' first three, where .31 are relevant.
 HYBRID = ScoreModel(
     intercept=-5.977,
