@@ -182,3 +182,16 @@ def test_a_generated_sentence_that_says_what_the_quotes_say_is_not_shown_twice()
     assert more is not None and more.how == "off-topic"  # true, but not about the fee: left out as before
     alone = checked_after("The monthly kindergarten fee is 320 euros [1].", question, passages, [])
     assert alone is not None and alone.supported and alone.cites == (1,)
+
+
+def test_a_quote_by_meaning_that_introduces_something_brings_it_along():
+    text = (
+        "Partitioning by month. Create a range partitioned table:\n\n"
+        "CREATE TABLE measurement (logdate date) PARTITION BY RANGE (logdate);"
+    )
+    doc = _passage(1, "Table Partitioning", text)
+    question = "how should I split a huge events table into one partition per month"
+    quoted = quoted_sentences(question, [doc], closeness={1: [0.3, 0.6, 0.4]})
+    assert [q.text for q in quoted] == [
+        "Create a range partitioned table: CREATE TABLE measurement (logdate date) PARTITION BY RANGE (logdate);"
+    ]

@@ -45,6 +45,7 @@ QUOTED_AT_MOST = 3
 # page asked about in 76 answers of 89 with it in hybrid's top 3, against 47 by words alone;
 # the everyday notes' questions ask for values and are untouched (docs/eval/ask.md).
 CLOSE_IN_MEANING = 0.45
+INTRODUCED_AT_MOST = 300  # characters of what a quoted "…:" introduces
 # what a quote read with the sentence before it counts as, beside the words it lacks: a sentence
 # that needs another to answer is less sure than one that answers alone
 LEANS_BACK = 0.5
@@ -174,13 +175,18 @@ def quoted_sentences(
 
 def _closest_in_meaning(question: str, sentences: Sequence[str], cosines: Sequence[float]) -> str | None:
     """The sentence closest in meaning to the question, when close enough (CLOSE_IN_MEANING)
-    and of the kind of answer asked."""
+    and of the kind of answer asked; one that ends in a colon is quoted with what it
+    introduces ("Create a range partitioned table:" and the statement after it), as far as
+    INTRODUCED_AT_MOST characters."""
     ranked = sorted(zip(cosines, range(len(sentences))), reverse=True)
     for cosine, i in ranked:
         if cosine < CLOSE_IN_MEANING:
             return None
         if gives_what_is_asked(question, sentences[i]):
-            return sentences[i]
+            quote = sentences[i]
+            if quote.rstrip().endswith(":") and i + 1 < len(sentences):
+                quote = f"{quote} {sentences[i + 1][:INTRODUCED_AT_MOST].rstrip()}"
+            return quote
     return None
 
 
