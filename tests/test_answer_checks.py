@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from findling.answer.asker import answer_text, checked_after, checked_sentence, quoted_sentences
+from findling.answer.asker import answer_text, checked_after, checked_sentence, clipped, quoted_sentences
 from findling.answer.passages import line_of, passage_span
 from findling.answer.sentences import citations, sentence_spans, split_sentences, with_citations
 from findling.answer.support import asks_how, check, numbers, overlap
@@ -195,3 +195,10 @@ def test_a_quote_by_meaning_that_introduces_something_brings_it_along():
     assert [q.text for q in quoted] == [
         "Create a range partitioned table: CREATE TABLE measurement (logdate date) PARTITION BY RANGE (logdate);"
     ]
+
+
+def test_a_long_quote_is_cut_at_a_word():
+    assert clipped("The fee is\n  320 euros.") == "The fee is 320 euros."
+    code = ">>> data = bytearray(b'abcefg') " * 30
+    cut = clipped(code, 100)
+    assert len(cut) <= 102 and cut.endswith(" …") and code.startswith(cut[:-2].rstrip())

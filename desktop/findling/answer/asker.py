@@ -46,6 +46,7 @@ QUOTED_AT_MOST = 3
 # the everyday notes' questions ask for values and are untouched (docs/eval/ask.md).
 CLOSE_IN_MEANING = 0.45
 INTRODUCED_AT_MOST = 300  # characters of what a quoted "…:" introduces
+QUOTE_CHARS = 400  # a quote longer than this is cut at a word
 # what a quote read with the sentence before it counts as, beside the words it lacks: a sentence
 # that needs another to answer is less sure than one that answers alone
 LEANS_BACK = 0.5
@@ -162,15 +163,25 @@ def quoted_sentences(
                 fitting.append((cost, -overlap(question, sentence, language), i, quote, lacks))
         if fitting:
             best = min(fitting, key=lambda f: f[:3])
-            found.append(AnswerSentence(best[3], (passage.n,), True, "quoted"))
+            found.append(AnswerSentence(clipped(best[3]), (passage.n,), True, "quoted"))
             answered |= set(question_words(question, language)) - best[4]
         elif explains and closeness is not None:
             meaning = _closest_in_meaning(question, sentences, closeness.get(passage.n, ()))
             if meaning is not None:
-                found.append(AnswerSentence(meaning, (passage.n,), True, "meaning"))
+                found.append(AnswerSentence(clipped(meaning), (passage.n,), True, "meaning"))
         if len(found) == QUOTED_AT_MOST:
             break
     return found
+
+
+def clipped(quote: str, at_most: int = QUOTE_CHARS) -> str:
+    """A quote as shown: its whitespace as one space, cut at a word before `at_most` characters
+    with "…" (a manual's code example reads as one long sentence); the passage it cites shows
+    the rest."""
+    quote = " ".join(quote.split())
+    if len(quote) <= at_most:
+        return quote
+    return quote[:at_most].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 def _closest_in_meaning(question: str, sentences: Sequence[str], cosines: Sequence[float]) -> str | None:
