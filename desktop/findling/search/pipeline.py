@@ -332,6 +332,9 @@ class Pipeline:
         with stages.timed("fusion") as stage:
             fused, evidence, relevance_of = self._fuse(parsed, lists, lanes, use_vectors)
             stage.reason, stage.detail = s.fusion, {"candidates": len(fused)}
+            agreement = next((e.agreement for e in evidence.values() if e.agreement is not None), None)
+            if agreement is not None:  # how far meaning weighed more (relevance.HYBRID)
+                stage.detail["lanes agree"] = f"{agreement:.0%}"
         reranked = self._rerank_stage(
             parsed, fused, lists, relevance_of, s.reranker if rerank is None else rerank, stages
         )
