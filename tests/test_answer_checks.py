@@ -202,3 +202,17 @@ def test_a_long_quote_is_cut_at_a_word():
     code = ">>> data = bytearray(b'abcefg') " * 30
     cut = clipped(code, 100)
     assert len(cut) <= 102 and cut.endswith(" …") and code.startswith(cut[:-2].rstrip())
+
+
+def test_a_signature_quoted_by_meaning_brings_its_description():
+    text = (
+        "class tempfile.TemporaryDirectory(suffix=None, prefix=None, dir=None)\n\n"
+        "This class securely creates a temporary directory. The directory is removed on cleanup."
+    )
+    doc = _passage(1, "tempfile", text)
+    question = "how do I get a scratch folder that goes away by itself"
+    quoted = quoted_sentences(question, [doc], closeness={1: [0.6, 0.4, 0.3]})
+    assert [q.text for q in quoted] == [
+        "class tempfile.TemporaryDirectory(suffix=None, prefix=None, dir=None) "
+        "This class securely creates a temporary directory."
+    ]

@@ -184,18 +184,24 @@ def clipped(quote: str, at_most: int = QUOTE_CHARS) -> str:
     return quote[:at_most].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
+# A manual's entry for a function or class: its signature alone, the description after it
+# ("class tempfile.TemporaryDirectory(suffix=None, ...)", then "This class securely creates a
+# temporary directory ...")
+_SIGNATURE = re.compile(r"(?:class\s+|async\s+)?[A-Za-z_][\w.]*\(.*\)(?:\s*->\s*\S+)?")
+
+
 def _closest_in_meaning(question: str, sentences: Sequence[str], cosines: Sequence[float]) -> str | None:
     """The sentence closest in meaning to the question, when close enough (CLOSE_IN_MEANING)
     and of the kind of answer asked; one that ends in a colon is quoted with what it
-    introduces ("Create a range partitioned table:" and the statement after it), as far as
-    INTRODUCED_AT_MOST characters."""
+    introduces ("Create a range partitioned table:" and the statement after it), and a
+    function's signature with its description, as far as INTRODUCED_AT_MOST characters."""
     ranked = sorted(zip(cosines, range(len(sentences))), reverse=True)
     for cosine, i in ranked:
         if cosine < CLOSE_IN_MEANING:
             return None
         if gives_what_is_asked(question, sentences[i]):
             quote = sentences[i]
-            if quote.rstrip().endswith(":") and i + 1 < len(sentences):
+            if (quote.rstrip().endswith(":") or _SIGNATURE.fullmatch(quote.strip())) and i + 1 < len(sentences):
                 quote = f"{quote} {sentences[i + 1][:INTRODUCED_AT_MOST].rstrip()}"
             return quote
     return None
