@@ -3,6 +3,7 @@ result gives, and which generated sentences are shown (cited), left out, or quot
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -184,17 +185,31 @@ def test_a_generated_sentence_that_says_what_the_quotes_say_is_not_shown_twice()
     assert alone is not None and alone.supported and alone.cites == (1,)
 
 
-def test_a_quote_by_meaning_that_introduces_something_brings_it_along():
-    text = (
-        "Partitioning by month. Create a range partitioned table:\n\n"
-        "CREATE TABLE measurement (logdate date) PARTITION BY RANGE (logdate);"
-    )
-    doc = _passage(1, "Table Partitioning", text)
-    question = "how should I split a huge events table into one partition per month"
-    quoted = quoted_sentences(question, [doc], closeness={1: [0.3, 0.6, 0.4]})
-    assert [q.text for q in quoted] == [
-        "Create a range partitioned table: CREATE TABLE measurement (logdate date) PARTITION BY RANGE (logdate);"
-    ]
+@pytest.mark.parametrize(
+    ("text", "question", "cosines", "expected"),
+    [
+        (  # a colon: what it introduces
+            "Partitioning by month. Create a range partitioned table:\n\n"
+            "CREATE TABLE measurement (logdate date) PARTITION BY RANGE (logdate);",
+            "how should I split a huge events table into one partition per month",
+            [0.3, 0.6, 0.4],
+            "Create a range partitioned table: CREATE TABLE measurement (logdate date) PARTITION BY RANGE (logdate);",
+        ),
+        (  # a manual's signature: its description
+            "class tempfile.TemporaryDirectory(suffix=None, prefix=None, dir=None)\n\n"
+            "This class securely creates a temporary directory. The directory is removed on cleanup.",
+            "how do I get a scratch folder that goes away by itself",
+            [0.6, 0.4, 0.3],
+            "class tempfile.TemporaryDirectory(suffix=None, prefix=None, dir=None) "
+            "This class securely creates a temporary directory.",
+        ),
+    ],
+)
+def test_a_quote_by_meaning_that_introduces_or_names_something_brings_the_next_sentence(
+    text, question, cosines, expected
+):
+    quoted = quoted_sentences(question, [_passage(1, "manual", text)], closeness={1: cosines})
+    assert [q.text for q in quoted] == [expected]
 
 
 def test_a_long_quote_is_cut_at_a_word():
@@ -202,17 +217,3 @@ def test_a_long_quote_is_cut_at_a_word():
     code = ">>> data = bytearray(b'abcefg') " * 30
     cut = clipped(code, 100)
     assert len(cut) <= 102 and cut.endswith(" …") and code.startswith(cut[:-2].rstrip())
-
-
-def test_a_signature_quoted_by_meaning_brings_its_description():
-    text = (
-        "class tempfile.TemporaryDirectory(suffix=None, prefix=None, dir=None)\n\n"
-        "This class securely creates a temporary directory. The directory is removed on cleanup."
-    )
-    doc = _passage(1, "tempfile", text)
-    question = "how do I get a scratch folder that goes away by itself"
-    quoted = quoted_sentences(question, [doc], closeness={1: [0.6, 0.4, 0.3]})
-    assert [q.text for q in quoted] == [
-        "class tempfile.TemporaryDirectory(suffix=None, prefix=None, dir=None) "
-        "This class securely creates a temporary directory."
-    ]
