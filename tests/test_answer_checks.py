@@ -3,6 +3,8 @@ result gives, and which generated sentences are shown (cited), left out, or quot
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -158,18 +160,28 @@ def test_a_how_question_quotes_the_sentence_closest_in_meaning_when_no_sentence_
     shutil = _passage(1, "shutil — High-level file operations", SHUTIL)
     question = "how do I copy a whole folder with everything in it"
     assert quoted_sentences(question, [shutil]) == []  # by words: "folder", "whole", "everything" lack
-    close = {1: [0.53, 0.31]}
+
+    def close(sentences):
+        return [0.53, 0.31]
+
     quoted = quoted_sentences(question, [shutil], closeness=close)
     assert [(q.text[:30], q.cites, q.how) for q in quoted] == [("shutil.copytree(src, dst) Recu", (1,), "meaning")]
-    assert quoted_sentences(question, [shutil], closeness={1: [0.44, 0.31]}) == []  # not close enough
+    assert quoted_sentences(question, [shutil], closeness=lambda sentences: [0.44, 0.31]) == []  # not close enough
     # a question asking for a value is never answered by meaning alone
     assert quoted_sentences("What is the name of the folder copy function?", [shutil], closeness=close) == []
 
 
 def test_a_quote_by_words_is_preferred_to_one_by_meaning_in_the_same_passage():
     shutil = _passage(1, "shutil", SHUTIL)
-    quoted = quoted_sentences("how are permissions of directories copied", [shutil], closeness={1: [0.9, 0.5]})
+    asked: list[Sequence[str]] = []
+
+    def close(sentences):
+        asked.append(sentences)
+        return [0.9, 0.5]
+
+    quoted = quoted_sentences("how are permissions of directories copied", [shutil], closeness=close)
     assert [(q.text[:11], q.how) for q in quoted] == [("Permissions", "quoted")]
+    assert asked == []  # a passage quoted by its words is not embedded
 
 
 def test_a_generated_sentence_that_says_what_the_quotes_say_is_not_shown_twice():
@@ -208,7 +220,7 @@ def test_a_generated_sentence_that_says_what_the_quotes_say_is_not_shown_twice()
 def test_a_quote_by_meaning_that_introduces_or_names_something_brings_the_next_sentence(
     text, question, cosines, expected
 ):
-    quoted = quoted_sentences(question, [_passage(1, "manual", text)], closeness={1: cosines})
+    quoted = quoted_sentences(question, [_passage(1, "manual", text)], closeness=lambda sentences: cosines)
     assert [q.text for q in quoted] == [expected]
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from findling.answer.passages import line_of, passage_span
 from findling.answer.sentences import citations, split_sentences, with_citations
@@ -128,7 +129,7 @@ def quoted_sentences(
     question: str,
     passages: Sequence[Citation],
     language: str = "en",
-    closeness: Mapping[int, Sequence[float]] | None = None,
+    closeness: Callable[[Sequence[str]], Sequence[float]] | None = None,
 ) -> list[AnswerSentence]:
     """The passages' own sentences that answer the question as far as words can tell: holding
     all its words but QUOTE_MISSING (the passage's title counting: it names what the passage
@@ -137,8 +138,8 @@ def quoted_sentences(
     for what costs); the best of each passage, best passages first, at most QUOTED_AT_MOST. A
     sentence read with the one before is quoted with it. For a question asking how or why
     (asks_how), a passage with no such sentence gives the one closest in meaning to the
-    question, at least CLOSE_IN_MEANING by `closeness` (each passage's number -> the cosine of
-    each of its sentences, split_sentences' order; none given: words alone)."""
+    question, at least CLOSE_IN_MEANING by `closeness` (a passage's sentences -> the cosine of
+    each to the question, asked only of a passage that needs it; none given: words alone)."""
     found = []
     allowed = min(QUOTE_MISSING, len(question_words(question, language)) - 1)  # "passport": none
     answered: set[str] = set()  # the question's words the quotes so far hold
@@ -165,8 +166,8 @@ def quoted_sentences(
             best = min(fitting, key=lambda f: f[:3])
             found.append(AnswerSentence(clipped(best[3]), (passage.n,), True, "quoted"))
             answered |= set(question_words(question, language)) - best[4]
-        elif explains and closeness is not None:
-            meaning = _closest_in_meaning(question, sentences, closeness.get(passage.n, ()))
+        elif explains and closeness is not None and sentences:
+            meaning = _closest_in_meaning(question, sentences, closeness(sentences))
             if meaning is not None:
                 found.append(AnswerSentence(clipped(meaning), (passage.n,), True, "meaning"))
         if len(found) == QUOTED_AT_MOST:
@@ -254,7 +255,7 @@ class Asker:
         # read its prompt (5.2 s to the first sentence on the Python docs, 1.5 s on the notes):
         # what the files say is not held back for it.
         at = time.perf_counter()
-        quoted = quoted_sentences(question, passages, closeness=self._closeness(question, passages))
+        quoted = quoted_sentences(question, passages, closeness=self._closeness(question))
         timings["quote"] = (time.perf_counter() - at) * 1000
         for sentence in quoted:
             if on_sentence is not None:
@@ -338,27 +339,26 @@ class Asker:
             )
         return out
 
-    def _closeness(self, question: str, passages: Sequence[Citation]) -> dict[int, list[float]] | None:
-        """For a question asking how or why, each passage's sentences' cosine to the question by
-        the embedder (see quoted_sentences); None for other questions, or with no embedder (the
-        quotes then go by words alone)."""
+    def _closeness(self, question: str) -> Callable[[Sequence[str]], list[float]] | None:
+        """For a question asking how or why, the cosine of each of a passage's sentences to the
+        question by the embedder (see quoted_sentences), the question embedded once; None for
+        other questions, or with no embedder (the quotes then go by words alone). Only a passage
+        with no quote by words is embedded."""
         models = self.searcher.models
         if not asks_how(question) or models.unavailable_reason("embedder") is not None:
             return None
-        split = {p.n: split_sentences(p.text) for p in passages}
-        texts = [s for sentences in split.values() for s in sentences]
-        if not texts:
-            return None
-        try:
-            embedder = models.embedder()
-            asked = embedder.embed([question], kind="query")[0]
-            cosines = (embedder.embed(texts, kind="passage") @ asked).tolist()
-        except FindlingError:
-            return None
-        out: dict[int, list[float]] = {}
-        for n, sentences in split.items():
-            out[n], cosines = cosines[: len(sentences)], cosines[len(sentences) :]
-        return out
+        asked: list[Any] = []  # the question's vector, once a passage needs it
+
+        def cosines(sentences: Sequence[str]) -> list[float]:
+            try:
+                embedder = models.embedder()
+                if not asked:
+                    asked.append(embedder.embed([question], kind="query")[0])
+                return list((embedder.embed(list(sentences), kind="passage") @ asked[0]).tolist())
+            except FindlingError:
+                return []  # no cosine: no quote by meaning
+
+        return cosines
 
     def _generated(
         self,
