@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -38,12 +39,22 @@ def test_index_right_after_add_takes_the_index_from_the_background_run(tmp_path,
     env = {**os.environ, "FINDLING_HOME": str(home), "NO_COLOR": "1"}
     added = _findling(env, "add", str(docs))
     assert added.returncode == 0 and "in the background" in added.stdout, added.stderr
+    # the detached run takes a while to start on a loaded machine: one that started after
+    # `index` had done the work once answered the ping below on its way out
+    _wait_for_owner(home, "background", within_s=60.0)
     indexed = _findling(env, "index")
     assert indexed.returncode == 0, indexed.stdout + indexed.stderr
     assert "stopped" not in indexed.stderr
     assert _ping(home) == ""  # nothing holds the index: the background run left when asked
     status = json.loads(_findling(env, "status", "--json").stdout)
     assert status["embedded"] == status["embeddable"] == 40
+
+
+def _wait_for_owner(home: Path, kind: str, within_s: float) -> None:
+    deadline = time.monotonic() + within_s
+    while _ping(home) != kind:
+        assert time.monotonic() < deadline, f"no {kind} run holds the index after {within_s:.0f} s"
+        time.sleep(0.02)
 
 
 def test_a_background_run_leaves_when_a_window_holds_the_index(tmp_path, embedder_installed):
