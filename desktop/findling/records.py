@@ -124,8 +124,8 @@ class Evidence:
     # how strong the query's keywords are at all: its best document's saturation and coverage
     top_saturation: float | None = None
     top_coverage: float | None = None
-    # how far the two lanes agree on this query: the share of the keyword lane's best ten
-    # candidates among the meaning lane's best ten (relevance.lane_agreement)
+    # how far the two lanes agree on this query's other candidates: the share of the keyword
+    # lane's best ten among the meaning lane's best ten, this one left out (lane_agreements)
     agreement: float | None = None
     # the share of the page's text in links or in entries pointing elsewhere (an index, a glossary,
     # a table of contents), where it has them and the pipeline looked: its relevance is taken

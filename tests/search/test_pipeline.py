@@ -110,9 +110,9 @@ def test_hybrid_fuses_both_lanes_with_a_complete_explain(hybrid):
     assert all(0 <= r.final <= 1 for r in ex.results)
     assert [r.final for r in ex.results] == sorted((r.final for r in ex.results), reverse=True)
     assert ex.stage("fusion").detail["candidates"] == ex.candidates
-    # the lanes' agreement is the query's, the same for every candidate, and told with the fusion
-    assert len({r.evidence.agreement for r in ex.results}) == 1 and top.evidence.agreement is not None
-    assert ex.stage("fusion").detail["lanes agree"] == f"{top.evidence.agreement:.0%}"
+    # each candidate weighs the lanes' agreement on the others; the fusion tells the query's
+    assert all(r.evidence.agreement is not None and 0 <= r.evidence.agreement <= 1 for r in ex.results)
+    assert ex.stage("fusion").detail["lanes agree"].endswith("%")
     assert set(ex.timings_ms) >= {"lanes", "fusion", "total"}
     assert ex.stage("rerank").reason == "reranking is off"
 

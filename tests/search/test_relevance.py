@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from findling.paths import resources_dir
@@ -23,6 +23,7 @@ from findling.search.relevance import (
     giant_prior,
     hub_prior,
     lane_agreement,
+    lane_agreements,
     relative,
     relevance,
     with_recency,
@@ -67,9 +68,21 @@ def test_the_lanes_agreement_does_not_depend_on_the_candidates_order(pairs, rnd)
         assert first == lane_agreement([p[0] for p in shuffled], [p[1] for p in shuffled])
 
 
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(-1, 1)), min_size=1, max_size=30))
+def test_each_candidate_weighs_the_lanes_agreement_on_the_others(pairs):
+    saturations, cosines = [p[0] for p in pairs], [p[1] for p in pairs]
+    each = lane_agreements(saturations, cosines)
+    for i in range(len(pairs)):
+        others = [p for j, p in enumerate(pairs) if j != i]
+        assert each[i] == lane_agreement([p[0] for p in others], [p[1] for p in others])
+
+
 @given(
     st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.9)), min_size=2, max_size=12),
     st.floats(0.001, 0.1),
+)
+@example(  # rising into the meaning lane's best ten lowered the agreement counted with itself
+    candidates=[(0.0, 0.0, 0.0), *[(0.0, 0.0, 0.5)] * 9, (0.0, 1.0, 0.0)], step=0.03125
 )
 def test_closer_in_meaning_never_scores_lower_whatever_the_lanes_agree(candidates, step):
     """The calibration stays monotone: within one query, a candidate closer in meaning (the

@@ -28,7 +28,7 @@ import numpy as np
 
 from findling.devtools.eval import answers, build_index, load_beir, load_known_items
 from findling.engine import Engine
-from findling.search.relevance import HYBRID, ScoreModel, lane_agreement
+from findling.search.relevance import HYBRID, ScoreModel, lane_agreements
 from findling.settings import Settings
 
 # Keyword and semantic use features monotone in their lane's score within a query, so
@@ -169,11 +169,11 @@ def _features(rows: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def agreement(rows: np.ndarray) -> np.ndarray:
-    """Each candidate's query's lane agreement (relevance.lane_agreement), rows in fused order."""
+    """Each candidate's lane agreement on its query's other candidates (relevance.lane_agreements)."""
     out = np.zeros(len(rows))
     for number in np.unique(rows[:, 0]):
         mask = rows[:, 0] == number
-        out[mask] = lane_agreement(rows[mask, 2].tolist(), rows[mask, 3].tolist())
+        out[mask] = lane_agreements(rows[mask, 2].tolist(), rows[mask, 3].tolist())
     return out
 
 

@@ -275,7 +275,8 @@ def result_sentence(result: ResultExplain, rank: int, dropped: Sequence[str] = (
         parts.append(f"{_closeness(ev.cosine)} ({where}similarity {ev.cosine:.2f})")
     if ev.agreement is not None and ev.agreement < AGREE_WELL:
         parts.append(
-            f"meaning weighed more: {ev.agreement:.0%} of the keyword lane's best are among the meaning lane's"
+            f"meaning weighed more: {ev.agreement:.0%} of the keyword lane's best (this one aside) are among"
+            " the meaning lane's"
         )
     text = "; ".join(parts) or "found"
     tail = f" → #{rank}, {match_word(result.final)} ({result.final:.2f})"
@@ -322,7 +323,7 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
         ("words matched (idf share)", ev.coverage),
         ("keyword strength", ev.saturation),
         (meaning_label(ev), ev.cosine),
-        ("lanes agree (share of their best ten in common)", ev.agreement),
+        ("lanes agree, this one aside (share of their best ten in common)", ev.agreement),
     ):
         if value is not None:
             rows.append((name, "", f"{value:.4f}", "", "", ""))

@@ -36,7 +36,7 @@ from findling.search.fusion import Fused, RankedList, weighted_rrf
 from findling.search.keyword.lane import Bm25Lane, Bm25Result, LaneHit
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import HUB_FROM, as_shown, relative, relevance, with_meaning_assumed
+from findling.search.relevance import HUB_FROM, as_shown, lane_agreement, relative, relevance, with_meaning_assumed
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings
@@ -332,8 +332,9 @@ class Pipeline:
         with stages.timed("fusion") as stage:
             fused, evidence, relevance_of = self._fuse(parsed, lists, lanes, use_vectors)
             stage.reason, stage.detail = s.fusion, {"candidates": len(fused)}
-            agreement = next((e.agreement for e in evidence.values() if e.agreement is not None), None)
-            if agreement is not None:  # how far meaning weighed more (relevance.HYBRID)
+            both = [e for e in evidence.values() if e.agreement is not None]
+            if both:  # how far meaning weighed more (relevance.HYBRID), for the query as a whole
+                agreement = lane_agreement([e.saturation or 0.0 for e in both], [e.cosine or 0.0 for e in both])
                 stage.detail["lanes agree"] = f"{agreement:.0%}"
         reranked = self._rerank_stage(
             parsed, fused, lists, relevance_of, s.reranker if rerank is None else rerank, stages

@@ -77,18 +77,18 @@ SEMANTIC = ScoreModel(intercept=-4.201, cosine=4.617, cosine_gap=6.327)
 # shipped"): the joint fit's own
 # query-level terms predicted .13 for pgdocs' first three, where .31 are relevant.
 HYBRID = ScoreModel(
-    intercept=-5.977,
-    coverage=0.637,
-    saturation=-0.826,
-    cosine=3.283,
-    saturation_share=2.694,
-    cosine_gap=7.167,
+    intercept=-5.971,
+    coverage=0.634,
+    saturation=-0.820,
+    cosine=3.286,
+    saturation_share=2.695,
+    cosine_gap=7.229,
     top_saturation=4.870,
     top_coverage=-2.054,
     # where the lanes' best ten disagree, closeness in meaning counts for more within the
-    # query (10.5 per unit of cosine, against 5.9 where they agree): a keyword lane finding
+    # query (10.5 per unit of cosine, against 5.8 where they agree): a keyword lane finding
     # other documents than the question's meaning is not to drag the meaning lane down
-    cosine_gap_agreement=-4.579,
+    cosine_gap_agreement=-4.685,
 )
 
 
@@ -148,19 +148,50 @@ def lane_agreement(saturations: Sequence[float], cosines: Sequence[float], top: 
     return len(set(by_words) & set(by_meaning)) / min(top, n)
 
 
+def lane_agreements(saturations: Sequence[float], cosines: Sequence[float], top: int = AGREEMENT_TOP) -> list[float]:
+    """Each candidate's lane agreement on the *other* candidates (lane_agreement of the list
+    without it), so that no candidate's own closeness in meaning moves the weight its
+    closeness is given: counted with itself, a candidate rising into the meaning lane's best ten
+    (and not the keyword lane's) lowered the agreement and with it its own score, a calibration
+    that was not monotone (a hypothesis case in tests/search/test_relevance.py). Only the
+    candidates among either lane's best ten differ from the query's agreement."""
+    n = min(len(saturations), len(cosines))
+    if n == 0:
+        return []
+    by_words = sorted(range(n), key=lambda i: (-saturations[i], -cosines[i]))[: top + 1]
+    by_meaning = sorted(range(n), key=lambda i: (-cosines[i], -saturations[i]))[: top + 1]
+    whole = len(set(by_words[:top]) & set(by_meaning[:top])) / min(top, n) if n > 1 else 0.0
+    leading = set(by_words[:top]) | set(by_meaning[:top])
+    out = []
+    for i in range(n):
+        if i not in leading and n - 1 >= top:
+            out.append(whole)
+            continue
+        words = [j for j in by_words if j != i][:top]
+        meaning = [j for j in by_meaning if j != i][:top]
+        out.append(len(set(words) & set(meaning)) / min(top, n - 1) if n > 1 else 0.0)
+    return out
+
+
 def relative(evidence: list[Evidence]) -> list[Evidence]:
     """The same evidence with each document's saturation share and cosine gap against the
-    best of the list (the candidates of one query), and the lanes' agreement on it."""
+    best of the list (the candidates of one query), and the lanes' agreement on the others."""
     best_saturation = max((e.saturation or 0.0 for e in evidence), default=0.0)
     best_coverage = max((e.coverage or 0.0 for e in evidence), default=0.0)
     cosines = [e.cosine for e in evidence if e.cosine is not None]
     best_cosine = max(cosines) if cosines else None
-    both = [e for e in evidence if e.saturation is not None and e.cosine is not None]
-    agreement = lane_agreement([e.saturation or 0.0 for e in both], [e.cosine or 0.0 for e in both]) if both else None
+    both = [i for i, e in enumerate(evidence) if e.saturation is not None and e.cosine is not None]
+    agreements = dict(
+        zip(
+            both,
+            lane_agreements([evidence[i].saturation or 0.0 for i in both], [evidence[i].cosine or 0.0 for i in both]),
+            strict=True,
+        )
+    )
     return [
         replace(
             e,
-            agreement=agreement if e.saturation is not None and e.cosine is not None else None,
+            agreement=agreements.get(i),
             saturation_share=None
             if e.saturation is None
             else (e.saturation / best_saturation if best_saturation else 0.0),
@@ -168,7 +199,7 @@ def relative(evidence: list[Evidence]) -> list[Evidence]:
             top_saturation=None if e.saturation is None else best_saturation,
             top_coverage=None if e.coverage is None else best_coverage,
         )
-        for e in evidence
+        for i, e in enumerate(evidence)
     ]
 
 
