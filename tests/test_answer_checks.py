@@ -125,6 +125,25 @@ def test_a_later_quote_may_not_lack_what_an_earlier_one_holds():
     assert [q.cites for q in both] == [(1,), (2,)]  # asked of no one: both answer
 
 
+def test_a_file_name_says_what_its_sentences_speak_of():
+    bike = Citation(
+        1,
+        1,
+        "/notes/bike.md",
+        "Bicycle",
+        "My bike is a Cube Kathmandu, bought in 2022.\nTyre pressure: 4 bar front and 4.5 bar rear.\n"
+        "The lock is an Abus Bordo; the spare key is in the kitchen drawer.\n"
+        "The bike is registered with the police under code H-2022-8841.",
+        0,
+        200,
+        1,
+    )
+    pressure = quoted_sentences("What tyre pressure should the bike have?", [bike])
+    assert [q.text for q in pressure] == ["Tyre pressure: 4 bar front and 4.5 bar rear."]
+    key = quoted_sentences("bike spare key", [bike])
+    assert [q.text for q in key] == ["The lock is an Abus Bordo; the spare key is in the kitchen drawer."]
+
+
 def test_quoted_sentences_speak_of_the_question():
     passages = [_passage(1, "Kindergarten Sonnenblume", KINDERGARTEN), _passage(2, "work-laptop.txt", LAPTOP)]
     quoted = quoted_sentences("How much does a late pick-up cost?", passages)

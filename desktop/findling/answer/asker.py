@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import PurePath
 from typing import Any
 
 from findling.answer.passages import line_of, passage_span
@@ -150,11 +151,11 @@ def quoted_sentences(
         for i, sentence in enumerate(sentences):
             if not gives_what_is_asked(question, sentence):
                 continue
-            lacks = missing_from(question, sentence, language, passage.title)
+            lacks = missing_from(question, sentence, language, _named(passage))
             cost: float = len(lacks)
             before = ""
             if i > 0:  # the sentence before may say what this one speaks of ("It is serviced ...")
-                with_before = missing_from(question, sentence, language, f"{passage.title} {sentences[i - 1]}")
+                with_before = missing_from(question, sentence, language, f"{_named(passage)} {sentences[i - 1]}")
                 if len(with_before) + LEANS_BACK < cost:
                     lacks, cost, before = with_before, len(with_before) + LEANS_BACK, sentences[i - 1]
             # a later passage's quote may not lack what an earlier one holds: "the last service
@@ -173,6 +174,14 @@ def quoted_sentences(
         if len(found) == QUOTED_AT_MOST:
             break
     return found
+
+
+def _named(passage: Citation) -> str:
+    """What names the passage's subject: its title and its file's name. A note titled "Bicycle"
+    in bike.md speaks of the bike: "bike spare key" quoted the sentence after the key's (it
+    held "bike") with the key's leaned on, and "What tyre pressure should the bike have?" the
+    sentence naming the bike's make instead of "Tyre pressure: 4 bar front and 4.5 bar rear"."""
+    return f"{passage.title} {re.sub(r'[-_.]+', ' ', PurePath(passage.path).stem)}"
 
 
 def clipped(quote: str, at_most: int = QUOTE_CHARS) -> str:
