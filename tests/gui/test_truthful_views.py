@@ -4,6 +4,9 @@ folder or a new query."""
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
@@ -514,3 +517,36 @@ def test_a_run_asked_for_elsewhere_shows_in_the_bar_and_the_panel_agrees(qtbot, 
         run.join(60)
     qtbot.waitUntil(lambda: "40 of 40 documents embedded" in window.index_label.text(), timeout=60000)
     qtbot.waitUntil(lambda: not window.progress.isVisible(), timeout=5000)
+
+
+def test_a_search_that_loads_its_model_says_where_its_time_went(
+    qtbot, embedder_installed, window, tmp_path, monkeypatch
+):
+    """The bar said "2 results in 2347 ms" while Explain said "15 candidates in 40 ms": the first
+    search had loaded the embedder. Both now name the loading."""
+    index_files(window.engine, tmp_path / "docs", {"db.md": "A database keeps tables of rows."})
+    searcher = window.engine._search
+    checked = searcher.semantic_off
+
+    def loading_slowly():
+        time.sleep(0.15)  # as a first search loading the model (at least this long)
+        return checked()
+
+    monkeypatch.setattr(searcher, "semantic_off", loading_slowly)
+    window.mode_box.setCurrentText("Hybrid")
+    window.search_field.setText("database")
+    window.run_search(full=False)
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=10000)
+    assert "s of it loading the search model" in window.statusBar().currentMessage()
+    window.results_view.setCurrentIndex(window.results.index(0, 0))
+    qtbot.waitUntil(
+        lambda: (
+            re.search(r"in \d+ ms, after \d+\.\d s loading the search model", window.explain_summary.text()) is not None
+        ),
+        timeout=5000,
+    )
+    monkeypatch.setattr(searcher, "semantic_off", checked)
+    window.search_field.setText("tables")
+    window.run_search(full=False)
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("1 result in"), timeout=10000)
+    assert "loading" not in window.statusBar().currentMessage()  # loaded: said no more

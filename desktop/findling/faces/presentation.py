@@ -5,7 +5,7 @@ a fact (a command, or a menu), the face is named. Pure functions; no markup here
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from findling.errors import FindlingError, Remedy
@@ -353,12 +353,27 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
     return rows
 
 
+def loading_text(timings_ms: Mapping[str, float], of_total: bool = True) -> str:
+    """The time a search spent loading its models before it ran (search/service.py names it
+    from LOADING_SHOWN_MS): ", 2.3 s of it loading the search model" beside the search's whole
+    time, ", after 2.3 s ..." beside the pipeline's own (`of_total` False); "" when none was."""
+    loading = timings_ms.get("loading models")
+    if not loading:
+        return ""
+    return (
+        f", {loading / 1000:.1f} s of it loading the search model"
+        if of_total
+        else (f", after {loading / 1000:.1f} s loading the search model")
+    )
+
+
 def query_summary(explain: QueryExplain) -> str:
     """The query in a line or two: how many candidates, how long, and what expansion added."""
     lines = [
         f"{explain.candidates} candidate"
         + ("" if explain.candidates == 1 else "s")
         + f" in {explain.timings_ms.get('total', 0):.0f} ms"
+        + loading_text(explain.timings_ms, of_total=False)
     ]
     if explain.expansion:
         also = [*explain.expansion.lexical, *explain.expansion.semantic]

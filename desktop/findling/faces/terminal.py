@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Sequence
 
+from findling.faces.presentation import loading_text
 from findling.pathnames import printable
 
 # typing is not imported at run time: this path counts every millisecond (annotations are strings)
@@ -100,7 +101,8 @@ def print_payload(payload: dict[str, Any], colored: bool) -> None:
             print(f"    {dim}nearly the same text at {printable(copy)}{reset}")
     shown = len(payload["results"])
     if payload["total"] > shown:
-        print(f"{shown} of {payload['total']} matching documents ({payload['timings_ms'].get('total', 0):.0f} ms)")
+        took = payload["timings_ms"]
+        print(f"{shown} of {payload['total']} matching documents ({took.get('total', 0):.0f} ms{loading_text(took)})")
 
 
 def print_slice(piece: dict[str, Any], line_numbers: bool) -> None:

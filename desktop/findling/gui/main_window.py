@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from findling.engine import Engine
 from findling.faces.presentation import (
     dropped_words,
+    loading_text,
     notes_text,
     one_list_summary,
     query_summary,
@@ -548,7 +549,8 @@ class MainWindow(ResultActions, AnswerActions):
         notes = notes_text(result.notes, "window")
         took = result.timings_ms.get("total", 0.0)
         count = f"{len(result.hits)} result" + ("" if len(result.hits) == 1 else "s")
-        self.statusBar().showMessage(f"{count} in {took:.0f} ms" + (f" — {notes}" if notes else ""))
+        loading = loading_text(result.timings_ms)
+        self.statusBar().showMessage(f"{count} in {took:.0f} ms{loading}" + (f" — {notes}" if notes else ""))
         row = 0
         if selected is not None:
             # the reranked list keeps the selection on the same document, wherever it moved
