@@ -7,6 +7,21 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 
 
+@pytest.fixture(scope="package", autouse=True)
+def _collect_on_the_gui_thread(qapp):
+    """The window's tests run as the app does (gui/app.py): cycles are collected on the GUI
+    thread only. Without it a pool thread's collection freed a dialog's Qt wrapper there and the
+    suite died of a segmentation fault (a model download's worker, test_dialogs)."""
+    from findling.gui.collector import collect_on_gui_thread
+
+    collector = collect_on_gui_thread(qapp)
+    yield
+    collector.stop()
+    import gc
+
+    gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def _no_desktop_opener(monkeypatch):
     """Opening a file asks Qt, which a test replaces, never this machine's xdg-open (a test

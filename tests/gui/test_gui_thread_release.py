@@ -38,6 +38,7 @@ def test_a_tasks_work_and_callbacks_are_freed_on_the_gui_thread(qtbot):
 
 
 def test_the_collector_runs_on_the_gui_thread_only(qtbot):
+    was_enabled = gc.isenabled()  # off under the GUI tests' own collector (conftest)
     collector = GuiThreadCollector(None, interval_ms=60_000)
     try:
         assert not gc.isenabled()
@@ -63,4 +64,10 @@ def test_the_collector_runs_on_the_gui_thread_only(qtbot):
         assert freed_on == [True]
     finally:
         collector.stop()
-    assert gc.isenabled()
+    assert gc.isenabled() == was_enabled  # as it found it
+
+
+def test_the_window_tests_collect_as_the_app_does():
+    """conftest installs the app's collector for tests/gui: automatic collection is off, so no
+    pool thread frees a Qt wrapper (the suite once died so, in test_dialogs)."""
+    assert not gc.isenabled()

@@ -20,6 +20,7 @@ class GuiThreadCollector(QObject):
     def __init__(self, parent: QObject, interval_ms: int = _INTERVAL_MS) -> None:
         super().__init__(parent)
         self._threshold = gc.get_threshold()
+        self._was_enabled = gc.isenabled()  # another collector may be running (the tests' own)
         gc.disable()
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.collect)
@@ -37,9 +38,10 @@ class GuiThreadCollector(QObject):
         return found
 
     def stop(self) -> None:
-        """Automatic collection again (at exit, when no widget is left to free)."""
+        """Automatic collection again, as it was before (at exit, when no widget is left to free)."""
         self._timer.stop()
-        gc.enable()
+        if self._was_enabled:
+            gc.enable()
 
 
 def collect_on_gui_thread(app: QObject) -> GuiThreadCollector:
