@@ -5,10 +5,11 @@ a fact (a command, or a menu), the face is named. Pure functions; no markup here
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 from findling.errors import FindlingError, Remedy
+from findling.faces.timings import loading_text
 from findling.records import (
     Activity,
     Answer,
@@ -351,20 +352,6 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
         rows.append(("blended", "", "", "", f"{result.fusion_weight or 0:.2f} fusion", f"{result.blended or 0:.4f}"))
     rows.append(("final score", "", "", "", "", f"{result.final:.3f}"))
     return rows
-
-
-def loading_text(timings_ms: Mapping[str, float], of_total: bool = True) -> str:
-    """The time a search spent loading its models before it ran (search/service.py names it
-    from LOADING_SHOWN_MS): ", 2.3 s of it loading the search model" beside the search's whole
-    time, ", after 2.3 s ..." beside the pipeline's own (`of_total` False); "" when none was."""
-    loading = timings_ms.get("loading models")
-    if not loading:
-        return ""
-    return (
-        f", {loading / 1000:.1f} s of it loading the search model"
-        if of_total
-        else (f", after {loading / 1000:.1f} s loading the search model")
-    )
 
 
 def query_summary(explain: QueryExplain) -> str:

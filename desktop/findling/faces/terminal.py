@@ -10,7 +10,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from findling.faces.presentation import loading_text
+from findling.faces.timings import loading_text
 from findling.pathnames import printable
 
 # typing is not imported at run time: this path counts every millisecond (annotations are strings)

@@ -40,13 +40,13 @@ from PySide6.QtWidgets import (
 from findling.engine import Engine
 from findling.faces.presentation import (
     dropped_words,
-    loading_text,
     notes_text,
     one_list_summary,
     query_summary,
     result_sentence,
     stage_timeline,
 )
+from findling.faces.timings import loading_text
 from findling.gui.answer_actions import AnswerActions
 from findling.gui.answer_pane import AnswerController
 from findling.gui.date_range import CUSTOM, ask_date_range, range_label, range_times
