@@ -29,10 +29,12 @@ class ModelService:
         self._embedder: Embedder | None = None
         self._reranker: CrossEncoder | None = None
         self._generator: Generator | None = None
-        self._lock = threading.Lock()
+        # one lock per role: the window's first search loaded the embedder 2.2 s late, waiting
+        # while the Answer beside it built the generator under a lock they shared
+        self._locks = {attr: threading.Lock() for attr in ("_embedder", "_reranker", "_generator")}
         self._remote: RemoteEmbedder | None = None
         self._remote_lock = threading.Lock()
-        self._store_lock = threading.Lock()  # apart: a model being built under _lock asks for the store
+        self._store_lock = threading.Lock()  # apart: a model being built under its lock asks for the store
 
     @property
     def store(self) -> ModelStore:
@@ -136,8 +138,9 @@ class ModelService:
     def _cached(
         self, attr: str, role: str, build: Callable[[ModelSpec], M], fresh: Callable[[M], bool] = lambda model: False
     ) -> M:
-        """The role's model, built once and rebuilt only when the chosen spec changes."""
-        with self._lock:
+        """The role's model, built once and rebuilt only when the chosen spec changes; another
+        role's model is built meanwhile, not after."""
+        with self._locks[attr]:
             spec = self.spec(role)
             model: M | None = getattr(self, attr)
             if model is None or model.spec != spec or fresh(model):
