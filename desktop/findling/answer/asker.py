@@ -147,15 +147,16 @@ def quoted_sentences(
     explains = asks_how(question) and closeness is not None
     for passage in passages:
         sentences = split_sentences(passage.text)
+        named = _named(passage)
         fitting = []
         for i, sentence in enumerate(sentences):
             if not gives_what_is_asked(question, sentence):
                 continue
-            lacks = missing_from(question, sentence, language, _named(passage))
+            lacks = missing_from(question, sentence, language, named)
             cost: float = len(lacks)
             before = ""
             if i > 0:  # the sentence before may say what this one speaks of ("It is serviced ...")
-                with_before = missing_from(question, sentence, language, f"{_named(passage)} {sentences[i - 1]}")
+                with_before = missing_from(question, sentence, language, f"{named} {sentences[i - 1]}")
                 if len(with_before) + LEANS_BACK < cost:
                     lacks, cost, before = with_before, len(with_before) + LEANS_BACK, sentences[i - 1]
             # a later passage's quote may not lack what an earlier one holds: "the last service
