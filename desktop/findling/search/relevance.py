@@ -134,18 +134,27 @@ def with_meaning_assumed(evidence: list[Evidence]) -> list[Evidence]:
 AGREEMENT_TOP = 10
 
 
+def _lane_orders(saturations: Sequence[float], cosines: Sequence[float]) -> tuple[list[int], list[int]]:
+    """The candidates' indexes best first by each lane: by words (saturation), by meaning
+    (cosine), ties broken by the other lane's score, so the order they come in does not matter
+    (documents matching none of the words tie at 0)."""
+    n = min(len(saturations), len(cosines))
+    by_words = sorted(range(n), key=lambda i: (-saturations[i], -cosines[i]))
+    by_meaning = sorted(range(n), key=lambda i: (-cosines[i], -saturations[i]))
+    return by_words, by_meaning
+
+
+def _shared(by_words: Sequence[int], by_meaning: Sequence[int], top: int, n: int) -> float:
+    return len(set(by_words[:top]) & set(by_meaning[:top])) / min(top, n) if n else 0.0
+
+
 def lane_agreement(saturations: Sequence[float], cosines: Sequence[float], top: int = AGREEMENT_TOP) -> float:
     """The share of the keyword lane's best `top` candidates (by saturation) that are among the
     meaning lane's best `top` (by cosine), of one query's candidates: near 1 where both lanes
     point at the same documents, near 0 where the query's words are found in other documents
-    than its meaning. Ties break by the other lane's score, so the order the candidates come in
-    does not matter (documents matching none of the words tie at 0)."""
-    n = min(len(saturations), len(cosines))
-    if n == 0:
-        return 0.0
-    by_words = sorted(range(n), key=lambda i: (-saturations[i], -cosines[i]))[:top]
-    by_meaning = sorted(range(n), key=lambda i: (-cosines[i], -saturations[i]))[:top]
-    return len(set(by_words) & set(by_meaning)) / min(top, n)
+    than its meaning (_lane_orders breaks the ties)."""
+    by_words, by_meaning = _lane_orders(saturations, cosines)
+    return _shared(by_words, by_meaning, top, len(by_words))
 
 
 def lane_agreements(saturations: Sequence[float], cosines: Sequence[float], top: int = AGREEMENT_TOP) -> list[float]:
@@ -155,22 +164,17 @@ def lane_agreements(saturations: Sequence[float], cosines: Sequence[float], top:
     (and not the keyword lane's) lowered the agreement and with it its own score, a calibration
     that was not monotone (a hypothesis case in tests/search/test_relevance.py). Only the
     candidates among either lane's best ten differ from the query's agreement."""
-    n = min(len(saturations), len(cosines))
-    if n == 0:
-        return []
-    by_words = sorted(range(n), key=lambda i: (-saturations[i], -cosines[i]))[: top + 1]
-    by_meaning = sorted(range(n), key=lambda i: (-cosines[i], -saturations[i]))[: top + 1]
-    whole = len(set(by_words[:top]) & set(by_meaning[:top])) / min(top, n) if n > 1 else 0.0
+    by_words, by_meaning = _lane_orders(saturations, cosines)
+    n = len(by_words)
+    by_words, by_meaning = by_words[: top + 1], by_meaning[: top + 1]  # one more: the next in
+    whole = _shared(by_words, by_meaning, top, n - 1)  # the query's, a candidate outside both left out
     leading = set(by_words[:top]) | set(by_meaning[:top])
-    out = []
-    for i in range(n):
-        if i not in leading and n - 1 >= top:
-            out.append(whole)
-            continue
-        words = [j for j in by_words if j != i][:top]
-        meaning = [j for j in by_meaning if j != i][:top]
-        out.append(len(set(words) & set(meaning)) / min(top, n - 1) if n > 1 else 0.0)
-    return out
+    return [
+        whole
+        if i not in leading and n - 1 >= top
+        else _shared([j for j in by_words if j != i], [j for j in by_meaning if j != i], top, n - 1)
+        for i in range(n)
+    ]
 
 
 def relative(evidence: list[Evidence]) -> list[Evidence]:
