@@ -156,15 +156,16 @@ def _per_query(rows: np.ndarray, column: int, fn) -> np.ndarray:
 
 def _features(rows: np.ndarray) -> dict[str, np.ndarray]:
     """The evidence columns, with the relative ones as search/relevance.py's `relative`."""
+    cosine_gap = _per_query(rows, 3, lambda v: v - v.max())
     return {
         "coverage": rows[:, 1],
         "saturation": rows[:, 2],
         "cosine": rows[:, 3],
         "saturation_share": _per_query(rows, 2, lambda v: v / v.max() if v.max() > 0 else v * 0),
-        "cosine_gap": _per_query(rows, 3, lambda v: v - v.max()),
+        "cosine_gap": cosine_gap,
         "top_saturation": _per_query(rows, 2, lambda v: v * 0 + v.max()),
         "top_coverage": _per_query(rows, 1, lambda v: v * 0 + v.max()),
-        "cosine_gap_agreement": _per_query(rows, 3, lambda v: v - v.max()) * agreement(rows),
+        "cosine_gap_agreement": cosine_gap * agreement(rows),
     }
 
 
