@@ -315,9 +315,12 @@ class Searcher:
         in a note. With the vector lane off, the keyword lane ranks as keyword search does
         (`match`, or the settings'): hybrid without models is keyword search, not a weaker one."""
         notes: list[Note] = []
-        opening = time.perf_counter()
+        loading_ms = 0.0
         if "vector" in lanes:
-            off = self.semantic_off() or self._server_silent(query)
+            opening = time.perf_counter()
+            off = self.semantic_off()  # loads the embedder on first use
+            loading_ms = round((time.perf_counter() - opening) * 1000, 2)
+            off = off or self._server_silent(query)  # a server embedding the query: the lanes' time
             if off is not None:
                 notes.append(replace(off, text=f"semantic search is off: {off.text}"))
                 lanes = tuple(lane for lane in lanes if lane != "vector")
@@ -330,7 +333,6 @@ class Searcher:
             from findling.search.pipeline import PipelineResult
 
             return PipelineResult((), explain, (), tuple(notes))
-        loading_ms = round((time.perf_counter() - opening) * 1000, 2)  # the embedder, loaded on first use
         result = self._pipeline.run(
             query, parsed, limit, lanes, expand, rerank, min_score, match or self.settings.search.match
         )
