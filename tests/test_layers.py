@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "executables",
                 "file_kinds",
                 "filter_options",
+                "priority",
             }
         ),
     ),

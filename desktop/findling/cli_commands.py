@@ -197,15 +197,17 @@ def _run_index(engine, embed: bool = True) -> int:
         report = engine.index(progress=progress, cancel=stop, embed=embed)
     progress.clear()
     if report.cancelled or (report.embedding is not None and report.embedding.cancelled):
-        committed = report.added + report.updated
-        print(f"stopped; {committed} files committed; `findling index` continues", file=sys.stderr)
+        kept = [f"{report.added + report.updated:,} files read"]
+        if report.embedding is not None and (report.embedding.documents or report.embedding.deepened):
+            kept = [presentation.embedded_words(report.embedding)]
+        print(f"stopped; kept {', '.join(kept)}; `findling index` continues", file=sys.stderr)
         return 130
     print(f"indexed in {report.seconds:.1f}s: {report_counts(report, every=True)}")
     emb = report.embedding
     if emb is not None and emb.skipped:
         print(f"semantic search is off: {presentation.note_text(emb.skipped, 'terminal')}")
-    elif emb is not None and emb.documents:
-        print(f"embedded {emb.documents} documents ({emb.vectors} vectors) with {emb.model} in {emb.seconds:.1f}s")
+    elif emb is not None and (emb.documents or emb.deepened):
+        print(f"embedded with {emb.model} in {emb.seconds:.1f}s: {presentation.embedded_words(emb)}")
     if emb is not None and emb.stopped:
         print(f"embedding stopped: {emb.stopped}")
     for warning in report.warnings[:20]:

@@ -17,6 +17,7 @@ from findling.models.manifest import ROLES
 from findling.models.service import ModelService
 from findling.pathnames import MEMBER_SEPARATOR, absolute_address, container_file, display_path
 from findling.paths import DB_FILENAME, config_dir, data_home
+from findling.priority import FOREGROUND, YieldingStop, in_background
 from findling.records import (
     Activity,
     Answer,
@@ -77,7 +78,7 @@ from findling.store.status import (
 )
 from findling.store.symbols import symbols_of
 from findling.store.text_cache import DocumentCache
-from findling.store.vectors import embedded_share, table_for
+from findling.store.vectors import embedded_share, reach, table_for
 from findling.store.vectors import generation as vector_generation
 from findling.text.code_languages import language_of
 from findling.text.synonyms import SYNONYMS_FILENAME, SynonymFile
@@ -247,14 +248,21 @@ class Engine:
         reason = self.models.unavailable_reason("embedder")
         if reason is not None:
             return EmbedReport(skipped=reason)
-        try:
-            embedder = self.models.embedder()
-        except FindlingError as exc:
-            return EmbedReport(skipped=Note(str(exc), exc.remedy, exc.subject))
         from findling.ingest.embedding import embed_pending
 
-        with self._db.working_memory():
-            return embed_pending(self._db, embedder, progress, cancel)
+        def work() -> EmbedReport:
+            # at background priority, in a thread of its own: a model built here (its threads
+            # inherit the priority) and every model run yield to searches and the user's programs
+            try:
+                embedder = self.models.embedder()
+            except FindlingError as exc:
+                return EmbedReport(skipped=Note(str(exc), exc.remedy, exc.subject))
+            with self._db.working_memory():
+                return embed_pending(
+                    self._db, embedder, progress, YieldingStop(cancel or threading.Event(), FOREGROUND)
+                )
+
+        return in_background(work, "findling-embedding")
 
     def warm(self, cancel: threading.Event | None = None) -> None:
         """Load what makes searching fast — the document cache, the embedder, the vectors —
@@ -581,6 +589,7 @@ class Engine:
             found = table_for(cur, spec.vector_key)
             table, dimension = found if found else (None, 0)
         embedded, embeddable = embedded_share(cur, table)
+        depth = reach(cur, table)
         endpoint = self.models.endpoint("embedder")
         from findling.models.remote import is_local
 
@@ -589,6 +598,8 @@ class Engine:
             "embedder": name,
             "embedded": embedded,
             "embeddable": embeddable,
+            "first_only": depth.get("", 0),
+            "held_back": tuple(sorted(((why, n) for why, n in depth.items() if why), key=lambda r: -r[1])),
             "embedder_where": self.models.where("embedder") if name else "",
             "embedder_dimension": dimension,
             "text_sent_to": away,

@@ -102,3 +102,15 @@ def category_of(ext: str) -> str:
     """The group of an extension (no dot); "Other" for a kind the table does not list."""
     kind = KINDS.get(ext.lower())
     return kind.category if kind is not None else "Other"
+
+
+# Groups of text people write to be read (pages, mail, notes), as against code, configuration and
+# data: the embedder reaches them first (ingest/embedding.py).
+PROSE_CATEGORIES = frozenset({"Documents", "Presentations", "Mail", "Notebooks", "Markdown", "Text", "Web pages"})
+PROSE_EXTENSIONS = tuple(sorted(ext for ext, kind in KINDS.items() if kind.category in PROSE_CATEGORIES))
+
+
+def is_prose(ext: str) -> bool:
+    """Whether files with this extension (no dot) are prose; a file with none (README, a kernel's
+    ABI notes) is read as prose, one of an unknown extension (.S, .dts, Kconfig's) as code."""
+    return ext == "" or ext.lower() in PROSE_EXTENSIONS

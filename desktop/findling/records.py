@@ -300,6 +300,18 @@ class IndexProgress:
     # embedding: the documents embedded before this run, so that the index's count is base + done
     # of base + total ("55 of 1,212 documents", as the status says), not the run's own "16/1173"
     base: int = 0
+    depth: EmbedDepth | None = None  # embedding: how deep the index's vectors go, and the time left
+
+
+@dataclass(frozen=True)
+class EmbedDepth:
+    """How far embedding has come in the index's terms: every document gets a first window (its
+    opening and headings, or what a source file defines), then the rest (ingest/embedding.py)."""
+
+    whole: int  # documents embedded whole
+    whole_total: int  # documents to embed whole: those with text, less those held back (machine-made)
+    first_left_s: float | None = None  # until every document has a first vector; None: not known yet
+    left_s: float | None = None  # until every document is embedded whole; None: not known yet
 
 
 @dataclass(frozen=True)
@@ -318,12 +330,14 @@ class Activity:
     failed: int = 0
     started: float = 0.0  # time.time() when this phase began
     done_at_start: int = 0  # `done` when the phase began: the pace counts what this run did
+    depth: EmbedDepth | None = None  # embedding: how deep the vectors go, the time left from a steady rate
 
 
 @dataclass
 class EmbedReport:
     model: str = ""
-    documents: int = 0
+    documents: int = 0  # documents given their first vector (all of it, for one window long)
+    deepened: int = 0  # documents whose first vector gave way to all their windows
     vectors: int = 0  # windows stored
     computed: int = 0  # windows run through the model (the rest were found already embedded)
     seconds: float = 0.0
@@ -336,6 +350,7 @@ class EmbedReport:
         return EmbedReport(
             model=later.model or self.model,
             documents=self.documents + later.documents,
+            deepened=self.deepened + later.deepened,
             vectors=self.vectors + later.vectors,
             computed=self.computed + later.computed,
             seconds=self.seconds + later.seconds,
@@ -473,6 +488,8 @@ class StoreStatus:
     text_sent_to: str = ""  # a model server on another machine that document text is sent to
     embedded: int = 0  # documents with vectors of that model
     embeddable: int = 0  # documents with text to embed
+    first_only: int = 0  # of the embedded, those with their first window's vector only, waiting for the rest
+    held_back: tuple[tuple[str, int], ...] = ()  # (ingest/machine_made reason, documents) kept at their first window
     ocr: str = ""  # "" when OCR reads pictures and scans, else why not (off, no model)
     ocr_documents: int = 0  # documents with text OCR read
     ocr_pages: int = 0  # their pictures and scanned pages

@@ -181,7 +181,12 @@ class ModelSettings:
         False, "use model servers on other machines (document text then leaves this one); off: this network only"
     )
     provider: str = setting("auto", "where models run", choices=("auto", "cpu", "cuda", "directml", "coreml"))
-    threads: int = setting(0, "model threads; 0 = every core but one, so the window stays responsive", range=(0, 1024))
+    threads: int = setting(
+        0,
+        "model threads; 0 = every core for the embedder (its background runs at the lowest "
+        "priority, holding back for searches), every core but one for the other models",
+        range=(0, 1024),
+    )
     hub_endpoint: str = setting("", "the hub models download from; empty: huggingface.co (or HF_ENDPOINT)")
 
 

@@ -150,7 +150,7 @@ def test_coverage_note_never_says_all_before_it_is():
 def test_most_recently_modified_documents_are_embedded_first(tmp_path, settings, docs):
     import os
 
-    from findling.store.vectors import ensure_table, pending_documents
+    from findling.store.vectors import ensure_table, pending_first
 
     for i, name in enumerate(["old", "newest", "middle"]):
         path = write(docs / f"{name}.md", f"# {name}\n\nText of {name}.")
@@ -160,7 +160,7 @@ def test_most_recently_modified_documents_are_embedded_first(tmp_path, settings,
         plain.index()
         with plain.database.transaction() as tx:
             table = ensure_table(tx, "m", 3)
-        assert [title for _, title in pending_documents(plain.database.cursor(), table, 3)] == [
+        assert [title for _, title in pending_first(plain.database.cursor(), table, 3)] == [
             "newest",
             "middle",
             "old",

@@ -6,7 +6,14 @@ import time
 from dataclasses import asdict
 
 from findling.docids import docid
-from findling.faces.presentation import activity_line, match_label, note_text, semantic_line, why_not_summary
+from findling.faces.presentation import (
+    activity_line,
+    held_back_lines,
+    match_label,
+    note_text,
+    semantic_line,
+    why_not_summary,
+)
 from findling.records import (
     Answer,
     Citation,
@@ -170,6 +177,7 @@ def status_json(status: StoreStatus, now: float | None = None) -> dict:
     return {
         **asdict(status),
         "semantic_line": semantic_line(status, "terminal"),
+        "held_back_lines": held_back_lines(status),
         "ocr_line": status.ocr_line,
         "activity_line": line,
     }

@@ -13,6 +13,8 @@ from findling.faces.timings import loading_text
 from findling.records import (
     Activity,
     Answer,
+    EmbedDepth,
+    EmbedReport,
     Evidence,
     Highlight,
     IndexReport,
@@ -63,12 +65,38 @@ def time_left(done: int, total: int, elapsed_s: float) -> str:
     """ "about 3 min left" from the pace so far; "" until the pace is known."""
     if done <= 0 or total <= done or elapsed_s < 2.0:
         return ""
-    seconds = elapsed_s / done * (total - done)
+    return f"{duration(elapsed_s / done * (total - done))} left"
+
+
+def duration(seconds: float) -> str:
+    """ "about 3 min", "about 1.5 h", "less than a minute"."""
     if seconds < 60:
-        return "less than a minute left"
+        return "less than a minute"
     if seconds < 3600:
-        return f"about {round(seconds / 60)} min left"
-    return f"about {seconds / 3600:.1f} h left"
+        return f"about {round(seconds / 60)} min"
+    return f"about {seconds / 3600:.1f} h"
+
+
+def embedded_words(report: EmbedReport) -> str:
+    """What an embedding run did, as kept: "809 documents embedded (by their first window; 120 of
+    them whole), 2,345 vectors"."""
+    whole = f"; {report.deepened:,} embedded whole" if report.deepened else ""
+    return f"{report.documents:,} documents given a first vector{whole} ({report.vectors:,} vectors)"
+
+
+def _embedding_line(activity: Activity, depth: EmbedDepth) -> str:
+    """Embedding in two passes, each with its time left from a steady rate (ingest/embed_pace.py)."""
+    if activity.done < activity.total:
+        line = f"Embedding: {activity.done:,} of {activity.total:,} documents searchable by meaning"
+        if depth.first_left_s is not None:
+            line += f", all in {duration(depth.first_left_s)}"
+        if depth.left_s is not None:
+            line += f"; every passage in {duration(depth.left_s)}"
+        return line
+    line = f"Embedding every passage: {depth.whole:,} of {depth.whole_total:,} documents whole"
+    if depth.left_s is not None:
+        line += f", {duration(depth.left_s)} left"
+    return line
 
 
 def _since(seconds: float) -> str:
@@ -83,6 +111,8 @@ def activity_line(activity: Activity, now: float) -> str:
         return f"Scanning the folders for what changed… ({_since(elapsed)} so far)"
     if activity.phase == "optimizing":
         return f"Optimizing the index for search speed… ({_since(elapsed)} so far)"
+    if activity.phase == "embedding" and activity.depth is not None:
+        return _embedding_line(activity, activity.depth)
     verb = "Embedding" if activity.phase == "embedding" else "Reading"
     line = f"{verb} {activity.done:,} of {activity.total:,} {activity.unit}"
     left = time_left(activity.done - activity.done_at_start, activity.total - activity.done_at_start, elapsed)
@@ -161,7 +191,20 @@ def semantic_line(status: StoreStatus, face: Face) -> str:
         add = "findling add FOLDER" if face == "terminal" else "drop a folder on the window, or File → Add folder…"
         return f"semantic search: on; nothing to embed yet (add a folder: {add})"
     share = 100 if status.embedded >= status.embeddable else min(99, int(100 * status.embedded / status.embeddable))
-    return f"semantic search: {status.embedded:,} of {status.embeddable:,} documents embedded ({share} %)"
+    line = f"semantic search: {status.embedded:,} of {status.embeddable:,} documents embedded ({share} %)"
+    if status.first_only:
+        line += f"; {status.first_only:,} of them by their first window so far, the rest follows"
+    return line
+
+
+def held_back_lines(status: StoreStatus) -> list[str]:
+    """Documents embedded by their first window only, and why (ingest/machine_made.py)."""
+    from findling.ingest.machine_made import REASONS
+
+    return [
+        f"{n:,} documents embedded by their first window only: they {REASONS.get(why, why)}"
+        for why, n in status.held_back
+    ]
 
 
 def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[str, bool]]:

@@ -143,6 +143,8 @@ def print_status(st: dict[str, Any]) -> None:
             f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
         )
     print(st["semantic_line"])
+    for line in st.get("held_back_lines", ()):  # an owner from before the two passes answers without them
+        print(f"  {line}")
     if st.get("embedder_where"):  # an owner from before model servers answers without it
         print(f"embeddings: {printable(st['embedder_where'])}")
     if st.get("text_sent_to"):

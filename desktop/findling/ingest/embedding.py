@@ -1,6 +1,13 @@
 """Embed indexed documents that have no vectors yet, in committed batches: resumable by
 construction (what is committed is done), and run after the text is already searchable.
 
+Reach before depth: every document first gets one vector of its first window (its opening and
+headings, or what a source file defines: ingest/synopsis.py), prose first, so that a whole disk
+is searchable by meaning within minutes; then each document's windows replace that vector,
+prose before code, small before giant, recent before old. Machine-made text (ingest/
+machine_made.py) keeps its first vector only. On the Linux kernel's Documentation/ and arch/
+(25,571 files, ~433,000 windows) the first pass is ~26,000 model runs.
+
 Each window is keyed by a hash of the exact text the model reads: a window whose text was
 embedded before (a copied file, a repeated header, the unchanged paragraphs of an edited
 document) gets the stored vector instead of a model run."""
@@ -12,16 +19,22 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import duckdb
 import numpy as np
 
+from findling.file_kinds import is_prose
+from findling.ingest.embed_pace import EmbedPace
+from findling.ingest.machine_made import machine_made
+from findling.ingest.synopsis import code_synopsis, prose_synopsis
 from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, EmbeddingStopped, TextEmbedder, embedding_windows
 from findling.models.manifest import ModelSpec
 from findling.models.remote import ModelServerError
-from findling.records import EmbedReport, IndexProgress, Note
+from findling.records import EmbedDepth, EmbedReport, IndexProgress, Note
 from findling.store.db import Database
 from findling.store.sql import id_list
+from findling.store.symbols import symbols_of
 from findling.store.vectors import (
     drop_model,
     drop_other_models,
@@ -30,8 +43,13 @@ from findling.store.vectors import (
     fingerprint,
     forget_stale,
     known_vectors,
-    pending_documents,
+    mark_first_only,
+    pending_depth,
+    pending_first,
+    reach,
+    replace_document_vectors,
     set_fingerprint,
+    work_waiting,
     write_vectors,
 )
 from findling.text.code_languages import language_of
@@ -41,6 +59,27 @@ _DOCS_PER_BATCH = 16
 # (`json/decoder.py · JSONDecoder.raw_decode`): the model reads what the code is part of even
 # in a function's third window. Measured in docs/eval/README.md (code questions).
 NAMED_CODE_PASSAGES = True
+
+
+@dataclass
+class _Run:
+    """One embedding run's counts, in the index's terms, for its progress and time left."""
+
+    table: str
+    window_chars: int
+    before: int  # documents with a vector when the run began
+    embeddable: int
+    first_waiting: int  # documents without a vector
+    whole_waiting: float  # characters of text waiting for whole vectors
+    whole: int  # documents embedded whole
+    held: int  # documents held back at their first vector
+    pace: EmbedPace
+    report: EmbedReport = field(default_factory=EmbedReport)
+
+    def depth(self, now: float) -> EmbedDepth:
+        left = self.pace.seconds_left(self.first_waiting, self.whole_waiting, now)
+        first_left = self.pace.seconds_left(self.first_waiting, 0.0, now)
+        return EmbedDepth(self.whole, self.embeddable - self.held, first_left, left)
 
 
 def embed_pending(
@@ -67,32 +106,29 @@ def embed_pending(
         table = ensure_table(tx, spec.vector_key, spec.dimension or (len(probe) if probe is not None else 0))
     cur = db.cursor()
     before, embeddable = embedded_share(cur, table)
-    total = embeddable - before  # the documents pending
-    progress(IndexProgress("embedding", 0, total, base=before))
-    while not cancel.is_set():
-        docs = pending_documents(cur, table, _DOCS_PER_BATCH)
-        if not docs:
-            break
-        doc_ids, ordinals, spans, texts = _batch_windows(cur, spec, dict(docs))
-        hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
-        for lo, hi in document_parts(doc_ids, embedder.windows_per_call):
-            try:
-                vectors, computed = _vectors_for(cur, table, embedder, texts[lo:hi], hashes[lo:hi], cancel)
-            except EmbeddingStopped:
-                break
-            except ModelServerError as exc:  # retried already: the rest stays pending for the next run
-                report.stopped = f"{exc}; {embeddable - before - report.documents:,} documents wait for it"
-                break
-            with db.transaction() as tx:
-                write_vectors(tx, table, doc_ids[lo:hi], ordinals[lo:hi], spans[lo:hi], vectors, hashes[lo:hi])
-            report.documents += len(set(doc_ids[lo:hi]))
-            report.vectors += hi - lo
-            report.computed += computed
-            # said as each part commits: the count every face shows is the index's own
-            title = dict(docs).get(doc_ids[hi - 1], "")
-            progress(IndexProgress("embedding", report.documents, total, current=title, base=before))
-        if cancel.is_set() or report.stopped:
-            break
+    window_chars = int(spec.window_length * CHARS_PER_TOKEN)
+    first_waiting, whole_waiting = work_waiting(cur, table, window_chars)
+    held = sum(n for why, n in reach(cur, table).items() if why)
+    waiting_whole = reach(cur, table).get("", 0)
+    run = _Run(
+        table,
+        window_chars,
+        before,
+        embeddable,
+        first_waiting,
+        whole_waiting,
+        before - held - waiting_whole,
+        held,
+        EmbedPace(time.monotonic()),
+        report,
+    )
+    progress(IndexProgress("embedding", 0, embeddable - before, base=before, depth=run.depth(time.monotonic())))
+    try:
+        _first_pass(db, embedder, run, progress, cancel)
+        if not cancel.is_set():
+            _depth_pass(db, embedder, run, progress, cancel)
+    except ModelServerError as exc:  # retried already: the rest stays pending for the next run
+        report.stopped = f"{exc}; {run.first_waiting:,} documents wait for a first vector"
     report.cancelled = cancel.is_set()
     if not report.cancelled and not report.stopped:
         with db.transaction() as tx:
@@ -100,6 +136,177 @@ def embed_pending(
             drop_other_models(tx, spec.vector_key)  # a new model replaced the old one's vectors
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _first_pass(
+    db: Database,
+    embedder: TextEmbedder,
+    run: _Run,
+    progress: Callable[[IndexProgress], None],
+    cancel: threading.Event,
+) -> None:
+    """A first vector for every document without one, a model call's worth of documents at a time."""
+    cur = db.cursor()
+    spec = embedder.spec
+    report = run.report
+    while not cancel.is_set():
+        docs = pending_first(cur, run.table, embedder.windows_per_call)
+        if not docs:
+            return
+        first = _first_windows(cur, run.table, spec, dict(docs), run.window_chars)
+        hashes = np.fromiter((text_hash(t) for t in first.texts), dtype=np.uint64, count=len(first.texts))
+        try:
+            vectors, computed, read = _vectors_for(cur, run.table, embedder, first.texts, hashes, cancel)
+        except EmbeddingStopped:
+            return
+        with db.transaction() as tx:
+            write_vectors(tx, run.table, first.doc_ids, first.ordinals, first.spans, vectors, hashes)
+            mark_first_only(tx, run.table, first.held)
+        now = time.monotonic()
+        run.pace.first(computed, read, now)
+        run.whole += first.documents - len(first.held)
+        run.held += sum(1 for _, why in first.held if why)
+        run.first_waiting -= first.documents
+        run.whole_waiting -= first.held_chars
+        report.documents += first.documents
+        report.vectors += len(first.doc_ids)
+        report.computed += computed
+        progress(
+            IndexProgress(
+                "embedding",
+                report.documents,
+                run.embeddable - run.before,
+                current=docs[-1][1],
+                base=run.before,
+                depth=run.depth(now),
+            )
+        )
+
+
+def _depth_pass(
+    db: Database,
+    embedder: TextEmbedder,
+    run: _Run,
+    progress: Callable[[IndexProgress], None],
+    cancel: threading.Event,
+) -> None:
+    """Every window of the documents that have their first vector only, whole documents committed
+    together, each replacing its first vector."""
+    cur = db.cursor()
+    spec = embedder.spec
+    report = run.report
+    while not cancel.is_set():
+        docs = pending_depth(cur, run.table, _DOCS_PER_BATCH)
+        if not docs:
+            return
+        titles = dict(docs)
+        doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, _documents(cur, list(titles)))
+        hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
+        for lo, hi in document_parts(doc_ids, embedder.windows_per_call):
+            try:
+                vectors, computed, read = _vectors_for(cur, run.table, embedder, texts[lo:hi], hashes[lo:hi], cancel)
+            except EmbeddingStopped:
+                return
+            done = sorted(set(doc_ids[lo:hi]))
+            with db.transaction() as tx:
+                text_chars = _text_chars(tx, done)
+                replace_document_vectors(tx, run.table, done)
+                write_vectors(tx, run.table, doc_ids[lo:hi], ordinals[lo:hi], spans[lo:hi], vectors, hashes[lo:hi])
+            now = time.monotonic()
+            run.pace.whole(text_chars, read, now)
+            run.whole += len(done)
+            run.whole_waiting -= text_chars
+            report.deepened += len(done)
+            report.vectors += hi - lo - len(done)  # each replaced its first vector
+            report.computed += computed
+            progress(
+                IndexProgress(
+                    "embedding",
+                    run.embeddable - run.before - run.first_waiting,
+                    run.embeddable - run.before,
+                    current=titles.get(doc_ids[hi - 1], ""),
+                    base=run.before,
+                    depth=run.depth(now),
+                )
+            )
+
+
+def _text_chars(cur: duckdb.DuckDBPyConnection, doc_ids: list[int]) -> int:
+    row = cur.execute(
+        f"SELECT coalesce(sum(end_char - start_char), 0) FROM chunks WHERE doc_id IN {id_list(doc_ids)}"
+    ).fetchall()
+    return int(row[0][0]) if row else 0
+
+
+# An edited document whose windows were mostly embedded before is embedded whole at once when
+# at most this many of its windows are new: hardly more than its first window would cost.
+_EDITED_WINDOWS = 8
+
+
+@dataclass
+class _FirstWindows:
+    """A first pass's batch: the windows to write (a document's first, or all of a document that
+    one window holds or whose every window was embedded before), and the documents that have
+    their first vector only, each with why the rest is held back ("" : it waits)."""
+
+    doc_ids: list[int] = field(default_factory=list)
+    ordinals: list[int] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    documents: int = 0
+    held: list[tuple[int, str]] = field(default_factory=list)
+    held_chars: int = 0  # text no later whole vectors will be made of: held back, or whole already
+
+    def add(self, doc_id: int, ordinal: int, span: tuple[int, int], text: str) -> None:
+        self.doc_ids.append(doc_id)
+        self.ordinals.append(ordinal)
+        self.spans.append(span)
+        self.texts.append(text)
+
+
+def _first_windows(
+    cur: duckdb.DuckDBPyConnection, table: str, spec: ModelSpec, titles: dict[int, str], window_chars: int
+) -> _FirstWindows:
+    """Each document's first window: the whole document where that takes no more than one model
+    run (one window holds it, or all of its windows but one were embedded before: a copy) or a
+    few where most of it was (an edit), else what it is about (synopsis.py), with why the rest
+    is held back (machine_made.py) or "" if it waits."""
+    documents = _documents(cur, list(titles))
+    doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
+    hashes = [text_hash(t) for t in texts]
+    known = set(known_vectors(cur, table, np.asarray(hashes, dtype=np.uint64)))
+    windows: dict[int, list[int]] = {}
+    for i, doc_id in enumerate(doc_ids):
+        windows.setdefault(doc_id, []).append(i)
+    code_ids = [d for d, doc in documents.items() if not is_prose(doc.ext)]
+    symbols = symbols_of(cur, code_ids) if code_ids else {}
+    out = _FirstWindows()
+    for doc_id, rows_of in windows.items():
+        doc = documents[doc_id]
+        out.documents += 1
+        length = doc.length
+        unknown = sum(1 for i in rows_of if hashes[i] not in known)
+        if unknown <= 1 or (unknown <= _EDITED_WINDOWS and unknown * 4 <= len(rows_of)):
+            for i in rows_of:
+                out.add(doc_id, ordinals[i], spans[i], texts[i])
+            out.held_chars += length if length > window_chars else 0
+            continue
+        ordinal, start, first_text, _heading = doc.chunks[0]
+        prose = is_prose(doc.ext)
+        if prose:
+            synopsis = prose_synopsis(first_text, [h for _, _, _, h in doc.chunks], window_chars)
+        else:
+            named = [(s.name, s.doc) for s in symbols.get(doc_id, []) if s.kind != "variable"]
+            synopsis = code_synopsis(first_text, named, window_chars)
+        code = NAMED_CODE_PASSAGES and language_of(doc.ext) is not None
+        title = code_title(doc.path) if code else titles[doc_id]
+        span = (start, start + min(len(first_text), window_chars))
+        out.add(doc_id, ordinal, span, spec.passage(title, synopsis or first_text[:window_chars]))
+        why = machine_made(doc.ext, "".join(text for _, _, text, _ in doc.chunks), prose)
+        out.held.append((doc_id, why))
+        if why:
+            out.held_chars += length
+    return out
 
 
 _MACHINE_DATA_CHARS = 50_000
@@ -129,34 +336,51 @@ def document_windows(chunks: list[tuple[int, int, str]], window_tokens: int) -> 
     return spans
 
 
+@dataclass
+class _Document:
+    """A document's chunks as the embedder reads them: (ordinal, start, text, heading)."""
+
+    ext: str
+    path: str
+    chunks: list[tuple[int, int, str, str]] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return sum(len(text) for _, _, text, _ in self.chunks)
+
+
+def _documents(cur: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, _Document]:
+    rows = cur.execute(
+        f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext, d.path
+            FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(ids)}
+            ORDER BY c.doc_id, c.ordinal"""
+    ).fetchall()
+    out: dict[int, _Document] = {}
+    for doc_id, ordinal, chunk_start, text, heading, ext, path in rows:
+        doc = out.get(doc_id)
+        if doc is None:
+            doc = out[doc_id] = _Document(ext, path)
+        doc.chunks.append((ordinal, chunk_start, text, heading))
+    return out
+
+
 def _batch_windows(
-    cur: duckdb.DuckDBPyConnection, spec: ModelSpec, titles: dict[int, str]
+    spec: ModelSpec, titles: dict[int, str], documents: dict[int, _Document]
 ) -> tuple[list[int], list[int], list[tuple[int, int]], list[str]]:
     """The embedding windows of these documents, each document's side by side: (document,
     chunk ordinal, span, the passage the model reads)."""
-    rows = cur.execute(
-        f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext, d.path
-            FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(list(titles))}
-            ORDER BY c.doc_id, c.ordinal"""
-    ).fetchall()
-    by_doc: dict[int, list[tuple[int, int, str]]] = {}
-    named: dict[tuple[int, int], str] = {}  # (doc, ordinal) -> the definition a source file's chunk holds
-    for doc_id, ordinal, chunk_start, text, heading, ext, path in rows:
-        code = NAMED_CODE_PASSAGES and language_of(ext) is not None
-        if code and doc_id not in by_doc:
-            titles[doc_id] = code_title(path)  # once a document, at its first chunk
-        by_doc.setdefault(doc_id, []).append((ordinal, chunk_start, text))
-        if code and heading:
-            named[doc_id, ordinal] = heading
     doc_ids, ordinals, spans, texts = [], [], [], []
-    for doc_id, chunks in by_doc.items():
+    for doc_id, doc in documents.items():
+        code = NAMED_CODE_PASSAGES and language_of(doc.ext) is not None
+        title = code_title(doc.path) if code else titles.get(doc_id, "")
+        named = {ordinal: heading for ordinal, _, _, heading in doc.chunks if code and heading}
+        chunks = [(ordinal, start, text) for ordinal, start, text, _ in doc.chunks]
         for ordinal, lo, hi, window in document_windows(chunks, spec.window_length):
             doc_ids.append(doc_id)
             ordinals.append(ordinal)
             spans.append((lo, hi))
-            definition = named.get((doc_id, ordinal))
-            title = f"{titles[doc_id]} · {definition}" if definition else titles[doc_id]
-            texts.append(spec.passage(title, window))
+            definition = named.get(ordinal)
+            texts.append(spec.passage(f"{title} · {definition}" if definition else title, window))
     return doc_ids, ordinals, spans, texts
 
 
@@ -210,15 +434,17 @@ def _vectors_for(
     texts: list[str],
     hashes: np.ndarray,
     cancel: threading.Event | None = None,
-) -> tuple[np.ndarray, int]:
+) -> tuple[np.ndarray, int, int]:
     """One vector per text: stored ones where the text was embedded before, the model's
-    for the rest, each distinct text run once. Returns the vectors and the model runs."""
+    for the rest, each distinct text run once. Returns the vectors, the model runs and the
+    characters they read."""
     known = known_vectors(cur, table, hashes)
     todo: dict[int, int] = {}  # hash -> first index of a text not embedded before
     for i, h in enumerate(hashes.tolist()):
         if h not in known and h not in todo:
             todo[h] = i
     fresh = embedder.embed([texts[i] for i in todo.values()], cancel=cancel) if todo else None
+    read = sum(len(texts[i]) for i in todo.values())
     by_hash = dict(known)
     if fresh is not None:
         by_hash.update(zip(todo, fresh))
@@ -226,4 +452,4 @@ def _vectors_for(
     out = np.empty((len(texts), dim), dtype=np.float32)
     for i, h in enumerate(hashes.tolist()):
         out[i] = by_hash[h]
-    return out, len(todo)
+    return out, len(todo), read

@@ -23,6 +23,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from findling.ingest.prepare import PrepareTask, failed_row, prepare
+from findling.priority import lower_this_thread
 
 _POLL_S = 0.2  # how often a waiting parent looks at cancel and deadlines
 
@@ -56,6 +57,7 @@ _READY = "ready"
 
 def _serve(conn: Connection, memory_mb: int) -> None:
     _limit_self(memory_mb)
+    lower_this_thread()  # reading files is background work: the user's programs come first
     try:
         conn.send(_READY)  # imports done: a file's budget starts only now
     except (BrokenPipeError, OSError):

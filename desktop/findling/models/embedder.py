@@ -9,7 +9,7 @@ import numpy as np
 
 from findling.models.download import ModelStore
 from findling.models.manifest import ManifestError, ModelSpec
-from findling.models.runtime import Session, create_session
+from findling.models.runtime import Session, create_session, every_core
 
 _TOKENIZE_BATCH = 16  # small calls into the tokenizer so the GIL is never held for long
 
@@ -53,7 +53,11 @@ class Embedder:
         self.tokenizer.enable_truncation(max_length=spec.max_length - (self._end_id is not None))
         for weights in (f for f in spec.files if f.kind == "weights"):
             store.verified_path(spec, weights)  # read by onnxruntime beside the graph: checked first
-        self.session: Session = create_session(store.verified_path(spec, spec.file_of_kind("model")), provider, threads)
+        # every core: a run in the background has the lowest priority (findling/priority.py), and
+        # its threads wait without spinning, so searches and the window never queue behind it
+        self.session: Session = create_session(
+            store.verified_path(spec, spec.file_of_kind("model")), provider, threads or every_core(), spinning=False
+        )
         self.dimension = spec.dimension or 0
         self._pooled_output = "sentence_embedding" in self.session.output_names
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 from findling.docids import split_reference
 from findling.errors import FindlingError, QuerySyntaxError, Remedy
 from findling.models.service import ModelService
+from findling.priority import FOREGROUND
 from findling.records import (
     CodeSymbol,
     CopyKey,
@@ -192,7 +193,11 @@ class Searcher:
 
     def find_all(self, request: SearchRequest, keep_weak: bool = False) -> SearchResult:
         """`keep_weak`: also the results below the weak score, marked (why-not places every
-        candidate; a list shows only good ones)."""
+        candidate; a list shows only good ones). Background embedding holds back meanwhile."""
+        with FOREGROUND:
+            return self._find_all(request, keep_weak)
+
+    def _find_all(self, request: SearchRequest, keep_weak: bool) -> SearchResult:
         started = time.perf_counter()
         parsed, limit = self.parse(request)
         if request.mode is SearchMode.KEYWORD:

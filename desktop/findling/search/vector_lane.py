@@ -19,7 +19,7 @@ from findling.search import vector_snapshot
 from findling.search.filter_table import filter_sql
 from findling.search.normalize import cosine_from_distance
 from findling.search.vector_index import VectorHit, VectorIndex
-from findling.store.vectors import embedded_share, index_id, table_for, vector_models
+from findling.store.vectors import embedded_share, index_id, reach, table_for, vector_models
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,9 @@ class VectorLane:
         index.refresh()
         # documents with text to embed: an empty file (its name gives it terms, not chunks) has
         # nothing to embed and must not keep the share below 100 % for ever
-        _, total = embedded_share(self._cursor(), None)
-        return coverage_note(index.documents, total)
+        cur = self._cursor()
+        _, total = embedded_share(cur, None)
+        return coverage_note(index.documents, total, reach(cur, index.table).get("", 0))
 
     def _allowed(self, filters: Filters | None) -> np.ndarray | None:
         if filters is None or filters.empty:
@@ -157,9 +158,16 @@ def _lane_hits(found: list[VectorHit]) -> tuple[VectorLaneHit, ...]:
     )
 
 
-def coverage_note(embedded: int, total: int) -> str | None:
-    if total <= 0 or embedded >= total:
+def coverage_note(embedded: int, total: int, first_only: int = 0) -> str | None:
+    """How much of the index the meaning lane saw, when not all of it: documents without a
+    vector, and those embedded by their first window only (ingest/embedding.py's first pass)."""
+    if total <= 0 or (embedded >= total and not first_only):
         return None
-    share = min(99, int(100 * embedded / total))  # "100 %" only when it is all there
+    share = min(99, int(100 * embedded / total)) if embedded < total else 100  # "100 %" only when all are there
     # said of the list it goes with: the index goes on embedding after the list is made
+    if first_only:
+        return (
+            f"semantic: {share} % of documents embedded when this list was made, {first_only:,} of them by "
+            "their opening only so far (keywords cover all)"
+        )
     return f"semantic: {share} % of documents embedded when this list was made (keywords cover all)"

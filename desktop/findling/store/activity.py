@@ -38,9 +38,9 @@ class ActivityTracker:
         else:  # scanning and optimizing: how long, not how far
             done, total, unit = 0, 0, "files"
         if fresh or previous is None:
-            activity = Activity(p.phase, done, total, unit, p.current, p.failed, time.time(), done)
+            activity = Activity(p.phase, done, total, unit, p.current, p.failed, time.time(), done, p.depth)
         else:
-            activity = replace(previous, done=done, total=total, current=p.current, failed=p.failed)
+            activity = replace(previous, done=done, total=total, current=p.current, failed=p.failed, depth=p.depth)
         with self._lock:
             self._now = activity
 

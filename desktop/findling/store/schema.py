@@ -310,6 +310,13 @@ MIGRATIONS: list[Migration] = [
         # grammars read but ingest took for plain text, are source files now. Read again.
         "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('mts', 'cts', 'hxx')",
     ],
+    [
+        # Every document's first window before any document's second (ingest/embedding.py): the
+        # documents embedded so far by their first window only, and why the rest is held back
+        # ("" while it waits). Documents embedded before are whole: none is listed.
+        """CREATE TABLE IF NOT EXISTS vector_reach (
+            table_name VARCHAR NOT NULL, doc_id INTEGER NOT NULL, held VARCHAR NOT NULL)""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -7,7 +7,11 @@ with every commit that adds or removes vectors.
 
 A changed document's old vectors move to `stale_vectors` rather than vanish: the windows
 its edit left alone are found there by hash and copied back instead of embedded again.
-The next complete embedding run empties it."""
+The next complete embedding run empties it.
+
+A large index is embedded in two passes (ingest/embedding.py): every document's first window,
+then the rest. `vector_reach` lists the documents that have their first vector only, with why
+the rest is held back ("" while it waits its turn)."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from collections.abc import Iterator, Sequence
 
 import duckdb
 
-from findling.store.sql import first_row, scalar
+from findling.store.sql import first_row, id_list, scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,6 +89,7 @@ def drop_model(cur: duckdb.DuckDBPyConnection, model: str) -> None:
     for (table,) in cur.execute("SELECT table_name FROM vector_models WHERE model = ?", [model]).fetchall():
         cur.execute(f"DROP TABLE IF EXISTS {table}")
         cur.execute("DELETE FROM stale_vectors WHERE table_name = ?", [table])
+        cur.execute("DELETE FROM vector_reach WHERE table_name = ?", [table])
     cur.execute("DELETE FROM vector_models WHERE model = ?", [model])
     bump_generation(cur)
 
@@ -93,6 +98,7 @@ def drop_other_models(cur: duckdb.DuckDBPyConnection, keep: str) -> None:
     for model, table in cur.execute("SELECT model, table_name FROM vector_models WHERE model <> ?", [keep]).fetchall():
         cur.execute(f"DROP TABLE IF EXISTS {table}")
         cur.execute("DELETE FROM stale_vectors WHERE table_name = ?", [table])
+        cur.execute("DELETE FROM vector_reach WHERE table_name = ?", [table])
         cur.execute("DELETE FROM vector_models WHERE model = ?", [model])
     bump_generation(cur)
 
@@ -257,6 +263,7 @@ def delete_vectors(cur: duckdb.DuckDBPyConnection, id_sql: str, keep_for_reuse: 
             )
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN {id_sql}")
     if tables:
+        cur.execute(f"DELETE FROM vector_reach WHERE doc_id IN {id_sql}")
         bump_generation(cur)
 
 
@@ -264,17 +271,89 @@ def forget_stale(cur: duckdb.DuckDBPyConnection, table: str) -> None:
     cur.execute("DELETE FROM stale_vectors WHERE table_name = ?", [table])
 
 
-def pending_documents(cur: duckdb.DuckDBPyConnection, table: str, limit: int) -> list[tuple[int, str]]:
-    """Indexed documents with text but no vectors yet: (id, title), most recently modified
-    first (what a person works on now is what they search for)."""
+def _prose_sql() -> str:
+    from findling.file_kinds import PROSE_EXTENSIONS
+
+    return "(d.ext = '' OR d.ext IN (" + ", ".join(f"'{e}'" for e in PROSE_EXTENSIONS) + "))"
+
+
+def pending_first(cur: duckdb.DuckDBPyConnection, table: str, limit: int) -> list[tuple[int, str]]:
+    """Indexed documents with text and no vector yet: (id, title), prose first, then the most
+    recently modified (what a person works on now is what they search for)."""
     return cur.execute(
         f"""SELECT d.id, coalesce(d.title, '') FROM documents d
             WHERE d.status = 'ok'
               AND EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.id)
               AND NOT EXISTS (SELECT 1 FROM {table} v WHERE v.doc_id = d.id)
-            ORDER BY d.mtime DESC, d.id LIMIT ?""",
+            ORDER BY {_prose_sql()} DESC, d.mtime DESC, d.id LIMIT ?""",
         [limit],
     ).fetchall()
+
+
+def pending_depth(cur: duckdb.DuckDBPyConnection, table: str, limit: int) -> list[tuple[int, str]]:
+    """Documents with their first vector only that wait for the rest: (id, title), prose before
+    code, small before giant, recent before old; those held back (machine-made) never."""
+    return cur.execute(
+        f"""SELECT d.id, coalesce(d.title, '') FROM vector_reach r JOIN documents d ON d.id = r.doc_id
+            WHERE r.table_name = ? AND r.held = ''
+            ORDER BY {_prose_sql()} DESC,
+                     CASE WHEN d.size < 32768 THEN 0 WHEN d.size < 262144 THEN 1 ELSE 2 END,
+                     d.mtime DESC, d.id
+            LIMIT ?""",
+        [table, limit],
+    ).fetchall()
+
+
+def mark_first_only(cur: duckdb.DuckDBPyConnection, table: str, held: Sequence[tuple[int, str]]) -> None:
+    """These documents have their first vector only: (id, why the rest is held back, "" when it waits)."""
+    if held:
+        cur.executemany("INSERT INTO vector_reach VALUES (?, ?, ?)", [(table, int(d), h) for d, h in held])
+
+
+def replace_document_vectors(cur: duckdb.DuckDBPyConnection, table: str, doc_ids: Sequence[int]) -> None:
+    """Remove these documents' first vectors before their whole ones are written: a document's
+    vectors are its first window's or all its windows', never both."""
+    ids = id_list(doc_ids)
+    cur.execute(f"DELETE FROM {table} WHERE doc_id IN {ids}")
+    cur.execute(f"DELETE FROM vector_reach WHERE table_name = ? AND doc_id IN {ids}", [table])
+
+
+def reach(cur: duckdb.DuckDBPyConnection, table: str | None) -> dict[str, int]:
+    """Documents embedded by their first window only, by why ("" : the rest waits; else the
+    machine_made reason that holds it back)."""
+    if table is None:
+        return {}
+    rows = cur.execute("SELECT held, count(*) FROM vector_reach WHERE table_name = ? GROUP BY held", [table]).fetchall()
+    return {str(h): int(n) for h, n in rows}
+
+
+def work_waiting(cur: duckdb.DuckDBPyConnection, table: str, one_window: int) -> tuple[int, int]:
+    """(documents without a vector, characters of text waiting for whole vectors: those
+    documents' longer than `one_window` characters and those with their first vector only)."""
+    row = first_row(
+        cur,
+        f"""WITH lengths AS (
+                SELECT c.doc_id, sum(c.end_char - c.start_char) AS n FROM chunks c
+                JOIN documents d ON d.id = c.doc_id AND d.status = 'ok' GROUP BY c.doc_id)
+            SELECT count(*) FILTER (WHERE v.doc_id IS NULL AND r.doc_id IS NULL),
+                   coalesce(sum(n) FILTER (WHERE (v.doc_id IS NULL AND r.doc_id IS NULL AND n > ?)
+                                               OR r.held = ''), 0)
+            FROM lengths l
+            LEFT JOIN (SELECT DISTINCT doc_id FROM {table}) v ON v.doc_id = l.doc_id
+            LEFT JOIN (SELECT doc_id, held FROM vector_reach WHERE table_name = ?) r ON r.doc_id = l.doc_id""",
+        [one_window, table],
+    )
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+def first_only(cur: duckdb.DuckDBPyConnection, table: str, doc_ids: Sequence[int]) -> set[int]:
+    """Of these documents, those embedded by their first window only."""
+    if not doc_ids:
+        return set()
+    rows = cur.execute(
+        f"SELECT doc_id FROM vector_reach WHERE table_name = ? AND doc_id IN {id_list(doc_ids)}", [table]
+    ).fetchall()
+    return {int(r[0]) for r in rows}
 
 
 def embedded_share(cur: duckdb.DuckDBPyConnection, table: str | None) -> tuple[int, int]:

@@ -1,0 +1,113 @@
+"""Every document gets a first vector before any gets its second; machine-made text keeps its
+first only and `status` says why; a stopped run says what it kept; the background run's
+threads are at the lowest priority."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from findling.engine import Engine
+from findling.faces.presentation import held_back_lines, semantic_line
+from findling.records import SearchMode, SearchRequest
+from tests.helpers import write
+
+TOPICS = ["invoices", "receipts", "payroll", "shipping", "returns", "taxes"]
+
+
+def _page(topic: str) -> str:
+    sections = "\n\n".join(
+        f"## {topic.title()} part {i}\n\n" + f"The {topic} handbook explains step {i} of {topic} in detail. " * 12
+        for i in range(4)
+    )
+    return f"# {topic.title()} handbook\n\nHow the office handles {topic}.\n\n{sections}\n"
+
+
+@pytest.fixture
+def engine(tmp_path, settings, embedder_installed):
+    settings.index.chunk_tokens = 64
+    with Engine(tmp_path / "home", settings=settings) as engine:
+        yield engine
+
+
+def test_every_document_is_reached_before_any_goes_deep(engine, docs):
+    for topic in TOPICS:
+        write(docs / f"{topic}.md", _page(topic))
+    write(docs / "note.txt", "A one-line note about the parking permit.")
+    engine.add_source(docs)
+    engine.index(embed=False)
+    seen = []
+    report = engine.embed(progress=lambda p: seen.append(p))
+    steps = [(p.base + p.done, p.base + p.total, p.depth.whole) for p in seen if p.depth is not None]
+    assert steps[-1] == (7, 7, 7)
+    # no document is whole beyond the one-window note until every document has a vector
+    assert all(whole <= 1 for done, total, whole in steps if done < total)
+    assert report.documents == 7 and report.deepened == 6
+    status = engine.status()
+    assert status.embedded == 7 and status.first_only == 0
+    assert "by their first window" not in semantic_line(status, "terminal")
+
+
+def test_a_stop_after_the_first_pass_keeps_what_it_did(engine, docs):
+    for topic in TOPICS:
+        write(docs / f"{topic}.md", _page(topic))
+    engine.add_source(docs)
+    engine.index(embed=False)
+    stop = threading.Event()
+
+    def progress(p):
+        if p.depth is not None and p.base + p.done == p.base + p.total and p.done:
+            stop.set()  # every document reached: stop before the second pass
+
+    report = engine.embed(progress=progress, cancel=stop)
+    assert report.cancelled and report.documents == 6 and report.deepened == 0
+    status = engine.status()
+    assert status.embedded == 6 and status.first_only == 6
+    assert "6 of them by their first window so far" in semantic_line(status, "terminal")
+    found = engine.find(SearchRequest("how the office pays salaries", mode=SearchMode.SEMANTIC, limit=3))
+    assert found.hits and "payroll" in found.hits[0].path
+    assert any("by their opening only" in n.text for n in found.notes)
+    # the next run goes deep, and the first vectors give way: one vector set per document
+    engine.embed()
+    cur = engine.database.cursor()
+    table = cur.execute("SELECT table_name FROM vector_models").fetchall()[0][0]
+    firsts = cur.execute(f"SELECT count(*) FROM {table} WHERE start_char = 0").fetchall()[0][0]
+    assert firsts == 6 and engine.status().first_only == 0
+
+
+def test_machine_made_text_is_held_at_its_first_window_and_said(engine, docs):
+    write(docs / "regs.h", "".join(f"#define mmGFX_REG_{i:04X} 0x{i:04x}\n" for i in range(600)))
+    write(docs / "manual.md", _page("payroll"))
+    engine.add_source(docs)
+    report = engine.index().embedding
+    assert report.documents == 2 and report.deepened == 1
+    status = engine.status()
+    assert status.held_back == (("numbers", 1),)
+    assert held_back_lines(status) == [
+        "1 documents embedded by their first window only: they are mostly numeric constants "
+        "(register definitions, tables, firmware)"
+    ]
+    assert engine.index().embedding.deepened == 0  # held back, not waiting: no later run embeds it
+
+
+def test_background_embedding_runs_at_the_lowest_priority(engine, docs, monkeypatch):
+    import sys
+
+    from findling.ingest import embedding
+    from findling.priority import thread_nice
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread nice values are Linux's")
+    seen = {}
+    real = embedding.embed_pending
+
+    def spy(*args, **kwargs):
+        seen["nice"] = thread_nice()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(embedding, "embed_pending", spy)
+    write(docs / "note.md", _page("taxes"))
+    engine.add_source(docs)
+    engine.index()
+    assert seen["nice"] == 19 and thread_nice() < 19  # the caller's thread keeps its own
