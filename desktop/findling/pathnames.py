@@ -154,3 +154,18 @@ def folder_filter(value: str) -> str:
     """A folder a search is kept to, as every face reads it (`--folder`, `folder:` in a query, MCP
     and HTTP fields, the window): `~` expanded, made absolute in this process's working folder."""
     return os.path.abspath(os.path.expanduser(value))
+
+
+def under(path: str, folder: str) -> bool:
+    """Is `path` the folder (or file) itself or somewhere below it: the one rule for "under this
+    folder" (sources, the folder filter, facets); `/x/notes` holds `/x/notes/a.md`, never
+    `/x/notes-old/a.md` nor `/x/notes.txt`. The filter's SQL is `under_sql`, held to this by a test."""
+    root = folder.rstrip(os.sep) or os.sep
+    return path in (folder, root) or path.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+def under_sql(column: str, folder: str) -> tuple[str, list[str]]:
+    """`under(column, folder)` in SQL, with its parameters."""
+    root = folder.rstrip(os.sep) or os.sep
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return f"({column} = ? OR {column} = ? OR starts_with({column}, ?))", [folder, root, prefix]

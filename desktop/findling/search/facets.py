@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from findling.file_kinds import CATEGORIES, category_of, extensions_in
+from findling.pathnames import under
 from findling.records import Hit
 
 # the Type filter's groups (file_kinds.py: each extension's category), "Any type" first
@@ -72,7 +73,7 @@ def facet_counts(hits: Sequence[Hit], folders: Sequence[str], now: float) -> dic
     dates = Counter(date_range(h.mtime, now) for h in hits)
 
     def folder_of(path: str) -> str | None:
-        inside = [f for f in folders if path == f or path.startswith(f.rstrip(os.sep) + os.sep)]
+        inside = [f for f in folders if under(path, f)]
         return max(inside, key=len) if inside else None
 
     places = Counter(f for f in (folder_of(h.path) for h in hits) if f is not None)

@@ -13,7 +13,7 @@ from typing import Any
 
 from findling.dates import parse_date
 from findling.filter_options import OPTION, FilterOption
-from findling.pathnames import folder_filter
+from findling.pathnames import folder_filter, under_sql
 from findling.records import Filters
 from findling.search.facets import type_extension_sql
 from findling.store.documents import dated_sql
@@ -59,7 +59,8 @@ def _one_of(column: Callable[[str], str]) -> Callable[[str, Sequence[str]], Clau
 
 
 def _under(alias: str, folders: Sequence[str]) -> Clause:
-    return "(" + " OR ".join(f"starts_with({alias}.path, ?)" for _ in folders) + ")", list(folders)
+    clauses = [under_sql(f"{alias}.path", folder) for folder in folders]
+    return "(" + " OR ".join(sql for sql, _ in clauses) + ")", [v for _, values in clauses for v in values]
 
 
 def _symbol(alias: str, name: str) -> Clause:

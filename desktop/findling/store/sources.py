@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import duckdb
 
-from findling.pathnames import display_path, path_bytes, stored_path
+from findling.pathnames import display_path, path_bytes, stored_path, under
 from findling.records import Source
 from findling.store.sql import scalar
 
 
 def inside(path: str, root: str) -> bool:
     """Is `path` the folder `root` or somewhere below it? (Both absolute and normalised.)"""
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+    return under(path, root)
 
 
 def owner_of(sources: Sequence[Source], path: str) -> Source | None:
