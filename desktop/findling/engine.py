@@ -516,13 +516,14 @@ class Engine:
 
     def check_index(self) -> list[str]:
         """What would make the index lie (documents of removed folders, duplicates, orphans,
-        counts out of step); empty when sound."""
-        return consistency_problems(self._db.cursor())
+        counts out of step, kept vectors that do not match it); empty when sound."""
+        return consistency_problems(self._db.cursor()) + self._search.vectors.kept_problems()
 
     def repair_index(self) -> int:
         with self._index_lock, self._db.transaction() as tx:
             removed = repair_problems(tx)
         self._bm25.invalidate()
+        self._search.vectors.drop_damaged()
         return removed
 
     # -- status -------------------------------------------------------------------------

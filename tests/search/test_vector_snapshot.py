@@ -253,3 +253,58 @@ def test_an_index_closed_without_searching_leaves_no_empty_float_file(store):
     for _ in range(3):
         _index(db, table, home).close()
     assert sorted(vector_snapshot.folder(home).glob("*.f32")) == kept
+
+
+def _rewrite(snap, name: str, change) -> None:
+    """One of a snapshot's arrays changed in place, its meta left as saved (a damaged disk, a
+    tampered folder)."""
+    array = np.array(np.load(snap / f"{name}.npy", allow_pickle=False))
+    np.save(snap / f"{name}.npy", change(array), allow_pickle=False)
+
+
+@pytest.mark.parametrize("damage", ["doc-ids-shifted", "slots-shifted", "floats-garbled", "floats-nan"])
+def test_a_tampered_snapshot_never_returns_another_document(store, damage):
+    """The red team's damages: each result must be what the database says, whatever the files."""
+    db, table, home = store
+    queries = _saved(db, table, home)
+    where = vector_snapshot.folder(home)
+    (snap,) = where.glob(f"{table}.snap.*")
+    (floats,) = where.glob(f"{table}.*.f32")
+    if damage == "doc-ids-shifted":
+        _rewrite(snap, "doc_ids", lambda a: np.roll(a, 1))
+    elif damage == "slots-shifted":
+        _rewrite(snap, "slots", lambda a: np.roll(a, 1))
+    else:
+        data = np.fromfile(floats, dtype=np.float32)
+        if damage == "floats-garbled":
+            data[: len(data) // 2] = np.random.default_rng(1).standard_normal(len(data) // 2)
+        else:
+            data[:] = np.nan
+        data.tofile(floats)
+    index = _index(db, table, home)
+    results = _results(index, queries)
+    index.close()
+    full = _index(db, table, home, persist=False)
+    assert results == _results(full, queries)
+    full.close()
+
+
+@pytest.mark.parametrize("damage", ["", "floats-garbled", "doc-ids-shifted"])
+def test_doctor_tells_kept_vectors_that_do_not_match(store, damage):
+    db, table, home = store
+    _saved(db, table, home)
+    where = vector_snapshot.folder(home)
+    (snap,) = where.glob(f"{table}.snap.*")
+    (floats,) = where.glob(f"{table}.*.f32")
+    if damage == "floats-garbled":
+        data = np.fromfile(floats, dtype=np.float32)
+        data[::7] += 0.5
+        data.tofile(floats)
+    elif damage == "doc-ids-shifted":
+        _rewrite(snap, "doc_ids", lambda a: np.roll(a, 1))
+    problem = vector_snapshot.kept_problem(home, db.cursor(), table, DIM, index_id(db.cursor()))
+    assert bool(problem) == bool(damage)
+    if damage == "floats-garbled":
+        assert "do not match the index" in problem
+    elif damage:
+        assert "damaged" in problem

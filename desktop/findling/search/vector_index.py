@@ -32,6 +32,7 @@ database only what changed since, so a cold search does not pay for the whole lo
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -47,6 +48,8 @@ from findling.models.int8_dot import Int8Dot
 from findling.scratch import scratch_file
 from findling.search import vector_snapshot
 from findling.store.vectors import generation, hashes_at, live_seqs, read_vectors, row_count, seq_span
+
+log = logging.getLogger(__name__)
 
 _RESCORE = 256  # candidates rescored with exact floats, at least (k × 8 when more)
 _LOAD_BATCH = 65_536
@@ -270,6 +273,8 @@ class VectorIndex:
         self._floats = self._float_file()
         self._unsaved = False  # rows or codebook changed since the snapshot this index started from
         self._tried_snapshot = persist is None
+        self._from_disk = False  # rows mapped from the kept snapshot: checked before they are returned
+        self.distrusted = False  # a kept snapshot did not hold and was dropped (doctor says so)
         self._book = _Codebook.identity(dim)
         # rows and the codebook their codes were made with, swapped together under the lock
         self._state: tuple[_Rows, _Codebook] = (_Rows.empty(dim, self.head), self._book)
@@ -350,6 +355,7 @@ class VectorIndex:
                 self._tried_snapshot = True
                 mapped = self._from_snapshot(cur)
                 rows = mapped or rows
+                self._from_disk = mapped is not None
             if len(rows.seqs) == 0:
                 with self._bulk_read():
                     rows = self._load(cur, -1, _Rows.empty(self.dim, self.head))
@@ -477,12 +483,24 @@ class VectorIndex:
         return np.round(scores, 6)
 
     def search(self, query: np.ndarray, k: int, allowed_doc_ids: np.ndarray | None = None) -> list[VectorHit]:
-        """The k best documents by their best chunk's cosine similarity."""
+        """The k best documents by their best chunk's cosine similarity. Rows that came from the
+        kept snapshot are checked against the database before they are returned: a damaged
+        snapshot (shifted ids or slots, garbled floats) is dropped and the rows read again, never
+        a wrong document returned."""
+        hits, used = self._search(query, k, allowed_doc_ids)
+        if self._from_disk and not self._rows_hold(used):
+            self.read_again()
+            hits, _ = self._search(query, k, allowed_doc_ids)
+        return hits
+
+    def _search(
+        self, query: np.ndarray, k: int, allowed_doc_ids: np.ndarray | None
+    ) -> tuple[list[VectorHit], tuple[_Rows, np.ndarray]]:
         self.refresh()
         rows, book = self._state
         n = len(rows.seqs)
         if n == 0 or k <= 0:
-            return []
+            return [], (rows, np.zeros(0, dtype=np.int64))
         code, step = query_code(book.rotate(query.reshape(1, -1))[0], book.scale)
         first = self._dot(rows.head, code[: self.head])
         pool = None  # the rows a filter allows; None: every row
@@ -501,9 +519,9 @@ class VectorIndex:
             candidates = chosen if pool is None else pool[chosen]
             whole = first[chosen].astype(np.int64) + self._dot(rows.rest[candidates], code[self.head :])
             approx = ((whole - offset) * step).astype(np.float32)
-            hits, complete = self._best_documents(rows, candidates, approx, query, k, want)
+            hits, complete, used = self._best_documents(rows, candidates, approx, query, k, want)
             if complete or read >= size:
-                return hits
+                return hits, (rows, used)
             want, shortlist = want * 4, shortlist * 4  # duplicates of a few documents filled it: read further
 
     def shortlist(self, n: int, k: int) -> int:
@@ -513,17 +531,18 @@ class VectorIndex:
 
     def _best_documents(
         self, rows: _Rows, candidates: np.ndarray, approx: np.ndarray, query: np.ndarray, k: int, want: int
-    ) -> tuple[list[VectorHit], bool]:
+    ) -> tuple[list[VectorHit], bool, np.ndarray]:
         """The k best documents among the candidates, their best `want` rescored with exact
-        floats; and whether k were found."""
+        floats; whether k were found; and their rows."""
         n = len(candidates)
         want = min(n, want)
         if n == 0:
-            return [], False
+            return [], False, np.zeros(0, dtype=np.int64)
         top = np.argpartition(-approx, want - 1)[:want] if want < n else np.arange(n)
         picked = candidates[top]
         exact = self._exact(rows, picked, query)
         hits: list[VectorHit] = []
+        used: list[int] = []
         seen: set[int] = set()
         # equal scores (a file and its copy) in document order, however many candidates were
         # read: which copy is listed must not depend on the result limit
@@ -536,9 +555,53 @@ class VectorIndex:
             hits.append(
                 VectorHit(doc, float(exact[i]), int(rows.ordinals[row]), int(rows.starts[row]), int(rows.ends[row]))
             )
+            used.append(row)
             if len(hits) == k:
-                return hits, True
-        return hits, False
+                return hits, True, np.asarray(used, dtype=np.int64)
+        return hits, False, np.asarray(used, dtype=np.int64)
+
+    def _rows_hold(self, used: tuple[_Rows, np.ndarray]) -> bool:
+        """Whether these rows say what the database says: the same document, place and vector."""
+        rows, picked = used
+        if len(picked) == 0:
+            return True
+        seqs = [int(s) for s in rows.seqs[picked]]
+        found = (
+            self._cursor()
+            .execute(
+                f"""SELECT seq, doc_id, ordinal, start_char, end_char, vec FROM {self.table}
+                WHERE seq IN ({", ".join(str(s) for s in seqs)})"""
+            )
+            .fetchall()
+        )
+        by_seq = {int(r[0]): r for r in found}
+        floats = self._floats.read(rows.slots[picked])
+        for i, (seq, row) in enumerate(zip(seqs, picked.tolist(), strict=True)):
+            db = by_seq.get(seq)
+            if db is None:
+                continue  # removed since the refresh: the next one drops it
+            place = (int(rows.doc_ids[row]), int(rows.ordinals[row]), int(rows.starts[row]), int(rows.ends[row]))
+            if place != (int(db[1]), int(db[2]), int(db[3]), int(db[4])):
+                return False
+            if not np.allclose(floats[i], np.asarray(db[5], dtype=np.float32), atol=1e-6):
+                return False  # NaN is never close
+        return True
+
+    def read_again(self) -> None:
+        """Drop the kept snapshot, which did not hold, and read every row from the database."""
+        log.warning("the vectors kept in %s did not match the index: reading them again from it", self.table)
+        with self._lock:
+            if self._persist is not None:
+                self._floats.close()
+                vector_snapshot.forget(self._persist[0], self.table)
+            self.distrusted = True
+            self._from_disk = False
+            self._tried_snapshot = True
+            self._floats = self._float_file()
+            self._book = _Codebook.identity(self.dim)
+            self._state = (_Rows.empty(self.dim, self.head), self._book)
+            self._generation = -1
+        self.refresh()
 
     def document_vector(self, doc_id: int) -> np.ndarray | None:
         """The mean of a document's exact chunk vectors, normalised: what "documents like this one"
@@ -554,16 +617,27 @@ class VectorIndex:
 
     def best_chunks(self, query: np.ndarray, doc_ids: list[int]) -> dict[int, VectorHit]:
         """Each given document's best chunk for the query (documents with no vectors are
-        left out): the vector evidence for candidates another lane found."""
+        left out): the vector evidence for candidates another lane found. Checked as `search`'s."""
+        best, used = self._best_chunks(query, doc_ids)
+        if self._from_disk and not self._rows_hold(used):
+            self.read_again()
+            best, _ = self._best_chunks(query, doc_ids)
+        return best
+
+    def _best_chunks(
+        self, query: np.ndarray, doc_ids: list[int]
+    ) -> tuple[dict[int, VectorHit], tuple[_Rows, np.ndarray]]:
         self.refresh()
         rows = self._state[0]
+        none = (rows, np.zeros(0, dtype=np.int64))
         if len(rows.seqs) == 0 or not doc_ids:
-            return {}
+            return {}, none
         picked = np.flatnonzero(member_mask(rows.doc_ids, np.asarray(doc_ids, dtype=np.int64)))
         if len(picked) == 0:
-            return {}
+            return {}, none
         scores = self._exact(rows, picked, query)
         best: dict[int, VectorHit] = {}
+        used: list[int] = []
         for i in np.argsort(-scores, kind="stable"):
             row = int(picked[i])
             doc = int(rows.doc_ids[row])
@@ -571,4 +645,5 @@ class VectorIndex:
                 best[doc] = VectorHit(
                     doc, float(scores[i]), int(rows.ordinals[row]), int(rows.starts[row]), int(rows.ends[row])
                 )
-        return best
+                used.append(row)
+        return best, (rows, np.asarray(used, dtype=np.int64))

@@ -77,6 +77,36 @@ class VectorLane:
                 index.close()
             self._indexes.clear()
 
+    def kept_problems(self) -> list[str]:
+        """What is wrong with the vectors kept beside the database (vector_snapshot.kept_problem)."""
+        if self._database_file is None:
+            return []
+        cur = self._cursor()
+        belongs = index_id(cur)
+        home = self._database_file.parent
+        found = (vector_snapshot.kept_problem(home, cur, table, dim, belongs) for table, dim in vector_models(cur))
+        return [problem for problem in found if problem]
+
+    def drop_damaged(self) -> int:
+        """Remove the kept vectors that do not hold; an index using them reads its rows again.
+        Returns how many tables' files went."""
+        if self._database_file is None:
+            return 0
+        cur = self._cursor()
+        belongs = index_id(cur)
+        home = self._database_file.parent
+        dropped = 0
+        for table, dim in vector_models(cur):
+            if vector_snapshot.kept_problem(home, cur, table, dim, belongs):
+                with self._lock:
+                    index = self._indexes.get(table)
+                if index is not None:
+                    index.read_again()
+                else:
+                    vector_snapshot.forget(home, table)
+                dropped += 1
+        return dropped
+
     def index_for(self, model: str) -> VectorIndex | None:
         with self._lock:
             found = table_for(self._cursor(), model)
