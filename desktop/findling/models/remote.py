@@ -135,7 +135,7 @@ def post_json(
 ) -> Any:
     """POST `body` as JSON to the endpoint's `path` and return the JSON answer, retrying on 429 and
     5xx with exponential backoff and jitter (Retry-After when the server gives one)."""
-    url = endpoint.url.rstrip("/") + path
+    url = api_url(endpoint.url, path)
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if key := _key(endpoint):
         headers["Authorization"] = f"Bearer {key}"
@@ -144,14 +144,13 @@ def post_json(
         wait = min(MAX_WAIT_S, 0.5 * 2**attempt) * (0.5 + random.random() / 2)
         try:
             request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-            with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 - http(s) only, checked
-                raw = answer.read(MAX_ANSWER + 1)
-            if len(raw) > MAX_ANSWER:
-                raise ModelServerError(f"{endpoint.host} answered more than {MAX_ANSWER // 2**20} MB")
+            deadline = time.monotonic() + timeout
+            with _OPENER.open(request, timeout=timeout) as answer:
+                raw = _read_by(answer, deadline, endpoint.host)
             try:
                 return json.loads(raw)
-            except ValueError as exc:
-                raise ModelServerError(f"{endpoint.host} answered what is not JSON ({exc})") from exc
+            except (ValueError, RecursionError) as exc:  # nesting past the parser's depth is no answer either
+                raise ModelServerError(f"{endpoint.host} answered what is not JSON ({type(exc).__name__})") from exc
         except urllib.error.HTTPError as exc:
             sleep(_retry_wait(endpoint, path, exc, wait if attempt < retries else None, retries))
         except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
@@ -161,6 +160,62 @@ def post_json(
             reason = getattr(exc, "reason", exc)
             raise ModelServerError(f"the model server at {endpoint.host} cannot be reached ({reason})") from exc
     raise AssertionError("unreachable")
+
+
+def api_url(base: str, path: str) -> str:
+    """The base address and an API path joined, whether the base already names the API's root or
+    not: LM Studio, vLLM, llama.cpp and OpenAI's clients show `http://host:1234/v1`, Findling's
+    paths begin with `/v1/` (Ollama's with `/api/`)."""
+    base = base.rstrip("/")
+    root = "/" + path.lstrip("/").split("/", 1)[0]  # "/v1" or "/api"
+    if base.endswith(root):
+        base = base[: -len(root)]
+    return base + path
+
+
+class _SameOrigin(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed within the server's own origin only: a redirect elsewhere would
+    take document text (and the Authorization header) to a host the address check never saw."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        old, new = (
+            urllib.parse.urlsplit(req.full_url),
+            urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, newurl)),
+        )
+        if (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port):
+            raise ModelServerError(
+                f"{old.netloc} redirected to another server ({new.netloc}); Findling follows a model "
+                "server's redirects within its own address only"
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SameOrigin())
+_READ_PART = 256 * 1024
+
+
+def _read_by(answer: Any, deadline: float, host: str) -> bytes:
+    """The whole answer by the deadline and within MAX_ANSWER bytes: a server that drips its
+    answer a byte at a time is cut off at the deadline, not waited on for each read."""
+    parts: list[bytes] = []
+    size = 0
+    sock = getattr(getattr(answer.fp, "raw", None), "_sock", None)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ModelServerError(f"{host} did not finish its answer in time")
+        if sock is not None:
+            sock.settimeout(max(0.05, left))
+        try:
+            part = answer.read1(_READ_PART)
+        except TimeoutError as exc:
+            raise ModelServerError(f"{host} did not finish its answer in time") from exc
+        if not part:
+            return b"".join(parts)
+        size += len(part)
+        if size > MAX_ANSWER:
+            raise ModelServerError(f"{host} answered more than {MAX_ANSWER // 2**20} MB")
+        parts.append(part)
 
 
 def _retry_wait(endpoint: Endpoint, path: str, exc: urllib.error.HTTPError, wait: float | None, retries: int) -> float:
