@@ -184,27 +184,48 @@ def _cold_search(home: Path, table: str, dim: int, query: np.ndarray, snapshot: 
     return measured
 
 
-def bench_embedder(texts: list[str]) -> dict:
-    from findling.models.embedder import Embedder
+def bench_embedder(texts: list[str], seconds: float = 5.0) -> dict:
+    """The embedder's windows a second as indexing runs it (real windows, the passage format,
+    batches sorted by length, every core) beside this CPU's limit for the model: full windows
+    of exactly `window_tokens`, no padding, nothing but the model run."""
+    import numpy as np
+
+    from findling.models.embedder import Embedder, embedding_windows
     from findling.models.service import ModelService
     from findling.settings import ModelSettings
 
     service = ModelService(ModelSettings())
     reason = service.unavailable_reason("embedder")
     if reason:
-        return {"skipped": reason}
+        return {"skipped": reason.text}
     spec = service.spec("embedder")
-    result: dict[str, object] = {"model": spec.name}
-    for threads in (1, 2):
+    windows = [spec.passage("Sample", t[lo:hi]) for t in texts for lo, hi in embedding_windows(t, spec.window_length)]
+    result: dict[str, object] = {"model": spec.name, "window_tokens": spec.window_length, "windows": len(windows)}
+    for threads in (1, 0):
         embedder = Embedder(spec, service.store, threads=threads)
-        embedder.embed(texts[:16])
-        tokens = sum(min(spec.max_length, len(e.ids)) for e in embedder.tokenize(texts))
+        embedder.embed(windows[:16])
+        tokens = sum(len(e.ids) for e in embedder.tokenize(windows))
         started = time.perf_counter()
-        embedder.embed(texts)
-        seconds = time.perf_counter() - started
-        result[f"threads_{threads}"] = {
-            "chunks_per_s": round(len(texts) / seconds, 1),
-            "mean_tokens": round(tokens / len(texts), 1),
+        embedder.embed(windows)
+        pipeline = len(windows) / (time.perf_counter() - started)
+        # the limit: the model alone on full windows, as many runs as fit in `seconds`
+        ids = np.array([(e.ids * spec.window_length)[: spec.window_length] for e in embedder.tokenize(windows[:16])])
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        if "token_type_ids" in embedder.session.input_names:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        embedder.session.run(None, feed)
+        runs, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            embedder.session.run(None, feed)
+            runs += 1
+        limit = runs * len(ids) / (time.perf_counter() - started)
+        mean_tokens = tokens / len(windows)
+        result["every_core" if threads == 0 else "one_thread"] = {
+            "windows_per_s": round(pipeline, 1),
+            "mean_tokens": round(mean_tokens, 1),
+            "model_limit_windows_per_s": round(limit, 1),
+            # windows are shorter than full ones: the share is of tokens a second
+            "share_of_limit": round(pipeline * mean_tokens / (limit * spec.window_length), 2),
             "provider": embedder.provider,
         }
     return result

@@ -1,0 +1,32 @@
+"""`findling bench --vectors N` on a fresh install (no embedder) says the embedder is missing in
+its JSON instead of crashing on a Note it could not serialise."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+
+def test_bench_vectors_without_an_embedder_reports_it(tmp_path):
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "FINDLING_HOME": str(tmp_path / "home"),
+    }
+    env.pop("FINDLING_MODELS", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "findling", "bench", "--vectors", "2000", "--workdir", str(tmp_path / "work")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert "missing" in report["embedder"]["skipped"] or "not installed" in report["embedder"]["skipped"]
+    assert report["vector_search"]
