@@ -308,3 +308,40 @@ def test_doctor_tells_kept_vectors_that_do_not_match(store, damage):
         assert "do not match the index" in problem
     elif damage:
         assert "damaged" in problem
+
+
+def test_what_killed_saves_leave_is_swept_once_old(store):
+    import time
+
+    db, table, home = store
+    _saved(db, table, home)
+    where = vector_snapshot.folder(home)
+    partial = where / f".{table}.snap.1.partial"
+    partial.mkdir()
+    (partial / "seqs.npy").write_bytes(b"half")
+    empty = where / f"{table}.2.f32"
+    empty.touch()
+    fresh = where / f"{table}.3.f32"
+    fresh.touch()
+    hour_ago = time.time() - 7200
+    for path in (partial, empty):
+        os.utime(path, (hour_ago, hour_ago))
+    assert vector_snapshot.sweep(home) == 2
+    assert not partial.exists() and not empty.exists() and fresh.exists()  # a fresh one may be a live index's
+    (snap,) = where.glob(f"{table}.snap.*")
+    assert snap.is_dir()  # the snapshot itself stays
+
+
+def test_a_read_only_data_folder_searches_without_kept_vectors(store, monkeypatch):
+    """A data folder where vectors/ cannot be made: the index keeps its vectors to itself (an
+    AssertionError once came out of vsearch and query)."""
+    db, table, home = store
+    write_stand_in_vectors(db, table, _unit(np.random.default_rng(2), 50), 1)
+
+    def refused(_home):
+        raise PermissionError("read-only file system")
+
+    monkeypatch.setattr(vector_snapshot, "make_folder", refused)
+    index = _index(db, table, home)
+    assert _results(index, _unit(np.random.default_rng(4), 2))
+    index.close()

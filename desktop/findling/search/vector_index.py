@@ -272,7 +272,7 @@ class VectorIndex:
         self._persist = persist
         self._floats = self._float_file()
         self._unsaved = False  # rows or codebook changed since the snapshot this index started from
-        self._tried_snapshot = persist is None
+        self._tried_snapshot = self._persist is None  # none where the data folder is read-only
         self._from_disk = False  # rows mapped from the kept snapshot: checked before they are returned
         self.distrusted = False  # a kept snapshot did not hold and was dropped (doctor says so)
         self._book = _Codebook.identity(dim)

@@ -66,6 +66,7 @@ class VectorLane:
                     cur = self._cursor()
                     models = dict(vector_models(cur))
                     home = self._database_file.parent
+                    vector_snapshot.sweep(home)
                     for table in vector_snapshot.tables_kept(home):
                         if table not in models:
                             vector_snapshot.forget(home, table)

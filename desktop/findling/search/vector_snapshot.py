@@ -185,6 +185,35 @@ def save(
     return snap
 
 
+_LEFTOVER_AGE_S = 3600.0  # a save or a fresh float file this old belongs to no live process
+
+
+def sweep(home: Path, now: float | None = None) -> int:
+    """Remove what killed processes left in vectors/: half-written snapshots (`.*.partial`) and
+    float files never written (0 bytes), each older than an hour so that no live save or fresh
+    index loses its file. Returns how many went."""
+    where = folder(home)
+    now = time.time() if now is None else now
+    gone = 0
+    try:
+        entries = list(where.iterdir())
+    except OSError:
+        return 0
+    for path in entries:
+        try:
+            info = path.lstat()
+            old = now - info.st_mtime > _LEFTOVER_AGE_S
+            if old and path.name.startswith(".") and path.name.endswith(".partial") and path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+                gone += 1
+            elif old and path.suffix == ".f32" and info.st_size == 0:
+                path.unlink()
+                gone += 1
+        except OSError:
+            continue
+    return gone
+
+
 def _forget_older(where: Path, table: str, kept: Path, floats: Path) -> None:
     """Best effort: a file still mapped elsewhere (Windows) stays until a later save."""
     for old in where.glob(f"{table}.snap.*"):
