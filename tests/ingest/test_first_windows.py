@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from findling.ingest.embed_pace import SETTLE_S, EmbedPace
+from findling.ingest.embed_pace import CODE_PACE, PRIOR_INPUT_PER_CHAR, SETTLE_S, EmbedPace, Waiting
 from findling.ingest.machine_made import REASONS, machine_made
 from findling.ingest.synopsis import code_synopsis, prose_synopsis
 
@@ -84,19 +84,34 @@ def test_a_row_of_digits_does_not_take_the_check_for_ever():
 
 def test_time_left_comes_from_the_steady_rate_not_the_documents():
     pace = EmbedPace(started=0.0)
-    assert pace.seconds_left(100, 0.0, 1.0) is None  # nothing said while the model loads
-    for t in range(1, 61):  # 1,000 characters a second, one batch a second
-        pace.first(2, 1_000.0, float(t))
-    left = pace.seconds_left(100, 0.0, 60.0)
-    assert left == pytest.approx(100 * 500 / 1_000, rel=0.01)  # first windows of 500 characters each
-    # whole text: what the model read per character of text, as measured
-    pace.whole(10_000.0, 11_000.0, 71.0)
-    assert pace.seconds_left(0, 10_000.0, 71.0) == pytest.approx(10_000 * 1.1 / pace.rate(71.0), rel=0.01)
+    prose = {"prose": Waiting(first=100)}
+    assert pace.seconds_left(prose, 1.0) is None  # nothing said while the model loads
+    for t in range(1, 61):  # 1,000 characters of prose a second, two first windows a batch
+        pace.first(2, 1_000.0)
+        pace.spent(1.0, {"prose": 1_000.0}, float(t))
+    assert pace.seconds_left(prose, 60.0) == pytest.approx(100 * 500 / 1_000, rel=0.01)
+    # whole text: what the model read per character of it, as measured
+    pace.whole(10_000.0, 11_000.0)
+    assert pace.seconds_left({"prose": Waiting(whole_chars=10_000.0)}, 71.0) == pytest.approx(11.0, rel=0.01)
+    assert pace.seconds_left({"prose": Waiting(first=1, whole_chars=10_000.0)}, 71.0, whole=False) == pytest.approx(0.5)
+
+
+def test_code_is_timed_at_its_own_pace_once_read_and_at_a_prior_before():
+    pace = EmbedPace(started=0.0)
+    for t in range(1, 31):
+        pace.spent(1.0, {"prose": 1_000.0}, float(t))
+    code = {"code": Waiting(whole_chars=7_000.0 / PRIOR_INPUT_PER_CHAR)}
+    assert pace.seconds_left(code, 30.0) == pytest.approx(7_000.0 / (1_000.0 * CODE_PACE), rel=0.01)
+    for t in range(31, 61):  # code read at 500 characters a second
+        pace.spent(1.0, {"code": 500.0}, float(t))
+    assert pace.rate("code", 60.0) == pytest.approx(500.0)
+    assert pace.rate("prose", 60.0) == pytest.approx(1_000.0)  # kept from when prose was read
+    assert pace.seconds_left(code, 60.0) == pytest.approx(14.0, rel=0.01)
 
 
 def test_a_change_of_pace_is_followed_within_the_rate_window():
     pace = EmbedPace(started=0.0)
     for t in range(1, 400):
-        pace.first(1, 1_000.0 if t < 200 else 250.0, float(t))
-    assert pace.rate(399.0) == pytest.approx(250.0, rel=0.05)
-    assert pace.rate(SETTLE_S / 2) is None
+        pace.spent(1.0, {"prose": 1_000.0 if t < 200 else 250.0}, float(t))
+    assert pace.rate("prose", 399.0) == pytest.approx(250.0, rel=0.05)
+    assert pace.rate("prose", SETTLE_S / 2) is None

@@ -25,7 +25,7 @@ import duckdb
 import numpy as np
 
 from findling.file_kinds import is_prose
-from findling.ingest.embed_pace import EmbedPace
+from findling.ingest.embed_pace import EmbedPace, Waiting
 from findling.ingest.machine_made import machine_made
 from findling.ingest.synopsis import code_synopsis, prose_synopsis
 from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, EmbeddingStopped, TextEmbedder, embedding_windows
@@ -69,17 +69,30 @@ class _Run:
     window_chars: int
     before: int  # documents with a vector when the run began
     embeddable: int
-    first_waiting: int  # documents without a vector
-    whole_waiting: float  # characters of text waiting for whole vectors
+    first_waiting: dict[str, int]  # by kind (prose, code): documents without a vector
+    whole_waiting: dict[str, float]  # by kind: characters of text waiting for whole vectors
     whole: int  # documents embedded whole
     held: int  # documents held back at their first vector
     pace: EmbedPace
     report: EmbedReport = field(default_factory=EmbedReport)
+    last: float = 0.0  # when the last batch was done
+
+    @property
+    def reached(self) -> int:
+        return self.embeddable - sum(self.first_waiting.values())
 
     def depth(self, now: float) -> EmbedDepth:
-        left = self.pace.seconds_left(self.first_waiting, self.whole_waiting, now)
-        first_left = self.pace.seconds_left(self.first_waiting, 0.0, now)
+        waiting = {k: Waiting(self.first_waiting[k], self.whole_waiting[k]) for k in self.first_waiting}
+        left = self.pace.seconds_left(waiting, now)
+        first_left = self.pace.seconds_left(waiting, now, whole=False)
         return EmbedDepth(self.whole, self.embeddable - self.held, first_left, left)
+
+    def spent(self, read: dict[str, float]) -> float:
+        """A batch done: its time shared among the kinds it read; returns now."""
+        now = time.monotonic()
+        self.pace.spent(now - self.last, read, now)
+        self.last = now
+        return now
 
 
 def embed_pending(
@@ -107,20 +120,22 @@ def embed_pending(
     cur = db.cursor()
     before, embeddable = embedded_share(cur, table)
     window_chars = int(spec.window_length * CHARS_PER_TOKEN)
-    first_waiting, whole_waiting = work_waiting(cur, table, window_chars)
-    held = sum(n for why, n in reach(cur, table).items() if why)
-    waiting_whole = reach(cur, table).get("", 0)
+    waiting = work_waiting(cur, table, window_chars)
+    depths = reach(cur, table)
+    held = sum(n for why, n in depths.items() if why)
+    now = time.monotonic()
     run = _Run(
         table,
         window_chars,
         before,
         embeddable,
-        first_waiting,
-        whole_waiting,
-        before - held - waiting_whole,
+        {kind: first for kind, (first, _) in waiting.items()},
+        {kind: float(chars) for kind, (_, chars) in waiting.items()},
+        before - held - depths.get("", 0),
         held,
-        EmbedPace(time.monotonic()),
+        EmbedPace(now),
         report,
+        last=now,
     )
     progress(IndexProgress("embedding", 0, embeddable - before, base=before, depth=run.depth(time.monotonic())))
     try:
@@ -128,7 +143,7 @@ def embed_pending(
         if not cancel.is_set():
             _depth_pass(db, embedder, run, progress, cancel)
     except ModelServerError as exc:  # retried already: the rest stays pending for the next run
-        report.stopped = f"{exc}; {run.first_waiting:,} documents wait for a first vector"
+        report.stopped = f"{exc}; {sum(run.first_waiting.values()):,} documents wait for a first vector"
     report.cancelled = cancel.is_set()
     if not report.cancelled and not report.stopped:
         with db.transaction() as tx:
@@ -156,21 +171,24 @@ def _first_pass(
         first = _first_windows(cur, run.table, spec, dict(docs), run.window_chars)
         hashes = np.fromiter((text_hash(t) for t in first.texts), dtype=np.uint64, count=len(first.texts))
         try:
-            vectors, computed, read = _vectors_for(cur, run.table, embedder, first.texts, hashes, cancel)
+            vectors, computed = _vectors_for(cur, run.table, embedder, first.texts, hashes, cancel)
         except EmbeddingStopped:
             return
         with db.transaction() as tx:
             write_vectors(tx, run.table, first.doc_ids, first.ordinals, first.spans, vectors, hashes)
             mark_first_only(tx, run.table, first.held)
-        now = time.monotonic()
-        run.pace.first(computed, read, now)
+        read = _read_by_kind(first.texts, first.kinds, computed)
+        run.pace.first(len(computed), sum(read.values()))
+        now = run.spent(read)
         run.whole += first.documents - len(first.held)
         run.held += sum(1 for _, why in first.held if why)
-        run.first_waiting -= first.documents
-        run.whole_waiting -= first.held_chars
+        for kind, n in first.reached.items():
+            run.first_waiting[kind] -= n
+        for kind, n in first.held_chars.items():
+            run.whole_waiting[kind] -= n
         report.documents += first.documents
         report.vectors += len(first.doc_ids)
-        report.computed += computed
+        report.computed += len(computed)
         progress(
             IndexProgress(
                 "embedding",
@@ -200,29 +218,35 @@ def _depth_pass(
         if not docs:
             return
         titles = dict(docs)
-        doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, _documents(cur, list(titles)))
+        documents = _documents(cur, list(titles))
+        doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
+        kinds = [_kind(documents[d].ext) for d in doc_ids]
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
         for lo, hi in document_parts(doc_ids, embedder.windows_per_call):
             try:
-                vectors, computed, read = _vectors_for(cur, run.table, embedder, texts[lo:hi], hashes[lo:hi], cancel)
+                vectors, computed = _vectors_for(cur, run.table, embedder, texts[lo:hi], hashes[lo:hi], cancel)
             except EmbeddingStopped:
                 return
             done = sorted(set(doc_ids[lo:hi]))
             with db.transaction() as tx:
-                text_chars = _text_chars(tx, done)
                 replace_document_vectors(tx, run.table, done)
                 write_vectors(tx, run.table, doc_ids[lo:hi], ordinals[lo:hi], spans[lo:hi], vectors, hashes[lo:hi])
-            now = time.monotonic()
-            run.pace.whole(text_chars, read, now)
+            read = _read_by_kind(texts[lo:hi], kinds[lo:hi], computed)
+            text_chars = {kind: 0.0 for kind in run.whole_waiting}
+            for d in done:
+                text_chars[_kind(documents[d].ext)] += documents[d].length
+            run.pace.whole(sum(text_chars.values()), sum(read.values()))
+            now = run.spent(read)
             run.whole += len(done)
-            run.whole_waiting -= text_chars
+            for kind, n in text_chars.items():
+                run.whole_waiting[kind] -= n
             report.deepened += len(done)
             report.vectors += hi - lo - len(done)  # each replaced its first vector
-            report.computed += computed
+            report.computed += len(computed)
             progress(
                 IndexProgress(
                     "embedding",
-                    run.embeddable - run.before - run.first_waiting,
+                    run.reached - run.before,
                     run.embeddable - run.before,
                     current=titles.get(doc_ids[hi - 1], ""),
                     base=run.before,
@@ -231,11 +255,16 @@ def _depth_pass(
             )
 
 
-def _text_chars(cur: duckdb.DuckDBPyConnection, doc_ids: list[int]) -> int:
-    row = cur.execute(
-        f"SELECT coalesce(sum(end_char - start_char), 0) FROM chunks WHERE doc_id IN {id_list(doc_ids)}"
-    ).fetchall()
-    return int(row[0][0]) if row else 0
+def _kind(ext: str) -> str:
+    return "prose" if is_prose(ext) else "code"
+
+
+def _read_by_kind(texts: list[str], kinds: list[str], computed: list[int]) -> dict[str, float]:
+    """The characters the model read (the windows at `computed`), by kind."""
+    read = {"prose": 0.0, "code": 0.0}
+    for i in computed:
+        read[kinds[i]] += len(texts[i])
+    return read
 
 
 # An edited document whose windows were mostly embedded before is embedded whole at once when
@@ -253,15 +282,19 @@ class _FirstWindows:
     ordinals: list[int] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # each window's document's: prose or code
     documents: int = 0
+    reached: dict[str, int] = field(default_factory=lambda: {"prose": 0, "code": 0})
     held: list[tuple[int, str]] = field(default_factory=list)
-    held_chars: int = 0  # text no later whole vectors will be made of: held back, or whole already
+    # by kind, text no later whole vectors will be made of: held back, or whole already
+    held_chars: dict[str, float] = field(default_factory=lambda: {"prose": 0.0, "code": 0.0})
 
-    def add(self, doc_id: int, ordinal: int, span: tuple[int, int], text: str) -> None:
+    def add(self, doc_id: int, ordinal: int, span: tuple[int, int], text: str, kind: str) -> None:
         self.doc_ids.append(doc_id)
         self.ordinals.append(ordinal)
         self.spans.append(span)
         self.texts.append(text)
+        self.kinds.append(kind)
 
 
 def _first_windows(
@@ -283,16 +316,18 @@ def _first_windows(
     out = _FirstWindows()
     for doc_id, rows_of in windows.items():
         doc = documents[doc_id]
+        kind = _kind(doc.ext)
         out.documents += 1
+        out.reached[kind] += 1
         length = doc.length
         unknown = sum(1 for i in rows_of if hashes[i] not in known)
         if unknown <= 1 or (unknown <= _EDITED_WINDOWS and unknown * 4 <= len(rows_of)):
             for i in rows_of:
-                out.add(doc_id, ordinals[i], spans[i], texts[i])
-            out.held_chars += length if length > window_chars else 0
+                out.add(doc_id, ordinals[i], spans[i], texts[i], kind)
+            out.held_chars[kind] += length if length > window_chars else 0
             continue
         ordinal, start, first_text, _heading = doc.chunks[0]
-        prose = is_prose(doc.ext)
+        prose = kind == "prose"
         if prose:
             synopsis = prose_synopsis(first_text, [h for _, _, _, h in doc.chunks], window_chars)
         else:
@@ -301,11 +336,11 @@ def _first_windows(
         code = NAMED_CODE_PASSAGES and language_of(doc.ext) is not None
         title = code_title(doc.path) if code else titles[doc_id]
         span = (start, start + min(len(first_text), window_chars))
-        out.add(doc_id, ordinal, span, spec.passage(title, synopsis or first_text[:window_chars]))
+        out.add(doc_id, ordinal, span, spec.passage(title, synopsis or first_text[:window_chars]), kind)
         why = machine_made(doc.ext, "".join(text for _, _, text, _ in doc.chunks), prose)
         out.held.append((doc_id, why))
         if why:
-            out.held_chars += length
+            out.held_chars[kind] += length
     return out
 
 
@@ -434,17 +469,16 @@ def _vectors_for(
     texts: list[str],
     hashes: np.ndarray,
     cancel: threading.Event | None = None,
-) -> tuple[np.ndarray, int, int]:
+) -> tuple[np.ndarray, list[int]]:
     """One vector per text: stored ones where the text was embedded before, the model's
-    for the rest, each distinct text run once. Returns the vectors, the model runs and the
-    characters they read."""
+    for the rest, each distinct text run once. Returns the vectors and the positions of the
+    texts the model ran."""
     known = known_vectors(cur, table, hashes)
     todo: dict[int, int] = {}  # hash -> first index of a text not embedded before
     for i, h in enumerate(hashes.tolist()):
         if h not in known and h not in todo:
             todo[h] = i
     fresh = embedder.embed([texts[i] for i in todo.values()], cancel=cancel) if todo else None
-    read = sum(len(texts[i]) for i in todo.values())
     by_hash = dict(known)
     if fresh is not None:
         by_hash.update(zip(todo, fresh))
@@ -452,4 +486,4 @@ def _vectors_for(
     out = np.empty((len(texts), dim), dtype=np.float32)
     for i, h in enumerate(hashes.tolist()):
         out[i] = by_hash[h]
-    return out, len(todo), read
+    return out, list(todo.values())

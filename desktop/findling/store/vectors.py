@@ -327,23 +327,25 @@ def reach(cur: duckdb.DuckDBPyConnection, table: str | None) -> dict[str, int]:
     return {str(h): int(n) for h, n in rows}
 
 
-def work_waiting(cur: duckdb.DuckDBPyConnection, table: str, one_window: int) -> tuple[int, int]:
-    """(documents without a vector, characters of text waiting for whole vectors: those
-    documents' longer than `one_window` characters and those with their first vector only)."""
-    row = first_row(
-        cur,
+def work_waiting(cur: duckdb.DuckDBPyConnection, table: str, one_window: int) -> dict[str, tuple[int, int]]:
+    """For prose and for code: (documents without a vector, characters of text waiting for whole
+    vectors: those documents' longer than `one_window` characters, and those with their first
+    vector only)."""
+    rows = cur.execute(
         f"""WITH lengths AS (
-                SELECT c.doc_id, sum(c.end_char - c.start_char) AS n FROM chunks c
-                JOIN documents d ON d.id = c.doc_id AND d.status = 'ok' GROUP BY c.doc_id)
-            SELECT count(*) FILTER (WHERE v.doc_id IS NULL AND r.doc_id IS NULL),
+                SELECT c.doc_id, {_prose_sql()} AS prose, sum(c.end_char - c.start_char) AS n FROM chunks c
+                JOIN documents d ON d.id = c.doc_id AND d.status = 'ok' GROUP BY c.doc_id, prose)
+            SELECT prose, count(*) FILTER (WHERE v.doc_id IS NULL AND r.doc_id IS NULL),
                    coalesce(sum(n) FILTER (WHERE (v.doc_id IS NULL AND r.doc_id IS NULL AND n > ?)
                                                OR r.held = ''), 0)
             FROM lengths l
             LEFT JOIN (SELECT DISTINCT doc_id FROM {table}) v ON v.doc_id = l.doc_id
-            LEFT JOIN (SELECT doc_id, held FROM vector_reach WHERE table_name = ?) r ON r.doc_id = l.doc_id""",
+            LEFT JOIN (SELECT doc_id, held FROM vector_reach WHERE table_name = ?) r ON r.doc_id = l.doc_id
+            GROUP BY prose""",
         [one_window, table],
-    )
-    return (int(row[0]), int(row[1])) if row else (0, 0)
+    ).fetchall()
+    found = {("prose" if prose else "code"): (int(first), int(chars)) for prose, first, chars in rows}
+    return {kind: found.get(kind, (0, 0)) for kind in ("prose", "code")}
 
 
 def first_only(cur: duckdb.DuckDBPyConnection, table: str, doc_ids: Sequence[int]) -> set[int]:
