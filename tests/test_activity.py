@@ -47,9 +47,11 @@ def test_a_run_begun_again_after_stepping_aside_counts_from_the_index_again():
 
 
 @pytest.fixture
-def held_embedding(tmp_path, settings, embedder_installed):
+def held_embedding(tmp_path, settings, embedder_installed, monkeypatch):
     """An owner of an index of 40 notes, its embedding held after the first batch of 16."""
     from findling.server.handle import IndexHandle
+
+    monkeypatch.setattr("findling.ingest.embedding.FIRST_PER_BATCH", 16)
 
     docs = tmp_path / "docs"
     for i in range(40):
@@ -80,10 +82,10 @@ def test_status_and_mcp_say_what_the_owner_is_doing(held_embedding):
     assert status.activity is not None and status.activity.phase == "embedding"
     assert (status.activity.done, status.activity.total) == (status.embedded, status.embeddable) == (16, 40)
     out = _run("status", home=home).stdout  # another process: a client of the owner
-    assert "now: Embedding 16 of 40 documents" in out
+    assert "now: Embedding: 16 of 40 documents searchable by meaning" in out
     assert "semantic search: 16 of 40 documents embedded" in out  # the same numbers, one story
     payload = json.loads(_run("status", "--json", home=home).stdout)
-    assert payload["activity"]["phase"] == "embedding" and payload["activity_line"].startswith("Embedding 16 of 40")
+    assert payload["activity"]["phase"] == "embedding" and payload["activity_line"].startswith("Embedding: 16 of 40")
 
 
 def test_the_mcp_status_tool_says_it_too(held_embedding):
@@ -99,5 +101,5 @@ def test_the_mcp_status_tool_says_it_too(held_embedding):
             return _payload(await client.call_tool("status", {}))
 
     status = anyio.run(ask)
-    assert status["activity"]["line"].startswith("Embedding 16 of 40 documents")
+    assert status["activity"]["line"].startswith("Embedding: 16 of 40 documents")
     assert status["embedded"]["documents"] == status["activity"]["done"] == 16

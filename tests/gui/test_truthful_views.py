@@ -483,7 +483,9 @@ def test_the_match_column_says_what_each_result_matched(qtbot, window, tmp_path)
     assert labels["a.md"].endswith("· every word") and labels["b.md"].endswith("· some words"), labels
 
 
-def test_a_run_asked_for_elsewhere_shows_in_the_bar_and_the_panel_agrees(qtbot, embedder_installed, window, tmp_path):
+def test_a_run_asked_for_elsewhere_shows_in_the_bar_and_the_panel_agrees(
+    qtbot, embedder_installed, window, tmp_path, monkeypatch
+):
     """Embedding started by `findling add` (served by the window's engine) showed no bar; the
     summary said "39 of 39 documents embedded" while the bar said "Embedding 16/1173" and the
     folder row "0 indexed". One record: the bar, the summary and the folder row agree."""
@@ -495,6 +497,7 @@ def test_a_run_asked_for_elsewhere_shows_in_the_bar_and_the_panel_agrees(qtbot, 
     for i in range(40):
         write(docs / f"note{i:02}.txt", f"Note {i}: the harbour ferry leaves at {i % 12 + 1} o'clock from pier {i}.")
     window.engine.add_source(docs)
+    monkeypatch.setattr("findling.ingest.embedding.FIRST_PER_BATCH", 16)
     reached, release = threading.Event(), threading.Event()
 
     def progress(p: IndexProgress) -> None:  # another caller's run, held after its first batch
@@ -506,7 +509,10 @@ def test_a_run_asked_for_elsewhere_shows_in_the_bar_and_the_panel_agrees(qtbot, 
     run.start()
     try:
         qtbot.waitUntil(reached.is_set, timeout=60000)
-        qtbot.waitUntil(lambda: window.progress_label.text().startswith("Embedding 16 of 40 documents"), timeout=5000)
+        qtbot.waitUntil(
+            lambda: window.progress_label.text().startswith("Embedding: 16 of 40 documents searchable by meaning"),
+            timeout=5000,
+        )
         assert window.progress.isVisible() and (window.progress.value(), window.progress.maximum()) == (16, 40)
         qtbot.waitUntil(lambda: "16 of 40 documents embedded" in window.index_label.text(), timeout=8000)
         qtbot.waitUntil(

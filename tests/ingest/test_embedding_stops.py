@@ -53,10 +53,13 @@ def test_a_run_stops_between_model_runs_and_keeps_its_parts(tmp_path, settings, 
         monkeypatch.setattr(embedder, "_run", counted)
         first = engine.embed(cancel=cancel)
         assert first.cancelled and runs["n"] == 5  # no model run after the stop
-        assert 0 < first.documents < 12
-        assert engine.status().embedded == first.documents  # what it reported is committed
+        # every note got its first vector before any got its second; some were made whole
+        assert first.documents == 12 and 0 < first.deepened < 12
+        status = engine.status()  # what it reported is committed
+        assert status.embedded == 12 and status.first_only == 12 - first.deepened
         second = engine.embed()
-        assert not second.cancelled and second.documents == 12 - first.documents
+        assert not second.cancelled and second.documents == 0 and second.deepened == 12 - first.deepened
+        assert engine.status().first_only == 0
 
 
 def test_embed_raises_before_a_model_run_once_asked_to_stop(embedder_installed, engine):

@@ -22,6 +22,18 @@ def test_a_page_is_its_opening_then_its_sections():
     assert ".. _ksm" not in text and "=====" not in text
 
 
+def test_a_pages_byline_and_licence_are_left_out():
+    opening = (
+        "========================\nftrace - Function Tracer\n========================\n\n"
+        "Copyright 2008 Red Hat Inc.\n\n:Author:   Steven Rostedt <srostedt@redhat.com>\n"
+        ":License:  The GNU Free Documentation License, Version 1.2\n- Written for: 2.6.28-rc2\n"
+        "- Updated for: 3.10\n\nFtrace is an internal tracer designed to help out developers.\n"
+    )
+    text = prose_synopsis(opening, ["", "Introduction", "The File System"], 448)
+    assert text.startswith("ftrace - Function Tracer Ftrace is an internal tracer")
+    assert "Copyright" not in text and "Rostedt" not in text and "Written for" not in text
+
+
 def test_a_long_opening_leaves_room_for_the_sections():
     text = prose_synopsis("word " * 500, ["One", "Two", "Three"], 448)
     assert len(text) <= 448 and "Sections: One; Two; Three" in text

@@ -55,6 +55,9 @@ from findling.store.vectors import (
 from findling.text.code_languages import language_of
 
 _DOCS_PER_BATCH = 16
+# Documents whose first windows are read and committed together: one model call's worth
+# (Embedder.windows_per_call), so a stop loses at most that.
+FIRST_PER_BATCH = 64
 # A source file's window is titled with its folder, file and the definition it lies in
 # (`json/decoder.py · JSONDecoder.raw_decode`): the model reads what the code is part of even
 # in a function's third window. Measured in docs/eval/README.md (code questions).
@@ -165,7 +168,7 @@ def _first_pass(
     spec = embedder.spec
     report = run.report
     while not cancel.is_set():
-        docs = pending_first(cur, run.table, embedder.windows_per_call)
+        docs = pending_first(cur, run.table, FIRST_PER_BATCH)
         if not docs:
             return
         first = _first_windows(cur, run.table, spec, dict(docs), run.window_chars)
@@ -184,8 +187,8 @@ def _first_pass(
         run.held += sum(1 for _, why in first.held if why)
         for kind, n in first.reached.items():
             run.first_waiting[kind] -= n
-        for kind, n in first.held_chars.items():
-            run.whole_waiting[kind] -= n
+        for kind, chars in first.held_chars.items():
+            run.whole_waiting[kind] -= chars
         report.documents += first.documents
         report.vectors += len(first.doc_ids)
         report.computed += len(computed)

@@ -15,6 +15,12 @@ from collections.abc import Sequence
 _LEGAL = re.compile(r"spdx-license-identifier|copyright|\(c\)|licen[cs]e|all rights reserved", re.IGNORECASE)
 _COMMENT_LINE = re.compile(r"^\s*(//|/\*|\*|#|--|;|\.\.\s|%|\*/)")
 _MARKUP_LINE = re.compile(r"^\s*(\.\. [\w-]+:|\.\. _|[=\-~^*#+`]{3,}\s*$|:[\w-]+:\s)")
+# A page's byline and history: who wrote it, its licence, when it was reviewed or converted.
+_BYLINE = re.compile(
+    r"^\s*(:[\w ]+:|[-*]\s*(written|updated|converted|reviewed)\b|(last )?reviewed\b|authors?\b|maintainers?\b)"
+    r"|<[^>\s]+@[^>\s]+>",
+    re.IGNORECASE,
+)
 
 
 def _without_legal_opening(text: str) -> str:
@@ -28,9 +34,13 @@ def _without_legal_opening(text: str) -> str:
 
 
 def _plain(text: str) -> str:
-    """Prose without markup lines (rst targets and directives, heading underlines) and with runs
-    of white space as one space: the model reads words, not layout."""
-    kept = [line for line in text.splitlines() if not _MARKUP_LINE.match(line)]
+    """Prose without markup lines (rst targets and directives, heading underlines), bylines and
+    licence lines, and with runs of white space as one space: the model reads words, not layout."""
+    kept = [
+        line
+        for line in text.splitlines()
+        if not _MARKUP_LINE.match(line) and not _BYLINE.search(line) and not _LEGAL.search(line)
+    ]
     return re.sub(r"\s+", " ", " ".join(kept)).strip()
 
 
