@@ -90,6 +90,17 @@ class _Run:
         first_left = self.pace.seconds_left(waiting, now, whole=False)
         return EmbedDepth(self.whole, self.embeddable - self.held, first_left, left)
 
+    def progress(self, current: str, now: float) -> IndexProgress:
+        """Where the run stands, in the index's terms: documents with a vector of those with text."""
+        return IndexProgress(
+            "embedding",
+            self.reached - self.before,
+            self.embeddable - self.before,
+            current=current,
+            base=self.before,
+            depth=self.depth(now),
+        )
+
     def spent(self, read: dict[str, float]) -> float:
         """A batch done: its time shared among the kinds it read; returns now."""
         now = time.monotonic()
@@ -192,16 +203,7 @@ def _first_pass(
         report.documents += first.documents
         report.vectors += len(first.doc_ids)
         report.computed += len(computed)
-        progress(
-            IndexProgress(
-                "embedding",
-                report.documents,
-                run.embeddable - run.before,
-                current=docs[-1][1],
-                base=run.before,
-                depth=run.depth(now),
-            )
-        )
+        progress(run.progress(docs[-1][1], now))
 
 
 def _depth_pass(
@@ -246,16 +248,7 @@ def _depth_pass(
             report.deepened += len(done)
             report.vectors += hi - lo - len(done)  # each replaced its first vector
             report.computed += len(computed)
-            progress(
-                IndexProgress(
-                    "embedding",
-                    run.reached - run.before,
-                    run.embeddable - run.before,
-                    current=titles.get(doc_ids[hi - 1], ""),
-                    base=run.before,
-                    depth=run.depth(now),
-                )
-            )
+            progress(run.progress(titles.get(doc_ids[hi - 1], ""), now))
 
 
 def _kind(ext: str) -> str:
