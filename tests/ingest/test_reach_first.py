@@ -85,7 +85,7 @@ def test_machine_made_text_is_held_at_its_first_window_and_said(engine, docs):
     status = engine.status()
     assert status.held_back == (("numbers", 1),)
     assert held_back_lines(status) == [
-        "1 documents embedded by their first window only: they are mostly numeric constants "
+        "1 document kept at its first window, machine-made: mostly numeric constants "
         "(register definitions, tables, firmware)"
     ]
     assert engine.index().embedding.deepened == 0  # held back, not waiting: no later run embeds it

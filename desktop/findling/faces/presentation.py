@@ -202,7 +202,8 @@ def held_back_lines(status: StoreStatus) -> list[str]:
     from findling.ingest.machine_made import REASONS
 
     return [
-        f"{n:,} documents embedded by their first window only: they {REASONS.get(why, why)}"
+        f"{n:,} {'document' if n == 1 else 'documents'} kept at {'its' if n == 1 else 'their'} first window, "
+        f"machine-made: {REASONS.get(why, why)}"
         for why, n in status.held_back
     ]
 
