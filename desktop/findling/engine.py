@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from findling.docids import docid, split_reference
-from findling.errors import FindlingError, Remedy, SourceError
+from findling.errors import FindlingError, Remedy, SourceError, check_query_length
 from findling.models.manifest import ROLES
 from findling.models.service import ModelService
 from findling.pathnames import MEMBER_SEPARATOR, absolute_address, container_file, display_path
@@ -456,6 +456,7 @@ class Engine:
         """An answer from the files, every sentence checked (answer/asker.Asker)."""
         from findling.answer.asker import Asker
 
+        check_query_length(question, "a question")
         return Asker(self._search, self.settings.ask).ask(question, filters, on_sentence, cancel)
 
     def semantic_off(self) -> Note | None:

@@ -65,6 +65,19 @@ class QuerySyntaxError(FindlingError):
     """A query filter has a value Findling cannot read (e.g. a bad date)."""
 
 
+# The longest search or question any face takes (CLI, window, MCP, HTTP): a page pasted as a
+# question took the generator 216 s and 6.5 GB, a megabyte failed inside onnxruntime.
+MAX_QUERY_CHARS = 2_000
+
+
+def check_query_length(text: str, what: str = "a search") -> None:
+    """A QuerySyntaxError saying the cap when `text` is longer than MAX_QUERY_CHARS."""
+    if len(text) > MAX_QUERY_CHARS:
+        raise QuerySyntaxError(
+            f"{what} is at most {MAX_QUERY_CHARS:,} characters; this one has {len(text):,}: shorten it"
+        )
+
+
 class NotFoundError(FindlingError):
     """A document reference (a docid or a path) that names no indexed document."""
 

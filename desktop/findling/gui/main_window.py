@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from findling.engine import Engine
+from findling.errors import MAX_QUERY_CHARS
 from findling.faces.presentation import (
     dropped_words,
     notes_text,
@@ -176,6 +177,8 @@ class MainWindow(ResultActions, AnswerActions):
 
     def _build_search_bar(self) -> None:
         self.search_field = QLineEdit()
+        self.search_field.setMaxLength(MAX_QUERY_CHARS)  # the cap every face has, said in the tooltip
+        self.search_field.setToolTip(f"A search or question of up to {MAX_QUERY_CHARS:,} characters")
         self.search_field.setPlaceholderText("Search your files…  (Ctrl+K; Enter for the full pipeline)")
         self.search_field.setClearButtonEnabled(True)
         self.search_field.textEdited.connect(lambda _t: self._debounce.start())

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from findling.docids import split_reference
-from findling.errors import FindlingError, QuerySyntaxError, Remedy
+from findling.errors import FindlingError, QuerySyntaxError, Remedy, check_query_length
 from findling.models.service import ModelService
 from findling.priority import FOREGROUND
 from findling.records import (
@@ -178,6 +178,7 @@ class Searcher:
     # -- search -------------------------------------------------------------------------
 
     def parse(self, request: SearchRequest) -> tuple[ParsedQuery, int]:
+        check_query_length(request.text)
         limit = request.limit
         low, high = SPECS["search.limit"].range or (1, 10_000)
         if limit is not None and not low <= limit <= high:

@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from findling import __version__
-from findling.errors import FindlingError
+from findling.errors import MAX_QUERY_CHARS, FindlingError
 from findling.faces.payloads import answer_json, result_json
 from findling.faces.presentation import error_text
 from findling.filter_options import OPTION, OPTIONS
@@ -133,7 +133,7 @@ class _Filtered(BaseModel):
 class QueryBody(_Filtered):
     """`POST /query`'s body."""
 
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     mode: SearchMode = SearchMode.HYBRID
     limit: int | None = Field(default=None, ge=1, le=200)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
@@ -142,7 +142,7 @@ class QueryBody(_Filtered):
 class AskBody(_Filtered):
     """`POST /ask`'s body: the question and the filters of `POST /query`."""
 
-    question: str = Field(min_length=1, max_length=2000)
+    question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
 
 
 def _invalid(exc: ValidationError) -> str:

@@ -16,7 +16,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from findling import __version__
-from findling.errors import FindlingError
+from findling.errors import MAX_QUERY_CHARS, FindlingError
 from findling.faces.payloads import (
     answer_json,
     models_json,
@@ -257,7 +257,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         ),
     )
     async def why_not(
-        query: Annotated[str, Field(min_length=1, max_length=2000)],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)],
         path: str,
         mode: SearchMode = SearchMode.HYBRID,
         limit: Limit = 10,
@@ -294,7 +294,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         ),
     )
     async def ask(
-        question: Annotated[str, Field(min_length=1, max_length=2000)],
+        question: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)],
         ext: Extensions = None,
         path: Paths = None,
         folder: Folders = None,
