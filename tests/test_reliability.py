@@ -251,11 +251,17 @@ def test_queries_while_indexing_stay_consistent(tmp_path, settings, docs):
     ],
 )
 def test_hostile_queries(engine, docs, query):
+    from findling.errors import MAX_QUERY_CHARS, QuerySyntaxError
+
     write(docs / "a.txt", "safe content")
     engine.add_source(docs)
     engine.index()
-    engine.find(SearchRequest(query, mode=SearchMode.KEYWORD))
-    engine.find(SearchRequest(query))
+    for request in (SearchRequest(query, mode=SearchMode.KEYWORD), SearchRequest(query)):
+        if len(query) > MAX_QUERY_CHARS:  # refused, with the cap said, before anything runs
+            with pytest.raises(QuerySyntaxError, match="at most"):
+                engine.find(request)
+        else:
+            engine.find(request)
     assert engine.status().indexed == 1
     assert engine.find(SearchRequest("safe", mode=SearchMode.KEYWORD)).hits
 

@@ -166,7 +166,13 @@ def test_filters(searchable, docs):
     "query", ["", "   ", "(((", '"', "'; DROP TABLE documents; --", "x" * 10000, "-the", "OR OR", "ext:"]
 )
 def test_odd_queries_are_safe(searchable, query):
-    searchable.find(SearchRequest(query, mode=SearchMode.KEYWORD))
+    from findling.errors import MAX_QUERY_CHARS, QuerySyntaxError
+
+    if len(query) > MAX_QUERY_CHARS:  # refused, with the cap said, before anything runs
+        with pytest.raises(QuerySyntaxError, match="at most"):
+            searchable.find(SearchRequest(query, mode=SearchMode.KEYWORD))
+    else:
+        searchable.find(SearchRequest(query, mode=SearchMode.KEYWORD))
     assert searchable.status().indexed == 5
 
 
