@@ -78,35 +78,34 @@ class VectorLane:
                 index.close()
             self._indexes.clear()
 
-    def kept_problems(self) -> list[str]:
-        """What is wrong with the vectors kept beside the database (vector_snapshot.kept_problem)."""
+    def _kept_problems(self) -> list[tuple[str, str]]:
+        """(table, what is wrong) for each model's kept vectors that do not hold (vector_snapshot.kept_problem)."""
         if self._database_file is None:
             return []
         cur = self._cursor()
         belongs = index_id(cur)
         home = self._database_file.parent
-        found = (vector_snapshot.kept_problem(home, cur, table, dim, belongs) for table, dim in vector_models(cur))
-        return [problem for problem in found if problem]
+        found = (
+            (table, vector_snapshot.kept_problem(home, cur, table, dim, belongs)) for table, dim in vector_models(cur)
+        )
+        return [(table, problem) for table, problem in found if problem]
+
+    def kept_problems(self) -> list[str]:
+        """What is wrong with the vectors kept beside the database."""
+        return [problem for _, problem in self._kept_problems()]
 
     def drop_damaged(self) -> int:
         """Remove the kept vectors that do not hold; an index using them reads its rows again.
         Returns how many tables' files went."""
-        if self._database_file is None:
-            return 0
-        cur = self._cursor()
-        belongs = index_id(cur)
-        home = self._database_file.parent
-        dropped = 0
-        for table, dim in vector_models(cur):
-            if vector_snapshot.kept_problem(home, cur, table, dim, belongs):
-                with self._lock:
-                    index = self._indexes.get(table)
-                if index is not None:
-                    index.read_again()
-                else:
-                    vector_snapshot.forget(home, table)
-                dropped += 1
-        return dropped
+        damaged = self._kept_problems()
+        for table, _ in damaged:
+            with self._lock:
+                index = self._indexes.get(table)
+            if index is not None:
+                index.read_again()
+            elif self._database_file is not None:
+                vector_snapshot.forget(self._database_file.parent, table)
+        return len(damaged)
 
     def index_for(self, model: str) -> VectorIndex | None:
         with self._lock:
