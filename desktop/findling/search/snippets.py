@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from findling.records import Highlight
-from findling.text.analyzer import is_unspaced, token_at
+from findling.text.analyzer import WORD_CONTINUES, continues_word, is_unspaced, token_at
 
 _CONTEXT_BEFORE = 60
 
@@ -38,8 +38,9 @@ def _candidates(terms: frozenset[str]) -> re.Pattern[str]:
     return re.compile(pattern or r"(?!)", re.IGNORECASE)
 
 
-_NON_ASCII_LETTER = re.compile(r"[^\W\x00-\x7f]")
-_WORD_REST = re.compile(r"\w*")
+# a letter that folds, or a mark or soft hyphen inside a word (`nai` U+0308 `ve`, `data&shy;base`)
+_NON_ASCII_LETTER = re.compile(rf"[^\W\x00-\x7f]|[{WORD_CONTINUES}]")
+_WORD_REST = re.compile(rf"(?:\w|[{WORD_CONTINUES}])*")
 
 
 def _prefixes(terms: frozenset[str]) -> tuple[str, ...] | None:
@@ -71,7 +72,7 @@ def _starts(text: str, terms: frozenset[str], pattern: re.Pattern[str]) -> list[
             at = letter.start()
             if at < word_end:
                 continue  # another letter of a word already taken
-            while at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_"):
+            while at > 0 and continues_word(text[at - 1]):
                 at -= 1
             found.add(at)
             rest = _WORD_REST.match(text, letter.end())

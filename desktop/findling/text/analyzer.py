@@ -49,7 +49,40 @@ _UNSPACED = (
 )
 UNSPACED_CLASS = f"[{_UNSPACED}]"  # as a regex character class, Python's and RE2's alike
 _UNSPACED_CHAR = re.compile(UNSPACED_CLASS)
-_TOKEN = re.compile(rf"[{_UNSPACED}]+|[^\W{_UNSPACED}]+")
+
+# Invisible characters written inside words: a soft hyphen (U+00AD, HTML's &shy;, common in
+# German text and EPUBs), zero-width non-joiner and joiner, word joiner, a stray byte-order mark.
+# A word holding one is the word without it: `data&shy;base` is `database`.
+IGNORABLE = "\u00ad\u200c\u200d\u2060\ufeff"
+_DROP_IGNORABLE = str.maketrans(dict.fromkeys(IGNORABLE))
+
+
+def _marks() -> str:
+    """Combining marks (categories Mn, Mc, Me) outside the unspaced scripts, as a regex class
+    body: Python's `\\w` leaves them out, so a word written decomposed (`nai` U+0308 `ve`, as macOS file
+    systems and some editors store é, ï, ç) or in an Indic script (हिन्दी) fell apart at each mark."""
+    unspaced = re.compile(UNSPACED_CLASS)
+    found = [
+        c
+        for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
+        if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me") and not unspaced.match(chr(c))
+    ]
+    ranges: list[tuple[int, int]] = []
+    for c in found:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1] = (ranges[-1][0], c)
+        else:
+            ranges.append((c, c))
+    return "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in ranges)
+
+
+# A word: word characters not of an unspaced script, with the marks and ignorables among them
+# (a mark never starts one). Every mark is past ASCII: the lookahead on that keeps the common
+# word end, a space or punctuation, off the class of 700 ranges (0.46 s for 10 MB, as before;
+# 0.76 s without it).
+WORD_CONTINUES = f"{_marks()}{IGNORABLE}"
+_TOKEN = re.compile(rf"[{_UNSPACED}]+|[^\W{_UNSPACED}]+(?:(?=[^\x00-\x7f])[{WORD_CONTINUES}]+[^\W{_UNSPACED}]*)*")
+_CONTINUES_CHAR = re.compile(rf"[{WORD_CONTINUES}]")
 _CAMEL_BOUNDARY = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|[0-9]+")
 _MAX_TOKEN = 64  # longer "words" are base64 blobs or hashes: keep, but truncated
@@ -79,7 +112,7 @@ def fold(text: str) -> str:
     text = text.casefold()
     if text.isascii():
         return text
-    decomposed = unicodedata.normalize("NFKD", text.translate(_LETTERS))
+    decomposed = unicodedata.normalize("NFKD", text.translate(_LETTERS).translate(_DROP_IGNORABLE))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
@@ -131,6 +164,12 @@ def _analyse(raw: str, language: str) -> tuple[str, tuple[str, ...], int, int] |
             cache[key] = None
             return None
         offset = raw.index(word[0])
+    length = len(word)
+    if not word.isascii():
+        # composed and without ignorables, so a decomposed word is analysed as its composed
+        # form is (stemmed, not taken for an identifier by the mark that is not a letter);
+        # the token still spans the word as written
+        word = unicodedata.normalize("NFC", word.translate(_DROP_IGNORABLE))
     stem = _stemmer(language).stemWord
     if _is_identifier(word):
         whole = fold(word)[:_MAX_TOKEN]
@@ -140,10 +179,10 @@ def _analyse(raw: str, language: str) -> tuple[str, tuple[str, ...], int, int] |
             term = stem(folded) if folded.isalpha() else folded
             if term != whole:
                 parts.append(term)
-        result = (whole, tuple(parts), offset, len(word))
+        result = (whole, tuple(parts), offset, length)
     else:
         folded = fold(word)[:_MAX_TOKEN]
-        result = (stem(folded) if folded.isalpha() else folded, (), offset, len(word))
+        result = (stem(folded) if folded.isalpha() else folded, (), offset, length)
     cache[key] = result
     return result
 
@@ -179,6 +218,13 @@ def iter_tokens(text: str, language: str = DEFAULT_LANGUAGE) -> Iterator[Token]:
             yield Token(term, parts, start, start + length)
 
 
+def continues_word(char: str) -> bool:
+    """Whether a word of a spaced script goes on through `char` (a letter, a digit, `_`, a mark)."""
+    if char.isalnum() or char == "_":
+        return not is_unspaced(char)
+    return _CONTINUES_CHAR.match(char) is not None
+
+
 def token_at(text: str, pos: int, language: str = DEFAULT_LANGUAGE) -> Token | None:
     """The token that covers position `pos` (for checking a candidate match in place)."""
     if is_unspaced(text[pos : pos + 1]):
@@ -187,7 +233,7 @@ def token_at(text: str, pos: int, language: str = DEFAULT_LANGUAGE) -> Token | N
             return Token(text[pos : end + 1], (text[pos],), pos, end + 1)
         return Token(text[pos], (), pos, end)
     start = pos
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_") and not is_unspaced(text[start - 1]):
+    while start > 0 and continues_word(text[start - 1]):
         start -= 1
     match = _TOKEN.match(text, start)
     if match is None:

@@ -15,6 +15,7 @@ from findling.search.keyword.phrases import lookup as _lookup
 from findling.search.keyword.phrases import near_marks
 from findling.search.query_parser import ParsedQuery
 from findling.text.analyzer import (
+    WORD_CONTINUES,
     fold,
     identifier_parts,
     is_stopword,
@@ -24,7 +25,7 @@ from findling.text.analyzer import (
 )
 from findling.text.synonyms import with_synonyms
 
-_PREFIX = re.compile(r"^(\w{2,})\*$")
+_PREFIX = re.compile(rf"^((?:\w|[{WORD_CONTINUES}]){{2,}})\*$")
 PREFIX_EXPANSIONS = 64  # the most frequent index terms a prefix stands for
 
 
