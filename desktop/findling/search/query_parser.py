@@ -47,6 +47,9 @@ class ParsedQuery:
     near: tuple[tuple[int, tuple[str, ...]], ...] = ()
     filters: Filters = field(default_factory=Filters)
     text: str = ""  # the free text, operators removed: what the vector lane embeds
+    # a pasted paragraph past PLAIN_TEXT_WORDS whose quotes, NEAR, OR or minus signs were read as
+    # words: each face says so (never silently loosened)
+    read_as_text: bool = False
 
     @property
     def has_terms(self) -> bool:
@@ -72,7 +75,11 @@ def _joined_near(
     return [*near, (window, (groups.pop()[0], word))]
 
 
-PLAIN_TEXT_WORDS = 40  # a query longer than this reads as plain text (query by example)
+PLAIN_TEXT_WORDS = 40  # unquoted words past which a query reads as plain text (query by example)
+READ_AS_TEXT = (
+    f"read as plain text (more than {PLAIN_TEXT_WORDS} words): its quotes, NEAR and minus signs are words here; "
+    "quote only the phrase to search for it exactly"
+)
 
 
 def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch per piece of query syntax
@@ -141,8 +148,11 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch 
     if near_next is not None:  # "NEAR" at the end: a plain word after all
         groups.append(["NEAR"])
         text_parts.append("NEAR")
-    if len(groups) + sum(len(p) for p in phrases) > PLAIN_TEXT_WORDS:
-        # A pasted paragraph is text, not syntax: its quotes, dashes and ORs are prose.
+    as_text = len(groups) > PLAIN_TEXT_WORDS
+    if as_text:
+        # A pasted paragraph is text, not syntax: its quotes, dashes and ORs are prose. Its
+        # unquoted words decide it: a quoted phrase of any length stays a phrase.
+        as_text = bool(phrases or excluded_words or excluded_phrases or near)
         groups += [[w] for p in phrases for w in p] + [[w] for w in excluded_words]
         groups += [[w] for p in excluded_phrases for w in p]
         groups += [[w] for _, words in near for w in words]
@@ -155,6 +165,7 @@ def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch 
         excluded_phrases=tuple(excluded_phrases),
         filters=filters_of(filters),
         text=" ".join(text_parts),
+        read_as_text=as_text,
     )
 
 

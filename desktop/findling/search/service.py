@@ -37,7 +37,7 @@ from findling.records import (
 from findling.search.fetch import DocumentFetcher
 from findling.search.keyword.explain import keyword_explain
 from findling.search.keyword.lane import Bm25Lane, Bm25Result
-from findling.search.query_parser import ParsedQuery, parse_query
+from findling.search.query_parser import READ_AS_TEXT, ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import (
     PASSAGE_WORDS,
@@ -205,6 +205,8 @@ class Searcher:
             result = self._keyword(request, parsed, limit)
         else:
             result = self._ranked(request, parsed, limit, keep_weak)
+        if parsed.read_as_text:
+            result = replace(result, notes=(*result.notes, Note(READ_AS_TEXT)))
         result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 2)
         if result.explain is not None:
             result.explain.timings_ms.setdefault("total", result.timings_ms["total"])

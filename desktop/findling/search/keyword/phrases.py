@@ -8,8 +8,8 @@ of the index, and the documents of each language are matched with that language'
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 import duckdb
@@ -27,8 +27,9 @@ def phrase_in(words: tuple[str, ...], language: str) -> tuple[str, ...]:
 
 
 def near_in(words: tuple[str, ...], language: str) -> tuple[str, ...]:
-    """A proximity set's distinct terms in a document of `language` (phrase_in)."""
-    return tuple(dict.fromkeys(phrase_in(words, language)))
+    """A proximity set's terms in a document of `language` (phrase_in), a word the set repeats
+    as often as it does: `alpha NEAR alpha` asks for two alphas close together."""
+    return tuple(sorted(phrase_in(words, language)))
 
 
 def lookup(cur: duckdb.DuckDBPyConnection, terms: set[str]) -> dict[str, tuple[int, int]]:
@@ -68,6 +69,12 @@ def _in_languages(column: str, languages: list[str], every: Sequence[str]) -> st
     return f" AND {column} IN (SELECT id FROM documents WHERE coalesce(language, '') IN ({listed}))"
 
 
+# A phrase's words joined in SQL at most: a longer phrase is narrowed by its rarest words, then
+# read word by word in the candidates' positions. A 76-word paragraph quoted whole, joined word by
+# word, ran DuckDB out of memory on the kernel's 25,000 documents.
+JOINED_WORDS = 6
+
+
 def phrase_sql(cur: duckdb.DuckDBPyConnection, words: tuple[str, ...], languages: Sequence[str]) -> str:
     """SQL selecting the documents (doc_id) whose text or title holds the phrase, word after word."""
     selects = []
@@ -75,20 +82,60 @@ def phrase_sql(cur: duckdb.DuckDBPyConnection, words: tuple[str, ...], languages
         ids = lookup(cur, set(terms))
         if len(ids) < len(set(terms)):
             continue  # a word no document of these languages holds
-        term_ids = [ids[t][0] for t in terms]
-        joins = "".join(
-            f" JOIN positions p{k} ON p{k}.doc_id = p0.doc_id AND p{k}.term_id = {term_ids[k]}"
-            for k in range(1, len(term_ids))
-        )
-        starts = "p0.pos"
-        for k in range(1, len(term_ids)):  # where the phrase may start, narrowed by each next word
-            starts = f"list_intersect({starts}, list_transform(p{k}.pos, x -> x - {k}))"
-        holds = f" AND len({starts}) > 0" if len(term_ids) > 1 else ""
-        selects.append(
-            f"SELECT p0.doc_id FROM positions p0{joins} WHERE p0.term_id = {term_ids[0]}"
-            f"{holds}{_in_languages('p0.doc_id', langs, languages)}"
-        )
+        in_languages = _in_languages("p0.doc_id", langs, languages)
+        if len(terms) <= JOINED_WORDS:
+            joined = _joined_sql([(k, ids[t][0]) for k, t in enumerate(terms)], in_languages)
+            selects.append(f"SELECT doc_id FROM ({joined})")
+            continue
+        held = _long_phrase_docs(cur, terms, ids, in_languages)
+        selects.append(f"SELECT unnest([{', '.join(map(str, held))}]::INTEGER[]) AS doc_id" if held else _NOTHING)
     return " UNION ".join(selects) or _NOTHING
+
+
+def _joined_sql(words: Sequence[tuple[int, int]], in_languages: str) -> str:
+    """SQL selecting each document (doc_id) holding every (offset, term id) at its offset from
+    one start of the phrase, with those starts (`starts`)."""
+    (first_at, first_id), rest = words[0], words[1:]
+    joins = "".join(
+        f" JOIN positions p{k} ON p{k}.doc_id = p0.doc_id AND p{k}.term_id = {term_id}"
+        for k, (_, term_id) in enumerate(rest, 1)
+    )
+    starts = f"list_transform(p0.pos, x -> x - {first_at})" if first_at else "p0.pos"
+    for k, (at, _) in enumerate(rest, 1):  # where the phrase may start, narrowed by each next word
+        starts = f"list_intersect({starts}, list_transform(p{k}.pos, x -> x - {at}))"
+    return (
+        f"SELECT p0.doc_id AS doc_id, {starts} AS starts FROM positions p0{joins} "
+        f"WHERE p0.term_id = {first_id} AND len({starts}) > 0{in_languages}"
+    )
+
+
+def _long_phrase_docs(
+    cur: duckdb.DuckDBPyConnection, terms: tuple[str, ...], ids: dict[str, tuple[int, int]], in_languages: str
+) -> list[int]:
+    """The documents holding a long phrase: those holding its JOINED_WORDS rarest words in their
+    places (SQL), then each other word checked in its place in their positions."""
+    by_rarity = sorted(enumerate(terms), key=lambda placed: (ids[placed[1]][1], placed[0]))
+    rarest = sorted(by_rarity[:JOINED_WORDS])
+    joined = _joined_sql([(k, ids[t][0]) for k, t in rarest], in_languages)
+    starts = {
+        int(doc): {int(p) for p in at} for doc, at in cur.execute(f"SELECT doc_id, starts FROM ({joined})").fetchall()
+    }
+    offsets: dict[int, list[int]] = defaultdict(list)  # term id -> where the rest of the phrase has it
+    for k, t in by_rarity[JOINED_WORDS:]:
+        offsets[ids[t][0]].append(k)
+    if not starts or not offsets:
+        return sorted(starts)
+    rows = cur.execute(
+        f"SELECT doc_id, term_id, pos FROM positions WHERE term_id IN ({', '.join(map(str, offsets))}) "
+        f"AND doc_id IN ({', '.join(map(str, starts))})"
+    ).fetchall()
+    seen: dict[int, int] = defaultdict(int)  # how many of the rest's words each document holds
+    for doc, term_id, positions in rows:
+        held = starts[int(doc)]
+        seen[int(doc)] += 1
+        for k in offsets[int(term_id)]:
+            held &= {int(p) - k for p in positions}
+    return sorted(doc for doc, held in starts.items() if held and seen[doc] == len(offsets))
 
 
 def near_docs(
@@ -98,9 +145,9 @@ def near_docs(
     found: set[int] = set()
     for terms, langs in _by_terms(words, languages, near_in).items():
         ids = lookup(cur, set(terms))
-        if len(ids) < len(terms) or len(terms) < 2:
+        if len(ids) < len(set(terms)) or len(terms) < 2:
             continue
-        by_id = {ids[t][0]: t for t in terms}
+        by_id = {ids[t][0]: t for t in set(terms)}
         listed = ", ".join(str(i) for i in by_id)
         rows = cur.execute(
             f"""SELECT doc_id, term_id, pos FROM positions
@@ -113,24 +160,30 @@ def near_docs(
         marks: dict[int, list[tuple[int, str]]] = defaultdict(list)
         for doc_id, term_id, positions in rows:
             marks[int(doc_id)].extend((int(p), by_id[int(term_id)]) for p in positions)
-        found.update(doc for doc, held in marks.items() if near_marks(sorted(held), set(terms), between))
+        wanted = Counter(terms)
+        found.update(doc for doc, held in marks.items() if near_marks(sorted(held), wanted, between))
     return found
 
 
-def near_marks(marks: Sequence[tuple[int, str]], wanted: set[str], between: int) -> bool:
-    """Whether the (position, term) marks, in order, hold every wanted term with at most `between`
-    other words among them: the narrowest stretch holding each term once (a sliding window)."""
-    seen: dict[str, int] = {}
+def near_marks(marks: Sequence[tuple[int, str]], wanted: Mapping[str, int], between: int) -> bool:
+    """Whether the (position, term) marks, in order, hold every wanted term as often as wanted
+    (term -> count) with at most `between` other words among them: the narrowest stretch
+    holding them (a sliding window)."""
+    total = sum(wanted.values())
+    seen: Counter[str] = Counter()
+    short = len(wanted)  # the terms seen fewer times than wanted in the window
     lo = 0
     for position, term in marks:
-        seen[term] = seen.get(term, 0) + 1
-        while len(seen) == len(wanted):
+        seen[term] += 1
+        if seen[term] == wanted.get(term, 0):
+            short -= 1
+        while short == 0:
             start, first = marks[lo]
-            if position - start + 1 - len(wanted) <= between:
+            if position - start + 1 - total <= between:
                 return True
+            if seen[first] == wanted.get(first, 0):
+                short += 1
             seen[first] -= 1
-            if not seen[first]:
-                del seen[first]
             lo += 1
     return False
 

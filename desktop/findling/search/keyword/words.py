@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -226,5 +227,5 @@ def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
 
 def _near(sequence: list[str], terms: tuple[str, ...], between: int) -> bool:
     """Whether every term occurs in `sequence` with at most `between` other words among them."""
-    wanted = set(terms)
+    wanted = Counter(terms)
     return near_marks([(i, t) for i, t in enumerate(sequence) if t in wanted], wanted, between)
