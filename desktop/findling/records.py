@@ -584,8 +584,8 @@ class MultiGetResult:
 @dataclass(frozen=True)
 class Citation:
     """A passage an answer was written from: [n] in its sentences. `start`/`end` are the
-    passage's characters in the document's text (what the preview lights), `line` its first line
-    and `page` its page (0: not paged)."""
+    passage's characters in the document's text (what the preview lights), `line` the line of
+    the first sentence the answer cites it for and `page` its page (0: not paged)."""
 
     n: int
     doc_id: int

@@ -3,9 +3,11 @@ best chunk of each gives a numbered passage, the generator writes from them, and
 writes is checked against the passages it cites (answer/support.py) as soon as it is complete,
 so a face can show it at once. A sentence the passages do not bear out is never shown as cited.
 The passages' own sentences that speak of the question are quoted first, before the generator
-has read its prompt; its checked sentences follow where they say more than the quotes. Where no
-result is a good match, or neither a quote nor a checked sentence speaks of the question,
-Findling declines and names the closest documents. It never answers from the model's own knowledge."""
+has read its prompt; its checked sentences follow where they say more than the quotes. A result
+below the relevance floor answers only by a sentence of its own holding every word of the
+question (one line of a long file). Where no passage could bear out what the generator writes,
+Findling declines before it runs, and names the closest documents. It never answers from the
+model's own knowledge."""
 
 from __future__ import annotations
 
@@ -18,10 +20,11 @@ from pathlib import PurePath
 from typing import Any
 
 from findling.answer.passages import line_of, passage_span
-from findling.answer.sentences import citations, split_sentences, with_citations
+from findling.answer.sentences import citations, sentence_spans, split_sentences, with_citations
 from findling.answer.support import (
     asks_how,
     check,
+    content_words,
     gives_what_is_asked,
     missing_from,
     overlap,
@@ -126,11 +129,51 @@ def checked_after(
     return checked
 
 
+def could_be_answered(question: str, passages: Sequence[Citation], language: str = "en") -> bool:
+    """Whether a generated sentence could be shown for these passages at all: one on topic
+    (ON_TOPIC of the question's content words) must find the question's own words in the
+    passage it is checked against (answer/support.py check, where they get no allowance); only
+    the words saying what kind of answer is asked ("much", "number") may be its own. A passage
+    holding too few of them cannot bear out any sentence, whatever the model writes."""
+    asked = content_words(question, language)
+    if not asked:
+        return False
+    own = len(question_words(question, language))
+    free = len(asked) - own
+    for passage in passages:
+        held = own - len(missing_from(question, passage.text, language, _named(passage)))
+        if (held + free) / len(asked) >= ON_TOPIC:
+            return True
+    return False
+
+
+def at_cited_line(passage: Citation, sentences: Sequence[AnswerSentence], language: str = "en") -> Citation:
+    """The passage with `line` at the first sentence the answer cites it for, not at its first
+    line: a quote's own line, else the passage's sentence holding most of a written sentence's
+    words (line 150 of a long file was cited as 136)."""
+    citing = next((x for x in sentences if x.supported and passage.n in x.cites), None)
+    if citing is None:
+        return passage
+    at = None
+    if citing.how in ("quoted", "meaning"):
+        words = citing.text.rstrip(" …").split()[:8]
+        found = re.search(r"\s+".join(re.escape(w) for w in words), passage.text) if words else None
+        at = found.start() if found else None
+    if at is None:
+        spans = sentence_spans(passage.text)
+        if not spans:
+            return passage
+        a, _ = max(spans, key=lambda ab: (overlap(citing.text, passage.text[ab[0] : ab[1]], language), -ab[0]))
+        at = a
+    return replace(passage, line=passage.line + passage.text.count("\n", 0, at))
+
+
 def quoted_sentences(
     question: str,
     passages: Sequence[Citation],
     language: str = "en",
     closeness: Callable[[Sequence[str]], Sequence[float]] | None = None,
+    may_lack: int = QUOTE_MISSING,
 ) -> list[AnswerSentence]:
     """The passages' own sentences that answer the question as far as words can tell: holding
     all its words but QUOTE_MISSING (the passage's title counting: it names what the passage
@@ -140,9 +183,10 @@ def quoted_sentences(
     sentence read with the one before is quoted with it. For a question asking how or why
     (asks_how), a passage with no such sentence gives the one closest in meaning to the
     question, at least CLOSE_IN_MEANING by `closeness` (a passage's sentences -> the cosine of
-    each to the question, asked only of a passage that needs it; none given: words alone)."""
+    each to the question, asked only of a passage that needs it; none given: words alone).
+    `may_lack`: the question's words a quote may lack (QUOTE_MISSING; none from a weak result)."""
     found = []
-    allowed = min(QUOTE_MISSING, len(question_words(question, language)) - 1)  # "passport": none
+    allowed = min(may_lack, len(question_words(question, language)) - 1)  # "passport": none
     answered: set[str] = set()  # the question's words the quotes so far hold
     explains = asks_how(question) and closeness is not None
     for passage in passages:
@@ -251,13 +295,15 @@ class Asker:
         timings["search"] = (time.perf_counter() - started) * 1000
         hits = [h for h in result.hits if not h.weak]
         closest = tuple(result.hits[:3])
-        if not hits or hits[0].score < s.min_score:
-            best = f" (the best result is a {hits[0].score:.2f} match, below {s.min_score:.2f})" if hits else ""
-            note = Note(f"no result is a good match for the question{best}")
-            return Answer(question, DECLINED, True, closest=closest, notes=(note, *result.notes), timings_ms=timings)
-        at = time.perf_counter()
-        passages = self._passages(question, hits[: s.passages])
-        timings["passages"] = (time.perf_counter() - at) * 1000
+        # A document's relevance weighs all of it: one line of a long file that answers ("The X fee
+        # is 14 euros per visit.", line 150 of 250) leaves the file below the floor. Below it, a
+        # passage's own sentence holding every word of the question still answers, by quote alone.
+        good = bool(hits) and hits[0].score >= s.min_score
+        passages: list[Citation] = []
+        if result.hits:  # the weak too, when none is good: their quotes must hold every word
+            at = time.perf_counter()
+            passages = self._passages(question, (hits if good else list(result.hits))[: s.passages])
+            timings["passages"] = (time.perf_counter() - at) * 1000
         if cancel is not None and cancel.is_set():
             return Answer(question, "", False, timings_ms=timings, passages=tuple(passages), cancelled=True)
         # The passages' own sentences that answer come first, at once; the generator's checked
@@ -265,15 +311,39 @@ class Asker:
         # read its prompt (5.2 s to the first sentence on the Python docs, 1.5 s on the notes):
         # what the files say is not held back for it.
         at = time.perf_counter()
-        quoted = quoted_sentences(question, passages, closeness=self._closeness(question))
+        if good:
+            quoted = quoted_sentences(question, passages, closeness=self._closeness(question))
+        else:
+            quoted = quoted_sentences(question, passages, may_lack=0)
         timings["quote"] = (time.perf_counter() - at) * 1000
+        if not quoted and not (good and could_be_answered(question, passages)):
+            # decided before the generator runs: nothing it writes could be shown (29 s of
+            # generation once came before the same decline)
+            if good:
+                note = Note("no passage of the best results speaks of what was asked")
+            else:
+                top = result.hits[0].score if result.hits else None
+                best = f" (the best result is a {top:.2f} match, below {s.min_score:.2f})" if top is not None else ""
+                note = Note(f"no result is a good match for the question{best}")
+            return Answer(
+                question,
+                DECLINED,
+                True,
+                closest=closest,
+                notes=(note, *result.notes),
+                timings_ms=timings,
+                passages=tuple(passages),
+            )
         for sentence in quoted:
             if on_sentence is not None:
                 on_sentence(sentence)
         first_ms = (time.perf_counter() - started) * 1000 if quoted else 0.0
-        generated, model, notes, generated_ms = self._generated(
-            question, passages, quoted, on_sentence, cancel, started, timings
-        )
+        if good:
+            generated, model, notes, generated_ms = self._generated(
+                question, passages, quoted, on_sentence, cancel, started, timings
+            )
+        else:  # the files answer by a line the search ranked weak: quoted, not paraphrased
+            generated, model, notes, generated_ms = [], "", [], 0.0
         first_ms = first_ms or generated_ms
         sentences = [*quoted, *generated]
         if cancel is not None and cancel.is_set():
@@ -308,7 +378,7 @@ class Asker:
             question,
             answer_text(sentences),
             False,
-            tuple(p for p in passages if p.n in cited),
+            tuple(at_cited_line(p, sentences) for p in passages if p.n in cited),
             tuple(sentences),
             closest,
             extractive=extractive,
@@ -329,9 +399,11 @@ class Asker:
             start = hit.chunk_start if hit.chunk_start is not None else 0
             end = hit.chunk_end if hit.chunk_end is not None else len(doc.text)
             a, b = passage_span(doc.text, start, end, question, self.settings.passage_chars, doc.language or "en")
-            text = doc.text[a:b].strip()
+            raw = doc.text[a:b]
+            text = raw.strip()
             if not text:
                 continue
+            a += len(raw) - len(raw.lstrip())  # the passage's first character, on its first line
             n = len(out) + 1
             out.append(
                 Citation(
