@@ -4,6 +4,7 @@ first, though its README names it far more often; the same words apart rank as w
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -47,3 +48,20 @@ def test_an_identifier_goes_to_its_definition(tmp_path, docs):
     for command in ("search", "query"):
         assert _names(home, command, "rotate_backups")[0] == "rotate_backups/__init__.py", command
     assert _names(home, "search", "rotate backups")[0] == "docs/README.rst"  # words, not the identifier
+
+
+def test_the_definition_scores_above_a_newer_file_calling_it(tmp_path, docs):
+    """The red team's 7: the module defining `rotate_backups` and a newer file calling it showed
+    one relevance (.71), the caller first as the newer; a definition must read as the better match."""
+    write(docs / "README.rst", README)
+    write(docs / "rotate_backups" / "__init__.py", MODULE)
+    write(
+        docs / "rotate_backups" / "cli.py",
+        'from rotate_backups import rotate_backups\n\n\ndef main():\n    rotate_backups(".", {"daily": 7})\n',
+    )
+    os.utime(docs / "rotate_backups" / "__init__.py", (1_600_000_000, 1_600_000_000))  # the definition is old
+    home = tmp_path / "clihome"
+    _run("add", str(docs), home=home)
+    out = json.loads(_run("search", "rotate_backups", "--json", home=home).stdout)["results"]
+    assert out[0]["path"].endswith("rotate_backups/__init__.py"), [r["path"] for r in out]
+    assert round(out[0]["score"], 2) > round(out[1]["score"], 2), [(r["path"], r["score"]) for r in out]

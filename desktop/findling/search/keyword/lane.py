@@ -619,7 +619,10 @@ def definitions_first(
 ) -> tuple[LaneHit, ...]:
     """An identifier the query names (`rotate_backups`, `readFileSync`) goes to its definition:
     the files among the hits that define it by that very name rank first, scored as the best
-    hit (a README naming it ten times outscored the module defining it once)."""
+    hit (a README naming it ten times outscored the module defining it once), their evidence
+    halfway from the best hit's to full: a definition is a better match than any mention, and
+    its relevance says so (the module and a file calling it both showed .71, the caller first
+    as the newer)."""
     names = {fold(w).lower() for words in parsed.groups if len(words) == 1 for w in words if identifier_term(w)}
     if not hits or not names:
         return hits
@@ -634,7 +637,7 @@ def definitions_first(
         return hits
     top = hits[0]
     lifted = [
-        replace(h, score=top.score * (1 + 1e-6), saturation=max(h.saturation, top.saturation))
+        replace(h, score=top.score * (1 + 1e-6), saturation=max(h.saturation, (1 + top.saturation) / 2))
         if h.doc_id in defining
         else h
         for h in hits
