@@ -125,3 +125,70 @@ def test_an_unproven_peer_cannot_announce_a_huge_message(echo, monkeypatch):
     assert peer.recv(1) == b""  # hung up on, nothing allocated for it
     peer.close()
     assert seen == []
+
+
+def _announce(channel: wire.Channel, size: int, body: bytes = b"") -> None:
+    channel._sock.sendall(size.to_bytes(4, "big") + body)
+
+
+def _dropped(channel: wire.Channel, within: float) -> bool:
+    """Whether the owner closed the connection within `within` seconds."""
+    channel._sock.settimeout(within)
+    try:
+        return channel._sock.recv(1) == b""
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+
+
+def test_an_announced_message_past_a_request_is_refused_at_once(echo):
+    """The red team's 13: a proven caller announcing 255 MiB and sending nothing made the owner
+    hold 255 MiB per connection, for ever."""
+    home, _server, seen = echo
+    where, key = wire.read_record(str(home))
+    channel = wire.call_owner(where, key)
+    _announce(channel, wire.MAX_MESSAGE - 1)
+    assert _dropped(channel, 5.0)
+    assert seen == []
+    with connect(home) as conn:  # the endpoint still serves the next caller
+        conn.send("after")
+        assert conn.recv() == "after"
+
+
+def test_a_caller_that_drips_its_request_is_dropped_by_its_deadline(echo, monkeypatch):
+    monkeypatch.setattr(wire, "MESSAGE_S", 0.5)
+    home, _server, seen = echo
+    where, key = wire.read_record(str(home))
+    channel = wire.call_owner(where, key)
+    _announce(channel, 1000, b"x")
+    assert _dropped(channel, 5.0)
+    assert seen == []
+
+
+def test_memory_is_held_as_bytes_come_not_as_a_header_says():
+    import tracemalloc
+
+    ours, theirs = socket.socketpair()
+    channel = wire.Channel(ours, limit=wire.MAX_MESSAGE)
+    theirs.sendall((200 << 20).to_bytes(4, "big") + b"y" * 100_000)
+    theirs.close()
+    tracemalloc.start()
+    try:
+        with pytest.raises(EOFError):
+            channel.recv_bytes()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        ours.close()
+    assert peak < 4 << 20, peak  # 200 MiB announced, 100 kB sent
+
+
+def test_a_message_that_keeps_coming_is_read_whole_past_the_first_megabyte():
+    ours, theirs = socket.socketpair()
+    data = bytes(range(256)) * 20_000  # 5 MB, in pieces
+    sender = threading.Thread(target=lambda: (theirs.sendall(len(data).to_bytes(4, "big") + data), theirs.close()))
+    sender.start()
+    assert wire.Channel(ours).recv_bytes() == data
+    sender.join(10)
+    ours.close()

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from findling.server.wire import (
     HANDSHAKE_S,
     MAX_MESSAGE,
+    MAX_REQUEST,
     RECORD,
     RECORDS,
     Channel,
@@ -145,14 +146,15 @@ class PipeChannel:
 
     codec = RECORDS
 
-    def __init__(self, connection: Any) -> None:
+    def __init__(self, connection: Any, limit: int = MAX_MESSAGE) -> None:
         self._connection = connection
+        self.limit = limit  # as Channel's: the owner reads requests, at most MAX_REQUEST
 
     def send(self, message: Any) -> None:
         self._connection.send_bytes(encoded(message, RECORDS))
 
     def recv(self) -> Any:
-        return decoded(self._connection.recv_bytes(MAX_MESSAGE), RECORDS)
+        return decoded(self._connection.recv_bytes(self.limit), RECORDS)
 
     def poll(self, timeout: float | None = 0.0) -> bool:
         return bool(self._connection.poll(timeout))
@@ -269,7 +271,7 @@ class EndpointServer:
                 return None
         except (OSError, EOFError, AuthenticationError):
             return None
-        return PipeChannel(accepted)  # type: ignore[return-value]
+        return PipeChannel(accepted, MAX_REQUEST)  # type: ignore[return-value]
 
     def wait_for_peers(self, timeout: float) -> None:
         """Let the connections being served send their answers (after `close`): a process that

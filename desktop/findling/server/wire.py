@@ -21,6 +21,7 @@ import os
 import socket
 import stat
 import sys
+import time
 
 from findling.datahome import INDEX_FILE
 
@@ -43,6 +44,14 @@ _MAC = 32
 RECORDS, JSON = b"R", b"J"
 _HEADER = 4
 MAX_MESSAGE = 256 << 20  # a whole document of max_text_mb, escaped, with room to spare
+# What the owner reads of a caller: a request (a query, paths, settings), never a document. An
+# authenticated caller announcing 255 MiB and sending nothing held that much per connection.
+MAX_REQUEST = 4 << 20
+# A message, once its first byte has come, arrives whole within this, plus a second for each
+# 16 MiB (a local socket carries hundreds of MB a second): a peer that drips is dropped.
+MESSAGE_S = 10.0
+_BYTES_PER_S = 16 << 20
+_READ_AT_ONCE = 1 << 20  # what is taken on trust of a header: more is held only as it comes
 _MAX_RECORD = 4096
 _HANDSHAKE_BYTES = 1 + NONCE + _MAC  # the longest message before a peer is proven
 _CALLER_LABEL = b"findling caller"
@@ -94,11 +103,14 @@ def read_record(home: str) -> tuple[str, bytes] | None:
 
 class Channel:
     """A connected Unix socket carrying whole messages, as records or plain JSON, with the socket's
-    own timeout (bounded during the handshake, none after); a peer that leaves shows as EOFError."""
+    own timeout (bounded during the handshake; after it, none between messages, and a message
+    begun must end within its own deadline); a peer that leaves shows as EOFError. `limit`: the
+    longest message read from the peer (the owner reads requests, at most MAX_REQUEST)."""
 
-    def __init__(self, sock: socket.socket, codec: bytes = RECORDS) -> None:
+    def __init__(self, sock: socket.socket, codec: bytes = RECORDS, limit: int = MAX_MESSAGE) -> None:
         self._sock = sock
         self.codec = codec
+        self.limit = limit
 
     def send_bytes(self, data: bytes) -> None:
         if len(data) > MAX_MESSAGE:
@@ -110,23 +122,41 @@ class Channel:
             self._sock.sendall(header)
             self._sock.sendall(data)
 
-    def recv_bytes(self, limit: int = MAX_MESSAGE) -> bytes:
-        """The next message; one longer than `limit` bytes ends the connection (the handshake's
-        messages are short: an unproven peer cannot make the owner hold gigabytes)."""
-        size = int.from_bytes(self._exactly(_HEADER), "big")
+    def recv_bytes(self, limit: int | None = None) -> bytes:
+        """The next message; one longer than `limit` bytes (the channel's own by default) ends the
+        connection (the handshake's messages are short: an unproven peer cannot make the owner
+        hold gigabytes), and so does one not whole by its deadline (MESSAGE_S from its first byte).
+        Memory is held as bytes arrive, never on the word of a header alone."""
+        limit = self.limit if limit is None else limit
+        first = self._exactly(1, None)  # between messages a peer may be quiet as long as it likes
+        deadline = time.monotonic() + MESSAGE_S
+        size = int.from_bytes(first + self._exactly(_HEADER - 1, deadline), "big")
         if size > limit:
             raise OSError(f"a message of {size} bytes where at most {limit} were expected")
-        return bytes(self._exactly(size))
+        return bytes(self._exactly(size, deadline + size / _BYTES_PER_S))
 
-    def _exactly(self, size: int) -> bytearray:
-        buffer = bytearray(size)
-        view = memoryview(buffer)
+    def _exactly(self, size: int, deadline: float | None) -> bytearray:
+        buffer = bytearray(min(size, _READ_AT_ONCE))
         got = 0
-        while got < size:
-            n = self._sock.recv_into(view[got:])
-            if n == 0:
-                raise EOFError("the other Findling process closed the connection")
-            got += n
+        before = self._sock.gettimeout()
+        try:
+            while got < size:
+                if got == len(buffer):  # grown as the bytes come: twice what arrived at most
+                    buffer.extend(bytes(min(len(buffer), size - len(buffer))))
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise OSError("the other Findling process sent a message too slowly")
+                    self._sock.settimeout(left if before is None else min(left, before))
+                n = self._sock.recv_into(memoryview(buffer)[got:])
+                if n == 0:
+                    raise EOFError("the other Findling process closed the connection")
+                got += n
+        except TimeoutError:
+            raise OSError("the other Findling process sent a message too slowly") from None
+        finally:
+            if deadline is not None:
+                self._sock.settimeout(before)
         return buffer
 
     def send(self, message: Any) -> None:
@@ -198,7 +228,7 @@ def call_owner(where: str, key: bytes, codec: bytes = RECORDS, timeout: float = 
 def answer_caller(sock: socket.socket, key: bytes, timeout: float = HANDSHAKE_S) -> Channel | None:
     """The owner's side of a new connection: the caller's proof checked and its first message
     waiting, each within `timeout`; None for a caller that does not prove itself or says nothing."""
-    channel = Channel(sock)
+    channel = Channel(sock, limit=MAX_REQUEST)
     try:
         sock.settimeout(timeout)
         hello = channel.recv_bytes(limit=_HANDSHAKE_BYTES)
