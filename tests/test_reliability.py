@@ -355,3 +355,16 @@ def test_read_only_data_folder(small_disk, tmp_path):
         text=True,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_a_full_disk_during_the_first_add_is_said_once_and_leaves_nothing(small_disk, tmp_path, docs):
+    """The red team's 14: the clear error, then a FatalException traceback from setting DuckDB's
+    memory limit on the invalidated database; no owner record half written."""
+    for i in range(600):
+        write(docs / f"big{i:03d}.txt", f"filler{i} " + " ".join(f"w{i}x{j}" for j in range(600)))
+    env = {**os.environ, "FINDLING_HOME": str(small_disk / "home")}
+    proc = subprocess.run([sys.executable, "-m", "findling", "add", str(docs)], env=env, capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "Is the disk full?" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not [p.name for p in (small_disk / "home").iterdir() if p.name.startswith("owner.endpoint")]

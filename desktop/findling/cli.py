@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from findling.cli_commands import (
@@ -393,8 +395,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(suggestion, file=sys.stderr)
         return 2
     args = parse_args(argv)
+    previous = _unwind_on_sigterm()
     try:
         return args.func(args)
+    except Terminated:
+        return 128 + signal.SIGTERM
     except FindlingError as exc:
         from findling.faces.presentation import error_text
 
@@ -405,6 +410,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return reader_left()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM, unwound as Ctrl-C is: every index is closed and the owner's record removed on the
+    way out. Python's own SIGTERM ends the process where it stands (`findling serve` stopped so
+    left its owner.endpoint behind: uvicorn raises the signal again after its shutdown)."""
+
+
+def _raise_terminated(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
+def _unwind_on_sigterm() -> object | None:
+    """The handler SIGTERM had, SIGTERM now raising Terminated; None where signals cannot be set
+    (not the main thread) or there is no SIGTERM."""
+    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
 
 
 def run() -> None:

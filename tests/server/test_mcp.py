@@ -311,3 +311,30 @@ def test_mcp_and_cli_errors_are_findlings_own_words(indexed):
     env = dict(os.environ, FINDLING_HOME=str(home))
     cli = subprocess.run([sys.executable, "-m", "findling", "get", huge_line], env=env, capture_output=True, text=True)
     assert cli.returncode == 2 and "at most 9 digits" in cli.stderr and "Traceback" not in cli.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is Unix's")
+def test_serve_stopped_by_sigterm_leaves_no_owner_record(tmp_path):
+    """The red team's 14: `findling serve` stopped with SIGTERM (what systemd and `kill` send)
+    left its owner.endpoint: uvicorn raises the signal again after its shutdown, and Python's own
+    SIGTERM ends the process before the index is closed."""
+    import signal
+
+    home = tmp_path / "home"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("zebra crossing\n")
+    env = dict(os.environ, FINDLING_HOME=str(home))
+    subprocess.run([sys.executable, "-m", "findling", "add", str(tmp_path / "docs")], env=env, check=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "findling", "serve", "--port", str(_free_port())], env=env, stderr=subprocess.PIPE
+    )
+    record = home / "owner.endpoint"
+    deadline = time.monotonic() + 60
+    while not record.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert record.exists()
+    time.sleep(1.0)  # uvicorn listening too
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 128 + signal.SIGTERM
+    assert not record.exists()
+    assert b"Traceback" not in (proc.stderr.read() if proc.stderr else b"")

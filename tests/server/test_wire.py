@@ -3,6 +3,7 @@ codec, and a peer that fails or says nothing is dropped without stopping the end
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import threading
@@ -192,3 +193,27 @@ def test_a_message_that_keeps_coming_is_read_whole_past_the_first_megabyte():
     assert wire.Channel(ours).recv_bytes() == data
     sender.join(10)
     ours.close()
+
+
+def test_a_record_the_disk_cannot_hold_leaves_no_file(tmp_path, monkeypatch):
+    """The red team's 14: a full disk left 0-byte owner.endpoint.<pid> files behind; the socket
+    it listened on goes too."""
+    import errno
+
+    made: list[str] = []
+    new_address = endpoint._new_address
+
+    def recorded() -> tuple:
+        found = new_address()
+        made.append(found[0])
+        return found
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(endpoint, "_new_address", recorded)
+    monkeypatch.setattr(endpoint.os, "write", full)
+    with pytest.raises(OSError):
+        EndpointServer(tmp_path, lambda conn: None)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(wire.RECORD)] == []
+    assert made and not os.path.exists(made[0])

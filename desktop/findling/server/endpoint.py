@@ -109,11 +109,17 @@ def _write_record(home: Path, address: str, key: bytes) -> None:
     temporary = path.with_name(f"{path.name}.{os.getpid()}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        record = {"address": address, "key": key.hex(), "pid": os.getpid(), "index": index_identity(str(home))}
-        os.write(fd, json.dumps(record).encode())
-    finally:
-        os.close(fd)
-    os.replace(temporary, path)
+        try:
+            record = {"address": address, "key": key.hex(), "pid": os.getpid(), "index": index_identity(str(home))}
+            data = json.dumps(record).encode()
+            while data:  # a full disk writes part, or nothing: an OSError, never a short record
+                data = data[os.write(fd, data) :]
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)  # a full disk left 0-byte owner.endpoint.<pid> files
+        raise
 
 
 def address(home: Path) -> str | None:
@@ -198,9 +204,29 @@ class EndpointServer:
             os.chmod(self._address, 0o600)
             self._sock.listen(BACKLOG)
             self._wake_r, self._wake_w = os.pipe()
-        _write_record(home, self._address, self._key)
+        try:
+            _write_record(home, self._address, self._key)
+        except OSError:
+            self._unlisten()
+            raise
         self._thread = threading.Thread(target=self._accept_loop, name="findling-endpoint", daemon=True)
         self._thread.start()
+
+    def _unlisten(self) -> None:
+        """The listening socket (or pipe) closed and its address gone: nothing was announced."""
+        if self._listener is not None:
+            self._listener.close()
+            return
+        assert self._sock is not None
+        self._sock.close()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+        try:
+            os.unlink(self._address)
+            if self._own_folder is not None:
+                self._own_folder.rmdir()
+        except OSError:
+            pass
 
     @property
     def address(self) -> str:
@@ -291,20 +317,11 @@ class EndpointServer:
         if self._sock is not None:
             os.write(self._wake_w, b"x")
             self._thread.join(timeout=HANDSHAKE_S)
-            self._sock.close()
-            os.close(self._wake_r)
-            os.close(self._wake_w)
-            try:
-                os.unlink(self._address)
-                if self._own_folder is not None:
-                    self._own_folder.rmdir()
-            except OSError:
-                pass
         elif self._listener is not None:
             # A named pipe's accept wakes only for a client: connect from a thread nobody waits on.
             threading.Thread(target=_poke, args=(self._address,), daemon=True).start()
             self._thread.join(timeout=HANDSHAKE_S)
-            self._listener.close()
+        self._unlisten()
         record = read_record(str(self.home))
         if record is not None and record[0] == self._address:
             try:

@@ -141,10 +141,12 @@ class Database:
         with self._con.cursor() as setter:
             try:
                 setter.execute(f"SET memory_limit = '{int(mb)}MB'")
-            except duckdb.OutOfMemoryException:
+            except duckdb.Error:
                 # lowering it while DuckDB holds more than the new limit (blocks it cannot free
                 # yet) fails: the limit stays higher until the next transaction lowers it; a
-                # write that succeeded must not be reported as failed for it
+                # write that succeeded must not be reported as failed for it. And after a full
+                # disk has invalidated the database, setting it fails too: the write's own
+                # clear error is what the user reads, not a FatalException traceback after it.
                 pass
 
     @contextmanager
