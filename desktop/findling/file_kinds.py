@@ -78,6 +78,8 @@ KINDS: dict[str, FileKind] = {
     **_rows("mbox", "mbox", "Mail"),
     # pictures: the words in their metadata, and by OCR in the picture (ingest/extractors/image.py)
     **_rows("jpg jpeg png tif tiff webp heic", "image", "Pictures"),
+    # a drawing's words: its title, description and labels, not its markup (ingest/extractors/svg.py)
+    **_rows("svg", "svg", "Pictures"),
     # recordings: their tags (ingest/extractors/audio.py)
     **_rows("mp3 flac ogg opus m4a wav aiff aif wma", "audio", "Music"),
     # one file compressed is read as the file it holds; an archive's members are documents of their own

@@ -19,8 +19,9 @@ from findling.ingest.extractors.notebook import extract_notebook
 from findling.ingest.extractors.office import extract_odf, extract_pptx, extract_xlsx
 from findling.ingest.extractors.pdf import extract_pdf
 from findling.ingest.extractors.rtf import extract_rtf
+from findling.ingest.extractors.svg import extract_svg
 from findling.ingest.extractors.text import extract_text, looks_binary
-from findling.ingest.formats import LEGACY, OCR_PICTURES, kind_of, mime_of
+from findling.ingest.formats import LEGACY, LEGACY_OFFICE, OCR_PICTURES, kind_of, mime_of
 from findling.pathnames import clean_text, printable
 
 if TYPE_CHECKING:
@@ -44,7 +45,11 @@ _READERS: dict[str, Callable[[bytes], Parsed]] = {
     "odp": lambda data: extract_odf(data, "ODP"),
     "rtf": extract_rtf,
     "notebook": extract_notebook,
+    "svg": extract_svg,
 }
+# The first bytes of every file of the legacy Office formats (an OLE2 compound file): a `.doc`
+# without them is no Word document (the kernel's plain-text .doc notes were skipped as one).
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
 def _member(name: str, content: bytes, depth: int, ocr: PageReader | None, mtime: float = 0.0) -> SubDocument | str:
@@ -129,7 +134,7 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: 
     if kind is None:
         raise NotText(path)
     if kind == "legacy":
-        raise NotRead(LEGACY[PurePath(path).suffix.lower()])
+        kind = _legacy_kind(path, data)
     sniffed = kind == "sniff"
     if sniffed:
         if looks_binary(data[:8192]):
@@ -149,6 +154,18 @@ def extract(path: str, data: bytes, depth: int = 0, on_disk: bool = False, ocr: 
             # listed among the failures)
             raise NotText(path) from exc
         raise
+
+
+def _legacy_kind(path: str, data: bytes) -> str:
+    """What a file named as a legacy Office one is read as: RTF (Word saves it under .doc too) or
+    text where its bytes are that; else it is not read (NotRead says why)."""
+    suffix = PurePath(path).suffix.lower()
+    if suffix in LEGACY_OFFICE and not data.startswith(_OLE2):
+        if data.lstrip()[:5] == b"{\\rtf":
+            return "rtf"
+        if not looks_binary(data[:8192]):
+            return "sniff"
+    raise NotRead(LEGACY[suffix])
 
 
 def _extracted(parsed: Parsed, path: str, kind: str, mime: str) -> Extracted:

@@ -32,6 +32,8 @@ LEGACY = {
     # its one reader (extract-msg) is GPL-licensed and brings oletools and a GUI toolkit along
     ".msg": "Outlook message (.msg): not read; saved as .eml (Outlook: Save As) it is",
 }
+# The legacy Office formats: a file so named whose bytes are not one is read as text, if it is
+LEGACY_OFFICE = frozenset({".doc", ".xls", ".ppt"})
 # Never worth reading: their text, if any, is not the user's words.
 BINARY = {
     ".gif",

@@ -266,7 +266,10 @@ class Indexer:
             doc = known.get(entry.path)
             if doc is None:
                 new_entries.append(entry)
-            elif doc.size == entry.size and doc.mtime == entry.mtime and doc.status != "skipped":
+            elif doc.size == entry.size and doc.mtime == entry.mtime and (doc.status != "skipped" or doc.hash):
+                # a file skipped for what its bytes are (a legacy Word file: hashed) stays so
+                # until it changes; one skipped unread (too large) is looked at again, the limit
+                # may have changed (legacy .doc files were read again at every start)
                 report.unchanged += 1
             else:
                 jobs.append(_Job(entry, doc))

@@ -326,6 +326,12 @@ MIGRATIONS: list[Migration] = [
             WHERE id IN (SELECT DISTINCT doc_id FROM chunks
                          WHERE regexp_matches(text, '[\pM\x{00AD}\x{200C}\x{200D}\x{2060}\x{FEFF}]'))""",
     ],
+    [
+        # A .doc, .xls or .ppt that is text (or RTF) inside is read as what it is, not skipped as
+        # legacy Office; an SVG picture gives its title, description and labels, not its markup
+        # (ingest/extract.py). Such files are read again by the next `index`.
+        "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('doc', 'xls', 'ppt', 'svg')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
