@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from findling.answer.sentences import with_citations
@@ -47,14 +48,21 @@ if TYPE_CHECKING:
 
 
 class ProgressBar:
-    """One line on stderr, redrawn in place; silent when stderr is not a terminal."""
+    """One line on stderr, redrawn in place; to a file or a pipe (a log, `| tee`, cron), a plain
+    line at most every LOG_EVERY_S seconds: `add` to a file printed one line in 30 minutes."""
+
+    LOG_EVERY_S = 10.0
 
     def __init__(self) -> None:
         self.enabled = sys.stderr.isatty()
         self.width = 30
+        self._logged_at = 0.0
+        self._logged_phase = ""
+        self._reader_left = False
 
     def __call__(self, p: IndexProgress) -> None:
         if not self.enabled:
+            self._log(p)
             return
         if p.phase == "scanning":
             line = "scanning folders…"
@@ -80,6 +88,30 @@ class ProgressBar:
         if self.enabled:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
+
+    def _log(self, p: IndexProgress) -> None:
+        """A line for a reader that is not a terminal: at each new phase, then every LOG_EVERY_S."""
+        now = time.monotonic()
+        if self._reader_left or p.phase == "done":
+            return
+        if p.phase == self._logged_phase and now - self._logged_at < self.LOG_EVERY_S:
+            return
+        self._logged_at, self._logged_phase = now, p.phase
+        if p.phase == "scanning":
+            line = "scanning folders…"
+        elif p.phase == "optimizing":
+            line = "optimizing the index…"
+        else:
+            done, total = p.base + p.done, p.base + p.total
+            share = f" ({done / total:.0%})" if total else ""
+            what = "embedded" if p.phase == "embedding" else "read"
+            line = f"{done:,} of {total:,} {'documents' if p.phase == 'embedding' else 'files'} {what}{share}"
+            if p.failed:
+                line += f", {p.failed:,} failed"
+        try:
+            print(f"findling: {line}", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            self._reader_left = True  # nothing more to say to a reader that left
 
 
 def _settings(args: argparse.Namespace):

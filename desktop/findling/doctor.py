@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from findling.errors import FindlingError
-from findling.faces.presentation import note_text
+from findling.faces.presentation import note_text, waiting_line
 from findling.models.manifest import ROLES, manifest_path
 from findling.paths import DB_FILENAME, data_home
 from findling.records import Check, StoreStatus
@@ -72,7 +72,8 @@ def _store_check(home: str | None) -> tuple[Check, StoreStatus | None]:
         )
         if found:
             return Check("index", False, f"{counts}; the index is not sound: {'; '.join(found)}. {REPAIR_ADVICE}"), st
-        return Check("index", True, counts), st
+        waiting = waiting_line(st, "terminal")
+        return Check("index", True, f"{counts}; {waiting}" if waiting else counts), st
     except FindlingError as exc:
         return Check("index", False, str(exc)), None
 

@@ -65,6 +65,7 @@ from findling.store.sources import (
     owner_of,
     set_rules,
     source_document_ids,
+    waiting_by_source,
 )
 from findling.store.status import (
     SourceCounts,
@@ -532,7 +533,11 @@ class Engine:
     def status(self, problem_limit: int = 200) -> StoreStatus:
         cur = self._db.cursor()
         per_source = counts_by_source(cur)
-        sources = tuple(SourceStatus(s, *astuple(per_source.get(s.id, SourceCounts()))) for s in self.sources())
+        waiting = waiting_by_source(cur)
+        sources = tuple(
+            SourceStatus(s, *astuple(per_source.get(s.id, SourceCounts())), waiting.get(s.id, 0))
+            for s in self.sources()
+        )
         found = tuple(problems(cur, problem_limit))
         total = totals(cur)
         # the database and the vectors kept beside it for the next process (search/vector_snapshot.py)

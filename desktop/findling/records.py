@@ -224,6 +224,7 @@ class SourceStatus:
     indexed: int
     failed: int
     skipped: int
+    waiting: int = 0  # files a run found new or changed and stopped before reading
 
 
 @dataclass(frozen=True)

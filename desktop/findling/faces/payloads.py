@@ -12,6 +12,7 @@ from findling.faces.presentation import (
     match_label,
     note_text,
     semantic_line,
+    waiting_line,
     why_not_summary,
 )
 from findling.records import (
@@ -178,6 +179,7 @@ def status_json(status: StoreStatus, now: float | None = None) -> dict:
         **asdict(status),
         "semantic_line": semantic_line(status, "terminal"),
         "held_back_lines": held_back_lines(status),
+        "waiting_line": waiting_line(status, "terminal"),
         "ocr_line": status.ocr_line,
         "activity_line": line,
     }

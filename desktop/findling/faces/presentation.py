@@ -208,6 +208,16 @@ def held_back_lines(status: StoreStatus) -> list[str]:
     ]
 
 
+def waiting_line(status: StoreStatus, face: Face) -> str:
+    """Files a stopped run found and did not read, and what reads them ("" when none wait): after
+    an interrupted `add`, status said "45,718 indexed" and no word of the 32,579 never read."""
+    waiting = sum(s.waiting for s in status.sources)
+    if not waiting:
+        return ""
+    files = "file was" if waiting == 1 else "files were"
+    return f"{waiting:,} {files} found but not read yet: {advice(Remedy.UPDATE_INDEX, '', face)} to read them"
+
+
 def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[str, bool]]:
     """`text` cut into (piece, is_match) in order; overlapping highlights are merged away."""
     pieces: list[tuple[str, bool]] = []

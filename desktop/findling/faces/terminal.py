@@ -139,9 +139,13 @@ def print_status(st: dict[str, Any]) -> None:
         f"{st['chunks']} chunks, {st['terms']} terms"
     )
     for s in st["sources"]:
+        waiting = f", {s['waiting']:,} not read yet" if s.get("waiting") else ""
         print(
-            f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
+            f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, "
+            f"{s['skipped']} skipped{waiting}"
         )
+    if st.get("waiting_line"):  # an owner from before the count answers without it
+        print(st["waiting_line"])
     print(st["semantic_line"])
     for line in st.get("held_back_lines", ()):  # an owner from before the two passes answers without them
         print(f"  {line}")

@@ -45,7 +45,7 @@ from findling.store.maintenance import (
     read_again_if_analysis_changed,
     read_again_if_ocr_changed,
 )
-from findling.store.sources import owner_of
+from findling.store.sources import owner_of, set_waiting, waiting_by_source
 
 ProgressCallback = Callable[[IndexProgress], None]
 # What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a
@@ -75,6 +75,7 @@ class _Batch:
     rows: list[DocumentRow] = field(default_factory=list)
     touched: list[tuple[int, Unchanged]] = field(default_factory=list)
     gone: list[int] = field(default_factory=list)
+    waiting: int = 0  # the folder's files still to be read after this batch (what status says)
 
     def __bool__(self) -> bool:
         return bool(self.rows or self.touched or self.gone)
@@ -137,6 +138,7 @@ class Indexer:
         self._last_progress = 0.0
         self.warnings: list[str] = []
         self.roots: list[str] = []  # every source's folder: where links may lead
+        self._counted: set[int] = set()  # folders whose waiting files are on record
 
     # -- public -----------------------------------------------------------------------
 
@@ -155,12 +157,16 @@ class Indexer:
                 f"OCR was turned {'on' if self.ocr_models else 'off'}: {marked:,} pictures and PDFs are read again"
             )
         self.progress(IndexProgress("scanning", 0, 0))
+        self._counted = set(waiting_by_source(self.db.cursor()))
         for source in sources:
             if self.cancel.is_set():
                 break
             with self._unless_removed(source, report):
                 plans.append((source, self._plan_source(source, report)))
         total = sum(len(jobs) for _, jobs in plans)
+        for source, jobs in plans:
+            if jobs:
+                self._waiting(source, len(jobs))
         done = 0
         for source, jobs in plans:
             if self.cancel.is_set():
@@ -402,12 +408,14 @@ class Indexer:
 
     def _process(self, source: Source, jobs: list[_Job], report: IndexReport, done: int, total: int) -> int:
         if not jobs:
+            self._waiting(source, 0)
             return done
         known_by_path = {job.entry.path: job.known for job in jobs}
-        batch = _Batch()
+        batch = _Batch(waiting=len(jobs))
         batch_started = time.monotonic()
         for result in self._results(self._tasks(jobs)):
             done += 1
+            batch.waiting -= 1
             path = result.path  # type: ignore[attr-defined]
             known = known_by_path.get(path)
             if isinstance(result, DocumentRow):
@@ -425,11 +433,27 @@ class Indexer:
             self._report(IndexProgress("indexing", done, total, path, report.failed))
             if len(batch.rows) >= self.settings.batch_files or time.monotonic() - batch_started > _BATCH_SECONDS:
                 self._commit(source, batch, known_by_path, report)
-                batch = _Batch()
+                batch = _Batch(waiting=batch.waiting)
                 batch_started = time.monotonic()
         self._commit(source, batch, known_by_path, report)
+        if not self.cancel.is_set():
+            self._waiting(source, 0)
         self._report(IndexProgress("indexing", done, total, "", report.failed), force=True)
         return done
+
+    def _waiting(self, source: Source, files: int) -> None:
+        """Record how many of the folder's files wait to be read (after planning, and 0 when its
+        files are all read), as its batches record it; a folder with none waiting writes nothing."""
+        if files == 0 and source.id not in self._counted:
+            return
+        self._counted.add(source.id)
+        try:
+            with self.db.transaction() as tx:
+                set_waiting(tx, source.id, files)
+        except StoreWriteError:
+            raise
+        except _WRITE_ERRORS:
+            pass  # a count for status; the files themselves are what matter
 
     def _commit(
         self, source: Source, batch: _Batch, known_by_path: dict[str, KnownDocument | None], report: IndexReport
@@ -445,6 +469,7 @@ class Indexer:
             with self.db.transaction() as tx:
                 self._write(tx, source, rows, known_by_path)
                 _apply_stats(tx, batch)
+                set_waiting(tx, source.id, batch.waiting)
         except StoreWriteError:
             raise
         except _WRITE_ERRORS as exc:

@@ -61,3 +61,24 @@ def source_document_ids(cur: duckdb.DuckDBPyConnection, source_id: int) -> list[
 def delete_source(tx: duckdb.DuckDBPyConnection, source_id: int) -> None:
     tx.execute("DELETE FROM sources WHERE id = ?", [source_id])
     tx.execute("DELETE FROM source_raw_paths WHERE source_id = ?", [source_id])
+    tx.execute("DELETE FROM meta WHERE key = ?", [_WAITING + str(source_id)])
+
+
+# Files of a folder found new or changed and not yet read, kept with each batch the run commits:
+# a run stopped (Ctrl-C, a closed window, kill -9) leaves the count of what it did not reach, for
+# status to say, until a run reads them.
+_WAITING = "waiting:"
+
+
+def set_waiting(tx: duckdb.DuckDBPyConnection, source_id: int, files: int) -> None:
+    """How many of the folder's files wait to be read (0: none, the key goes)."""
+    if files > 0:
+        tx.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [_WAITING + str(source_id), str(int(files))])
+    else:
+        tx.execute("DELETE FROM meta WHERE key = ?", [_WAITING + str(source_id)])
+
+
+def waiting_by_source(cur: duckdb.DuckDBPyConnection) -> dict[int, int]:
+    """Source id -> files found by a run that stopped before reading them."""
+    rows = cur.execute("SELECT key, value FROM meta WHERE starts_with(key, ?)", [_WAITING]).fetchall()
+    return {int(key[len(_WAITING) :]): int(value) for key, value in rows}
