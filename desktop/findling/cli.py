@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from findling.cli_commands import (
     cmd_add,
@@ -54,6 +55,15 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("--include", action="append", help="only index files matching this gitignore-style pattern")
     p.add_argument("--exclude", action="append", help="skip files matching this gitignore-style pattern")
     p.add_argument("--no-index", action="store_true", help="add without indexing now")
+    follow = p.add_mutually_exclusive_group()
+    follow.add_argument(
+        "--no-gitignore",
+        dest="gitignore",
+        action="store_false",
+        default=None,
+        help="read what the folder's .gitignore files leave out (kept for the folder; --gitignore follows them again)",
+    )
+    follow.add_argument("--gitignore", dest="gitignore", action="store_true", help=argparse.SUPPRESS)
     p.add_argument(
         "--wait",
         action="store_true",
@@ -425,7 +435,7 @@ def _raise_terminated(_signum: int, _frame: object) -> None:
     raise Terminated
 
 
-def _unwind_on_sigterm() -> object | None:
+def _unwind_on_sigterm() -> Any:
     """The handler SIGTERM had, SIGTERM now raising Terminated; None where signals cannot be set
     (not the main thread) or there is no SIGTERM."""
     if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():

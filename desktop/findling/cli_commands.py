@@ -173,8 +173,11 @@ def cmd_add(args: argparse.Namespace) -> int:
 
     with _engine(args, take_from_background=True) as engine:
         for path in args.paths:
-            source = engine.add_source(path, include=args.include or (), exclude=args.exclude or ())
-            print(f"added {printable(source.path)}")
+            source = engine.add_source(
+                path, include=args.include or (), exclude=args.exclude or (), gitignore=args.gitignore
+            )
+            unfollowed = "" if source.gitignore else " (its .gitignore files not followed)"
+            print(f"added {printable(source.path)}{unfollowed}")
         if args.no_index:
             return 0
         code = _run_index(engine, embed=args.wait)
@@ -244,6 +247,9 @@ def _run_index(engine, embed: bool = True) -> int:
         print(f"embedding stopped: {emb.stopped}")
     for warning in report.warnings[:20]:
         print(f"warning: {printable(warning)}", file=sys.stderr)
+    for folder in engine.status().sources:
+        if folder.left_out and not folder.indexed and folder.source.gitignore:
+            print(f"to read them: findling add --no-gitignore {printable(folder.source.path)}", file=sys.stderr)
     if report.failed:
         print("see the failures with: findling status")
     return 0

@@ -7,7 +7,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import astuple, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -61,8 +61,10 @@ from findling.store.sources import (
     delete_source,
     insert_source,
     inside,
+    left_out_by_source,
     list_sources,
     owner_of,
+    set_gitignore,
     set_rules,
     source_document_ids,
     waiting_by_source,
@@ -148,10 +150,16 @@ class Engine:
         return list_sources(self._db.cursor())
 
     def add_source(
-        self, path: str | os.PathLike[str], include: Sequence[str] = (), exclude: Sequence[str] = ()
+        self,
+        path: str | os.PathLike[str],
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        gitignore: bool | None = None,
     ) -> Source:
         """Add a folder (or a single file). A folder inside an existing source is already
-        covered; a folder around existing sources takes their documents over."""
+        covered; a folder around existing sources takes their documents over. `gitignore`:
+        whether its .gitignore files leave files out (None: as it was, or for a new folder as
+        the settings say); the next run reads what they no longer leave out."""
         resolved = _normalise_path(path)
         try:
             mode = os.stat(resolved).st_mode
@@ -167,14 +175,21 @@ class Engine:
         existing = self.sources()
         for source in existing:
             if inside(resolved, source.path):
-                if resolved == source.path and (include or exclude):
+                if resolved != source.path:
+                    return source
+                follow = source.gitignore if gitignore is None else gitignore
+                if include or exclude or follow != source.gitignore:
                     with self._db.transaction() as tx:
-                        set_rules(tx, source.id, include, exclude)
-                    return Source(source.id, source.path, tuple(include), tuple(exclude))
+                        if include or exclude:
+                            set_rules(tx, source.id, include, exclude)
+                        set_gitignore(tx, source.id, follow)
+                    rules = (tuple(include), tuple(exclude)) if include or exclude else (source.include, source.exclude)
+                    return Source(source.id, source.path, *rules, follow)
                 return source
         inner = [s for s in existing if inside(s.path, resolved)]
+        follow = self.settings.index.gitignore if gitignore is None else gitignore
         with self._db.transaction() as tx:
-            return insert_source(tx, resolved, include, exclude, absorb=inner)
+            return insert_source(tx, resolved, include, exclude, absorb=inner, gitignore=follow)
 
     def remove_source(self, path: str | os.PathLike[str]) -> int:
         """Forget a source and everything indexed from it; returns the documents removed."""
@@ -339,7 +354,9 @@ class Engine:
         on_disk = container_file(target)  # an archive's member: its archive
         if not os.path.lexists(on_disk):
             return answer("missing", f"There is no file at {on_disk}.")
-        left_out = why_left_out(source.path, on_disk, source.include, (*self.settings.index.exclude, *source.exclude))
+        left_out = why_left_out(
+            source.path, on_disk, source.include, (*self.settings.index.exclude, *source.exclude), source.gitignore
+        )
         if left_out is not None:
             return answer("excluded", left_out.sentence(source.path, source.include, self.settings.index.exclude))
         if kind_of(target) is None:
@@ -533,9 +550,14 @@ class Engine:
     def status(self, problem_limit: int = 200) -> StoreStatus:
         cur = self._db.cursor()
         per_source = counts_by_source(cur)
-        waiting = waiting_by_source(cur)
+        waiting, left_out = waiting_by_source(cur), left_out_by_source(cur)
         sources = tuple(
-            SourceStatus(s, *astuple(per_source.get(s.id, SourceCounts())), waiting.get(s.id, 0))
+            SourceStatus(
+                s,
+                **asdict(per_source.get(s.id, SourceCounts())),
+                waiting=waiting.get(s.id, 0),
+                left_out=left_out.get(s.id, 0),
+            )
             for s in self.sources()
         )
         found = tuple(problems(cur, problem_limit))

@@ -29,7 +29,9 @@ from findling.records import (
 class IndexAPI(Protocol):
     # -- writes: they change the index -------------------------------------------------------
 
-    def add_source(self, path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Source:
+    def add_source(
+        self, path: str, include: Sequence[str] = (), exclude: Sequence[str] = (), gitignore: bool | None = None
+    ) -> Source:
         """Add a folder (or a single file) to index."""
         ...
 

@@ -215,6 +215,7 @@ class Source:
     path: str
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    gitignore: bool = True  # the folder's .gitignore files leave files out, as git does
 
 
 @dataclass(frozen=True)
@@ -225,6 +226,7 @@ class SourceStatus:
     failed: int
     skipped: int
     waiting: int = 0  # files a run found new or changed and stopped before reading
+    left_out: int = 0  # files and folders its .gitignore files left out at the last run's scan
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,9 @@ class IndexSettings:
     max_text_mb: float = setting(16.0, "text kept per document (MB); status says what was cut", range=(0.001, 4096))
     # off: a link to ~/.ssh or /etc must not make those files searchable
     follow_outside_links: bool = setting(False, "follow symbolic links whose target is outside the added folders")
+    gitignore: bool = setting(
+        True, "a new folder's .gitignore files leave files out, as git does (each folder can choose otherwise)"
+    )
     busy_wait_s: float = setting(
         10.0, "seconds a command waits for an index another Findling holds without answering", range=(0.0, 3600)
     )

@@ -140,6 +140,10 @@ def print_status(st: dict[str, Any]) -> None:
     )
     for s in st["sources"]:
         waiting = f", {s['waiting']:,} not read yet" if s.get("waiting") else ""
+        if s.get("left_out"):
+            waiting += f", {s['left_out']:,} files and folders left out by .gitignore"
+        elif s["source"].get("gitignore") is False:
+            waiting += " (.gitignore not followed)"
         print(
             f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, "
             f"{s['skipped']} skipped{waiting}"

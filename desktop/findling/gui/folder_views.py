@@ -159,6 +159,20 @@ class FolderViews(QMainWindow):
             self.refresh_sources()
             self.start_indexing()
 
+    def follow_gitignore(self, path: str, follow: bool) -> None:
+        """Whether the folder's .gitignore files leave files out; the index is then brought up to
+        date (what they no longer leave out is read, what they now do leaves)."""
+        engine = self.engine
+
+        def changed(_source) -> None:
+            self.statusBar().showMessage(
+                f"{display_path(path)}: {'following' if follow else 'not following'} its .gitignore files"
+            )
+            self.refresh_sources()
+            self.start_indexing()
+
+        self.run(lambda: engine.add_source(path, gitignore=follow), changed, what="Changing the folder's rules")
+
     def remove_selected_source(self) -> None:
         source = self.sources_model.source(self.sources_view.currentIndex().row())
         if source is None:

@@ -199,7 +199,12 @@ class SourcesModel(QAbstractListModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             name = display_path(self._names[index.row()])
-            return f"{name}\n{s.indexed} indexed · {s.failed} failed · {s.skipped} skipped"
+            line = f"{name}\n{s.indexed:,} indexed · {s.failed:,} failed · {s.skipped:,} skipped"
+            if s.waiting:
+                line += f" · {s.waiting:,} not read yet"
+            if s.left_out:
+                line += f" · {s.left_out:,} left out by .gitignore"
+            return line
         if role == Qt.ItemDataRole.ToolTipRole:
             return plain_tooltip(s.source.path)
         return None

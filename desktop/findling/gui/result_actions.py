@@ -262,6 +262,11 @@ class ResultActions(FolderViews):
             return
         menu = QMenu(self)
         menu.addAction("Why is a file not in the results?…", lambda: self.ask_why_not(source.source.path))
+        follow = menu.addAction("Follow its .gitignore files")
+        follow.setCheckable(True)
+        follow.setChecked(source.source.gitignore)
+        follow.setToolTip("Leave out what the folder's .gitignore files leave out, as git does")
+        follow.toggled.connect(lambda on: self.follow_gitignore(source.source.path, on))
         menu.addAction("Remove", self.remove_selected_source)
         menu.exec(self.sources_view.viewport().mapToGlobal(pos))
 

@@ -23,7 +23,7 @@ from findling.ingest.extractors import content_hash
 from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
 from findling.ingest.ocr_pages import OCR_SECONDS
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare, read_file
-from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
+from findling.ingest.scan import FileEntry, ScanResult, is_indexable, leaves, scan
 from findling.ingest.workers import Budget, ExtractionPool
 from findling.pathnames import display_path, readable_name
 from findling.records import DocumentRow, IndexProgress, IndexReport, Source
@@ -45,7 +45,7 @@ from findling.store.maintenance import (
     read_again_if_analysis_changed,
     read_again_if_ocr_changed,
 )
-from findling.store.sources import owner_of, set_waiting, waiting_by_source
+from findling.store.sources import left_out_by_source, owner_of, set_left_out, set_waiting, waiting_by_source
 
 ProgressCallback = Callable[[IndexProgress], None]
 # What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a
@@ -139,6 +139,7 @@ class Indexer:
         self.warnings: list[str] = []
         self.roots: list[str] = []  # every source's folder: where links may lead
         self._counted: set[int] = set()  # folders whose waiting files are on record
+        self._left_out: dict[int, int] = {}  # what each folder's .gitignore files left out, on record
 
     # -- public -----------------------------------------------------------------------
 
@@ -158,6 +159,7 @@ class Indexer:
             )
         self.progress(IndexProgress("scanning", 0, 0))
         self._counted = set(waiting_by_source(self.db.cursor()))
+        self._left_out = left_out_by_source(self.db.cursor())
         for source in sources:
             if self.cancel.is_set():
                 break
@@ -213,7 +215,9 @@ class Indexer:
                 st is None
                 or outside
                 or not stat.S_ISREG(st.st_mode)
-                or not is_indexable(source.path, path, source.include, (*self.settings.exclude, *source.exclude))
+                or not is_indexable(
+                    source.path, path, source.include, (*self.settings.exclude, *source.exclude), source.gitignore
+                )
             ):
                 if known is not None:
                     gone.append(known.id)
@@ -258,10 +262,12 @@ class Indexer:
             should_stop=self.cancel.is_set,
             roots=self.roots,
             follow_outside_links=self.settings.follow_outside_links,
+            gitignore=source.gitignore,
         )
         if self.cancel.is_set():
             return []  # a partial scan must not be read as "files deleted"
         report.warnings.extend(result.warnings)
+        self._record_left_out(source, result, report)
         report.scanned += len(result.files) + len(result.skipped)
         known = known_documents(self.db.cursor(), source.id)
         seen: set[str] = set()
@@ -440,6 +446,27 @@ class Indexer:
             self._waiting(source, 0)
         self._report(IndexProgress("indexing", done, total, "", report.failed), force=True)
         return done
+
+    def _record_left_out(self, source: Source, result: ScanResult, report: IndexReport) -> None:
+        """What the folder's .gitignore files left out, for status; and when they left out every
+        file, a warning naming the pattern (Debian's kernel tree ignores `/*`: 78,297 files, and
+        `add` said "0 added" in 1.4 s)."""
+        entries = sum(result.left_out.values())
+        if entries != self._left_out.get(source.id, 0):
+            try:
+                with self.db.transaction() as tx:
+                    set_left_out(tx, source.id, entries)
+            except StoreWriteError:
+                raise
+            except _WRITE_ERRORS:
+                pass  # a count for status
+        if entries and not result.files:
+            (where, pattern), most = max(result.left_out.items(), key=lambda kv: kv[1])
+            report.warnings.append(
+                f"nothing to read in {display_path(source.path)}: the pattern `{pattern}` in "
+                f"{display_path(where)} leaves out {most:,} of its files and folders ({entries:,} in all by "
+                ".gitignore files); a folder set to follow no .gitignore reads them"
+            )
 
     def _waiting(self, source: Source, files: int) -> None:
         """Record how many of the folder's files wait to be read (after planning, and 0 when its

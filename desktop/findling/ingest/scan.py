@@ -55,6 +55,9 @@ class ScanResult:
     # Files seen but not to be read, each with the reason recorded in status.
     skipped: list[tuple[FileEntry, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # (the .gitignore file, its pattern) -> the files and folders it left out (a folder counts
+    # once: what is inside it is never walked)
+    left_out: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def special_kind(mode: int) -> str:
@@ -84,10 +87,14 @@ def _hidden(entry: os.DirEntry[str], st: os.stat_result) -> bool:
 class _Rules:
     """gitignore files found on the way down, plus the source's and user's patterns."""
 
-    def __init__(self, root: Path, include: Sequence[str], exclude: Sequence[str]) -> None:
+    def __init__(self, root: Path, include: Sequence[str], exclude: Sequence[str], gitignore: bool = True) -> None:
         self.root = root
         self.include = gitignore_spec(include) if include else None
         self.exclude = gitignore_spec(exclude) if exclude else None
+        self.gitignore = gitignore  # whether the folder's .gitignore files leave files out
+
+    def gitignore_of(self, folder: Path, warnings: list[str]) -> pathspec.GitIgnoreSpec | None:
+        return _load_gitignore(folder, warnings) if self.gitignore else None
 
     def ignored(self, rel: str, is_dir: bool, gitignores: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
         return self.why(rel, is_dir, gitignores) is not None
@@ -189,9 +196,11 @@ def scan(
     should_stop: Callable[[], bool] = lambda: False,
     roots: Sequence[str] = (),
     follow_outside_links: bool = False,
+    gitignore: bool = True,
 ) -> ScanResult:
     """`roots`: every added folder; a link whose target lies outside all of them (and
-    outside `root`) is recorded as skipped, not followed, unless `follow_outside_links`."""
+    outside `root`) is recorded as skipped, not followed, unless `follow_outside_links`.
+    `gitignore`: the folder's .gitignore files leave files out (as git would)."""
     result = ScanResult()
     root_path = Path(root)
     allowed = [os.path.realpath(r) for r in (*roots, root)]
@@ -206,7 +215,7 @@ def scan(
     if not stat.S_ISDIR(root_stat.st_mode):
         result.warnings.append(f"not a folder or a regular file, not read: {display_path(str(root_path))}")
         return result
-    rules = _Rules(root_path, include, exclude)
+    rules = _Rules(root_path, include, exclude, gitignore)
     seen_dirs = {(root_stat.st_dev, root_stat.st_ino)}
     walk = _Walk(rules, seen_dirs, result, should_stop, None if follow_outside_links else allowed)
     for entry in walk.files(root_path):
@@ -238,6 +247,17 @@ class _Walk:
         self.should_stop = should_stop
         self.allowed = allowed  # None: follow every link
 
+    def _ignored(self, rel: str, is_dir: bool, gitignores: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
+        """Whether a rule leaves `rel` out; what a .gitignore leaves out is counted by its pattern."""
+        verdict = self.rules.why(rel, is_dir, gitignores)
+        if verdict is not None and verdict.rule == "gitignore":
+            where = os.path.join(
+                str(self.rules.root), *(verdict.folder.split("/") if verdict.folder else ()), ".gitignore"
+            )
+            key = (where, verdict.pattern)
+            self.result.left_out[key] = self.result.left_out.get(key, 0) + 1
+        return verdict is not None
+
     def files(self, root: Path) -> Iterator[FileEntry]:  # noqa: C901, PLR0915 - the folder walk: each rule that keeps a file out is checked in order, once per entry
         warnings = self.result.warnings
         stack: list[tuple[Path, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
@@ -245,7 +265,7 @@ class _Walk:
             if self.should_stop():
                 return
             folder, rel_folder, gitignores = stack.pop()
-            spec = _load_gitignore(folder, warnings)
+            spec = self.rules.gitignore_of(folder, warnings)
             if spec is not None:
                 gitignores = [*gitignores, (rel_folder, spec)]
             try:
@@ -275,7 +295,7 @@ class _Walk:
                 if entry.is_symlink():
                     target = os.path.realpath(entry.path)
                     if self.allowed is not None and leaves(target, self.allowed):
-                        if not stat.S_ISDIR(st.st_mode) and not self.rules.ignored(rel, False, gitignores):
+                        if not stat.S_ISDIR(st.st_mode) and not self._ignored(rel, False, gitignores):
                             self.result.skipped.append(
                                 (FileEntry(entry.path, st.st_size, st.st_mtime, target), "link leaves the folder")
                             )
@@ -286,7 +306,7 @@ class _Walk:
                             )
                         continue
                 if stat.S_ISDIR(st.st_mode):
-                    if self.rules.ignored(rel, True, gitignores) or (sphinx_build and _build_copy(entry.name, True)):
+                    if self._ignored(rel, True, gitignores) or (sphinx_build and _build_copy(entry.name, True)):
                         continue
                     key = (st.st_dev, st.st_ino)
                     if key in self.seen_dirs:
@@ -294,11 +314,11 @@ class _Walk:
                     self.seen_dirs.add(key)
                     subfolders.append((Path(entry.path), rel, gitignores))
                 elif stat.S_ISREG(st.st_mode):
-                    if not self.rules.ignored(rel, False, gitignores) and not (
+                    if not self._ignored(rel, False, gitignores) and not (
                         sphinx_build and _build_copy(entry.name, False)
                     ):
                         yield FileEntry(entry.path, st.st_size, st.st_mtime, target)
-                elif kind_of(entry.name) is not None and not self.rules.ignored(rel, False, gitignores):
+                elif kind_of(entry.name) is not None and not self._ignored(rel, False, gitignores):
                     # A pipe, device or socket: opening one can block or read forever.
                     self.result.skipped.append(
                         (
@@ -310,14 +330,22 @@ class _Walk:
 
 
 def is_indexable(
-    root: str | os.PathLike[str], path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()
+    root: str | os.PathLike[str],
+    path: str,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    gitignore: bool = True,
 ) -> bool:
     """Would a full scan of `root` pick up `path`? For live updates of single files."""
-    return kind_of(path) is not None and why_left_out(root, path, include, exclude) is None
+    return kind_of(path) is not None and why_left_out(root, path, include, exclude, gitignore) is None
 
 
 def why_left_out(
-    root: str | os.PathLike[str], path: str, include: Sequence[str] = (), exclude: Sequence[str] = ()
+    root: str | os.PathLike[str],
+    path: str,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    gitignore: bool = True,
 ) -> Ignored | None:
     """The rule by which a scan of `root` leaves `path` out (hidden, a .gitignore pattern,
     an exclude pattern, not matching the include patterns, a Sphinx build's copies); None
@@ -333,12 +361,12 @@ def why_left_out(
     hidden = next((part for part in rel_parts if part.startswith(".")), None)
     if hidden is not None:
         return Ignored("hidden", hidden)
-    rules = _Rules(root_path, include, exclude)
+    rules = _Rules(root_path, include, exclude, gitignore)
     warnings: list[str] = []
     gitignores: list[tuple[str, pathspec.GitIgnoreSpec]] = []
     folder, rel = root_path, ""
     for depth, part in enumerate(rel_parts):
-        spec = _load_gitignore(folder, warnings)
+        spec = rules.gitignore_of(folder, warnings)
         if spec is not None:
             gitignores.append((rel, spec))
         inner = depth < len(rel_parts) - 1

@@ -332,6 +332,11 @@ MIGRATIONS: list[Migration] = [
         # (ingest/extract.py). Such files are read again by the next `index`.
         "UPDATE documents SET size = -1, hash = NULL WHERE ext IN ('doc', 'xls', 'ppt', 'svg')",
     ],
+    [
+        # The folders whose .gitignore files Findling does not follow (a row each): Debian's kernel
+        # tree ignores `/*` at its root, and nothing was read. A side table, as raw_paths.
+        "CREATE TABLE IF NOT EXISTS source_options (source_id INTEGER NOT NULL, gitignore BOOLEAN NOT NULL)",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -22,10 +22,18 @@ def owner_of(sources: Sequence[Source], path: str) -> Source | None:
 
 def list_sources(cur: duckdb.DuckDBPyConnection) -> list[Source]:
     rows = cur.execute(
-        "SELECT s.id, s.path, r.raw, s.include, s.exclude FROM sources s "
-        "LEFT JOIN source_raw_paths r ON r.source_id = s.id ORDER BY s.path"
+        "SELECT s.id, s.path, r.raw, s.include, s.exclude, coalesce(o.gitignore, true) FROM sources s "
+        "LEFT JOIN source_raw_paths r ON r.source_id = s.id "
+        "LEFT JOIN source_options o ON o.source_id = s.id ORDER BY s.path"
     ).fetchall()
-    return [Source(r[0], stored_path(r[1], r[2]), tuple(r[3] or ()), tuple(r[4] or ())) for r in rows]
+    return [Source(r[0], stored_path(r[1], r[2]), tuple(r[3] or ()), tuple(r[4] or ()), bool(r[5])) for r in rows]
+
+
+def set_gitignore(tx: duckdb.DuckDBPyConnection, source_id: int, follow: bool) -> None:
+    """Whether the folder's .gitignore files leave files out (a row only where they do not)."""
+    tx.execute("DELETE FROM source_options WHERE source_id = ?", [source_id])
+    if not follow:
+        tx.execute("INSERT INTO source_options VALUES (?, false)", [source_id])
 
 
 def set_rules(tx: duckdb.DuckDBPyConnection, source_id: int, include: Sequence[str], exclude: Sequence[str]) -> None:
@@ -38,6 +46,7 @@ def insert_source(
     include: Sequence[str],
     exclude: Sequence[str],
     absorb: Sequence[Source] = (),
+    gitignore: bool = True,
 ) -> Source:
     """A new source; the documents of the sources in `absorb` (folders inside it) move to it."""
     source_id = int(scalar(tx, "SELECT nextval('source_ids')"))
@@ -51,7 +60,8 @@ def insert_source(
     for old in absorb:
         tx.execute("UPDATE documents SET source_id = ? WHERE source_id = ?", [source_id, old.id])
         delete_source(tx, old.id)
-    return Source(source_id, path, tuple(include), tuple(exclude))
+    set_gitignore(tx, source_id, gitignore)
+    return Source(source_id, path, tuple(include), tuple(exclude), gitignore)
 
 
 def source_document_ids(cur: duckdb.DuckDBPyConnection, source_id: int) -> list[int]:
@@ -61,7 +71,8 @@ def source_document_ids(cur: duckdb.DuckDBPyConnection, source_id: int) -> list[
 def delete_source(tx: duckdb.DuckDBPyConnection, source_id: int) -> None:
     tx.execute("DELETE FROM sources WHERE id = ?", [source_id])
     tx.execute("DELETE FROM source_raw_paths WHERE source_id = ?", [source_id])
-    tx.execute("DELETE FROM meta WHERE key = ?", [_WAITING + str(source_id)])
+    tx.execute("DELETE FROM meta WHERE key IN (?, ?)", [_WAITING + str(source_id), _LEFT_OUT + str(source_id)])
+    tx.execute("DELETE FROM source_options WHERE source_id = ?", [source_id])
 
 
 # Files of a folder found new or changed and not yet read, kept with each batch the run commits:
@@ -80,5 +91,26 @@ def set_waiting(tx: duckdb.DuckDBPyConnection, source_id: int, files: int) -> No
 
 def waiting_by_source(cur: duckdb.DuckDBPyConnection) -> dict[int, int]:
     """Source id -> files found by a run that stopped before reading them."""
-    rows = cur.execute("SELECT key, value FROM meta WHERE starts_with(key, ?)", [_WAITING]).fetchall()
-    return {int(key[len(_WAITING) :]): int(value) for key, value in rows}
+    return _counts(cur, _WAITING)
+
+
+# What the folder's .gitignore files left out at the last scan (files and folders, each folder
+# once): status says it beside the folder.
+_LEFT_OUT = "left_out:"
+
+
+def set_left_out(tx: duckdb.DuckDBPyConnection, source_id: int, entries: int) -> None:
+    if entries > 0:
+        tx.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [_LEFT_OUT + str(source_id), str(int(entries))])
+    else:
+        tx.execute("DELETE FROM meta WHERE key = ?", [_LEFT_OUT + str(source_id)])
+
+
+def left_out_by_source(cur: duckdb.DuckDBPyConnection) -> dict[int, int]:
+    """Source id -> files and folders its .gitignore files left out at the last scan."""
+    return _counts(cur, _LEFT_OUT)
+
+
+def _counts(cur: duckdb.DuckDBPyConnection, prefix: str) -> dict[int, int]:
+    rows = cur.execute("SELECT key, value FROM meta WHERE starts_with(key, ?)", [prefix]).fetchall()
+    return {int(key[len(prefix) :]): int(value) for key, value in rows}

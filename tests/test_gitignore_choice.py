@@ -1,0 +1,53 @@
+"""A `.gitignore` can leave out everything (Debian's kernel tree has `/*` at its root): `add`
+says so and names the pattern, `status` counts what .gitignore files left out, and a folder can
+be told to follow none (issue 62, 1)."""
+
+from __future__ import annotations
+
+from findling.cli import main
+from findling.ingest.scan import scan, why_left_out
+from tests.helpers import write
+
+
+def _tree(root):
+    write(root / ".gitignore", "/*\n!.gitignore\n")
+    for i in range(3):
+        write(root / "Documentation" / f"page{i}.rst", f"page {i} about the quokka scheduler")
+    write(root / "arch" / "x86" / "mm.c", "int quokka_fault(void);")
+    write(root / "README", "quokka kernel")
+
+
+def test_add_names_the_pattern_and_no_gitignore_reads_the_tree(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FINDLING_HOME", str(tmp_path / "home"))
+    tree = tmp_path / "linux"
+    _tree(tree)
+    assert main(["add", str(tree)]) == 0
+    said = capsys.readouterr()
+    assert "0 added" in said.out
+    assert f"the pattern `/*` in {tree / '.gitignore'} leaves out 3 of its files and folders" in said.err
+    assert main(["status"]) == 0
+    assert "3 files and folders left out by .gitignore" in capsys.readouterr().out
+    assert main(["add", "--no-gitignore", str(tree)]) == 0
+    said = capsys.readouterr()
+    assert "(its .gitignore files not followed)" in said.out and "5 added" in said.out
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert "5 indexed" in out and "(.gitignore not followed)" in out and "left out" not in out
+    assert main(["add", "--gitignore", str(tree)]) == 0  # and back: what it leaves out leaves
+    assert "5 removed" in capsys.readouterr().out
+
+
+def test_scan_and_why_not_agree_on_a_folder_that_follows_none(tmp_path):
+    tree = tmp_path / "linux"
+    _tree(tree)
+    assert scan(tree).files == []
+    assert sorted(e.path.rsplit("/", 1)[-1] for e in scan(tree, gitignore=False).files) == [
+        "README",
+        "mm.c",
+        "page0.rst",
+        "page1.rst",
+        "page2.rst",
+    ]
+    page = str(tree / "Documentation" / "page0.rst")
+    assert why_left_out(tree, page).rule == "gitignore"
+    assert why_left_out(tree, page, gitignore=False) is None
