@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from findling.records import Hit
-from findling.search.facets import date_range, facet_counts, sort_hits, type_group
+from findling.search.facets import date_range, facet_counts, folder_label, sort_hits, type_group
 
 NOW = 1_700_000_000.0
 DAY = 86400.0
@@ -95,3 +95,21 @@ def test_a_file_compressed_on_its_own_is_a_document_of_its_inner_type(tmp_path):
         hits = engine.find(SearchRequest("memory controller", SearchMode.KEYWORD)).hits
         counts = dict(facet_counts(hits, [str(docs)], NOW)["type"])
         assert counts["Text"] == 2
+
+
+def test_one_folder_is_counted_by_its_subfolders_a_level_at_a_time():
+    """Issue 62, 7: narrowing the kernel to arch/x86 took typing `folder:`; the In facet now
+    offers the next level down wherever every result is in one folder, or the search is narrowed."""
+    hits = [
+        _hit("/k/linux/arch/x86/mm/fault.c", "c", 1),
+        _hit("/k/linux/arch/x86/entry.S", "S", 1),
+        _hit("/k/linux/arch/arm/mm.c", "c", 1),
+        _hit("/k/linux/Documentation/mm.rst", "rst", 1),
+        _hit("/k/linux/README", "", 1),
+    ]
+    top = facet_counts(hits, ["/k/linux"], NOW)["folder"]
+    assert top == [("/k/linux/arch", 3), ("/k/linux/Documentation", 1), ("/k/linux", 1)]
+    inside = facet_counts(hits[:3], ["/k/linux"], NOW, within="/k/linux/arch")["folder"]
+    assert inside == [("/k/linux/arch/x86", 2), ("/k/linux/arch/arm", 1)]
+    assert folder_label("/k/linux/arch/x86", ["/k/linux", "/elsewhere"]) == "linux/arch/x86"
+    assert folder_label("/k/linux", ["/k/linux"]) == "/k/linux"

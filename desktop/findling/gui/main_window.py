@@ -71,7 +71,7 @@ from findling.gui.tasks import run_task
 from findling.gui.watcher import FolderWatcher
 from findling.pathnames import display_path
 from findling.records import Filters, SearchMode, SearchRequest, SearchResult, StoreStatus
-from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, sort_hits
+from findling.search.facets import DATE_RANGES, SORTS, TYPE_GROUPS, facet_counts, folder_label, sort_hits
 from findling.search.query_parser import symbol_query
 
 T = TypeVar("T")
@@ -548,7 +548,12 @@ class MainWindow(ResultActions, AnswerActions):
         if header.sortIndicatorSection() >= 0:  # a column the person sorted by stays sorted
             self.results.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
             hits = self.results.hits()
-        self.facets.set_facets(facet_counts(hits, self.indexed_folders, time.time()))
+        within = str(self.folder_box.currentData() or "")
+        shown = len(result.hits)
+        self.facets.set_facets(
+            facet_counts(hits, self.indexed_folders, time.time(), within),
+            of_shown=shown if result.total_matched > shown else None,
+        )
         notes = notes_text(result.notes, "window")
         took = result.timings_ms.get("total", 0.0)
         count = f"{len(result.hits)} result" + ("" if len(result.hits) == 1 else "s")
@@ -651,6 +656,9 @@ class MainWindow(ResultActions, AnswerActions):
         """A facet clicked: the matching filter is set (and the search runs again with it)."""
         box = {"type": self.type_box, "modified": self.date_box, "folder": self.folder_box}[facet]
         index = box.findData(value) if facet == "folder" else box.findText(value)
+        if index < 0 and facet == "folder":  # a subfolder of an added one: listed from now on
+            box.addItem(display_path(folder_label(value, self.indexed_folders)), value)
+            index = box.count() - 1
         if index >= 0:
             box.setCurrentIndex(index)
 

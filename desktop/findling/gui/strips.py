@@ -46,6 +46,10 @@ class _ButtonStrip(QWidget):
         """The titles and buttons on screen, in order."""
         return [w for w in self._row if not w.isHidden()]
 
+    def title_texts(self) -> list[str]:
+        """The groups' titles, in order (shown or not)."""
+        return [w.text() for w in self._row if isinstance(w, QLabel)]
+
     def _fit(self) -> None:
         """Show the entries that fit whole in the width, in order; a title only with a button after it."""
         room = self.width()
@@ -104,7 +108,9 @@ class FacetBar(_ButtonStrip):
     TITLES = {"type": "Type", "modified": "Modified", "folder": "In"}
     UNFILTERABLE = {"Other", "Older"}
 
-    def set_facets(self, facets: dict[str, list[tuple[str, int]]]) -> None:
+    def set_facets(self, facets: dict[str, list[tuple[str, int]]], of_shown: int | None = None) -> None:
+        """`of_shown`: the counts are of this many results shown, of more that match: the first
+        title says so ("Code 18 Text 2" read as all of 243 matches)."""
         folders = [value for value, _ in facets.get("folder", [])]
         # two folders named alike read apart: `python3.11/html`, `rust/html`, not "html" twice
         names = dict(zip(folders, distinct_names([f.rstrip(os.sep) or f for f in folders]), strict=True))
@@ -112,10 +118,11 @@ class FacetBar(_ButtonStrip):
         def label(facet: str, value: str) -> str:
             return names.get(value, value) if facet == "folder" else value
 
+        scope = f"Of the {of_shown} shown, " if of_shown is not None else ""
         self._fill(
             [
                 (
-                    f"{self.TITLES[facet]}:",
+                    f"{scope if i == 0 else ''}{self.TITLES[facet] if i or not scope else self.TITLES[facet].lower()}:",
                     [
                         (
                             f"{label(facet, value)} {count}",
@@ -126,7 +133,7 @@ class FacetBar(_ButtonStrip):
                         for value, count in values
                     ],
                 )
-                for facet, values in facets.items()
+                for i, (facet, values) in enumerate(facets.items())
             ]
         )
 

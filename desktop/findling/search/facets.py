@@ -57,6 +57,27 @@ def type_group(ext: str) -> str:
     return category_of(ext)
 
 
+def subfolder_of(path: str, folder: str) -> str | None:
+    """The folder one level below `folder` that holds `path`; None for a file directly in it, or
+    one not under it."""
+    if not under(path, folder):
+        return None
+    base = folder.rstrip("/\\") or folder
+    rest = path[len(base) :].lstrip("/\\")
+    for separator in ("/", "\\"):
+        if separator in rest:
+            return os.path.join(base, rest.split(separator, 1)[0])
+    return None
+
+
+def folder_label(folder: str, added: Sequence[str]) -> str:
+    """A subfolder as the In list names it: from the added folder holding it (`linux/arch/x86`)."""
+    holding = max((f for f in added if under(folder, f)), key=len, default="")
+    if not holding or holding == folder:
+        return folder
+    return os.path.join(os.path.basename(holding.rstrip("/\\")) or holding, os.path.relpath(folder, holding))
+
+
 def date_range(mtime: float, now: float) -> str:
     """The narrowest of the filter's ranges the date falls in; 'Older' past a year."""
     age = now - mtime
@@ -66,9 +87,14 @@ def date_range(mtime: float, now: float) -> str:
     return "Older"
 
 
-def facet_counts(hits: Sequence[Hit], folders: Sequence[str], now: float) -> dict[str, list[tuple[str, int]]]:
-    """How many of the results fall in each type group, date range and added folder, most
-    first (date ranges in their own order). A result counts in the narrowest date range."""
+def facet_counts(
+    hits: Sequence[Hit], folders: Sequence[str], now: float, within: str = ""
+) -> dict[str, list[tuple[str, int]]]:
+    """How many of the results fall in each type group, date range and folder, most first (date
+    ranges in their own order). A result counts in the narrowest date range. Folders: the added
+    ones; where every result lies in one of them, or `within` the folder the search is narrowed
+    to, its subfolders one level down (and itself for the files directly in it), so a big tree
+    is narrowed a step at a time (`linux` -> `arch` -> `arch/x86`) without typing `folder:`."""
     types = Counter(type_group(type_extension(h.path, h.ext or os.path.splitext(h.path)[1])) for h in hits)
     dates = Counter(date_range(h.mtime, now) for h in hits)
 
@@ -77,6 +103,9 @@ def facet_counts(hits: Sequence[Hit], folders: Sequence[str], now: float) -> dic
         return max(inside, key=len) if inside else None
 
     places = Counter(f for f in (folder_of(h.path) for h in hits) if f is not None)
+    base = within or (next(iter(places)) if len(places) == 1 else "")
+    if base:  # a file directly in it counts as its own
+        places = Counter(subfolder_of(h.path, base) or base for h in hits if under(h.path, base))
     order = [*DATE_RANGES, "Older"]
     return {
         "type": types.most_common(),
