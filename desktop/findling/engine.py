@@ -50,6 +50,7 @@ from findling.search.why_not import (
 )
 from findling.settings import Settings, load_settings
 from findling.store.activity import ActivityTracker, EitherEvent, WaitingRuns
+from findling.store.costs import indexed_costliest
 from findling.store.db import Database
 from findling.store.documents import (
     delete_documents,
@@ -561,6 +562,7 @@ class Engine:
             for s in self.sources()
         )
         found = tuple(problems(cur, problem_limit))
+        costly = tuple(indexed_costliest(cur))
         total = totals(cur)
         # the database and the vectors kept beside it for the next process (search/vector_snapshot.py)
         kept = [*self.home.glob(DB_FILENAME + "*"), *self.home.glob("vectors/**/*")]
@@ -582,6 +584,7 @@ class Engine:
             **self._embedding_state(cur),
             **self._ocr_state(cur),
             activity=self._activity.now(),
+            costliest=costly,
         )
 
     def ocr_models(self) -> tuple[str, str] | str:

@@ -284,6 +284,7 @@ class DocumentRow:
     dated: float = 0.0
     # documents inside this file (an archive's members, theirs too), each under its own address
     members: tuple[DocumentRow, ...] = ()
+    seconds: float = 0.0  # what reading and analysing the file took (status names the costliest)
 
 
 @dataclass(frozen=True)
@@ -291,6 +292,16 @@ class FailedFile:
     path: str
     status: DocumentStatus  # "ok" with an error: indexed only in part
     error: str
+
+
+@dataclass(frozen=True)
+class CostlyFile:
+    """A file that took long to read (a giant generated header, a 16 MB log): status names the
+    costliest, with a folder to exclude where they gather."""
+
+    path: str
+    seconds: float
+    size: int
 
 
 @dataclass(frozen=True)
@@ -497,6 +508,7 @@ class StoreStatus:
     ocr_documents: int = 0  # documents with text OCR read
     ocr_pages: int = 0  # their pictures and scanned pages
     activity: Activity | None = None  # what the index is busy with now; None: idle
+    costliest: tuple[CostlyFile, ...] = ()  # the indexed files that took longest to read, costliest first
 
     @property
     def ocr_line(self) -> str:

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from findling.docids import docid
 from findling.faces.presentation import (
     activity_line,
+    costly_lines,
     held_back_lines,
     match_label,
     note_text,
@@ -180,6 +181,7 @@ def status_json(status: StoreStatus, now: float | None = None) -> dict:
         "semantic_line": semantic_line(status, "terminal"),
         "held_back_lines": held_back_lines(status),
         "waiting_line": waiting_line(status, "terminal"),
+        "costly_lines": costly_lines(status, "terminal"),
         "ocr_line": status.ocr_line,
         "activity_line": line,
     }

@@ -4,15 +4,19 @@ a fact (a command, or a menu), the face is named. Pure functions; no markup here
 
 from __future__ import annotations
 
+import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
 from findling.errors import FindlingError, Remedy
 from findling.faces.timings import loading_text
+from findling.pathnames import display_path, under
 from findling.records import (
     Activity,
     Answer,
+    CostlyFile,
     EmbedDepth,
     EmbedReport,
     Evidence,
@@ -206,6 +210,46 @@ def held_back_lines(status: StoreStatus) -> list[str]:
         f"machine-made: {REASONS.get(why, why)}"
         for why, n in status.held_back
     ]
+
+
+COSTLY_SHOWN = 5
+# a folder holding this many of the costliest files is worth excluding as a whole
+_GATHERED = 3
+
+
+def costly_lines(status: StoreStatus, face: Face) -> list[str]:
+    """The files that took longest to read, and a folder to exclude where they gather (the
+    kernel's generated AMD register headers cost most of a run): none when no file took a
+    second."""
+    costly = [f for f in status.costliest if f.seconds >= 1.0]
+    if not costly:
+        return []
+    lines = [f"{f.seconds:.1f} s  {display_path(f.path)} ({f.size / 1e6:.1f} MB)" for f in costly[:COSTLY_SHOWN]]
+    folder, gathered, source = _gathering(costly, [s.source.path for s in status.sources])
+    if gathered >= _GATHERED:
+        pattern = os.path.relpath(folder, source).replace(os.sep, "/") + "/"
+        if face == "terminal":
+            how = f"findling add {display_path(source)} --exclude '{pattern}'"
+        else:
+            how = f"exclude {pattern} from {display_path(source)}"
+        lines.append(f"{gathered} of them are in {display_path(folder)}; if it need not be searched: {how}")
+    return lines
+
+
+def _gathering(costly: Sequence[CostlyFile], sources: Sequence[str]) -> tuple[str, int, str]:
+    """The folder below an added one that holds the most of the costly files (the deepest of
+    equals: `asic_reg/`, not the driver around it), how many, and the added folder."""
+    held: Counter[tuple[str, str]] = Counter()
+    for f in costly:
+        source = max((s for s in sources if under(f.path, s)), key=len, default="")
+        folder = os.path.dirname(f.path)
+        while source and folder != source and under(folder, source):
+            held[(folder, source)] += 1
+            folder = os.path.dirname(folder)
+    if not held:
+        return "", 0, ""
+    (folder, source), count = max(held.items(), key=lambda kv: (kv[1], len(kv[0][0])))
+    return folder, count, source
 
 
 def waiting_line(status: StoreStatus, face: Face) -> str:

@@ -131,6 +131,17 @@ def print_why_not(answer: dict[str, Any]) -> None:
         print(f"  {printable(line)}")
 
 
+def _folder_line(s: dict[str, Any]) -> str:
+    """One added folder's counts in `status`, with what waits and what .gitignore left out."""
+    more = f", {s['waiting']:,} not read yet" if s.get("waiting") else ""
+    if s.get("left_out"):
+        more += f", {s['left_out']:,} files and folders left out by .gitignore"
+    elif s["source"].get("gitignore") is False:
+        more += " (.gitignore not followed)"
+    counts = f"{s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
+    return f"  {printable(s['source']['path'])}: {counts}{more}"
+
+
 def print_status(st: dict[str, Any]) -> None:
     """A `status` payload: the index, its documents and folders, semantic search, the problems."""
     print(f"index: {printable(st['database'])} ({st['size_bytes'] / 1e6:.1f} MB)")
@@ -139,15 +150,7 @@ def print_status(st: dict[str, Any]) -> None:
         f"{st['chunks']} chunks, {st['terms']} terms"
     )
     for s in st["sources"]:
-        waiting = f", {s['waiting']:,} not read yet" if s.get("waiting") else ""
-        if s.get("left_out"):
-            waiting += f", {s['left_out']:,} files and folders left out by .gitignore"
-        elif s["source"].get("gitignore") is False:
-            waiting += " (.gitignore not followed)"
-        print(
-            f"  {printable(s['source']['path'])}: {s['indexed']} indexed, {s['failed']} failed, "
-            f"{s['skipped']} skipped{waiting}"
-        )
+        print(_folder_line(s))
     if st.get("waiting_line"):  # an owner from before the count answers without it
         print(st["waiting_line"])
     print(st["semantic_line"])
@@ -161,6 +164,10 @@ def print_status(st: dict[str, Any]) -> None:
         print(f"now: {st['activity_line']}")
     if "ocr_line" in st:  # an owner from before OCR answers without it
         print(st["ocr_line"])
+    if st.get("costly_lines"):  # an owner from before the record answers without it
+        print("slowest to read:")
+        for line in st["costly_lines"]:
+            print(f"  {printable(line)}")
     if st["problems"]:
         print("problems:")
         for p in st["problems"]:

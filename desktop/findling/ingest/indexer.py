@@ -6,6 +6,7 @@ next run picks up exactly what is missing: nothing is half-indexed or duplicated
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import stat
@@ -26,8 +27,9 @@ from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, pr
 from findling.ingest.scan import FileEntry, ScanResult, is_indexable, leaves, scan
 from findling.ingest.workers import Budget, ExtractionPool
 from findling.pathnames import display_path, readable_name
-from findling.records import DocumentRow, IndexProgress, IndexReport, Source
+from findling.records import CostlyFile, DocumentRow, IndexProgress, IndexReport, Source
 from findling.settings import IndexSettings
+from findling.store.costs import COSTLIEST, record_costliest
 from findling.store.db import Database
 from findling.store.documents import (
     KnownDocument,
@@ -140,6 +142,7 @@ class Indexer:
         self.roots: list[str] = []  # every source's folder: where links may lead
         self._counted: set[int] = set()  # folders whose waiting files are on record
         self._left_out: dict[int, int] = {}  # what each folder's .gitignore files left out, on record
+        self._costs: list[tuple[float, str, int]] = []  # the run's costliest files: (seconds, path, size)
 
     # -- public -----------------------------------------------------------------------
 
@@ -158,6 +161,7 @@ class Indexer:
                 f"OCR was turned {'on' if self.ocr_models else 'off'}: {marked:,} pictures and PDFs are read again"
             )
         self.progress(IndexProgress("scanning", 0, 0))
+        self._costs = []
         self._counted = set(waiting_by_source(self.db.cursor()))
         self._left_out = left_out_by_source(self.db.cursor())
         for source in sources:
@@ -177,6 +181,7 @@ class Indexer:
                 done = self._process(source, jobs, report, done, total)
         report.cancelled = self.cancel.is_set()
         report.warnings.extend(self.warnings)
+        self._record_costs()
         self.progress(IndexProgress("optimizing", done, total))
         try:
             if not report.cancelled:  # a stop is asked to be quick
@@ -426,6 +431,7 @@ class Indexer:
             known = known_by_path.get(path)
             if isinstance(result, DocumentRow):
                 batch.rows.append(result)
+                self._costly(result)
                 if result.status == "failed":
                     report.failed += 1
             elif isinstance(result, Unchanged):
@@ -446,6 +452,25 @@ class Indexer:
             self._waiting(source, 0)
         self._report(IndexProgress("indexing", done, total, "", report.failed), force=True)
         return done
+
+    def _costly(self, row: DocumentRow) -> None:
+        """Keep the run's COSTLIEST files (a heap: a run of 78,000 keeps ten)."""
+        entry = (row.seconds, row.path, row.size)
+        if len(self._costs) < COSTLIEST:
+            heapq.heappush(self._costs, entry)
+        elif entry > self._costs[0]:
+            heapq.heapreplace(self._costs, entry)
+
+    def _record_costs(self) -> None:
+        if not self._costs:
+            return
+        try:
+            with self.db.transaction() as tx:
+                record_costliest(tx, (CostlyFile(path, seconds, size) for seconds, path, size in self._costs))
+        except StoreWriteError:
+            raise
+        except _WRITE_ERRORS:
+            pass  # a note for status
 
     def _record_left_out(self, source: Source, result: ScanResult, report: IndexReport) -> None:
         """What the folder's .gitignore files left out, for status; and when they left out every

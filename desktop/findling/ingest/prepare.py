@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import PurePath, PurePosixPath
@@ -115,7 +116,16 @@ def read_file(path: str, max_bytes: int | None = None, head: int | None = None) 
         return data, st
 
 
-def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  # noqa: C901 - each way a file can fail to read is reported where it happens
+def prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:
+    """The file read, extracted and analysed, or what it is instead; a row says what it took."""
+    started = time.perf_counter()
+    result = _prepare(task)
+    if isinstance(result, DocumentRow):
+        result.seconds = time.perf_counter() - started
+    return result
+
+
+def _prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished:  # noqa: C901 - each way a file can fail to read is reported where it happens
     path = task.path
     # a picture or a recording is read for its metadata, not whole: a folder of photos or music is
     # hashed on its files' first bytes and sizes

@@ -174,7 +174,9 @@ class ExtractionPool:
                     del busy[conn]
                     fresh = self._replace(worker)
                     starting[fresh.conn] = fresh
-                    yield failed_row(task.path, f"timed out after {self._budget.timeout_s:g} s")
+                    timed_out = failed_row(task.path, f"timed out after {self._budget.timeout_s:g} s")
+                    timed_out.seconds = self._budget.timeout_s  # as costly as a file can be
+                    yield timed_out
 
     _last_exit: int | None = None
     _failed_starts = 0
