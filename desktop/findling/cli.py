@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
         help="first mend what `findling doctor` finds wrong in the index (documents of removed folders, "
         "duplicates), then read again what that took out",
     )
+    p.add_argument(
+        "--compact",
+        action="store_true",
+        help="first give back the space of removed documents (the index file only grows otherwise); "
+        "no other Findling may hold the index meanwhile",
+    )
     p.add_argument("--background", action="store_true", help=argparse.SUPPRESS)  # the run `add` starts
     p.set_defaults(func=cmd_index)
 

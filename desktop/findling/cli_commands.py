@@ -258,12 +258,32 @@ def _run_index(engine, embed: bool = True) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     if args.background:
         return _index_in_background(args)
+    if args.compact:
+        _compact(args)
     with _engine(args, take_from_background=True) as engine:
         if args.repair:
             found = engine.check_index()
             removed = engine.repair_index()
             print(f"repaired: {'; '.join(found) or 'nothing was wrong'} ({removed:,} documents taken out)")
         return _run_index(engine)
+
+
+def _compact(args: argparse.Namespace) -> None:
+    """The index copied compact into its place (store/compaction.py), held by no process meanwhile:
+    a background run hands it over; a window or server holding it is named, and nothing changes."""
+    from findling.paths import DB_FILENAME, data_home
+    from findling.store.compaction import compact
+
+    with _engine(args, take_from_background=True) as engine:  # a background run lets go of it
+        if engine.role != "owner":
+            raise FindlingError(
+                "another Findling (the window, or findling serve) holds the index: close it, then run "
+                "findling index --compact again"
+            )
+    print("compacting the index…", file=sys.stderr, flush=True)
+    before, after = compact(data_home(args.home) / DB_FILENAME, _settings(args).index.memory_limit_mb)
+    given = max(0, before - after) / 1e6
+    print(f"compacted: {before / 1e6:,.1f} MB -> {after / 1e6:,.1f} MB ({given:,.1f} MB given back)")
 
 
 def _index_in_background(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from findling.faces.presentation import note_text, waiting_line
 from findling.models.manifest import ROLES, manifest_path
 from findling.paths import DB_FILENAME, data_home
 from findling.records import Check, StoreStatus
+from findling.store.compaction import Space
 from findling.store.extensions import EXTENSIONS, extension_file, load_extension
 
 if TYPE_CHECKING:
@@ -72,8 +73,13 @@ def _store_check(home: str | None) -> tuple[Check, StoreStatus | None]:
         )
         if found:
             return Check("index", False, f"{counts}; the index is not sound: {'; '.join(found)}. {REPAIR_ADVICE}"), st
+        said = [counts]
         waiting = waiting_line(st, "terminal")
-        return Check("index", True, f"{counts}; {waiting}" if waiting else counts), st
+        if waiting:
+            said.append(waiting)
+        if Space(st.size_bytes, st.free_bytes).worth_compacting:
+            said.append(f"{st.free_bytes / 1e6:,.0f} MB of it is free space: findling index --compact gives it back")
+        return Check("index", True, "; ".join(said)), st
     except FindlingError as exc:
         return Check("index", False, str(exc)), None
 

@@ -50,6 +50,7 @@ from findling.search.why_not import (
 )
 from findling.settings import Settings, load_settings
 from findling.store.activity import ActivityTracker, EitherEvent, WaitingRuns
+from findling.store.compaction import space
 from findling.store.costs import indexed_costliest
 from findling.store.db import Database
 from findling.store.documents import (
@@ -585,6 +586,7 @@ class Engine:
             **self._ocr_state(cur),
             activity=self._activity.now(),
             costliest=costly,
+            free_bytes=space(cur, self._db.path).free_bytes,
         )
 
     def ocr_models(self) -> tuple[str, str] | str:

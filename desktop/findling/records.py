@@ -509,6 +509,7 @@ class StoreStatus:
     ocr_pages: int = 0  # their pictures and scanned pages
     activity: Activity | None = None  # what the index is busy with now; None: idle
     costliest: tuple[CostlyFile, ...] = ()  # the indexed files that took longest to read, costliest first
+    free_bytes: int = 0  # of the index file, free blocks (removed documents' space) compaction gives back
 
     @property
     def ocr_line(self) -> str:

@@ -30,7 +30,7 @@ if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.modules["pandas"] = None  # type: ignore[assignment]
 
 
-def _connect(path: Path, read_only: bool, threads: int, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
+def connect_index(path: Path, read_only: bool, threads: int, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
     config: dict[str, str | bool | int | float | list[str]] = {
         "memory_limit": f"{memory_limit_mb}MB",
         # Never reach for DuckDB's extension server: extensions come from PyPI packages.
@@ -85,6 +85,18 @@ def reading_budget_mb(file_bytes: int, cap_mb: int) -> int:
     return int(min(cap_mb, max(READING_FLOOR_MB, file_bytes // 2_000_000)))
 
 
+# The index files this process has open, and how many times: DuckDB shares one open file among a
+# process's connections, so a second connection here would not be refused as another process's is.
+_OPEN: dict[str, int] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def open_here(path: Path) -> bool:
+    """Whether this process has the index at `path` open."""
+    with _OPEN_LOCK:
+        return _OPEN.get(os.path.realpath(path), 0) > 0
+
+
 class Database:
     """One DuckDB database for the process. Threads read through their own cursors; writes
     go through `transaction()` under one lock, since DuckDB allows one writer."""
@@ -103,7 +115,9 @@ class Database:
                 raise StoreReadOnlyError(
                     f"the data folder {path.parent} is read-only; choose another with --home or FINDLING_HOME"
                 )
-        self._con = _connect(path, read_only, threads or max(1, (os.cpu_count() or 2)), memory_limit_mb)
+        self._con = connect_index(path, read_only, threads or max(1, (os.cpu_count() or 2)), memory_limit_mb)
+        with _OPEN_LOCK:
+            _OPEN[os.path.realpath(path)] = _OPEN.get(os.path.realpath(path), 0) + 1
         self._local = threading.local()
         # Transactions this process has committed. An index file has one writer (DuckDB locks
         # it), so while this count stands nothing in the file has changed: what the document
@@ -217,3 +231,7 @@ class Database:
 
     def close(self) -> None:
         self._con.close()
+        with _OPEN_LOCK:
+            left = _OPEN.pop(os.path.realpath(self.path), 1) - 1
+            if left > 0:
+                _OPEN[os.path.realpath(self.path)] = left
