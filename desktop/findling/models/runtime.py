@@ -56,7 +56,7 @@ def available_providers() -> list[str]:
 
 
 _WHY_MISSING = {
-    "cuda": "needs an NVIDIA GPU and the onnxruntime-gpu package in place of onnxruntime (see README)",
+    "cuda": "needs an NVIDIA GPU and the onnxruntime-gpu package in place of onnxruntime (see docs/models.md)",
     "directml": "Windows only, with onnxruntime-directml",
     "coreml": "macOS only",
 }
