@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 from findling.cli import main
-from findling.cli_commands import ProgressBar
+from findling.cli_indexing import ProgressBar
 from findling.engine import Engine
 from findling.faces.presentation import waiting_line
 from tests.helpers import write

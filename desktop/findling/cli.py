@@ -11,20 +11,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from findling.cli_commands import (
-    cmd_add,
     cmd_ask,
-    cmd_bench,
     cmd_doctor,
-    cmd_eval,
     cmd_get,
     cmd_gui,
-    cmd_index,
     cmd_install_cli,
     cmd_mcp,
-    cmd_models,
     cmd_multi_get,
     cmd_query,
-    cmd_remove,
     cmd_search,
     cmd_serve,
     cmd_settings,
@@ -34,6 +28,9 @@ from findling.cli_commands import (
     cmd_vsearch,
     cmd_why_not,
 )
+from findling.cli_devtools import cmd_bench, cmd_eval
+from findling.cli_indexing import cmd_add, cmd_index, cmd_remove
+from findling.cli_models import cmd_models
 from findling.errors import FindlingError
 from findling.faces.terminal import reader_left
 from findling.filter_options import OPTIONS
