@@ -6,7 +6,6 @@ next run picks up exactly what is missing: nothing is half-indexed or duplicated
 
 from __future__ import annotations
 
-import heapq
 import json
 import os
 import stat
@@ -24,12 +23,12 @@ from findling.ingest.extractors import content_hash
 from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
 from findling.ingest.ocr_pages import OCR_SECONDS
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare, read_file
-from findling.ingest.scan import FileEntry, ScanResult, is_indexable, leaves, scan
+from findling.ingest.run_notes import RunNotes
+from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
 from findling.ingest.workers import Budget, ExtractionPool
 from findling.pathnames import display_path, readable_name
-from findling.records import CostlyFile, DocumentRow, IndexProgress, IndexReport, Source
+from findling.records import DocumentRow, IndexProgress, IndexReport, Source
 from findling.settings import IndexSettings
-from findling.store.costs import COSTLIEST, record_costliest
 from findling.store.db import Database
 from findling.store.documents import (
     KnownDocument,
@@ -47,7 +46,7 @@ from findling.store.maintenance import (
     read_again_if_analysis_changed,
     read_again_if_ocr_changed,
 )
-from findling.store.sources import left_out_by_source, owner_of, set_left_out, set_waiting, waiting_by_source
+from findling.store.sources import owner_of, set_waiting
 
 ProgressCallback = Callable[[IndexProgress], None]
 # What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a
@@ -140,9 +139,7 @@ class Indexer:
         self._last_progress = 0.0
         self.warnings: list[str] = []
         self.roots: list[str] = []  # every source's folder: where links may lead
-        self._counted: set[int] = set()  # folders whose waiting files are on record
-        self._left_out: dict[int, int] = {}  # what each folder's .gitignore files left out, on record
-        self._costs: list[tuple[float, str, int]] = []  # the run's costliest files: (seconds, path, size)
+        self.notes = RunNotes(db)  # what status says of the run: files waiting, left out, costliest
 
     # -- public -----------------------------------------------------------------------
 
@@ -161,9 +158,7 @@ class Indexer:
                 f"OCR was turned {'on' if self.ocr_models else 'off'}: {marked:,} pictures and PDFs are read again"
             )
         self.progress(IndexProgress("scanning", 0, 0))
-        self._costs = []
-        self._counted = set(waiting_by_source(self.db.cursor()))
-        self._left_out = left_out_by_source(self.db.cursor())
+        self.notes.start()
         for source in sources:
             if self.cancel.is_set():
                 break
@@ -172,7 +167,7 @@ class Indexer:
         total = sum(len(jobs) for _, jobs in plans)
         for source, jobs in plans:
             if jobs:
-                self._waiting(source, len(jobs))
+                self.notes.waiting(source, len(jobs))
         done = 0
         for source, jobs in plans:
             if self.cancel.is_set():
@@ -181,7 +176,7 @@ class Indexer:
                 done = self._process(source, jobs, report, done, total)
         report.cancelled = self.cancel.is_set()
         report.warnings.extend(self.warnings)
-        self._record_costs()
+        self.notes.record_costs()
         self.progress(IndexProgress("optimizing", done, total))
         try:
             if not report.cancelled:  # a stop is asked to be quick
@@ -272,7 +267,7 @@ class Indexer:
         if self.cancel.is_set():
             return []  # a partial scan must not be read as "files deleted"
         report.warnings.extend(result.warnings)
-        self._record_left_out(source, result, report)
+        self.notes.left_out(source, result, report)
         report.scanned += len(result.files) + len(result.skipped)
         known = known_documents(self.db.cursor(), source.id)
         seen: set[str] = set()
@@ -419,7 +414,7 @@ class Indexer:
 
     def _process(self, source: Source, jobs: list[_Job], report: IndexReport, done: int, total: int) -> int:
         if not jobs:
-            self._waiting(source, 0)
+            self.notes.waiting(source, 0)
             return done
         known_by_path = {job.entry.path: job.known for job in jobs}
         batch = _Batch(waiting=len(jobs))
@@ -431,7 +426,7 @@ class Indexer:
             known = known_by_path.get(path)
             if isinstance(result, DocumentRow):
                 batch.rows.append(result)
-                self._costly(result)
+                self.notes.costly(result)
                 if result.status == "failed":
                     report.failed += 1
             elif isinstance(result, Unchanged):
@@ -449,63 +444,9 @@ class Indexer:
                 batch_started = time.monotonic()
         self._commit(source, batch, known_by_path, report)
         if not self.cancel.is_set():
-            self._waiting(source, 0)
+            self.notes.waiting(source, 0)
         self._report(IndexProgress("indexing", done, total, "", report.failed), force=True)
         return done
-
-    def _costly(self, row: DocumentRow) -> None:
-        """Keep the run's COSTLIEST files (a heap: a run of 78,000 keeps ten)."""
-        entry = (row.seconds, row.path, row.size)
-        if len(self._costs) < COSTLIEST:
-            heapq.heappush(self._costs, entry)
-        elif entry > self._costs[0]:
-            heapq.heapreplace(self._costs, entry)
-
-    def _record_costs(self) -> None:
-        if not self._costs:
-            return
-        try:
-            with self.db.transaction() as tx:
-                record_costliest(tx, (CostlyFile(path, seconds, size) for seconds, path, size in self._costs))
-        except StoreWriteError:
-            raise
-        except _WRITE_ERRORS:
-            pass  # a note for status
-
-    def _record_left_out(self, source: Source, result: ScanResult, report: IndexReport) -> None:
-        """What the folder's .gitignore files left out, for status; and when they left out every
-        file, a warning naming the pattern (Debian's kernel tree ignores `/*`: 78,297 files, and
-        `add` said "0 added" in 1.4 s)."""
-        entries = sum(result.left_out.values())
-        if entries != self._left_out.get(source.id, 0):
-            try:
-                with self.db.transaction() as tx:
-                    set_left_out(tx, source.id, entries)
-            except StoreWriteError:
-                raise
-            except _WRITE_ERRORS:
-                pass  # a count for status
-        if entries and not result.files:
-            (where, pattern), most = max(result.left_out.items(), key=lambda kv: kv[1])
-            report.warnings.append(
-                f"nothing to read in {display_path(source.path)}: the pattern `{pattern}` in "
-                f"{display_path(where)} leaves out {most:,} of its files and folders ({entries:,} in all by "
-                ".gitignore files); a folder set to follow no .gitignore reads them"
-            )
-
-    def _waiting(self, source: Source, files: int) -> None:
-        """Record how many of the folder's files wait to be read (after planning, and 0 when its
-        files are all read), as its batches record it; a folder with none waiting writes nothing."""
-        if files == 0 and source.id not in self._counted:
-            return
-        self._counted.add(source.id)
-        try:
-            with self.db.transaction() as tx:
-                set_waiting(tx, source.id, files)
-        except StoreWriteError:
-            raise
-        except _WRITE_ERRORS:
-            pass  # a count for status; the files themselves are what matter
 
     def _commit(
         self, source: Source, batch: _Batch, known_by_path: dict[str, KnownDocument | None], report: IndexReport
