@@ -23,7 +23,7 @@ _RECORDS: dict[str, type] = {
     name: kind
     for name, kind in vars(records).items()
     if isinstance(kind, type)
-    and kind.__module__ == records.__name__
+    and kind.__module__.startswith(records.__name__ + ".")
     and (dataclasses.is_dataclass(kind) or issubclass(kind, enum.Enum))
 } | {"Remedy": Remedy}
 

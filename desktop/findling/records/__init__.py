@@ -1,0 +1,108 @@
+"""Typed records that cross layers, by area: the vocabularies (vocabulary.py), a search and its
+answer (search.py), the index and its runs (index.py), documents as read (documents.py), answers
+from the files (answers.py). No Qt or DuckDB types in here. Every record is importable from
+`findling.records`, as the codec (server/codec.py) and every layer reads them."""
+
+from __future__ import annotations
+
+from findling.records.answers import (
+    Answer,
+    AnswerSentence,
+    Citation,
+)
+from findling.records.documents import (
+    DocumentSlice,
+    MultiGetResult,
+    Outline,
+)
+from findling.records.index import (
+    Activity,
+    Check,
+    ChunkSpan,
+    CodeSymbol,
+    CostlyFile,
+    DocumentRow,
+    EmbedDepth,
+    EmbedReport,
+    FailedFile,
+    IndexProgress,
+    IndexReport,
+    Source,
+    SourceStatus,
+    StoreStatus,
+)
+from findling.records.search import (
+    WHY_NOT_REASONS,
+    CopyKey,
+    Evidence,
+    ExpansionExplain,
+    Filters,
+    Highlight,
+    Hit,
+    ListScore,
+    Note,
+    QueryExplain,
+    ResultExplain,
+    SearchMode,
+    SearchRequest,
+    SearchResult,
+    Stage,
+    WhyNotAnswer,
+)
+from findling.records.vocabulary import (
+    DocumentStatus,
+    FusionMode,
+    IndexPhase,
+    Lane,
+    MatchMode,
+    RerankerMode,
+    Role,
+    StageName,
+)
+
+__all__ = [
+    "Activity",
+    "Answer",
+    "AnswerSentence",
+    "Check",
+    "ChunkSpan",
+    "Citation",
+    "CodeSymbol",
+    "CopyKey",
+    "CostlyFile",
+    "DocumentRow",
+    "DocumentSlice",
+    "DocumentStatus",
+    "EmbedDepth",
+    "EmbedReport",
+    "Evidence",
+    "ExpansionExplain",
+    "FailedFile",
+    "Filters",
+    "FusionMode",
+    "Highlight",
+    "Hit",
+    "IndexPhase",
+    "IndexProgress",
+    "IndexReport",
+    "Lane",
+    "ListScore",
+    "MatchMode",
+    "MultiGetResult",
+    "Note",
+    "Outline",
+    "QueryExplain",
+    "RerankerMode",
+    "ResultExplain",
+    "Role",
+    "SearchMode",
+    "SearchRequest",
+    "SearchResult",
+    "Source",
+    "SourceStatus",
+    "Stage",
+    "StageName",
+    "StoreStatus",
+    "WHY_NOT_REASONS",
+    "WhyNotAnswer",
+]
