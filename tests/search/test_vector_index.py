@@ -8,14 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from findling.search.vector_index import (
-    VectorIndex,
-    _FloatFile,
-    member_mask,
-    principal_axes,
-    quantize,
-    query_code,
-)
+from findling.search.float_file import FloatFile
+from findling.search.vector_codes import member_mask, principal_axes, quantize, query_code
+from findling.search.vector_index import VectorIndex
 from findling.store.db import Database
 from findling.store.vectors import delete_vectors, ensure_table
 from tests.helpers import write_stand_in_vectors
@@ -199,7 +194,7 @@ def test_member_mask_is_isin(doc_ids, wanted):
 
 
 def test_the_float_file_reads_rows_back_in_the_order_asked(tmp_path):
-    floats = _FloatFile(tmp_path, DIM)
+    floats = FloatFile(tmp_path, DIM)
     rows = np.random.default_rng(11).standard_normal((50, DIM)).astype(np.float32)
     floats.append(rows[:20])
     floats.append(rows[20:])

@@ -33,7 +33,6 @@ database only what changed since, so a cold search does not pay for the whole lo
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -45,15 +44,15 @@ import numpy as np
 
 from findling.allocator import return_freed_memory
 from findling.models.int8_dot import Int8Dot
-from findling.scratch import scratch_file
 from findling.search import vector_snapshot
+from findling.search.float_file import FloatFile
+from findling.search.vector_codes import Codebook, head_size, member_mask, principal_axes, quantize, query_code
 from findling.store.vectors import generation, hashes_at, live_seqs, read_vectors, row_count, seq_span
 
 log = logging.getLogger(__name__)
 
 _RESCORE = 256  # candidates rescored with exact floats, at least (k × 8 when more)
 _LOAD_BATCH = 65_536
-_HEADROOM = 1.25  # a new dimension's scale covers 25 % more than the values seen
 _SHORTLIST_SHARE = 1 / 200  # of the rows, handed from the head's pass to the whole codes
 _WHOLE_BELOW = 65_536  # rows: below this many every row is scored whole (under 1 ms)
 _BASIS_SAMPLE = 65_536
@@ -110,146 +109,6 @@ class _Rows:
         return sum(getattr(self, name).nbytes for name in self._FIELDS)
 
 
-@dataclass(frozen=True)
-class _Codebook:
-    """How a float vector becomes a code: turned onto the basis's axes, then a byte per axis."""
-
-    basis: np.ndarray  # float32 [dim, dim], orthonormal columns, the largest axis first
-    scale: np.ndarray  # float32 [dim], per rotated axis
-    fitted_on: int  # rows there were when the basis was fitted
-
-    @classmethod
-    def identity(cls, dim: int) -> _Codebook:
-        return cls(np.eye(dim, dtype=np.float32), np.zeros(dim, dtype=np.float32), 0)
-
-    def rotate(self, vectors: np.ndarray) -> np.ndarray:
-        rotated: np.ndarray = np.asarray(vectors, dtype=np.float32) @ self.basis
-        return rotated
-
-    def widened(self, rotated: np.ndarray) -> _Codebook | None:
-        """A codebook whose scale covers these rotated vectors, with headroom so that this is
-        rare; None when this one already does."""
-        peak = np.abs(rotated).max(axis=0) / 127
-        if np.all(peak <= self.scale):
-            return None
-        scale = np.maximum(self.scale, peak * _HEADROOM).astype(np.float32)
-        scale[scale == 0] = 1e-6
-        return _Codebook(self.basis, scale, self.fitted_on)
-
-
-def principal_axes(sample: np.ndarray) -> np.ndarray:
-    """float32 [dim, dim]: orthonormal axes of the sample's second moments, the one along which
-    the vectors are longest first. Not centred: a rotation about the origin keeps every dot
-    product, so a code's score needs nothing added back."""
-    x = np.asarray(sample, dtype=np.float64)
-    _, axes = np.linalg.eigh(x.T @ x)
-    basis: np.ndarray = np.ascontiguousarray(axes[:, ::-1], dtype=np.float32)
-    return basis
-
-
-def head_size(dim: int) -> int:
-    return max(1, dim // 3)
-
-
-def quantize(vectors: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """uint8 codes of float vectors: round(v / scale) clipped to ±127, offset by 128."""
-    codes: np.ndarray = (np.clip(np.rint(vectors / scale), -127, 127) + 128).astype(np.uint8)
-    return codes
-
-
-def query_code(query: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, float]:
-    """The int8 query whose integer dot product with codes approximates the float one:
-    v · q ≈ Σ (code − 128) · scale · q = step · (codes · b − 128 · Σ b)."""
-    folded = query.astype(np.float32) * scale
-    step = float(np.abs(folded).max()) / 127 or 1.0
-    return np.rint(folded / step).astype(np.int8), step
-
-
-def member_mask(doc_ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """bool [n]: which rows belong to the wanted documents, by a table indexed by document id
-    (np.isin sorts or loops over the wanted ids: 10-40 ms at a million rows)."""
-    if len(doc_ids) == 0 or len(wanted) == 0:
-        return np.zeros(len(doc_ids), dtype=bool)
-    highest = int(doc_ids.max())
-    wanted = np.asarray(wanted, dtype=np.int64)
-    wanted = wanted[(wanted >= 0) & (wanted <= highest)]
-    table = np.zeros(highest + 1, dtype=bool)
-    table[wanted] = True
-    mask: np.ndarray = table[doc_ids]
-    return mask
-
-
-class _FloatFile:
-    """Exact vectors, appended to a file and read back by position: on disk, in the OS's file
-    cache where a search looked. An unnamed temporary file the OS deletes when the process
-    ends, or (`path`) the index's own float file, kept for the next process.
-
-    Why not a memory map: every row a search touched stayed mapped, with the pages the kernel
-    read around it, so the process's resident memory grew by 200-400 MB a search at a million
-    vectors until it held the whole file (1.5 GB); read into a buffer, it stays flat."""
-
-    def __init__(self, folder: Path | None, dim: int, path: Path | None = None) -> None:
-        self.dim = dim
-        self._row_bytes = dim * 4
-        self._lock = threading.Lock()
-        self.path = path
-        if path is None:
-            self._file = scratch_file(folder, "findling-vectors-")
-            self.count = 0
-            return
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
-        self._file = os.fdopen(fd, "r+b")
-        size = os.fstat(fd).st_size
-        self.count = size // self._row_bytes
-        if size % self._row_bytes:  # a row cut off by a killed process: never referenced
-            self._file.truncate(self.count * self._row_bytes)
-
-    def append(self, vectors: np.ndarray) -> np.ndarray:
-        with self._lock:
-            self._file.seek(0, os.SEEK_END)
-            self._file.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
-            self._file.flush()
-            slots = np.arange(self.count, self.count + len(vectors), dtype=np.int64)
-            self.count += len(vectors)
-            return slots
-
-    def erase(self, slots: np.ndarray) -> None:
-        """Overwrite these rows with zeros: a removed document's vectors do not outlive it in a
-        file kept between processes (the slots stay; compaction reclaims them)."""
-        zeros = bytes(self._row_bytes)
-        with self._lock:
-            for slot in np.asarray(slots, dtype=np.int64).tolist():
-                self._file.seek(slot * self._row_bytes)
-                self._file.write(zeros)
-            self._file.flush()
-
-    def read(self, slots: np.ndarray) -> np.ndarray:
-        """float32 [len(slots), dim]: the rows at these slots, in their order; runs of
-        consecutive slots are read in one call."""
-        slots = np.asarray(slots, dtype=np.int64).reshape(-1)
-        out = np.empty((len(slots), self.dim), dtype=np.float32)
-        if len(slots) == 0:
-            return out
-        order = np.argsort(slots, kind="stable")
-        ordered = slots[order]
-        breaks = np.flatnonzero(np.diff(ordered) != 1) + 1
-        firsts = np.concatenate(([0], breaks))
-        lasts = np.concatenate((breaks, [len(ordered)]))
-        with self._lock:
-            for first, last in zip(firsts.tolist(), lasts.tolist(), strict=True):
-                self._file.seek(int(ordered[first]) * self._row_bytes)
-                wanted = (last - first) * self._row_bytes
-                data = self._file.read(wanted)
-                if len(data) != wanted:
-                    raise OSError("the vector scratch file is shorter than its rows")
-                out[order[first:last]] = np.frombuffer(data, dtype=np.float32).reshape(-1, self.dim)
-        return out
-
-    def close(self) -> None:
-        with self._lock:
-            self._file.close()
-
-
 class VectorIndex:
     def __init__(
         self,
@@ -275,9 +134,9 @@ class VectorIndex:
         self._tried_snapshot = self._persist is None  # none where the data folder is read-only
         self._from_disk = False  # rows mapped from the kept snapshot: checked before they are returned
         self.distrusted = False  # a kept snapshot did not hold and was dropped (doctor says so)
-        self._book = _Codebook.identity(dim)
+        self._book = Codebook.identity(dim)
         # rows and the codebook their codes were made with, swapped together under the lock
-        self._state: tuple[_Rows, _Codebook] = (_Rows.empty(dim, self.head), self._book)
+        self._state: tuple[_Rows, Codebook] = (_Rows.empty(dim, self.head), self._book)
         self._generation = -1
         self._documents = 0
         self._lock = threading.Lock()
@@ -299,15 +158,15 @@ class VectorIndex:
         """Documents with vectors, as of the last refresh."""
         return self._documents
 
-    def _float_file(self) -> _FloatFile:
+    def _float_file(self) -> FloatFile:
         """The index's own float file where it may keep one, else a scratch file."""
         if self._persist is not None:
             try:
                 vector_snapshot.make_folder(self._persist[0])
-                return _FloatFile(None, self.dim, vector_snapshot.float_file(self._persist[0], self.table))
+                return FloatFile(None, self.dim, vector_snapshot.float_file(self._persist[0], self.table))
             except OSError:
                 self._persist = None  # a read-only data folder: this process keeps its vectors to itself
-        return _FloatFile(self._scratch, self.dim)
+        return FloatFile(self._scratch, self.dim)
 
     def close(self) -> None:
         """Save the snapshot when the rows changed since this index started (best effort: without
@@ -392,7 +251,7 @@ class VectorIndex:
         if any(now.get(seq, h) != h for seq, h in snap.sample.items()):
             return None  # a seq holds another text: not these vectors
         try:
-            floats = _FloatFile(None, self.dim, snap.floats)
+            floats = FloatFile(None, self.dim, snap.floats)
         except OSError:
             return None
         rows = _Rows(*(snap.rows[name] for name in _Rows._FIELDS))
@@ -403,7 +262,7 @@ class VectorIndex:
                 old.path.unlink()  # the fresh, still empty file made at start
             except OSError:
                 pass
-        self._book = _Codebook(snap.basis, snap.scale, snap.fitted_on)
+        self._book = Codebook(snap.basis, snap.scale, snap.fitted_on)
         return rows
 
     def _load(self, cur: duckdb.DuckDBPyConnection, after_seq: int, kept: _Rows) -> _Rows:
@@ -412,7 +271,7 @@ class VectorIndex:
         parts = [kept]
         for seqs, doc_ids, ordinals, starts, ends, floats in read_vectors(cur, self.table, after_seq, _LOAD_BATCH):
             if self._book.fitted_on == 0:  # the first rows ever: fitted to them, for every row there is
-                self._book = _Codebook(principal_axes(floats), self._book.scale, max(1, row_count(cur, self.table)))
+                self._book = Codebook(principal_axes(floats), self._book.scale, max(1, row_count(cur, self.table)))
             rotated = self._book.rotate(floats)
             widened = self._book.widened(rotated)
             if widened is not None:
@@ -460,7 +319,7 @@ class VectorIndex:
         sample = np.unique(np.linspace(0, n - 1, min(n, _BASIS_SAMPLE)).astype(np.int64))  # every part of the index
         floats = self._floats.read(rows.slots[sample])
         basis = principal_axes(floats)
-        self._book = _Codebook(basis, np.zeros(self.dim, dtype=np.float32), n)
+        self._book = Codebook(basis, np.zeros(self.dim, dtype=np.float32), n)
         widened = self._book.widened(self._book.rotate(floats))
         if widened is not None:
             self._book = widened
@@ -598,7 +457,7 @@ class VectorIndex:
             self._from_disk = False
             self._tried_snapshot = True
             self._floats = self._float_file()
-            self._book = _Codebook.identity(self.dim)
+            self._book = Codebook.identity(self.dim)
             self._state = (_Rows.empty(self.dim, self.head), self._book)
             self._generation = -1
         self.refresh()
