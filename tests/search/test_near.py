@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
-from findling.search.keyword.words import _near
+from findling.search.keyword.words import holds_near
 from findling.search.query_parser import NEAR_WORDS, parse_query
 from tests.helpers import write
 
@@ -39,7 +39,7 @@ def _brute(sequence: list[str], terms: tuple[str, ...], between: int) -> bool:
     st.integers(0, 6),
 )
 def test_near_is_the_narrowest_stretch(sequence, terms, between):
-    assert _near(sequence, tuple(terms), between) == _brute(sequence, tuple(terms), between)
+    assert holds_near(sequence, tuple(terms), between) == _brute(sequence, tuple(terms), between)
 
 
 @pytest.fixture()

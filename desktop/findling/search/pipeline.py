@@ -33,7 +33,8 @@ from findling.records import (
 )
 from findling.search.blend import blend
 from findling.search.fusion import Fused, RankedList, weighted_rrf
-from findling.search.keyword.lane import Bm25Lane, Bm25Result, LaneHit
+from findling.search.keyword.hits import Bm25Result, LaneHit
+from findling.search.keyword.lane import Bm25Lane
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import HUB_FROM, as_shown, lane_agreement, relative, relevance, with_meaning_assumed

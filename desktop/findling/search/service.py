@@ -36,7 +36,8 @@ from findling.records import (
 )
 from findling.search.fetch import DocumentFetcher
 from findling.search.keyword.explain import keyword_explain
-from findling.search.keyword.lane import Bm25Lane, Bm25Result
+from findling.search.keyword.hits import Bm25Result
+from findling.search.keyword.lane import Bm25Lane
 from findling.search.query_parser import READ_AS_TEXT, ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from findling.records import Evidence, ListScore, QueryExplain, ResultExplain, Stage
-from findling.search.keyword.lane import Bm25Result
+from findling.search.keyword.hits import Bm25Result
 from findling.search.results import RankedEntry
 
 KEYWORD_LIST = "bm25 original"

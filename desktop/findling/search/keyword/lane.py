@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import duckdb
@@ -21,6 +21,8 @@ import duckdb
 from findling.records import Filters
 from findling.search.filter_table import filter_sql
 from findling.search.keyword import proximity
+from findling.search.keyword.checks import browse, check_phrases, definitions_first
+from findling.search.keyword.hits import Bm25Result, LaneHit
 from findling.search.keyword.phrases import constraint_sql
 from findling.search.keyword.phrases import lookup as _lookup
 from findling.search.keyword.phrases import near_in as _near_in
@@ -46,51 +48,25 @@ from findling.search.keyword.sql import (
 from findling.search.keyword.words import (
     WordGroup,
     _apart,
-    _contains,
     _group_idf,
     _identifiers_by_parts,
-    _near,
     _top_groups,
     _with_prefixes,
     word_groups,
 )
 from findling.search.query_parser import ParsedQuery
 from findling.search.relevance import GIANT_FROM
-from findling.store.documents import dated_sql
 from findling.store.sql import id_list
-from findling.store.symbols import matching_symbols, needle_name
 from findling.text.analyzer import (
     DEFAULT_LANGUAGE,
-    fold,
-    identifier_term,
     is_stopword,
     query_terms,
     stemmed_apart,
-    term_sequence,
     terms_in,
 )
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
-
-
-@dataclass(frozen=True)
-class LaneHit:
-    doc_id: int
-    score: float
-    rank: int  # 1-based
-    coverage: float = 0.0  # share of the query's idf mass this document matched, [0, 1]
-    saturation: float = 0.0  # score / the most any document could score for the query, [0, 1)
-
-
-@dataclass(frozen=True)
-class Bm25Result:
-    hits: tuple[LaneHit, ...]
-    total: int  # documents matching, before the limit
-    relaxed: bool  # "all terms" found nothing, so any term was allowed
-    terms: tuple[str, ...]  # the analysed terms used, for highlighting
-    ms: float
-    plan: _Plan | None = None  # what was scored: evidence for other documents reuses it
 
 
 def _and(conditions: Sequence[str]) -> str:
@@ -266,7 +242,7 @@ class Bm25Lane:
         cur = self._cursor()
         n_docs, avgdl, languages = self._corpus_stats(cur)
         if not parsed.has_terms:
-            hits, total = self._browse(cur, parsed.filters, limit) if not parsed.filters.empty else ((), 0)
+            hits, total = browse(cur, parsed.filters, limit) if not parsed.filters.empty else ((), 0)
             return Bm25Result(hits, total, False, (), _ms(started))
         plan = self._plan(cur, parsed, list(languages), match, n_docs)
         relaxed = False
@@ -392,7 +368,7 @@ class Bm25Lane:
             keep = [d for d in keep if d in holding]
         if (plan.phrases or plan.nears or plan.excluded_phrases) and keep:
             rows = [(d, 0.0, 0, 0) for d in keep]
-            keep = [int(r[0]) for r in _check_phrases(cur, rows, plan, len(rows))]
+            keep = [int(r[0]) for r in check_phrases(cur, rows, plan, len(rows))]
         return set(keep)
 
     def _score(
@@ -589,99 +565,6 @@ class Bm25Lane:
         and the prior against hubs only lowers a score."""
         share = _coverage(plan.group_idf, plan.term_masks[term])
         return idf * (float(self.k1) + 1) * (1 + self._title_bonus(avgdl) * share)
-
-    def _browse(self, cur: duckdb.DuckDBPyConnection, filters: Filters, limit: int) -> tuple[tuple[LaneHit, ...], int]:
-        """A query of filters only (`ext:pdf after:7d`): newest first; with `sym:`, the files whose
-        definitions match it best first (an exact name before longer ones)."""
-        where, params = filter_sql(filters)
-        if filters.symbols:
-            ids = [
-                r[0] for r in cur.execute(f"SELECT id FROM documents d WHERE status = 'ok'{where}", params).fetchall()
-            ]
-            best: dict[int, float] = {}
-            wanted = needle_name(filters.symbols[-1])
-            for doc, symbol in matching_symbols(cur, filters.symbols, ids, 20 * limit):
-                # an exact name scores 1; a longer one, the share of it the query spells, halved
-                name = symbol.name.lower()
-                best.setdefault(doc, 1.0 if name == wanted else 0.5 * len(wanted) / max(1, len(name)))
-            ranked = list(best.items())[:limit]
-            return tuple(LaneHit(doc, score, i + 1) for i, (doc, score) in enumerate(ranked)), len(ids)
-        rows = cur.execute(
-            f"""SELECT id, count(*) OVER () FROM documents d WHERE status = 'ok'{where}
-                ORDER BY {dated_sql("d")} DESC, id LIMIT ?""",
-            [*params, limit],
-        ).fetchall()
-        return tuple(LaneHit(int(r[0]), 0.0, i + 1) for i, r in enumerate(rows)), (rows[0][1] if rows else 0)
-
-
-def definitions_first(
-    cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, hits: tuple[LaneHit, ...]
-) -> tuple[LaneHit, ...]:
-    """An identifier the query names (`rotate_backups`, `readFileSync`) goes to its definition:
-    the files among the hits that define it by that very name rank first, scored as the best
-    hit (a README naming it ten times outscored the module defining it once), their evidence
-    halfway from the best hit's to full: a definition is a better match than any mention, and
-    its relevance says so (the module and a file calling it both showed .71, the caller first
-    as the newer)."""
-    names = {fold(w).lower() for words in parsed.groups if len(words) == 1 for w in words if identifier_term(w)}
-    if not hits or not names:
-        return hits
-    ids = [h.doc_id for h in hits]
-    defining = {
-        doc
-        for name in names
-        for doc, symbol in matching_symbols(cur, [name], ids, 4 * len(ids))
-        if symbol.name.lower() == name
-    }
-    if not defining or all(h.doc_id in defining for h in hits[: len(defining)]):
-        return hits
-    top = hits[0]
-    lifted = [
-        replace(h, score=top.score * (1 + 1e-6), saturation=max(h.saturation, (1 + top.saturation) / 2))
-        if h.doc_id in defining
-        else h
-        for h in hits
-    ]
-    ordered = sorted(lifted, key=lambda h: h.doc_id not in defining)  # stable: each side keeps its order
-    return tuple(replace(h, rank=i) for i, h in enumerate(ordered, 1))
-
-
-def _check_phrases(
-    cur: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], plan: _Plan, limit: int
-) -> list[tuple[Any, ...]]:
-    """Keep candidates whose text holds every phrase and proximity set and no excluded phrase,
-    best first. A proximity set is checked within one chunk, as a phrase is (a chunk is about
-    800 tokens, far wider than any NEAR)."""
-    kept: list[tuple[Any, ...]] = []
-    step = max(limit * 2, 50)
-    for offset in range(0, len(rows), step):
-        part = rows[offset : offset + step]
-        ids = [int(r[0]) for r in part]
-        texts: dict[int, list[tuple[str, str]]] = {}
-        for doc_id, text, language, _ordinal in cur.execute(
-            f"""SELECT id, title, language, -1 AS ordinal FROM documents WHERE id IN {id_list(ids)}
-               UNION ALL
-               SELECT c.doc_id, c.text, d.language, c.ordinal FROM chunks c JOIN documents d ON d.id = c.doc_id
-               WHERE c.doc_id IN {id_list(ids)} ORDER BY 1, 4"""
-        ).fetchall():
-            texts.setdefault(doc_id, []).append((text or "", language or ""))
-        for row in part:
-            chunks = texts.get(int(row[0]), [])
-            sequences = [(term_sequence(text, lang or DEFAULT_LANGUAGE), lang) for text, lang in chunks]
-            if (
-                all(any(_contains(seq, _phrase_in(p, lang)) for seq, lang in sequences) for p in plan.phrases)
-                and all(
-                    any(_near(seq, _near_in(words, lang), window) for seq, lang in sequences)
-                    for window, words in plan.nears
-                )
-                and not any(
-                    any(_contains(seq, _phrase_in(p, lang)) for seq, lang in sequences) for p in plan.excluded_phrases
-                )
-            ):
-                kept.append(row)
-                if len(kept) >= limit:
-                    return kept
-    return kept
 
 
 def _ms(started: float) -> float:

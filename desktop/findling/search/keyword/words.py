@@ -216,7 +216,7 @@ def _with_prefixes(
     return [(replaced(terms), stop) for terms, stop in groups], known
 
 
-def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
+def holds_phrase(sequence: list[str], phrase: tuple[str, ...]) -> bool:
     n = len(phrase)
     first = phrase[0]
     for i, term in enumerate(sequence):
@@ -225,7 +225,7 @@ def _contains(sequence: list[str], phrase: tuple[str, ...]) -> bool:
     return False
 
 
-def _near(sequence: list[str], terms: tuple[str, ...], between: int) -> bool:
+def holds_near(sequence: list[str], terms: tuple[str, ...], between: int) -> bool:
     """Whether every term occurs in `sequence` with at most `between` other words among them."""
     wanted = Counter(terms)
     return near_marks([(i, t) for i, t in enumerate(sequence) if t in wanted], wanted, between)
