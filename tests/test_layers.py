@@ -228,3 +228,48 @@ def test_no_message_below_the_faces_names_a_command():
             continue
         found += [f"{rel}: {text!r}" for text in _messages(ast.parse(path.read_text("utf-8"))) if _COMMAND.search(text)]
     assert found == []
+
+
+def _all_imports(path: Path) -> list[str]:
+    """Every import of the module, a function's too, but not those only for the type checker:
+    `findling.x.y` and, for `from findling.x import y`, `findling.x.y` as well."""
+    names = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    checked = {
+        id(n)
+        for top in ast.walk(tree)
+        if isinstance(top, ast.If) and isinstance(top.test, ast.Name) and top.test.id == "TYPE_CHECKING"
+        for stmt in top.body
+        for n in ast.walk(stmt)
+    }
+    for node in ast.walk(tree):
+        if id(node) in checked:
+            continue
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    return names
+
+
+def test_no_import_circle():
+    """Issue 64: no module imports, however late, one that imports it back (cli ↔ launch and
+    server/endpoint ↔ wire did)."""
+    modules: dict[str, Path] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {m: {n for n in _all_imports(p) if n in modules and n != m} for m, p in modules.items()}
+    circles = []
+    for start in graph:
+        stack = [(start, [start])]
+        seen = set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    circles.append(" -> ".join([*trail, start]))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*trail, nxt]))
+    assert circles == []

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from findling import VERSION_LINE
 from findling.cli_commands import (
     cmd_ask,
     cmd_doctor,
@@ -34,7 +35,6 @@ from findling.cli_models import cmd_models
 from findling.errors import FindlingError
 from findling.faces.terminal import reader_left
 from findling.filter_options import OPTIONS
-from findling.launch import VERSION_LINE
 from findling.pathnames import printable
 from findling.records import SearchMode
 from findling.settings import SPECS

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from findling import __version__
-
-VERSION_LINE = f"findling {__version__}"
+from findling import VERSION_LINE
 
 
 def run() -> None:

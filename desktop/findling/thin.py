@@ -181,9 +181,17 @@ def answered(argv: list[str]) -> int | None:
         return None
     home, options = parsed
     from findling.datahome import data_home_text
-    from findling.server.wire import connect_thin
 
-    conn = connect_thin(data_home_text(home))
+    if sys.platform == "win32":  # a named pipe: the endpoint's own channel, the same records
+        from pathlib import Path
+
+        from findling.server.endpoint import connect
+
+        conn: Any = connect(Path(data_home_text(home)))
+    else:
+        from findling.server.wire import connect_thin
+
+        conn = connect_thin(data_home_text(home))
     if conn is None:
         return None
     try:

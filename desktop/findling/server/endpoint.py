@@ -1,8 +1,8 @@
 """The index owner's local endpoint. The process that opened the index listens on a socket private
 to the user (a Unix socket in a 0700 runtime folder; a named pipe on Windows); every other Findling
 process sends its requests there. Peers prove they hold a key (wire.py's proofs on Unix;
-multiprocessing.connection's HMAC challenge on Windows), so pickled requests come only from
-processes of this user.
+multiprocessing.connection's HMAC challenge on Windows), so requests come only from processes of
+this user; on both, a request and its answer are the codec's JSON (server/codec.py), never pickle.
 
 Where the owner listens is recorded beside the index (`owner.endpoint`, 0600: the address and the
 key), not derived from the environment: an MCP client starts `findling mcp` with only HOME, PATH

@@ -20,7 +20,6 @@ import json
 import os
 import socket
 import stat
-import sys
 import time
 
 from findling.datahome import INDEX_FILE
@@ -248,14 +247,8 @@ def answer_caller(sock: socket.socket, key: bytes, timeout: float = HANDSHAKE_S)
     return channel
 
 
-def connect_thin(home: str) -> Any:
-    """A channel to the owner of the index in `home` for plain values, or None where there is
-    none. On Unix a JSON channel; on Windows multiprocessing's pipe (pickle), all it has."""
-    if sys.platform == "win32":
-        from pathlib import Path
-
-        from findling.server.endpoint import connect
-
-        return connect(Path(home))
+def connect_thin(home: str) -> Channel | None:
+    """A JSON channel to the owner of the index in `home` (Unix), or None where there is none.
+    Windows' thin client takes the endpoint's named pipe instead (thin.py)."""
     record = read_record(home)
     return call_owner(*record, codec=JSON) if record else None
