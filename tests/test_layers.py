@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                 "file_kinds",
                 "filter_options",
                 "priority",
+                "vocabulary",
             }
         ),
     ),

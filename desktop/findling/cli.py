@@ -37,7 +37,7 @@ from findling.faces.terminal import reader_left
 from findling.filter_options import OPTIONS
 from findling.pathnames import printable
 from findling.records import SearchMode
-from findling.settings import SPECS
+from findling.vocabulary import MATCH_MODES, RERANKER_MODES, RESULT_LIMIT, SERVER_APIS
 
 
 def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command and its options, declared in one readable table
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     _search_options(p)
     p.add_argument(
         "--match",
-        choices=["most", "all", "any"],
+        choices=MATCH_MODES,
         help="most: any word, ranked by how much of the query a file holds and its title (default); "
         "all: every word required; any: any word",
     )
@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("--expand", action="store_true", help="expand the query with the generator")
     p.add_argument("--no-expand", action="store_true")
     p.add_argument("--no-rerank", action="store_true")
-    p.add_argument("--reranker", choices=["auto", "cross-encoder", "llm", "off"], default=None)
+    p.add_argument("--reranker", choices=RERANKER_MODES, default=None)
     p.add_argument("--min-score", type=float, default=0.0, help="drop results below this final score (0–1)")
     p.set_defaults(func=cmd_query)
 
@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
         help="which search to explain: query (hybrid), search (keyword) or vsearch (semantic)",
     )
     _search_options(p)
-    p.add_argument("--match", choices=["most", "all", "any"], help="keyword mode: as search --match")
+    p.add_argument("--match", choices=MATCH_MODES, help="keyword mode: as search --match")
     p.add_argument("--min-score", type=float, default=0.0, help="the score floor the search used")
     p.set_defaults(func=cmd_why_not)
 
@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("action", choices=["list", "pull", "import", "remove", "use"])
     p.add_argument("--url", help="use: the model server's address, e.g. http://localhost:11434")
     p.add_argument("--model", help="use: the model as the server names it")
-    p.add_argument("--api", choices=["openai", "ollama"], help="use: the API the server speaks (default openai)")
+    p.add_argument("--api", choices=SERVER_APIS, help="use: the API the server speaks (default openai)")
     p.add_argument("--key-env", help="use: the environment variable holding the server's API key")
     p.add_argument(
         "--allow-remote",
@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     )
     p.add_argument(
         "--match",
-        choices=("most", "all", "any"),
+        choices=MATCH_MODES,
         help="bm25 mode: as `findling search --match` (default: the settings' match, as `findling search`)",
     )
     p.add_argument("--split", default="test", help="the qrels file to judge by: test, or train/dev for tuning")
@@ -248,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
     p.add_argument("--max-queries", type=int, default=0, help="only the first N queries (quick runs)")
     p.add_argument(
         "--reranker",
-        choices=["auto", "cross-encoder", "llm", "off"],
+        choices=RERANKER_MODES,
         help="the reranker for the hybrid+rerank and full modes",
     )
     p.add_argument("--json", action="store_true")
@@ -326,7 +326,7 @@ def _result_count(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    low, high = SPECS["search.limit"].range or (1, 10_000)
+    low, high = RESULT_LIMIT
     if not low <= value <= high:
         raise argparse.ArgumentTypeError(f"must be between {low:g} and {high:g}, got {value}")
     return value
@@ -338,7 +338,7 @@ def _search_options(p: argparse.ArgumentParser) -> None:
         "--limit",
         type=_result_count,
         default=None,
-        help="number of results (1–{:g})".format(*(SPECS["search.limit"].range or (1, 10_000))[1:]),
+        help=f"number of results ({RESULT_LIMIT[0]}–{RESULT_LIMIT[1]:,})",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     _filter_options(p)

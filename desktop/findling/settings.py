@@ -20,6 +20,7 @@ from findling.errors import FindlingError
 from findling.paths import config_dir
 from findling.records import FusionMode, MatchMode, RerankerMode
 from findling.text.analyzer import STEMMERS
+from findling.vocabulary import MATCH_MODES, RERANKER_MODES, RESULT_LIMIT, SERVER_APIS
 
 SETTINGS_FILENAME = "settings.toml"
 
@@ -89,7 +90,7 @@ class IndexSettings:
 
 @dataclass
 class SearchSettings:
-    limit: int = setting(20, "results shown", range=(1, 10_000))
+    limit: int = setting(20, "results shown", range=RESULT_LIMIT)
     # e.g. "code -g {path}:{line}", "kate --line {line} {path}", "gedit +{line} {path}"
     open_at_line: str = setting(
         "", "command that opens a file at a line ({path}, {line}); empty: VS Code's `code` when on PATH"
@@ -104,7 +105,7 @@ class SearchSettings:
     match: MatchMode = setting(
         "most",
         "keyword matching: most (any word, titles weighed), all (every word, relaxed when none has), any",
-        choices=("most", "all", "any"),
+        choices=MATCH_MODES,
     )
     title_boost: float = setting(
         2.0, "ranking gain for the share of the query's weight in a title or file name", range=(0.0, 100)
@@ -150,7 +151,7 @@ class PipelineSettings:
     reranker: RerankerMode = setting(
         "auto",
         "auto: a cross-encoder when installed; llm: the generator's yes/no judgement; off",
-        choices=("auto", "cross-encoder", "llm", "off"),
+        choices=RERANKER_MODES,
     )
     rerank_top: int = setting(20, "candidates reranked", range=(1, 1000))
     # a cross-encoder's cost grows with passages, characters and tokens: one short passage each
@@ -169,13 +170,13 @@ class ModelSettings:
     # `findling models use embedder --url URL --model NAME`: the embedder above is then the
     # server's model name
     embedder_url: str = setting("", "the model server that embeds (http://localhost:11434); empty: run it here")
-    embedder_api: str = setting("openai", "the API that server speaks", choices=("openai", "ollama"))
+    embedder_api: str = setting("openai", "the API that server speaks", choices=SERVER_APIS)
     embedder_key_env: str = setting("", "the environment variable holding that server's API key; empty: none")
     reranker_url: str = setting("", "the model server that reranks (POST /v1/rerank); empty: run it here")
     reranker_api: str = setting("openai", "the API that server speaks (the rerank shape)", choices=("openai",))
     reranker_key_env: str = setting("", "the environment variable holding that server's API key; empty: none")
     generator_url: str = setting("", "the model server that generates (query expansion, the LLM judge)")
-    generator_api: str = setting("openai", "the API that server speaks", choices=("openai", "ollama"))
+    generator_api: str = setting("openai", "the API that server speaks", choices=SERVER_APIS)
     generator_key_env: str = setting("", "the environment variable holding that server's API key; empty: none")
     server_requests: int = setting(
         2, "requests sent to a model server at once while embedding (it batches them on its side)", range=(1, 16)

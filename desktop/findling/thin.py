@@ -14,6 +14,7 @@ import os
 import sys
 
 from findling.filter_options import OPTIONS
+from findling.vocabulary import MATCH_MODES, RESULT_LIMIT
 
 # typing is not imported at run time: this path counts every millisecond (annotations are strings)
 TYPE_CHECKING = False
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-_MATCHES = ("most", "all", "any")
+_MATCHES = MATCH_MODES
 _LISTS = {f"--{o.name}": o.name for o in OPTIONS if o.repeated}
 _SINGLE = {
     **{f"--{o.name}": o.name for o in OPTIONS if not o.repeated},
@@ -141,7 +142,7 @@ def _limit_read(options: dict[str, Any]) -> bool:
     limit = options["limit"]
     if limit is None:
         return True
-    if not _number(limit) or not 1 <= int(limit) <= 10_000:
+    if not _number(limit) or not RESULT_LIMIT[0] <= int(limit) <= RESULT_LIMIT[1]:
         return False
     options["limit"] = int(limit)
     return True

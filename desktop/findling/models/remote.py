@@ -34,8 +34,9 @@ import numpy as np
 from findling.errors import FindlingError
 from findling.models.embedder import EmbeddingStopped, normalize
 from findling.models.manifest import Manifest, ModelSpec
+from findling.vocabulary import SERVER_APIS
 
-APIS = ("openai", "ollama")
+APIS = SERVER_APIS
 MAX_ANSWER = 64 * 1024 * 1024  # bytes: 2,048 vectors of 4,096 dimensions as JSON fit well within
 TIMEOUT_S = 60.0  # one request; a model server loading its model answers the first one late
 RETRIES = 5

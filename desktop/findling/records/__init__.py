@@ -49,7 +49,7 @@ from findling.records.search import (
     Stage,
     WhyNotAnswer,
 )
-from findling.records.vocabulary import (
+from findling.vocabulary import (
     DocumentStatus,
     FusionMode,
     IndexPhase,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from findling.records.search import Note
-from findling.records.vocabulary import (
+from findling.vocabulary import (
     DocumentStatus,
     IndexPhase,
 )

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from findling.docids import docid
 from findling.errors import Remedy
-from findling.records.vocabulary import (
+from findling.vocabulary import (
     Lane,
     MatchMode,
     RerankerMode,

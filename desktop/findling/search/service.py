@@ -54,7 +54,7 @@ from findling.search.results import (
     with_room_for_copies,
 )
 from findling.search.snippets import highlight_spans
-from findling.settings import SPECS, Settings
+from findling.settings import Settings
 from findling.store.db import Database
 from findling.store.documents import (
     copy_keys,
@@ -66,6 +66,7 @@ from findling.store.symbols import symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.text.analyzer import terms_in
 from findling.text.code_languages import language_of
+from findling.vocabulary import RESULT_LIMIT
 
 T = TypeVar("T")
 
@@ -181,7 +182,7 @@ class Searcher:
     def parse(self, request: SearchRequest) -> tuple[ParsedQuery, int]:
         check_query_length(request.text)
         limit = request.limit
-        low, high = SPECS["search.limit"].range or (1, 10_000)
+        low, high = RESULT_LIMIT
         if limit is not None and not low <= limit <= high:
             raise QuerySyntaxError(f"the number of results must be between {low:g} and {high:g}, got {limit}")
         if request.mode not in SearchMode.__members__.values():

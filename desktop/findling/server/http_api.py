@@ -30,6 +30,7 @@ from findling.records import Answer, SearchMode, SearchRequest, SearchResult
 from findling.search.filter_table import filters_from_options
 from findling.server.handle import IndexHandle
 from findling.server.mcp_server import build_server
+from findling.vocabulary import AGENT_RESULT_LIMIT
 
 TOKEN_FILENAME = "server-token"
 DEFAULT_PORT = 8765
@@ -135,7 +136,7 @@ class QueryBody(_Filtered):
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     mode: SearchMode = SearchMode.HYBRID
-    limit: int | None = Field(default=None, ge=1, le=200)
+    limit: int | None = Field(default=None, ge=1, le=AGENT_RESULT_LIMIT)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
@@ -32,6 +32,7 @@ from findling.records import SearchMode, SearchRequest
 from findling.search.filter_table import filters_from_options
 from findling.search.query_parser import SYNTAX_EXAMPLES
 from findling.server.handle import IndexHandle
+from findling.vocabulary import AGENT_RESULT_LIMIT, MatchMode
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ INSTRUCTIONS = (
 _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 _WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
-Limit = Annotated[int, Field(ge=1, le=200, description="how many results (1–200)")]
+Limit = Annotated[int, Field(ge=1, le=AGENT_RESULT_LIMIT, description=f"how many results (1–{AGENT_RESULT_LIMIT})")]
 # the filter options, as filter_options.OPTIONS declares them (a test holds every tool to them)
 Extensions = Annotated[list[str] | None, Field(description=OPTION["ext"].help)]
 Paths = Annotated[list[str] | None, Field(description=OPTION["path"].help)]
@@ -132,7 +133,7 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
     async def search(
         query: str,
         limit: Limit = 10,
-        match: Literal["most", "all", "any"] | None = None,
+        match: MatchMode | None = None,
         ext: Extensions = None,
         path: Paths = None,
         folder: Folders = None,
