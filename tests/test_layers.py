@@ -72,9 +72,9 @@ def _imports(path: Path) -> list[str]:
     return names
 
 
-def _part(path: Path) -> str:
+def _part(path: Path, package: Path = PACKAGE) -> str:
     """The package under findling/ that holds the file, or the top-level module's name."""
-    rel = path.relative_to(PACKAGE)
+    rel = path.relative_to(package)
     if len(rel.parts) > 1:
         return rel.parts[0]
     return "findling" if rel.stem == "__init__" else rel.stem
@@ -89,16 +89,16 @@ def _allowed(part: str, imported: str) -> bool:
     return mine is not None and theirs is not None and theirs <= mine and (part, imported) not in APART
 
 
-def _breaches(path: Path) -> list[str]:
-    part = _part(path)
+def _breaches(path: Path, package: Path = PACKAGE) -> list[str]:
+    part = _part(path, package)
     if _layer_of(part) is None:
-        return [f"{path.relative_to(PACKAGE)} is in no layer: give `{part}` a place in LAYERS"]
+        return [f"{path.relative_to(package).as_posix()} is in no layer: give `{part}` a place in LAYERS"]
     found = []
     for name in _imports(path):
         if name == "findling" or name.startswith("findling."):
             imported = name.split(".")[1] if "." in name else "findling"
             if imported != part and not _allowed(part, imported):
-                found.append(f"{path.relative_to(PACKAGE)} imports {name}")
+                found.append(f"{path.relative_to(package).as_posix()} imports {name}")
     return found
 
 
@@ -119,33 +119,33 @@ def test_only_the_gui_imports_qt():
 
 def test_the_rule_catches_a_breach(tmp_path):
     """The checker itself can fail: a store module importing search, a model importing the store,
-    a package no layer names and Qt outside the GUI are each reported."""
-    store = PACKAGE / "store" / "breach.py"
-    models = PACKAGE / "models" / "breach.py"
-    stray = PACKAGE / "plugins" / "breach.py"
-    search = PACKAGE / "search" / "breach.py"
+    a package no layer names and Qt outside the GUI are each reported. The breaches are written
+    into a copy of the package, never the package itself (a test run beside another would read
+    them)."""
+    copy = tmp_path / "findling"
+    for part in ("store", "models", "search"):
+        (copy / part).mkdir(parents=True)
+    (copy / "plugins").mkdir()
+    store = copy / "store" / "breach.py"
+    models = copy / "models" / "breach.py"
+    stray = copy / "plugins" / "breach.py"
+    search = copy / "search" / "breach.py"
     sources = {
         store: "from findling.search.keyword.lane import Bm25Lane\nimport PySide6.QtCore\n",
         models: "from findling.store.db import Database\n",
         stray: "import os\n",
         search: "from findling.engine import Engine\nfrom findling.ingest.scan import scan\n",
     }
-    try:
-        stray.parent.mkdir()
-        for path, text in sources.items():
-            path.write_text(text)
-        assert _breaches(store) == ["store/breach.py imports findling.search.keyword.lane"]
-        assert _breaches(models) == ["models/breach.py imports findling.store.db"]
-        assert "plugins/breach.py is in no layer" in _breaches(stray)[0]
-        assert _breaches(search) == [
-            "search/breach.py imports findling.engine",
-            "search/breach.py imports findling.ingest.scan",
-        ]
-        assert any(n.split(".")[0] == "PySide6" for n in _imports(store))
-    finally:
-        for path in sources:
-            path.unlink(missing_ok=True)
-        stray.parent.rmdir()
+    for path, text in sources.items():
+        path.write_text(text)
+    assert _breaches(store, copy) == ["store/breach.py imports findling.search.keyword.lane"]
+    assert _breaches(models, copy) == ["models/breach.py imports findling.store.db"]
+    assert "plugins/breach.py is in no layer" in _breaches(stray, copy)[0]
+    assert _breaches(search, copy) == [
+        "search/breach.py imports findling.engine",
+        "search/breach.py imports findling.ingest.scan",
+    ]
+    assert any(n.split(".")[0] == "PySide6" for n in _imports(store))
 
 
 def test_the_store_has_no_import_circle():
