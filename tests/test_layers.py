@@ -274,3 +274,22 @@ def test_no_import_circle():
                     seen.add(nxt)
                     stack.append((nxt, [*trail, nxt]))
     assert circles == []
+
+
+def test_the_architecture_drawing_is_the_layer_table():
+    """docs/architecture.md draws the layers top down as LAYERS holds them bottom up, each row
+    naming every part of its layer (it once drew answer/ below the work and models above storage)."""
+    text = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = text.split("## Layers", 1)[1].split("```", 2)[1]
+    rows: list[tuple[str, str]] = []
+    for line in drawing.splitlines():
+        if line.startswith(" ") and not line.startswith("  ") and line.strip():
+            label, rest = line[1:21].strip(), line[21:]
+            rows.append((label, rest))
+        elif rows and line.strip() and line.strip() != "│":
+            rows[-1] = (rows[-1][0], rows[-1][1] + " " + line.strip())
+    assert [label for label, _ in rows] == [name for name, _ in reversed(LAYERS)]
+    for (label, said), (_, parts) in zip(rows, reversed(LAYERS), strict=True):
+        for part in parts:
+            named = "__init__.py" if part == "findling" else f"{part}/" if (PACKAGE / part).is_dir() else f"{part}.py"
+            assert named in said, f"the {label!r} row does not name {named}"

@@ -1,8 +1,8 @@
 """The search half of the engine: a `Searcher` answers a `SearchRequest` end to end (parse,
 lanes, fusion, constraints, listing with copies, weak marking, newer-first), finds documents
 like one, and gives a document's text for the preview. Every face's search reaches it through
-`Engine.find`; the engine keeps the files (sources, indexing, status) and why-not, which asks
-both halves."""
+`Engine.find`; the engine keeps the files (sources, indexing, status), and why_not_file.py asks
+both halves why a file is or is not listed."""
 
 from __future__ import annotations
 
