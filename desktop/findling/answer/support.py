@@ -128,10 +128,11 @@ _MONEY = re.compile(
     r"[\u20ac$\u00a3\u00a5]|\b(?:euros?|eur|dollars?|usd|pounds?|gbp|chf|francs?|cents?|yen|kr|sek|nok|dkk)\b",
     re.IGNORECASE,
 )
-_ASKS_NUMBER = re.compile(
-    r"\bhow (?:much|many|long|large|big|old|far|often|high|heavy)\b|\b(?:number|amount)\b", re.IGNORECASE
-)
-_ASKS_TIME = re.compile(r"^\W*when\b|\bwhat (?:time|date|day)\b|\bhow long\b", re.IGNORECASE)
+# "how much", "how many"…: the words after "how" that ask for an amount (one list for both uses below)
+_HOW_AMOUNT = "much|many|long|large|big|old|far|often|high|heavy"
+_WHAT_WHEN = "time|date|day"
+_ASKS_NUMBER = re.compile(rf"\bhow (?:{_HOW_AMOUNT})\b|\b(?:number|amount)\b", re.IGNORECASE)
+_ASKS_TIME = re.compile(rf"^\W*when\b|\bwhat (?:{_WHAT_WHEN})\b|\bhow long\b", re.IGNORECASE)
 _TIME_WORDS = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|daily|weekly|"
@@ -146,10 +147,7 @@ _NUMBER_WORDS = re.compile(
 # words that say what kind of answer is asked, not what it is about: "much" in "how much", "number"
 # in "phone number" ("cost" stays: "the flights cost" is not answered by what the travel insurance
 # covers)
-_ASKING_WORDS = re.compile(
-    r"\bhow (much|many|long|large|big|old|far|often|high|heavy)\b|\b(number)\b|\bwhat (time|date|day)\b",
-    re.IGNORECASE,
-)
+_ASKING_WORDS = re.compile(rf"\bhow ({_HOW_AMOUNT})\b|\b(number)\b|\bwhat ({_WHAT_WHEN})\b", re.IGNORECASE)
 
 
 def gives_what_is_asked(question: str, sentence: str) -> bool:
