@@ -66,7 +66,8 @@ def test_selecting_a_result_fills_preview_and_explain(qtbot, window, docs):
     rows = [window.explain_model.data(window.explain_model.index(r, 0)) for r in range(window.explain_model.rowCount())]
     assert "keywords: your query" in rows and "final score" in rows
     bars = {name: value for name, value, _ in window.score_bars.bars()}
-    assert bars["words matched"] == 1.0 and 0.0 < bars["relevance"] <= 1.0  # evidence, on one 0–1 scale
+    words = bars["words matched (share of the query's weight)"]
+    assert words == 1.0 and 0.0 < bars["relevance"] <= 1.0  # evidence, on one 0–1 scale
     assert "closeness in meaning" not in bars  # no embedder here: no bar for it
     assert window.explain_sentence.text().startswith("Matched 100% of the query's words (keyword #1) → #1")
     stages = {name: why for name, _, why in window.timeline.stages()}

@@ -29,6 +29,7 @@ from findling.records import (
     WhyNotAnswer,
 )
 from findling.search.relevance import giant_prior, hub_prior, length_prior, link_prior
+from findling.vocabulary import Lane
 
 # The score is a calibrated chance of relevance (`findling eval --calibration`): 0.2 on a
 # result that leads both lanes is a good answer, yet reads as "20 %". Words say it as meant.
@@ -401,6 +402,17 @@ def list_label(list_name: str) -> str:
     return f"{kind}: variant {number}" if number.isdigit() else f"{kind}: {which}"
 
 
+def evidence_measures(ev: Evidence) -> list[tuple[str, float, Lane]]:
+    """The measures a result's relevance is made of, as every face labels them: (label, value, the
+    lane it comes from), those the result has. The explain table and the window's bars read these."""
+    measures: list[tuple[str, float | None, Lane]] = [
+        ("words matched (share of the query's weight)", ev.coverage, "bm25"),
+        ("keyword strength", ev.saturation, "bm25"),
+        (meaning_label(ev), ev.cosine, "vector"),
+    ]
+    return [(label, value, lane) for label, value, lane in measures if value is not None]
+
+
 def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, str]]:
     """(what, rank, raw, normalized, weight, contribution) rows for one result."""
     rows = []
@@ -418,14 +430,11 @@ def explain_rows(result: ResultExplain) -> list[tuple[str, str, str, str, str, s
     rows.append(("bonus for a top rank", "", "", "", "", f"{result.bonus:.4f}"))
     rows.append(("lists combined (rank fusion)", "", "", "", "", f"{result.fused:.4f}"))
     ev = result.evidence
-    for name, value in (
-        ("words matched (idf share)", ev.coverage),
-        ("keyword strength", ev.saturation),
-        (meaning_label(ev), ev.cosine),
-        ("lanes agree, this one aside (share of their best ten in common)", ev.agreement),
-    ):
-        if value is not None:
-            rows.append((name, "", f"{value:.4f}", "", "", ""))
+    for name, value, _lane in evidence_measures(ev):
+        rows.append((name, "", f"{value:.4f}", "", "", ""))
+    if ev.agreement is not None:
+        agree = "lanes agree, this one aside (share of their best ten in common)"
+        rows.append((agree, "", f"{ev.agreement:.4f}", "", "", ""))
     if ev.link_share is not None and hub_prior(ev.link_share) < 1.0:
         rows.append(
             (

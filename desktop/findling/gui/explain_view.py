@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from findling.faces.presentation import meaning_label
+from findling.faces.presentation import evidence_measures
 from findling.records import ResultExplain
 from findling.search.relevance import link_prior
 
@@ -39,13 +39,8 @@ class ScoreBars(QWidget):
         bars: list[tuple[str, float, QColor]] = []
         if result is not None:
             ev = result.evidence
-            for name, value, lane in (
-                ("words matched", ev.coverage, "bm25"),
-                ("keyword strength", ev.saturation, "bm25"),
-                (meaning_label(ev), ev.cosine, "vector"),
-            ):
-                if value is not None:
-                    bars.append((name, max(0.0, value), self.COLORS[lane]))
+            for name, value, lane in evidence_measures(ev):
+                bars.append((name, max(0.0, value), self.COLORS[lane]))
             if link_prior(ev) < 1.0:
                 # why a page that matches well scores low: it is mostly links
                 bars.append(("not an index or page of links", link_prior(ev), self.COLORS["bonus"]))
