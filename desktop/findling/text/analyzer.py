@@ -23,6 +23,8 @@ from pathlib import PurePath
 
 import Stemmer
 
+from findling.text.marks import MARKS
+
 DEFAULT_LANGUAGE = "en"
 
 # ISO 639-1 code -> Snowball algorithm name.
@@ -57,30 +59,11 @@ IGNORABLE = "\u00ad\u200c\u200d\u2060\ufeff"
 _DROP_IGNORABLE = str.maketrans(dict.fromkeys(IGNORABLE))
 
 
-def _marks() -> str:
-    """Combining marks (categories Mn, Mc, Me) outside the unspaced scripts, as a regex class
-    body: Python's `\\w` leaves them out, so a word written decomposed (`nai` U+0308 `ve`, as macOS file
-    systems and some editors store é, ï, ç) or in an Indic script (हिन्दी) fell apart at each mark."""
-    unspaced = re.compile(UNSPACED_CLASS)
-    found = [
-        c
-        for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
-        if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me") and not unspaced.match(chr(c))
-    ]
-    ranges: list[tuple[int, int]] = []
-    for c in found:
-        if ranges and ranges[-1][1] == c - 1:
-            ranges[-1] = (ranges[-1][0], c)
-        else:
-            ranges.append((c, c))
-    return "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in ranges)
-
-
 # A word: word characters not of an unspaced script, with the marks and ignorables among them
 # (a mark never starts one). Every mark is past ASCII: the lookahead on that keeps the common
 # word end, a space or punctuation, off the class of 700 ranges (0.46 s for 10 MB, as before;
 # 0.76 s without it).
-WORD_CONTINUES = f"{_marks()}{IGNORABLE}"
+WORD_CONTINUES = f"{MARKS}{IGNORABLE}"  # marks: Python's `\w` leaves them out (text/marks.py)
 _TOKEN = re.compile(rf"[{_UNSPACED}]+|[^\W{_UNSPACED}]+(?:(?=[^\x00-\x7f])[{WORD_CONTINUES}]+[^\W{_UNSPACED}]*)*")
 _CONTINUES_CHAR = re.compile(rf"[{WORD_CONTINUES}]")
 _CAMEL_BOUNDARY = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
