@@ -273,6 +273,10 @@ class FolderViews(QMainWindow):
             text += f". Semantic search is off: {note_text(report.embedding.skipped, 'window')}"
         if report.embedding is not None and report.embedding.stopped:
             text += f". Embedding stopped: {report.embedding.stopped}"
+        if report.warnings:  # what the run could not do, as the CLI prints it (a .gitignore leaving out all)
+            text += f". {report.warnings[0]}" + (
+                f" (and {len(report.warnings) - 1} more)" if len(report.warnings) > 1 else ""
+            )
         self.statusBar().showMessage(text)
         self._finish_indexing()
         if self.search_field.text().strip():

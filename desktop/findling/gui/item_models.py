@@ -200,11 +200,20 @@ class SourcesModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             name = display_path(self._names[index.row()])
             line = f"{name}\n{s.indexed:,} indexed · {s.failed:,} failed · {s.skipped:,} skipped"
-            if s.waiting:
-                line += f" · {s.waiting:,} not read yet"
+            more = [f"{s.waiting:,} not read yet"] if s.waiting else []
             if s.left_out:
-                line += f" · {s.left_out:,} left out by .gitignore"
-            return line
+                more.append(f"{s.left_out:,} left out by .gitignore")
+            return line + ("\n" + " · ".join(more) if more else "")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return plain_tooltip(s.source.path)
+            told = [display_path(s.source.path)]
+            if s.left_out:
+                told.append(
+                    f"{s.left_out:,} files and folders are left out by its .gitignore files: right-click the "
+                    "folder and uncheck “Follow its .gitignore files” to read them"
+                )
+            elif not s.source.gitignore:
+                told.append("Its .gitignore files are not followed (right-click to follow them)")
+            if s.waiting:
+                told.append(f"{s.waiting:,} files were found but not read yet: update the index (F5) to read them")
+            return "<qt>" + "<br>".join(html.escape(line) for line in told) + "</qt>"
         return None
