@@ -5,12 +5,9 @@ wherever they are, so the keyword lane's first results are ordered again by
 
     score · (1 + WEIGHT · (most words within WIDTH characters of one paragraph) / (words in the query))
 
-Tuned on the Python-docs questions, SciFact train and NFCorpus dev (docs/eval/README.md):
-keyword search MRR@10 .690 → .707, nDCG@10 .697 → .702 and .285 → .287. Held out:
-pgdocs-questions .536 → .562, NFCorpus test .313 → .315, SciFact test .682 → .683.
-Windows kept to one paragraph, 400 characters wide (was 200, across paragraphs): Python
-docs .720 → .757, SciFact train .7020 → .7015, NFCorpus dev .2875 → .2876; hub pages in the
-Python docs' top 3, 10 → 8. Held out: pgdocs .546 → .546, NFCorpus test → .319.
+Tuned on the Python-docs questions, SciFact train and NFCorpus dev, windows kept to one
+paragraph, 400 characters wide; the figures, tuning and held out, are in docs/eval/README.md
+("nearness").
 WEIGHT counts in full among long pages only (keyword/sql.py long_page_weight): in an abstract every
 word is near every other."""
 

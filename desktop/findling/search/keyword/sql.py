@@ -66,9 +66,8 @@ class _Plan:
 # abstracts (~250: .06), where plain BM25 ranks best. Coverage (the share of the query's idf
 # a page holds) no longer multiplies the score at all: it paid on no set (it was BM25 x
 # coverage^e), and BM25's idf already weighs a missing rare word. Tuned on the Python-docs
-# questions, SciFact train and NFCorpus dev: MRR@10 .7835 -> .7835, nDCG@10 .7022 -> .7083
-# and .2874 -> .2979 (any word, plain BM25: .7074 and .2956). Held out: pgdocs .556 -> .564,
-# SciFact test .682 -> .695, NFCorpus test .319 -> .324.
+# questions, SciFact train and NFCorpus dev; the figures are in docs/eval/README.md ("no
+# coverage; title and nearness x long_page_weight").
 LONG_PAGE = 1000.0
 # The evidence a result's label and relevance read (saturation) is the document's BM25 against a
 # fixed length, not the folder's average: adding a folder of long pages made a short note's
