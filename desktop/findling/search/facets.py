@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from findling.file_kinds import CATEGORIES, category_of, extensions_in
+from findling.file_kinds import CATEGORIES, category_of, extensions_in, extensions_read_by
 from findling.pathnames import under
 from findling.records import Hit
 
@@ -32,8 +32,8 @@ def sort_hits(hits: Sequence[Hit], order: str) -> list[Hit]:
 # A file compressed on its own (`cgroup-v2.rst.gz`, Debian's `changelog.gz` beside it) is a
 # document of its inner type: the Linux kernel's 3,183 .rst.gz sources counted as archives, and
 # the Text filter left them out. A compressed tar stays an archive.
-COMPRESSED = ("gz", "bz2", "xz")
-_INNER = r"\.([a-z][a-z0-9]*)\.(?:gz|bz2|xz)$"  # a letter: `v1.2.gz` is no `2` file
+COMPRESSED = tuple(sorted(extensions_read_by("compressed")))  # gz, bz2, xz: file_kinds.py's rows
+_INNER = rf"\.([a-z][a-z0-9]*)\.(?:{'|'.join(COMPRESSED)})$"  # a letter: `v1.2.gz` is no `2` file
 _INNER_RE = re.compile(_INNER)
 
 
