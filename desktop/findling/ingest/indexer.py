@@ -23,7 +23,7 @@ from findling.ingest.extractors import content_hash
 from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
 from findling.ingest.ocr_pages import OCR_SECONDS
 from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare, read_file
-from findling.ingest.run_notes import RunNotes
+from findling.ingest.run_notes import WRITE_ERRORS, RunNotes
 from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
 from findling.ingest.workers import Budget, ExtractionPool
 from findling.pathnames import display_path, readable_name
@@ -51,7 +51,6 @@ from findling.store.sources import owner_of, set_waiting
 ProgressCallback = Callable[[IndexProgress], None]
 # What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a
 # string that is not Unicode, a number out of range, memory.
-_WRITE_ERRORS = (duckdb.Error, UnicodeError, ValueError, OverflowError, MemoryError, TypeError)
 
 
 def _apply_stats(tx: duckdb.DuckDBPyConnection, batch: _Batch) -> None:
@@ -465,7 +464,7 @@ class Indexer:
                 set_waiting(tx, source.id, batch.waiting)
         except StoreWriteError:
             raise
-        except _WRITE_ERRORS as exc:
+        except WRITE_ERRORS as exc:
             self.warnings.append(
                 f"a batch of {len(rows)} files could not be written ({_first_line(exc)}); writing them one by one"
             )
@@ -513,7 +512,7 @@ class Indexer:
                 continue
             except StoreWriteError:
                 raise
-            except _WRITE_ERRORS as exc:
+            except WRITE_ERRORS as exc:
                 reason = f"cannot be stored in the index: {_first_line(exc)}"
             failed = DocumentRow(
                 path=row.path,
@@ -531,7 +530,7 @@ class Indexer:
                 written.append(failed)
                 if row.status != "failed":
                     report.failed += 1
-            except _WRITE_ERRORS as exc:
+            except WRITE_ERRORS as exc:
                 self.warnings.append(
                     f"{display_path(row.path)}: {reason}; not even its failure could be recorded ({_first_line(exc)})"
                 )

@@ -17,8 +17,9 @@ from findling.store.costs import COSTLIEST, record_costliest
 from findling.store.db import Database
 from findling.store.sources import left_out_by_source, set_left_out, set_waiting, waiting_by_source
 
-# what a note's write may fail with and the run still go on (the storage failing fails the run)
-_NOTE_ERRORS = (duckdb.Error, UnicodeError, ValueError, OverflowError, MemoryError, TypeError)
+# what writing rows may fail with short of the storage itself (a full disk fails the run): a
+# batch then goes one by one (indexer.py), a note for status is let go
+WRITE_ERRORS = (duckdb.Error, UnicodeError, ValueError, OverflowError, MemoryError, TypeError)
 
 
 class RunNotes:
@@ -41,7 +42,7 @@ class RunNotes:
                 note(tx)
         except StoreWriteError:
             raise
-        except _NOTE_ERRORS:
+        except WRITE_ERRORS:
             pass  # a note for status; the files themselves are what matter
 
     def costly(self, row: DocumentRow) -> None:

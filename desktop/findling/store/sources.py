@@ -83,10 +83,7 @@ _WAITING = "waiting:"
 
 def set_waiting(tx: duckdb.DuckDBPyConnection, source_id: int, files: int) -> None:
     """How many of the folder's files wait to be read (0: none, the key goes)."""
-    if files > 0:
-        tx.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [_WAITING + str(source_id), str(int(files))])
-    else:
-        tx.execute("DELETE FROM meta WHERE key = ?", [_WAITING + str(source_id)])
+    _set_count(tx, _WAITING, source_id, files)
 
 
 def waiting_by_source(cur: duckdb.DuckDBPyConnection) -> dict[int, int]:
@@ -100,15 +97,21 @@ _LEFT_OUT = "left_out:"
 
 
 def set_left_out(tx: duckdb.DuckDBPyConnection, source_id: int, entries: int) -> None:
-    if entries > 0:
-        tx.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [_LEFT_OUT + str(source_id), str(int(entries))])
-    else:
-        tx.execute("DELETE FROM meta WHERE key = ?", [_LEFT_OUT + str(source_id)])
+    _set_count(tx, _LEFT_OUT, source_id, entries)
 
 
 def left_out_by_source(cur: duckdb.DuckDBPyConnection) -> dict[int, int]:
     """Source id -> files and folders its .gitignore files left out at the last scan."""
     return _counts(cur, _LEFT_OUT)
+
+
+def _set_count(tx: duckdb.DuckDBPyConnection, prefix: str, source_id: int, count: int) -> None:
+    """A folder's count under `prefix` in meta; 0 takes the key away."""
+    key = prefix + str(source_id)
+    if count > 0:
+        tx.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, str(int(count))])
+    else:
+        tx.execute("DELETE FROM meta WHERE key = ?", [key])
 
 
 def _counts(cur: duckdb.DuckDBPyConnection, prefix: str) -> dict[int, int]:
