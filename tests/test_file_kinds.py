@@ -16,13 +16,30 @@ def test_every_reader_of_kinds_reads_the_one_table():
     from findling.gui.preview import PreviewPane
 
     for ext, kind in KINDS.items():
-        assert kind_of(f"notes/file.{ext}") == kind.reader, ext
+        if kind.reader == "never":
+            assert kind_of(f"notes/file.{ext}") is None and type_group(ext) == "Other", ext
+            continue
+        assert kind_of(f"notes/file.{ext}") == ("legacy" if kind.unread else kind.reader), ext
         assert type_group(ext) == kind.category and ext in TYPE_GROUPS[kind.category], ext
         assert language_of(ext) == (kind.language or None), ext
         assert (ext in PreviewPane.CODE) == (kind.category == "Code"), ext
         assert FORMATTED.get(ext) == (kind.reader if kind.reader in ("markdown", "html") else None), ext
     assert list(TYPE_GROUPS) == ["Any type", *CATEGORIES]
     assert all(language_of(ext) is None or KINDS[ext].reader == "code" for ext in KINDS)
+
+
+def test_formats_not_read_and_pictures_ocr_reads_are_rows_of_the_table():
+    """The legacy formats with their reasons, the binary kinds and the pictures OCR reads were
+    three more tables in ingest/formats.py: they are columns of the one table now."""
+    from findling.ingest.formats import BINARY, LEGACY, LEGACY_OFFICE, OCR_EXTENSIONS
+
+    assert set(LEGACY) == {f".{e}" for e, k in KINDS.items() if k.reader in ("unread", "legacy-office")}
+    assert all(LEGACY[s] for s in LEGACY) and LEGACY_OFFICE == {".doc", ".xls", ".ppt"}
+    assert {".gif", ".exe", ".sqlite", ".pyc"} <= BINARY and not BINARY & {
+        f".{e}" for e in KINDS if KINDS[e].category != "Other"
+    }
+    assert OCR_EXTENSIONS == {".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".pdf"}  # not .heic: Pillow cannot
+    assert kind_of("a/b.unknownext") == "sniff"
 
 
 def test_a_typescript_module_with_a_grammar_is_source_code(engine, tmp_path):

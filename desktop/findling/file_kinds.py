@@ -1,7 +1,8 @@
-"""Every kind of file Findling reads, one row per extension: which reader reads it, the group the
-Type filter and the result facets put it in, and a source file's grammar. Ingest, code symbols,
-the facets, the Type filter and the preview all read this table (as Recoll's mimeconf maps each
-type to its handler and its GUI category): a new kind of file is one row here."""
+"""Every kind of file Findling knows, one row per extension: which reader reads it (or why none
+does), the group the Type filter and the result facets put it in, a source file's grammar, and
+whether OCR reads its pictures. Ingest, code symbols, the facets, the Type filter and the preview
+all read this table (as Recoll's mimeconf maps each type to its handler and its GUI category): a
+new kind of file is one row here."""
 
 from __future__ import annotations
 
@@ -13,6 +14,16 @@ class FileKind:
     reader: str  # which extractor reads it (ingest/extract.py): markdown, rst, html, code, text, pdf, ...
     category: str  # its group in the Type filter and the facets (CATEGORIES)
     language: str = ""  # a source file's grammar, whose definitions are found (ingest/code_symbols.py)
+    ocr: bool = False  # its pictures' words are read by the OCR model, when installed
+    # a format recognised but not read (reader "unread", or "legacy-office" when its bytes are not
+    # the format's): why, as the skipped list says it
+    unread: str = ""
+
+
+# Readers of no text: "never" files are not the user's words (media, binaries, databases) and
+# are neither read nor listed; "unread" ones are listed as skipped with the row's reason;
+# "legacy-office" ones are read as RTF or text when their bytes are that (a plain-text `.doc`)
+NOT_READ = ("never", "unread", "legacy-office")
 
 
 # The Type filter's groups, in the order the window lists them
@@ -32,8 +43,10 @@ CATEGORIES = (
 )
 
 
-def _rows(extensions: str, reader: str, category: str, language: str = "") -> dict[str, FileKind]:
-    return {ext: FileKind(reader, category, language) for ext in extensions.split()}
+def _rows(
+    extensions: str, reader: str, category: str, language: str = "", *, ocr: bool = False, unread: str = ""
+) -> dict[str, FileKind]:
+    return {ext: FileKind(reader, category, language, ocr, unread) for ext in extensions.split()}
 
 
 # extension (lower case, no dot) -> its kind
@@ -64,7 +77,7 @@ KINDS: dict[str, FileKind] = {
         "code",
         "Code",
     ),
-    **_rows("pdf", "pdf", "Documents"),
+    **_rows("pdf", "pdf", "Documents", ocr=True),
     **_rows("docx docm", "docx", "Documents"),
     **_rows("epub", "epub", "Documents"),
     **_rows("odt", "odt", "Documents"),
@@ -77,7 +90,9 @@ KINDS: dict[str, FileKind] = {
     **_rows("eml", "eml", "Mail"),
     **_rows("mbox", "mbox", "Mail"),
     # pictures: the words in their metadata, and by OCR in the picture (ingest/extractors/image.py)
-    **_rows("jpg jpeg png tif tiff webp heic", "image", "Pictures"),
+    **_rows("jpg jpeg png tif tiff webp", "image", "Pictures", ocr=True),
+    # Pillow does not decode HEIC: its metadata is read
+    **_rows("heic", "image", "Pictures"),
     # a drawing's words: its title, description and labels, not its markup (ingest/extractors/svg.py)
     **_rows("svg", "svg", "Pictures"),
     # recordings: their tags (ingest/extractors/audio.py)
@@ -87,6 +102,31 @@ KINDS: dict[str, FileKind] = {
     **_rows("zip", "zip", "Archives"),
     **_rows("7z", "7z", "Archives"),
     **_rows("tar tgz", "tar", "Archives"),
+    # recognised but not read (no maintained reader): listed with the reason, never read as bytes
+    **_rows("doc", "legacy-office", "Documents", unread="legacy Word format (.doc): not read; saved as .docx it is"),
+    **_rows(
+        "xls", "legacy-office", "Spreadsheets", unread="legacy Excel format (.xls): not read; saved as .xlsx it is"
+    ),
+    **_rows(
+        "ppt",
+        "legacy-office",
+        "Presentations",
+        unread="legacy PowerPoint format (.ppt): not read; saved as .pptx it is",
+    ),
+    # its reader (unrar) is not free to ship: named, so a search that misses a file inside one says why
+    **_rows(
+        "rar", "unread", "Archives", unread="RAR archive: its members are not read (zip, 7-Zip and tar archives' are)"
+    ),
+    # its one reader (extract-msg) is GPL-licensed and brings oletools and a GUI toolkit along
+    **_rows("msg", "unread", "Mail", unread="Outlook message (.msg): not read; saved as .eml (Outlook: Save As) it is"),
+    # never worth reading: their text, if any, is not the user's words
+    **_rows(
+        "gif bmp ico icns psd aac mp4 mkv avi mov webm wmv zst jar war whl deb rpm dmg iso img exe dll so dylib "
+        "o a lib obj class pyc pyo wasm bin dat db sqlite duckdb wal onnx pt safetensors gguf npy npz parquet "
+        "arrow ttf otf woff woff2 eot key pages numbers sketch fig blend fbx stl glb lock pdb idx pack swp",
+        "never",
+        "Other",
+    ),
 }
 
 

@@ -21,7 +21,7 @@ from findling.ingest.extractors.pdf import extract_pdf
 from findling.ingest.extractors.rtf import extract_rtf
 from findling.ingest.extractors.svg import extract_svg
 from findling.ingest.extractors.text import extract_text, looks_binary
-from findling.ingest.formats import LEGACY, LEGACY_OFFICE, OCR_PICTURES, kind_of, mime_of
+from findling.ingest.formats import LEGACY, LEGACY_OFFICE, OCR_EXTENSIONS, kind_of, mime_of
 from findling.pathnames import clean_text, printable
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def _parse(kind: str, path: str, data: bytes, on_disk: bool, ocr: PageReader | N
     if kind == "pdf":
         return extract_pdf(data, ocr=ocr)
     if kind == "image":
-        return extract_image(data, ocr if PurePath(path).suffix.lower() in OCR_PICTURES else None)
+        return extract_image(data, ocr if PurePath(path).suffix.lower() in OCR_EXTENSIONS else None)
     if kind in _READERS:
         return _READERS[kind](data)
     if kind == "audio":  # a file on disk is read where its tags are; a member from its bytes

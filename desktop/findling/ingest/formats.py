@@ -18,97 +18,18 @@ RST = _dotted(extensions_read_by("rst"))
 HTML = _dotted(extensions_read_by("html"))
 CODE = _dotted(extensions_read_by("code"))
 TEXT = _dotted(extensions_read_by("text"))
-# pictures whose words OCR reads (Pillow decodes them; HEIC it cannot: its metadata is read)
-OCR_PICTURES = frozenset({".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp"})
-# what OCR adds words to: read again when it is turned on or off
-OCR_EXTENSIONS = frozenset({*OCR_PICTURES, ".pdf"})
-# Formats recognised but not read (no maintained reader): listed with the reason, never read as bytes.
-LEGACY = {
-    ".doc": "legacy Word format (.doc): not read; saved as .docx it is",
-    ".xls": "legacy Excel format (.xls): not read; saved as .xlsx it is",
-    ".ppt": "legacy PowerPoint format (.ppt): not read; saved as .pptx it is",
-    # its reader (unrar) is not free to ship: named, so a search that misses a file inside one says why
-    ".rar": "RAR archive: its members are not read (zip, 7-Zip and tar archives' are)",
-    # its one reader (extract-msg) is GPL-licensed and brings oletools and a GUI toolkit along
-    ".msg": "Outlook message (.msg): not read; saved as .eml (Outlook: Save As) it is",
-}
-# The legacy Office formats: a file so named whose bytes are not one is read as text, if it is
-LEGACY_OFFICE = frozenset({".doc", ".xls", ".ppt"})
-# Never worth reading: their text, if any, is not the user's words.
-BINARY = {
-    ".gif",
-    ".bmp",
-    ".ico",
-    ".icns",
-    ".psd",
-    ".aac",
-    ".mp4",
-    ".mkv",
-    ".avi",
-    ".mov",
-    ".webm",
-    ".wmv",
-    ".zst",
-    ".jar",
-    ".war",
-    ".whl",
-    ".deb",
-    ".rpm",
-    ".dmg",
-    ".iso",
-    ".img",
-    ".exe",
-    ".dll",
-    ".so",
-    ".dylib",
-    ".o",
-    ".a",
-    ".lib",
-    ".obj",
-    ".class",
-    ".pyc",
-    ".pyo",
-    ".wasm",
-    ".bin",
-    ".dat",
-    ".db",
-    ".sqlite",
-    ".duckdb",
-    ".wal",
-    ".onnx",
-    ".pt",
-    ".safetensors",
-    ".gguf",
-    ".npy",
-    ".npz",
-    ".parquet",
-    ".arrow",
-    ".ttf",
-    ".otf",
-    ".woff",
-    ".woff2",
-    ".eot",
-    ".key",
-    ".pages",
-    ".numbers",
-    ".sketch",
-    ".fig",
-    ".blend",
-    ".fbx",
-    ".stl",
-    ".glb",
-    ".lock",
-    ".pdb",
-    ".idx",
-    ".pack",
-    ".swp",
-}
+# what OCR adds words to (pictures and PDF pages): read again when it is turned on or off
+OCR_EXTENSIONS = _dotted(frozenset(ext for ext, kind in KINDS.items() if kind.ocr))
+# formats recognised but not read: the reason the skipped list gives
+LEGACY = {f".{ext}": kind.unread for ext, kind in KINDS.items() if kind.unread}
+# the legacy Office formats: a file so named whose bytes are not one is read as text, if it is
+LEGACY_OFFICE = _dotted(extensions_read_by("legacy-office"))
+# never read, never listed
+BINARY = _dotted(extensions_read_by("never"))
 
-
-# Each extension's kind: the table's reader, and the formats recognised but not read
+# Each extension's kind: the table's reader, "legacy" for a format recognised but not read
 _KINDS: dict[str, str] = {
-    **{f".{ext}": kind.reader for ext, kind in KINDS.items()},
-    **{suffix: "legacy" for suffix in LEGACY},
+    f".{ext}": "legacy" if kind.unread else kind.reader for ext, kind in KINDS.items() if kind.reader != "never"
 }
 _TAR_NAMES = (".tar.gz", ".tar.bz2", ".tar.xz")
 
