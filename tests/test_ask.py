@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from findling.answer.asker import DECLINED
 from findling.engine import Engine
+from findling.faces.presentation import DECLINED
 from findling.server.handle import IndexHandle
 from findling.settings import save_settings
 from tests.conftest import needs_models

@@ -37,7 +37,6 @@ from findling.search.results import page_at
 from findling.search.service import Searcher
 from findling.settings import AskSettings
 
-DECLINED = "Your files do not seem to answer this."
 # a quoted sentence may lack this many of the question's content words (the passage's title
 # counting as its words): "When is my next dentist appointment?" is answered by "Next check-up
 # for me: 18 March 2026" in dentist.txt, which lacks "appointment" alone
@@ -327,7 +326,7 @@ class Asker:
                 note = Note(f"no result is a good match for the question{best}")
             return Answer(
                 question,
-                DECLINED,
+                "",  # faces say the decline (faces/presentation.DECLINED)
                 True,
                 closest=closest,
                 notes=(note, *result.notes),
@@ -362,7 +361,7 @@ class Asker:
             note = Note("no passage of the best results speaks of what was asked")
             return Answer(
                 question,
-                DECLINED,
+                "",  # faces say the decline (faces/presentation.DECLINED)
                 True,
                 (),
                 tuple(sentences),

@@ -25,6 +25,7 @@ from findling.answer.support import numbers
 from findling.devtools.eval import _log, answers, indexed_folder, load_known_items
 from findling.engine import Engine
 from findling.errors import FindlingError
+from findling.faces.presentation import answer_said
 from findling.models.embedder import TextEmbedder
 from findling.records import Answer, SearchMode, SearchRequest
 from findling.settings import Settings
@@ -117,7 +118,7 @@ def _row(
         "unsupported_sentences": sum(1 for s in answer.sentences if not s.supported),
         "first_sentence_ms": round(answer.first_sentence_ms, 1),
         "total_ms": round(took_ms, 1),
-        "answer": answer.text,
+        "answer": answer_said(answer),
     }
 
 

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from findling.docids import docid
 from findling.faces.presentation import (
     activity_line,
+    answer_said,
     costly_lines,
     held_back_lines,
     match_label,
@@ -87,7 +88,7 @@ def answer_json(answer: Answer) -> dict:
     and every sentence with its citations and whether its passages bear it out."""
     return {
         "question": answer.question,
-        "answer": answer.text,
+        "answer": answer_said(answer),
         "abstained": answer.abstained,
         "extractive": answer.extractive,
         "citations": [_citation_json(c) for c in answer.citations],

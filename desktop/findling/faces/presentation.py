@@ -36,6 +36,15 @@ from findling.vocabulary import Lane
 _MATCH_WORDS = ((0.5, "strong match"), (0.2, "good match"), (0.0, "fair match"))
 
 
+# What every face says when Findling declines to answer (answer/asker.py decides when)
+DECLINED = "Your files do not seem to answer this."
+
+
+def answer_said(answer: Answer) -> str:
+    """An answer's words as every face shows them: a declined one says so."""
+    return DECLINED if answer.abstained else answer.text
+
+
 _MATCHED = {"all": "every word", "some": "some words", "meaning": "by meaning only"}
 
 

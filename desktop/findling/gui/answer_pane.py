@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from findling.answer.sentences import with_citations
 from findling.engine import Engine
+from findling.faces.presentation import answer_said
 from findling.gui.tasks import progress_callback, run_task
 from findling.records import Answer, AnswerSentence, Citation, Filters
 
@@ -122,7 +123,7 @@ class AnswerPane(QWidget):
                 for h in answer.closest
             )
             self.body.setHtml(
-                f"<p>{html.escape(answer.text)}</p>"
+                f"<p>{html.escape(answer_said(answer))}</p>"
                 + (f"<p>The closest documents:</p><ul>{closest}</ul>" if closest else "")
             )
             return
