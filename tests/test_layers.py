@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
             }
         ),
     ),
-    ("records", frozenset({"records", "settings", "text"})),  # the vocabulary, and text analysis on it
+    ("records", frozenset({"records", "settings", "tuning", "text"})),  # the vocabulary, and text analysis on it
     ("storage and models", frozenset({"store", "models"})),
     ("ingest and search", frozenset({"ingest", "search"})),
     ("answers", frozenset({"answer"})),  # written from search results and checked against them

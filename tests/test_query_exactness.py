@@ -8,7 +8,8 @@ import json
 
 from findling.cli import main
 from findling.search.keyword.phrases import near_marks
-from findling.search.query_parser import PLAIN_TEXT_WORDS, parse_query
+from findling.search.query_parser import parse_query
+from findling.tuning import PLAIN_TEXT_WORDS
 from tests.helpers import write
 
 RIVER = (

@@ -1,7 +1,8 @@
-"""All tunable parameters in one place, loaded from settings.toml.
+"""Everything a user may set, declared once and loaded from settings.toml.
 
-`findling eval` sweeps these and the GUI shows them, so every default from the pipeline
-spec lives here and nowhere else.
+`findling settings` lists these, the Settings dialog shows them and `findling eval` sweeps
+them; each default lives here and nowhere else. The numbers measurement chose for ranking and
+answering, which are not the user's to set, live in tuning.py.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from findling.pathnames import MEMBER_SEPARATOR, absolute_address, container_fil
 from findling.records import SearchMode, SearchRequest, SearchResult, WhyNotAnswer
 from findling.search.query_parser import ParsedQuery
 from findling.search.why_not import (
-    WIDE_LIMIT,
     SearchFacts,
     filter_reason,
     judge,
@@ -23,6 +22,7 @@ from findling.search.why_not import (
 )
 from findling.store.documents import document_state
 from findling.store.sources import owner_of
+from findling.tuning import WHY_NOT_WIDE_LIMIT
 
 if TYPE_CHECKING:
     from findling.engine import Engine
@@ -127,7 +127,7 @@ def _search_facts(
 
     shown = results(limit, min_score)
     shown_rank, _ = place(shown)
-    wider = results(max(WIDE_LIMIT, limit), 0.0, keep_weak=True) if shown_rank is None else shown
+    wider = results(max(WHY_NOT_WIDE_LIMIT, limit), 0.0, keep_weak=True) if shown_rank is None else shown
     wider_rank, wider_score = place(wider)
     weak_cut = bool(shown.hits) and all(h.weak for h in shown.hits) and len(shown.hits) < limit
     too_weak = not weak_cut and wider_rank is not None and wider.hits[wider_rank - 1].weak

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
 from findling.search.keyword.words import holds_near
-from findling.search.query_parser import NEAR_WORDS, parse_query
+from findling.search.query_parser import parse_query
+from findling.tuning import NEAR_WORDS
 from tests.helpers import write
 
 

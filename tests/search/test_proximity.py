@@ -8,7 +8,8 @@ import os
 
 from findling.engine import Engine
 from findling.records import SearchMode, SearchRequest
-from findling.search.keyword.proximity import POOL, WIDTH, _most_in_window, boosted, nearness
+from findling.search.keyword.proximity import _most_in_window, boosted, nearness
+from findling.tuning import NEARNESS_POOL, NEARNESS_WIDTH
 from tests.helpers import record_statements, write
 
 FILLER = "Some other words about unrelated matters fill this part of the page. " * 8
@@ -30,14 +31,14 @@ def test_nearness_is_the_share_of_words_one_stretch_holds():
 
 
 def test_most_in_window_counts_distinct_groups_within_the_width():
-    assert _most_in_window([(0, 0), (10, 1), (20, 0)], WIDTH) == 2
-    assert _most_in_window([(0, 0), (WIDTH + 1, 1)], WIDTH) == 1
-    assert _most_in_window([(0, 0), (WIDTH - 5, 1), (WIDTH, 2)], WIDTH) == 3
-    assert _most_in_window([], WIDTH) == 0
+    assert _most_in_window([(0, 0), (10, 1), (20, 0)], NEARNESS_WIDTH) == 2
+    assert _most_in_window([(0, 0), (NEARNESS_WIDTH + 1, 1)], NEARNESS_WIDTH) == 1
+    assert _most_in_window([(0, 0), (NEARNESS_WIDTH - 5, 1), (NEARNESS_WIDTH, 2)], NEARNESS_WIDTH) == 3
+    assert _most_in_window([], NEARNESS_WIDTH) == 0
     # a window stays in one paragraph: (paragraph starts after the first)
-    assert _most_in_window([(0, 0), (10, 1), (20, 2)], WIDTH, [15]) == 2
-    assert _most_in_window([(0, 0), (10, 1), (20, 2), (30, 0)], WIDTH, [5, 15]) == 2
-    assert _most_in_window([(0, 0), (10, 1), (20, 2)], WIDTH, [25]) == 3
+    assert _most_in_window([(0, 0), (10, 1), (20, 2)], NEARNESS_WIDTH, [15]) == 2
+    assert _most_in_window([(0, 0), (10, 1), (20, 2), (30, 0)], NEARNESS_WIDTH, [5, 15]) == 2
+    assert _most_in_window([(0, 0), (10, 1), (20, 2)], NEARNESS_WIDTH, [25]) == 3
 
 
 def test_the_entries_of_a_list_are_apart_however_short():
@@ -96,14 +97,14 @@ def test_among_short_pages_nearness_hardly_counts(tmp_path, settings, docs):
 
 
 def test_the_first_results_are_the_same_whatever_the_number_asked(tmp_path, settings, docs):
-    for i in range(POOL + 6):
+    for i in range(NEARNESS_POOL + 6):
         near = " alpha beta " if i % 3 == 0 else " alpha " + FILLER + " beta "
         write(docs / f"d{i:02d}.md", f"# Doc {i}\n\n{FILLER[: 20 * i]}{near}{FILLER}")
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
         engine.index(embed=False)
-        longest = _names(engine, "alpha beta", limit=POOL + 6)
-        for limit in (1, 3, POOL - 1, POOL, POOL + 2):
+        longest = _names(engine, "alpha beta", limit=NEARNESS_POOL + 6)
+        for limit in (1, 3, NEARNESS_POOL - 1, NEARNESS_POOL, NEARNESS_POOL + 2):
             assert _names(engine, "alpha beta", limit=limit) == longest[:limit]
 
 
@@ -123,7 +124,7 @@ def test_a_deep_list_reads_only_the_documents_it_orders(tmp_path, settings, docs
     from findling.search.keyword.lane import Bm25Lane
     from findling.search.query_parser import parse_query
 
-    for i in range(POOL + 30):
+    for i in range(NEARNESS_POOL + 30):
         write(docs / f"d{i:02d}.md", f"# Doc {i}\n\nalpha {FILLER} beta")
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
@@ -135,8 +136,8 @@ def test_a_deep_list_reads_only_the_documents_it_orders(tmp_path, settings, docs
             return engine.searcher.passages(ids)
 
         lane = Bm25Lane(engine._db.cursor, passages=passages)
-        assert len(lane.search(parse_query("alpha beta"), 100_000, "most").hits) == POOL + 30
-        assert [len(ids) for ids in asked] == [POOL]
+        assert len(lane.search(parse_query("alpha beta"), 100_000, "most").hits) == NEARNESS_POOL + 30
+        assert [len(ids) for ids in asked] == [NEARNESS_POOL]
         asked.clear()
         lane.search(parse_query("alpha beta"), 25, "most")
         assert [len(ids) for ids in asked] == [25]  # the shown results, read once for their snippets

@@ -15,11 +15,6 @@ from hypothesis import strategies as st
 from findling.paths import resources_dir
 from findling.records import Evidence, SearchMode, SearchRequest
 from findling.search.relevance import (
-    GIANT_FLOOR,
-    GIANT_FROM,
-    GIANT_TO,
-    HUB_FLOOR,
-    HUB_FROM,
     giant_prior,
     hub_prior,
     lane_agreement,
@@ -28,6 +23,7 @@ from findling.search.relevance import (
     relevance,
     with_recency,
 )
+from findling.tuning import GIANT_FLOOR, GIANT_FROM, GIANT_TO, HUB_FLOOR, HUB_FROM
 from tests.helpers import indexed_engine, write
 
 

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from findling.search.keyword.sql import _coverage, _coverage_sql, _prior_sql
-from findling.search.relevance import NAMED, giant_prior, hub_prior
+from findling.search.relevance import giant_prior, hub_prior
+from findling.tuning import NAMED
 
 _con = duckdb.connect()
 

@@ -36,29 +36,17 @@ from findling.records import Answer, AnswerSentence, Citation, Filters, Hit, Not
 from findling.search.results import page_at
 from findling.search.service import Searcher
 from findling.settings import AskSettings
+from findling.tuning import (
+    CLOSE_IN_MEANING,
+    GIVE_UP_AFTER,
+    INTRODUCED_AT_MOST,
+    LEANS_BACK,
+    ON_TOPIC,
+    QUOTE_CHARS,
+    QUOTE_MISSING,
+    QUOTED_AT_MOST,
+)
 
-# a quoted sentence may lack this many of the question's content words (the passage's title
-# counting as its words): "When is my next dentist appointment?" is answered by "Next check-up
-# for me: 18 March 2026" in dentist.txt, which lacks "appointment" alone
-QUOTE_MISSING = 1
-QUOTED_AT_MOST = 3
-# For a question asking how or why, a sentence this close in meaning to it (the embedder's
-# cosine, query against passage) is quoted although it lacks the question's words: manuals
-# explain in their own words ("Recursively copy an entire directory tree" for "how do I copy a
-# whole folder with everything in it"). On pydocs-questions (a tuning set) this quotes the
-# page asked about in 76 answers of 89 with it in hybrid's top 3, against 47 by words alone;
-# the everyday notes' questions ask for values and are untouched (docs/eval/ask.md).
-CLOSE_IN_MEANING = 0.45
-INTRODUCED_AT_MOST = 300  # characters of what a quoted "…:" introduces
-QUOTE_CHARS = 400  # a quote longer than this is cut at a word
-# what a quote read with the sentence before it counts as, beside the words it lacks: a sentence
-# that needs another to answer is less sure than one that answers alone
-LEANS_BACK = 0.5
-# a model whose sentences fail this many times in a row has lost its way: it is stopped, and the
-# passages are quoted instead (a small model does not come back; the answer comes sooner)
-GIVE_UP_AFTER = 2
-# a generated sentence must speak of at least this share of the question's content words
-ON_TOPIC = 0.34
 # the model saying that the passages do not answer: a decline, not a claim to check
 _MODEL_DECLINES = re.compile(
     r"\b(?:do(?:es)?n[o']t|does not|do not|cannot|can't|no information|not (?:mentioned|provided|stated|given))\b"

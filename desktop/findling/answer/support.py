@@ -14,10 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from findling.text.analyzer import DEFAULT_LANGUAGE, fold, is_stopword, term_sequence
+from findling.tuning import MISSING_SHARE
 
-# share of a sentence's content words that may be missing from its passages: a connective or
-# an inflection the stemmer does not join ("rose"/"risen"), never a number
-MISSING_SHARE = 0.2
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _WORD = re.compile(r"\w+(?:['\u2019]\w+)?")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-DEFAULT_BANDS: tuple[tuple[int, float], ...] = ((3, 0.75), (10, 0.60), (1_000_000, 0.40))
+from findling.tuning import BLEND_BANDS
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Blended:
     score: float
 
 
-def fusion_weight(rank: int, bands: Sequence[tuple[int, float]] = DEFAULT_BANDS) -> float:
+def fusion_weight(rank: int, bands: Sequence[tuple[int, float]] = BLEND_BANDS) -> float:
     for last_rank, weight in bands:
         if rank <= last_rank:
             return weight
@@ -31,7 +31,7 @@ def fusion_weight(rank: int, bands: Sequence[tuple[int, float]] = DEFAULT_BANDS)
 
 
 def blend(
-    fusion_scores: Sequence[float], rerank_scores: Sequence[float], bands: Sequence[tuple[int, float]] = DEFAULT_BANDS
+    fusion_scores: Sequence[float], rerank_scores: Sequence[float], bands: Sequence[tuple[int, float]] = BLEND_BANDS
 ) -> list[Blended]:
     """Inputs in fused order (rank 1 first); output sorted by blended score, ties keeping
     the fused order."""

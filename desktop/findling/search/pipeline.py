@@ -37,7 +37,7 @@ from findling.search.keyword.hits import Bm25Result, LaneHit
 from findling.search.keyword.lane import Bm25Lane
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
-from findling.search.relevance import HUB_FROM, as_shown, lane_agreement, relative, relevance, with_meaning_assumed
+from findling.search.relevance import as_shown, lane_agreement, relative, relevance, with_meaning_assumed
 from findling.search.results import RankedEntry
 from findling.search.vector_lane import VectorLane, VectorLaneHit, VectorResult
 from findling.settings import PipelineSettings
@@ -45,6 +45,7 @@ from findling.store.db import Database
 from findling.store.documents import link_shares
 from findling.store.expansions import cached_expansion, save_expansion
 from findling.store.text_cache import DocumentCache
+from findling.tuning import HUB_FROM
 
 NewerFirst = Callable[[list[Fused], dict[int, float]], list[Fused]]
 

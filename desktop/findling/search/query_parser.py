@@ -11,10 +11,10 @@ from typing import Any
 
 from findling.records import Filters
 from findling.search.filter_table import BY_KEY, FILTERS, filters_of
+from findling.tuning import NEAR_WORDS, PLAIN_TEXT_WORDS
 
 _ITEM = re.compile(r'(-?)(?:(\w+):)?(?:"([^"]*)"?(?:~(\d+))?|(\S+))')
 _NEAR = re.compile(r"NEAR(?:/(\d+))?")
-NEAR_WORDS = 10  # `a NEAR b`: at most this many other words between them, as Xapian's NEAR
 # The query syntax as every face teaches it (the window's Help, the MCP server's instructions).
 SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("borrow checker", "plain words: files holding the most of them first, rare words and titles weigh most"),
@@ -75,7 +75,6 @@ def _joined_near(
     return [*near, (window, (groups.pop()[0], word))]
 
 
-PLAIN_TEXT_WORDS = 40  # unquoted words past which a query reads as plain text (query by example)
 READ_AS_TEXT = (
     f"read as plain text (more than {PLAIN_TEXT_WORDS} words): its quotes, NEAR and minus signs are words here; "
     "quote only the phrase to search for it exactly"

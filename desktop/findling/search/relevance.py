@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from findling.records import Evidence
+from findling.tuning import AGREEMENT_TOP, GIANT_FLOOR, GIANT_FROM, GIANT_TO, HUB_FLOOR, HUB_FROM, HUB_TO, NAMED
 
 T = TypeVar("T")
 
@@ -131,9 +132,6 @@ def with_meaning_assumed(evidence: list[Evidence]) -> list[Evidence]:
     return out
 
 
-AGREEMENT_TOP = 10
-
-
 def _lane_orders(saturations: Sequence[float], cosines: Sequence[float]) -> tuple[list[int], list[int]]:
     """The candidates' indexes best first by each lane: by words (saturation), by meaning
     (cosine), ties broken by the other lane's score, so the order they come in does not matter
@@ -207,35 +205,12 @@ def relative(evidence: list[Evidence]) -> list[Evidence]:
     ]
 
 
-# A page whose text is mostly links or entries pointing elsewhere (an index, a table of contents,
-# a module index, a glossary) holds every word of a question somewhere and answers none: from
-# HUB_FROM of its text in them its score falls linearly, to HUB_FLOOR of itself at HUB_TO. The
-# keyword lane applies it in SQL (search/keyword/sql.py), the pipeline to a page's relevance. A
-# query with every word in the page's title field names it ("python module index"): no prior.
-# Why these bounds: docs/eval/relevance-models.md.
-HUB_FROM = 0.35
-HUB_TO = 0.85
-HUB_FLOOR = 0.2
-NAMED = 0.999999  # the share of the query's weight in the title field that names a page: all of it
-
-
 def hub_prior(link_share: float, named: float = 0.0) -> float:
     """The factor a page's score is taken by for the share of its text in links; 1 where the
     query names the page (`named`: the share of the query's weight its title field holds)."""
     if named >= NAMED:
         return 1.0
     return 1.0 - (1.0 - HUB_FLOOR) * max(0.0, min(1.0, (link_share - HUB_FROM) / (HUB_TO - HUB_FROM)))
-
-
-# A document many times longer than the index's average (a changelog of every release, the
-# whole API's list of symbols) holds every word of a question among thousands of unrelated
-# entries, and its best passage, the best of so many, is close to many questions: from
-# GIANT_FROM times the average its score falls with the log of its length, to GIANT_FLOOR at
-# GIANT_TO times. A query naming the document asks for it: no prior. Why these bounds:
-# docs/eval/relevance-models.md.
-GIANT_FROM = 30.0
-GIANT_TO = 300.0
-GIANT_FLOOR = 0.5
 
 
 def giant_prior(length_ratio: float, named: float = 0.0) -> float:

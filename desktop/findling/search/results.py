@@ -22,8 +22,6 @@ from findling.text.analyzer import identifier_term, term_sequence, terms_in
 from findling.text.code_languages import language_of
 from findling.text.near_copies import CONTAINED, NearIndex, contained
 
-PASSAGE_WORDS = 12  # a query this long is a pasted passage: asked by meaning
-
 
 def what_matched(coverage: float | None, by_meaning: bool) -> str:
     """What of the query a result matched (Hit.matched), from its share of the query's words

@@ -41,7 +41,6 @@ from findling.search.keyword.lane import Bm25Lane
 from findling.search.query_parser import READ_AS_TEXT, ParsedQuery, parse_query
 from findling.search.relevance import as_shown, newer_first_among_equals, relative, relevance
 from findling.search.results import (
-    PASSAGE_WORDS,
     RankedEntry,
     as_listed,
     distinct_count,
@@ -66,6 +65,7 @@ from findling.store.symbols import symbols_of
 from findling.store.text_cache import DocumentCache
 from findling.text.analyzer import terms_in
 from findling.text.code_languages import language_of
+from findling.tuning import LOADING_SHOWN_MS, PASSAGE_WORDS, WEAK_SHOWN
 from findling.vocabulary import RESULT_LIMIT
 
 T = TypeVar("T")
@@ -74,12 +74,6 @@ if TYPE_CHECKING:
     from findling.search.fusion import Fused
     from findling.search.pipeline import Pipeline, PipelineResult
     from findling.search.vector_lane import VectorLane
-
-
-# A first search loads the embedder (and verifies its file): seconds the pipeline's stages do
-# not hold. From this long it is named with the timings, so "2 results in 2347 ms" beside
-# "15 candidates in 40 ms" says where the rest went.
-LOADING_SHOWN_MS = 100.0
 
 
 @dataclass(frozen=True)
@@ -93,9 +87,6 @@ class DocumentText:
     pages: tuple[int, ...] = ()  # where each page begins in `text` (PDFs)
     # a source file's definitions, their spans in `text`: the preview's outline
     symbols: tuple[CodeSymbol, ...] = ()
-
-
-_WEAK_SHOWN = 3
 
 
 class Searcher:
@@ -458,7 +449,7 @@ class Searcher:
             return [h if h.score >= floor else replace(h, weak=True) for h in hits], ()
         if good:
             return good, ()
-        return [replace(h, weak=True) for h in hits[:_WEAK_SHOWN]], (
+        return [replace(h, weak=True) for h in hits[:WEAK_SHOWN]], (
             Note("no good matches; the closest documents are shown, marked weak"),
         )
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-HEADROOM = 1.25  # a new dimension's scale covers 25 % more than the values seen
+from findling.tuning import CODE_HEADROOM
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Codebook:
         peak = np.abs(rotated).max(axis=0) / 127
         if np.all(peak <= self.scale):
             return None
-        scale = np.maximum(self.scale, peak * HEADROOM).astype(np.float32)
+        scale = np.maximum(self.scale, peak * CODE_HEADROOM).astype(np.float32)
         scale[scale == 0] = 1e-6
         return Codebook(self.basis, scale, self.fitted_on)
 

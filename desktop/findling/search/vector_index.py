@@ -48,13 +48,11 @@ from findling.search import vector_snapshot
 from findling.search.float_file import FloatFile
 from findling.search.vector_codes import Codebook, head_size, member_mask, principal_axes, quantize, query_code
 from findling.store.vectors import generation, hashes_at, live_seqs, read_vectors, row_count, seq_span
+from findling.tuning import RESCORE, SHORTLIST_SHARE, WHOLE_BELOW
 
 log = logging.getLogger(__name__)
 
-_RESCORE = 256  # candidates rescored with exact floats, at least (k × 8 when more)
 _LOAD_BATCH = 65_536
-_SHORTLIST_SHARE = 1 / 200  # of the rows, handed from the head's pass to the whole codes
-_WHOLE_BELOW = 65_536  # rows: below this many every row is scored whole (under 1 ms)
 _BASIS_SAMPLE = 65_536
 
 
@@ -141,8 +139,8 @@ class VectorIndex:
         self._documents = 0
         self._lock = threading.Lock()
         self._dot = Int8Dot()
-        self.shortlist_share = _SHORTLIST_SHARE
-        self.whole_below = _WHOLE_BELOW
+        self.shortlist_share = SHORTLIST_SHARE
+        self.whole_below = WHOLE_BELOW
 
     def __len__(self) -> int:
         return len(self._state[0].seqs)
@@ -370,7 +368,7 @@ class VectorIndex:
             first = first[pool]
         size = len(first)
         offset = 128 * int(code.astype(np.int64).sum())
-        want = max(_RESCORE, k * 8)
+        want = max(RESCORE, k * 8)
         shortlist = self.shortlist(n, k) or size
         while True:
             read = min(size, shortlist)
@@ -386,7 +384,7 @@ class VectorIndex:
     def shortlist(self, n: int, k: int) -> int:
         """Rows a search for k documents among n rows scores with their whole codes after the
         head's pass; 0 below `whole_below` rows, where every row is scored whole."""
-        return 0 if n < self.whole_below else max(int(n * self.shortlist_share), 4 * max(_RESCORE, k * 8))
+        return 0 if n < self.whole_below else max(int(n * self.shortlist_share), 4 * max(RESCORE, k * 8))
 
     def _best_documents(
         self, rows: _Rows, candidates: np.ndarray, approx: np.ndarray, query: np.ndarray, k: int, want: int

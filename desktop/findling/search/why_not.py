@@ -20,14 +20,11 @@ from findling.search.filter_table import filter_names, filter_sql
 from findling.search.keyword.lane import Bm25Lane
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import document_matches, document_meta, terms_in_document
+from findling.tuning import WHY_NOT_KEYWORD_DEPTH, WHY_NOT_SEMANTIC_DEPTH, WHY_NOT_WIDE_LIMIT
 
 if TYPE_CHECKING:
     from findling.models.embedder import TextEmbedder
     from findling.search.vector_lane import VectorLane
-
-WIDE_LIMIT = 100  # how far down the results the answer looks for a document the limit cut
-KEYWORD_DEPTH = 100_000  # documents ranked by keywords when looking for one of them
-SEMANTIC_DEPTH = 1000  # documents ranked by meaning before "further down than that"
 
 
 @dataclass(frozen=True)
@@ -43,7 +40,7 @@ class KeywordStanding:
 
 @dataclass(frozen=True)
 class SemanticStanding:
-    rank: int | None  # among documents by meaning; None: further down than SEMANTIC_DEPTH
+    rank: int | None  # among documents by meaning; None: further down than WHY_NOT_SEMANTIC_DEPTH
     cosine: float | None  # its best passage's similarity to the query; None: no vectors
     passage: str = ""  # the start of that passage
 
@@ -54,7 +51,7 @@ class SearchFacts:
     limit: int
     min_score: float
     shown_rank: int | None  # where the document is in the results as asked for
-    wider_rank: int | None  # where it is when WIDE_LIMIT results are asked for, without a floor
+    wider_rank: int | None  # where it is when WHY_NOT_WIDE_LIMIT results are asked for, without a floor
     wider_score: float | None
     weak_cut: bool = False  # nothing scored well, so only the closest few were shown
     too_weak: bool = False  # it would rank, but below the weak score while better ones are shown
@@ -88,7 +85,7 @@ def _keyword_line(k: KeywordStanding) -> str:
         return f"keyword: no match: it lacks {_words(k.missing)}, and this search needs every word"
     if k.constrained:
         return f"keyword: no match: it lacks {_words(k.missing)}, or the quoted phrase or NEAR"
-    return f"keyword: below #{KEYWORD_DEPTH}: it lacks {_words(k.missing)}"
+    return f"keyword: below #{WHY_NOT_KEYWORD_DEPTH}: it lacks {_words(k.missing)}"
 
 
 def _semantic_line(s: SemanticStanding | None, off: Note | None, mode: str) -> str:
@@ -103,7 +100,7 @@ def _semantic_line(s: SemanticStanding | None, off: Note | None, mode: str) -> s
                 "that of the embedded documents matching the keywords as well"
             )
         return "semantic: not embedded yet: it is waiting to be embedded, and search by meaning finds it after"
-    where = f"#{s.rank}" if s.rank is not None else f"below #{SEMANTIC_DEPTH}"
+    where = f"#{s.rank}" if s.rank is not None else f"below #{WHY_NOT_SEMANTIC_DEPTH}"
     text = f"semantic: {where} by meaning; its closest passage has similarity {s.cosine:.2f}"
     return text + (f": “{s.passage}”" if s.passage else "")
 
@@ -196,7 +193,9 @@ def judge(facts: SearchFacts) -> Verdict:  # noqa: C901 - one branch per verdict
     if not candidate:
         return Verdict("no_match", "Nothing in it matches the query closely enough to be a candidate.", details)
     return Verdict(
-        "ranked_low", f"Other documents ranked higher: it is not within the first {WIDE_LIMIT} results.", details
+        "ranked_low",
+        f"Other documents ranked higher: it is not within the first {WHY_NOT_WIDE_LIMIT} results.",
+        details,
     )
 
 
@@ -211,7 +210,7 @@ def keyword_standing(
     missing = tuple(word for word, terms in words if not present.intersection(terms))
     if not parsed.has_terms:
         return KeywordStanding(None, 0, missing, tuple(w for w, _ in words), False)
-    found = bm25.search(parsed, KEYWORD_DEPTH, match)
+    found = bm25.search(parsed, WHY_NOT_KEYWORD_DEPTH, match)
     rank = next((h.rank for h in found.hits if h.doc_id == doc_id), None)
     constrained = bool(parsed.phrases or parsed.near)
     return KeywordStanding(
@@ -228,7 +227,7 @@ def semantic_standing(
 ) -> SemanticStanding:
     """Where the document stands by meaning, and its closest passage (filters aside)."""
     model = embedder.spec.vector_key
-    found = vectors.search(embedder, parsed.text, SEMANTIC_DEPTH)
+    found = vectors.search(embedder, parsed.text, WHY_NOT_SEMANTIC_DEPTH)
     rank = next((h.rank for h in found.hits if h.doc_id == doc_id), None)
     if found.query_vector is None:
         return SemanticStanding(None, None)

@@ -55,7 +55,6 @@ from findling.search.keyword.words import (
     word_groups,
 )
 from findling.search.query_parser import ParsedQuery
-from findling.search.relevance import GIANT_FROM
 from findling.store.sql import id_list
 from findling.text.analyzer import (
     DEFAULT_LANGUAGE,
@@ -64,6 +63,7 @@ from findling.text.analyzer import (
     stemmed_apart,
     terms_in,
 )
+from findling.tuning import GIANT_FROM, NEARNESS_POOL, NEARNESS_READ_WITH_POOL, NEARNESS_WEIGHT
 
 MAX_GROUPS = 62  # one bit each in a BIGINT mask
 _STATS_TTL = 2.0
@@ -247,7 +247,7 @@ class Bm25Lane:
         plan = self._plan(cur, parsed, list(languages), match, n_docs)
         relaxed = False
         nearness = plan.most and self._passages is not None and len(plan.word_groups) > 1
-        fetch = max(limit, proximity.POOL) if nearness else limit
+        fetch = max(limit, NEARNESS_POOL) if nearness else limit
         hits, total, plan = self._score(cur, plan, parsed.filters, fetch, n_docs, avgdl)
         if not hits and match == "all" and plan.required and not plan.phrases and not plan.nears:
             # without phrases nothing else is required: the same terms, any of them
@@ -258,19 +258,19 @@ class Bm25Lane:
             complete = replace(plan, required=plan.required | plan.every, most=False)
             relaxed = not self._score(cur, complete, parsed.filters, 1, n_docs, avgdl)[0]
         if nearness and hits:
-            hits = self._nearer_first(plan, hits, shown or limit, proximity.WEIGHT * long_page_weight(avgdl))
+            hits = self._nearer_first(plan, hits, shown or limit, NEARNESS_WEIGHT * long_page_weight(avgdl))
         hits = definitions_first(cur, parsed, hits)
         return Bm25Result(hits[:limit], total, relaxed, plan.terms, _ms(started), plan)
 
     def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...], shown: int, weight: float) -> tuple[LaneHit, ...]:
-        """The first POOL hits ordered again by proximity.boosted with `weight`. A boost only
+        """The first NEARNESS_POOL hits ordered again by proximity.boosted with `weight`. A boost only
         raises a score, so they stay above the rest. Saturation becomes the score over the most
         it could be with the boost (every word near the others), for every hit: evidence keeps
         the order."""
         assert self._passages is not None
-        head = hits[: proximity.POOL]
+        head = hits[:NEARNESS_POOL]
         # every result shown is read in the same read: their snippets find it read
-        read = max(shown, proximity.POOL) if shown <= proximity.READ_WITH_POOL else proximity.POOL
+        read = max(shown, NEARNESS_POOL) if shown <= NEARNESS_READ_WITH_POOL else NEARNESS_POOL
         texts = self._passages([h.doc_id for h in hits[:read]])
         scored = []
         for hit in head:
@@ -287,7 +287,7 @@ class Bm25Lane:
             return replace(hit, score=score, rank=rank, saturation=saturation)
 
         return tuple(scaled(hit, score, i + 1) for i, (score, hit) in enumerate(scored)) + tuple(
-            scaled(hit, hit.score, hit.rank) for hit in hits[proximity.POOL :]
+            scaled(hit, hit.score, hit.rank) for hit in hits[NEARNESS_POOL:]
         )
 
     def _any_plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery) -> _Plan:

@@ -15,6 +15,7 @@ from functools import lru_cache
 import duckdb
 
 from findling.text.analyzer import DEFAULT_LANGUAGE, term_sequence
+from findling.tuning import JOINED_WORDS
 
 _NOTHING = "SELECT -1 AS doc_id WHERE false"
 
@@ -67,12 +68,6 @@ def _in_languages(column: str, languages: list[str], every: Sequence[str]) -> st
         return ""
     listed = ", ".join("'" + lang.replace("'", "''") + "'" for lang in languages)
     return f" AND {column} IN (SELECT id FROM documents WHERE coalesce(language, '') IN ({listed}))"
-
-
-# A phrase's words joined in SQL at most: a longer phrase is narrowed by its rarest words, then
-# read word by word in the candidates' positions. A 76-word paragraph quoted whole, joined word by
-# word, ran DuckDB out of memory on the kernel's 25,000 documents.
-JOINED_WORDS = 6
 
 
 def phrase_sql(cur: duckdb.DuckDBPyConnection, words: tuple[str, ...], languages: Sequence[str]) -> str:

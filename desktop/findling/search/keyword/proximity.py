@@ -3,12 +3,12 @@ text holds. A page that answers a question tends to use its words together; an i
 glossary or a long page that mentions each somewhere does not. BM25 scores the words
 wherever they are, so the keyword lane's first results are ordered again by
 
-    score · (1 + WEIGHT · (most words within WIDTH characters of one paragraph) / (words in the query))
+    score · (1 + NEARNESS_WEIGHT · (most words within NEARNESS_WIDTH characters of a paragraph) / (query words))
 
 Tuned on the Python-docs questions, SciFact train and NFCorpus dev, windows kept to one
 paragraph, 400 characters wide; the figures, tuning and held out, are in docs/eval/README.md
 ("nearness").
-WEIGHT counts in full among long pages only (keyword/sql.py long_page_weight): in an abstract every
+NEARNESS_WEIGHT counts in full among long pages only (keyword/sql.py long_page_weight): in an abstract every
 word is near every other."""
 
 from __future__ import annotations
@@ -18,14 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from findling.search.snippets import term_hits
-
-POOL = 10  # results ordered again: the same first results whatever the number asked for
-# Results read with the pool for their snippets; a deeper list (why-not ranks 100,000) reads the pool alone.
-READ_WITH_POOL = 100
-# characters, about 60 words, in one paragraph: the entries of an index, a glossary or a table
-# (the paragraphs of its text) hold the words of a question one or two at a time
-WIDTH = 400
-WEIGHT = 2.0
+from findling.tuning import NEARNESS_WIDTH
 
 
 def nearness(
@@ -35,7 +28,7 @@ def nearness(
     terms: frozenset[str] | None = None,
 ) -> float:
     """The share of the query's word groups (each the terms one word indexes under) that one
-    stretch of WIDTH characters holds, at its best in any chunk. `terms`: what to look for
+    stretch of NEARNESS_WIDTH characters holds, at its best in any chunk. `terms`: what to look for
     (all the query's, so that its snippets find the same search done); the groups' by
     default."""
     if not groups:
@@ -50,7 +43,7 @@ def nearness(
             for g, group in enumerate(groups)
             if term in group
         ]
-        best = max(best, _most_in_window(found, WIDTH, _paragraph_starts(text)))
+        best = max(best, _most_in_window(found, NEARNESS_WIDTH, _paragraph_starts(text)))
         if best == len(groups):
             break
     return best / len(groups)

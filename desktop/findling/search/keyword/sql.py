@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from findling.search.keyword.words import (
     WordGroup,
 )
-from findling.search.relevance import HUB_FLOOR, HUB_FROM, HUB_TO, NAMED, giant_prior
+from findling.search.relevance import giant_prior
 from findling.text.analyzer import (
     is_unspaced,
 )
+from findling.tuning import HUB_FLOOR, HUB_FROM, HUB_TO, LONG_PAGE, NAMED, REFERENCE_LENGTH
 
 
 @dataclass(frozen=True)
@@ -57,23 +58,6 @@ class _Plan:
     # candidate's saturation is its score times this, so the evidence keeps the lane's order and
     # its level is the best match's own, whatever the folder's average length; 0: not known yet
     anchor: float = 0.0
-
-
-# What names a long page (its title, the words together in one paragraph) says less in a
-# short one: an abstract's title is a tenth of its text and BM25F counts it already, and in
-# an abstract every word is near every other. The title bonus and nearness count in full
-# among a manual's pages (Python docs, avgdl ~4,100 words: .94) and hardly at all among
-# abstracts (~250: .06), where plain BM25 ranks best. Coverage (the share of the query's idf
-# a page holds) no longer multiplies the score at all: it paid on no set (it was BM25 x
-# coverage^e), and BM25's idf already weighs a missing rare word. Tuned on the Python-docs
-# questions, SciFact train and NFCorpus dev; the figures are in docs/eval/README.md ("no
-# coverage; title and nearness x long_page_weight").
-LONG_PAGE = 1000.0
-# The evidence a result's label and relevance read (saturation) is the document's BM25 against a
-# fixed length, not the folder's average: adding a folder of long pages made a short note's
-# "kindergarten fees" .39 -> .69 (its length over the average fell, so its score rose). The
-# ranking keeps the average; the evidence is the document's own.
-REFERENCE_LENGTH = 1000.0
 
 
 def long_page_weight(avgdl: float) -> float:

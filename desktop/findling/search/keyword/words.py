@@ -25,9 +25,9 @@ from findling.text.analyzer import (
     stemmed_apart,
 )
 from findling.text.synonyms import with_synonyms
+from findling.tuning import PREFIX_EXPANSIONS
 
 _PREFIX = re.compile(rf"^((?:\w|[{WORD_CONTINUES}]){{2,}})\*$")
-PREFIX_EXPANSIONS = 64  # the most frequent index terms a prefix stands for
 
 
 def idf_of(df: int, n_docs: int) -> float:
