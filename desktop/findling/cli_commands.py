@@ -35,6 +35,7 @@ from findling.records import (
     SearchResult,
 )
 from findling.search.filter_table import filters_from_options
+from findling.search.request_options import request_from_options
 
 if TYPE_CHECKING:
     pass
@@ -68,12 +69,9 @@ def _request(args: argparse.Namespace, mode: SearchMode) -> SearchRequest:
     """The request a search command sends: `search` (keyword), `query` (hybrid) or `vsearch`
     (semantic). why-not builds the same one from the same options, so it explains the list that
     command shows."""
-    text, limit, filters = args.query, args.limit, _filters(args)
-    if mode is SearchMode.KEYWORD:
-        return SearchRequest(text, mode, limit, filters, match=getattr(args, "match", None))
     expand = True if getattr(args, "expand", False) else False if getattr(args, "no_expand", False) else None
     rerank: RerankerMode | None = "off" if getattr(args, "no_rerank", False) else getattr(args, "reranker", None)
-    return SearchRequest(text, mode, limit, filters, getattr(args, "min_score", 0.0), expand, rerank)
+    return request_from_options(mode, {**vars(args), "expand": expand, "rerank": rerank})
 
 
 def _print_result(args: argparse.Namespace, result: SearchResult) -> int:

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from findling.docids import absolute_reference
 from findling.errors import FindlingError, StoreLockedError
 from findling.faces.payloads import result_json, slice_json, status_json, why_not_json
-from findling.filter_options import OPTIONS
 from findling.index_api import STREAMED, VERBS, WRITE_VERBS, IndexAPI
 from findling.pathnames import absolute_address
 from findling.paths import data_home
-from findling.records import Filters, IndexReport, SearchMode, SearchRequest
-from findling.search.filter_table import filters_from_options
+from findling.records import IndexReport, SearchMode
+from findling.search.request_options import request_from_options
 from findling.server.endpoint import HANDSHAKE_S, EndpointServer, Peer, connect
 from findling.server.wire import RECORDS
 
@@ -460,28 +459,16 @@ class ActivatedElsewhere(FindlingError):
     """Another window already shows this index; it was asked to come forward."""
 
 
-def _filters(options: dict[str, Any]) -> Filters:
-    """The filters a thin client's options ask for, read as the full command reads them."""
-    return filters_from_options(**{option.name: options[option.name] for option in OPTIONS})
-
-
 def _payload(engine: Engine, verb: str, options: dict[str, Any]) -> dict:
     """What a thin client asked, as the JSON payload the full command prints from."""
     if verb == "search":
-        filters = _filters(options)
-        request = SearchRequest(options["query"], SearchMode.KEYWORD, options["limit"], filters, match=options["match"])
-        return result_json(engine.find(request))
+        return result_json(engine.find(request_from_options(SearchMode.KEYWORD, options)))
     if verb == "get":
         return slice_json(engine.get(options["ref"], options["first"], options["count"]))
     if verb == "status":
         return status_json(engine.status())
     if verb == "why_not":  # the request `findling why-not` builds from the same options (cli._request)
-        filters = _filters(options)
-        mode = SearchMode(options["mode"])
-        if mode is SearchMode.KEYWORD:
-            request = SearchRequest(options["query"], mode, options["limit"], filters, match=options["match"])
-        else:
-            request = SearchRequest(options["query"], mode, options["limit"], filters, options["min_score"])
+        request = request_from_options(SearchMode(options["mode"]), options)
         return why_not_json(engine.why_not(request, options["target"]))
     raise FindlingError(f"unknown payload {verb!r}")
 

@@ -26,8 +26,9 @@ from findling.faces.payloads import answer_json, result_json
 from findling.faces.presentation import error_text
 from findling.filter_options import OPTION, OPTIONS
 from findling.paths import config_dir
-from findling.records import Answer, SearchMode, SearchRequest, SearchResult
+from findling.records import Answer, SearchMode, SearchResult
 from findling.search.filter_table import filters_from_options
+from findling.search.request_options import request_from_options
 from findling.server.handle import IndexHandle
 from findling.server.mcp_server import build_server
 from findling.vocabulary import AGENT_RESULT_LIMIT
@@ -227,8 +228,7 @@ def build_app(handle: IndexHandle, token: str, port: int, allow_write: bool = Fa
             return body
 
         def run() -> SearchResult:
-            filters = filters_from_options(**{option.name: getattr(body, option.name) for option in OPTIONS})
-            return handle.find(SearchRequest(body.query, body.mode, body.limit, filters, body.min_score))
+            return handle.find(request_from_options(body.mode, body.model_dump()))
 
         try:
             result = await anyio.to_thread.run_sync(run)

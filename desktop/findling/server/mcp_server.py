@@ -28,9 +28,10 @@ from findling.faces.payloads import (
 )
 from findling.faces.presentation import activity_line, error_text
 from findling.filter_options import OPTION
-from findling.records import SearchMode, SearchRequest
+from findling.records import SearchMode
 from findling.search.filter_table import filters_from_options
 from findling.search.query_parser import SYNTAX_EXAMPLES
+from findling.search.request_options import request_from_options
 from findling.server.handle import IndexHandle
 from findling.vocabulary import AGENT_RESULT_LIMIT, MatchMode
 
@@ -108,17 +109,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         before: Before = None,
         explain: bool = False,
     ) -> dict[str, Any]:
-        result = await _run(
-            lambda: handle.find(
-                SearchRequest(
-                    query,
-                    SearchMode.HYBRID,
-                    limit,
-                    filters_from_options(ext=ext, path=path, folder=folder, lang=lang, after=after, before=before),
-                    min_score,
-                )
-            )
-        )
+        options = dict(locals())  # the parameters are the options' names
+        result = await _run(lambda: handle.find(request_from_options(SearchMode.HYBRID, options)))
         extra = {"explain": result.explain.to_dict()} if explain and result.explain else None
         return _results(result_json(result, extra))
 
@@ -141,17 +133,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         after: After = None,
         before: Before = None,
     ) -> dict[str, Any]:
-        result = await _run(
-            lambda: handle.find(
-                SearchRequest(
-                    query,
-                    SearchMode.KEYWORD,
-                    limit,
-                    filters_from_options(ext=ext, path=path, folder=folder, lang=lang, after=after, before=before),
-                    match=match,
-                )
-            )
-        )
+        options = dict(locals())  # the parameters are the options' names
+        result = await _run(lambda: handle.find(request_from_options(SearchMode.KEYWORD, options)))
         return _results(result_json(result))
 
     @server.tool(
@@ -171,16 +154,8 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         after: After = None,
         before: Before = None,
     ) -> dict[str, Any]:
-        result = await _run(
-            lambda: handle.find(
-                SearchRequest(
-                    query,
-                    SearchMode.SEMANTIC,
-                    limit,
-                    filters_from_options(ext=ext, path=path, folder=folder, lang=lang, after=after, before=before),
-                )
-            )
-        )
+        options = dict(locals())  # the parameters are the options' names
+        result = await _run(lambda: handle.find(request_from_options(SearchMode.SEMANTIC, options)))
         return _results(result_json(result))
 
     @server.tool(
@@ -269,16 +244,11 @@ def build_server(handle: IndexHandle, allow_write: bool = False) -> MCPServer:  
         after: After = None,
         before: Before = None,
     ) -> dict[str, Any]:
+        options = {**locals(), "path": None}  # the parameters are the options' names
         # `path` names the file here: the path-text filter is the query's `path:` (SYNTAX)
         answer = await _run(
             lambda: handle.why_not(
-                SearchRequest(
-                    query,
-                    mode,
-                    limit,
-                    filters_from_options(ext=ext, folder=folder, lang=lang, after=after, before=before),
-                    min_score,
-                ),
+                request_from_options(mode, options),
                 path,
             )
         )
