@@ -4,6 +4,9 @@ Code filter; .mts and .hxx had a grammar but were read as plain text)."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from findling.file_kinds import CATEGORIES, KINDS
 from findling.ingest.formats import kind_of
 from findling.search.facets import TYPE_GROUPS, type_group
@@ -51,3 +54,15 @@ def test_a_typescript_module_with_a_grammar_is_source_code(engine, tmp_path):
     assert [h.path.rsplit("/", 1)[-1] for h in found.hits] == ["clock.mts"]
     code_only = Filters(extensions=TYPE_GROUPS["Code"])
     assert engine.find(SearchRequest("tickTock", SearchMode.KEYWORD, filters=code_only)).hits
+
+
+@given(st.text(alphabet="ab.c -_é", max_size=12))
+def test_a_names_suffix_is_read_as_pathlib_reads_it(name):
+    """kind_of reads a suffix with string operations (a rescan asks it of every file; two
+    PurePaths a file were 0.65 s of a 1.6 s rescan of 25,600 files): the same suffix."""
+    from pathlib import PurePath
+
+    from findling.ingest.formats import _suffix
+
+    if name not in ("", ".", ".."):
+        assert _suffix(name) == PurePath(name).suffix

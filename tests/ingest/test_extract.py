@@ -290,7 +290,7 @@ def test_an_index_from_before_titles_underlined_plain_text_again(tmp_path):
 
 
 def test_an_index_from_before_leaves_out_files_of_no_known_type_it_could_not_decode(tmp_path, monkeypatch):
-    import findling.ingest.prepare as prepare
+    import findling.ingest.extract as extract_module
     from findling.engine import Engine
 
     def as_before(path, data, **kwargs):  # what reading it did before: a failure
@@ -299,7 +299,7 @@ def test_an_index_from_before_leaves_out_files_of_no_known_type_it_could_not_dec
         return extract(path, data, **kwargs)
 
     with monkeypatch.context() as patched:
-        patched.setattr(prepare, "extract", as_before)
+        patched.setattr(extract_module, "extract", as_before)  # prepare() reads it when it reads
         home, settings, first = _indexed_as_schema(tmp_path, {"blutux.rgb": _noise(), "notes.txt": "quokka notes"}, 21)
     assert first.failed == 1
     with Engine(home, settings=settings) as engine:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import mimetypes
-from pathlib import PurePath
+import os
 
 from findling.file_kinds import KINDS, extensions_read_by
 
@@ -34,21 +34,28 @@ _KINDS: dict[str, str] = {
 _TAR_NAMES = (".tar.gz", ".tar.bz2", ".tar.xz")
 
 
+def _suffix(name: str) -> str:
+    """PurePath(name).suffix without building a path (a rescan asks it of every file): the last
+    dot's part, none for a dot file (`.bashrc`) or a name ending in a dot."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
 def kind_of(path: str) -> str | None:
     """The extractor kind for a path; "sniff" for unknown extensions; None for binary types."""
-    name = PurePath(path).name.lower()
+    name = os.path.basename(path).lower()
     if name.endswith(".rst.txt"):
         return "rst"
     if name.endswith(_TAR_NAMES):
         return "tar"
-    suffix = PurePath(name).suffix
+    suffix = _suffix(name)
     if suffix in BINARY:
         return None
     return _KINDS.get(suffix, "sniff")
 
 
 def extension_of(path: str) -> str:
-    return PurePath(path).suffix.lower().lstrip(".")
+    return _suffix(os.path.basename(path).lower()).lstrip(".")
 
 
 def mime_of(path: str, kind: str) -> str:
