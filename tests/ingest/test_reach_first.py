@@ -46,7 +46,7 @@ def test_every_document_is_reached_before_any_goes_deep(engine, docs):
     assert report.documents == 7 and report.deepened == 6
     status = engine.status()
     assert status.embedded == 7 and status.first_only == 0
-    assert "by their first window" not in semantic_line(status, "terminal")
+    assert "by their opening" not in semantic_line(status, "terminal")
 
 
 def test_a_stop_after_the_first_pass_keeps_what_it_did(engine, docs):
@@ -64,7 +64,7 @@ def test_a_stop_after_the_first_pass_keeps_what_it_did(engine, docs):
     assert report.cancelled and report.documents == 6 and report.deepened == 0
     status = engine.status()
     assert status.embedded == 6 and status.first_only == 6
-    assert "6 of them by their first window so far" in semantic_line(status, "terminal")
+    assert "6 of them by their opening so far" in semantic_line(status, "terminal")
     found = engine.find(SearchRequest("how the office pays salaries", mode=SearchMode.SEMANTIC, limit=3))
     assert found.hits and "payroll" in found.hits[0].path
     assert any("by their opening only" in n.text for n in found.notes)
@@ -111,3 +111,36 @@ def test_background_embedding_runs_at_the_lowest_priority(engine, docs, monkeypa
     engine.add_source(docs)
     engine.index()
     assert seen["nice"] == 19 and thread_nice() < 19  # the caller's thread keeps its own
+
+
+def test_each_prose_document_gets_its_openings_next_windows_before_any_goes_deep(engine, docs, monkeypatch):
+    """The words of a question were a page's second to fourth window for three of the four
+    kernel pages first vectors missed: after every first vector, each prose page's next windows
+    come before any page is embedded whole."""
+    from findling.ingest import embedding
+
+    def long_page(topic: str, aside: str = "") -> str:
+        body = " ".join(f"The {topic} handbook explains step {i} of {topic} in detail." for i in range(60))
+        words = body.split()
+        return f"# {topic.title()} handbook\n\n" + " ".join(words[:150]) + f" {aside} " + " ".join(words[150:]) + "\n"
+
+    write(
+        docs / "returns.md", long_page("returns", "If the fire alarm sounds, everyone gathers at the north car park.")
+    )
+    for topic in TOPICS[:4]:
+        write(docs / f"{topic}.md", long_page(topic))
+    engine.add_source(docs)
+    engine.index(embed=False)
+    monkeypatch.setattr(embedding, "_depth_pass", lambda *args: None)  # stop after the opening
+    engine.embed()
+    cur = engine.database.cursor()
+    table = cur.execute("SELECT table_name FROM vector_models").fetchall()[0][0]
+    counts = dict(cur.execute(f"SELECT doc_id, count(*) FROM {table} GROUP BY doc_id").fetchall())
+    assert sorted(counts.values()) == [1 + embedding.OPENING_WINDOWS] * 5
+    assert engine.status().first_only == 5  # not whole yet: the depth pass replaces them
+    found = engine.find(SearchRequest("where do we assemble when there is a fire", SearchMode.SEMANTIC, 3))
+    assert found.hits and found.hits[0].path.endswith("returns.md")
+    monkeypatch.undo()
+    engine.embed()
+    total = cur.execute(f"SELECT count(*), count(DISTINCT doc_id) FROM {table}").fetchall()[0]
+    assert total[1] == 5 and total[0] > 5 * (1 + embedding.OPENING_WINDOWS) and engine.status().first_only == 0

@@ -219,21 +219,21 @@ def test_a_batch_the_server_finds_too_large_is_halved_and_the_size_kept(servers,
 
 def test_a_server_that_dies_mid_run_leaves_the_rest_for_the_next(tmp_path, servers, embedder_installed, quick_retries):
     docs = tmp_path / "docs"
-    for i in range(12):  # twelve documents of ~40 windows: `models use`, the probe, every first window, two
-        # documents whole (three requests), then the server dies
+    for i in range(12):  # twelve documents of ~40 windows: `models use`, the probe, every first window, the
+        # openings' next windows (ingest/embedding.py), a few documents whole, then the server dies
         write(
             docs / f"n{i:02}.md",
             f"# Note {i}\n\n" + " ".join(f"Line {i}.{j} about gardens and soups." for j in range(400)),
         )
     home = tmp_path / "home"
-    server = servers("--die-after", "7")
+    server = servers("--die-after", "9")
     _run("models", "use", "embedder", "--url", server.url, "--model", NAME, home=home)
     with Engine(home) as engine:
         engine.add_source(str(docs))
         report = engine.index()
         assert report.embedding is not None and "cannot be reached" in report.embedding.stopped
         first = engine.status()
-        # what was answered is kept: every note's first vector (one request), some notes whole
+        # what was answered is kept: every note's first vector (one request), its opening, some notes whole
         assert first.embedded == first.embeddable == 12 and 0 < first.embedded - first.first_only < 12
         hybrid = engine.find(SearchRequest("gardens soups"))
         assert hybrid.hits  # keywords answer while the server is down...

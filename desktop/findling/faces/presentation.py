@@ -207,7 +207,7 @@ def semantic_line(status: StoreStatus, face: Face) -> str:
     share = 100 if status.embedded >= status.embeddable else min(99, int(100 * status.embedded / status.embeddable))
     line = f"semantic search: {status.embedded:,} of {status.embeddable:,} documents embedded ({share} %)"
     if status.first_only:
-        line += f"; {status.first_only:,} of them by their first window so far, the rest follows"
+        line += f"; {status.first_only:,} of them by their opening so far, the rest follows"
     return line
 
 

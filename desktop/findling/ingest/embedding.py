@@ -3,7 +3,8 @@ construction (what is committed is done), and run after the text is already sear
 
 Reach before depth: every document first gets one vector of its first window (its opening and
 headings, or what a source file defines: ingest/synopsis.py), prose first, so that a whole disk
-is searchable by meaning within minutes; then each document's windows replace that vector,
+is searchable by meaning within minutes; then each prose document its opening's next windows
+beside it (where a page says what it is for); then each document's windows replace those,
 prose before code, small before giant, recent before old. Machine-made text (ingest/
 machine_made.py) keeps its first vector only. On the Linux kernel's Documentation/ and arch/
 (25,571 files, ~433,000 windows) the first pass is ~26,000 model runs.
@@ -46,6 +47,7 @@ from findling.store.vectors import (
     mark_first_only,
     pending_depth,
     pending_first,
+    pending_opening,
     reach,
     replace_document_vectors,
     set_fingerprint,
@@ -58,6 +60,11 @@ _DOCS_PER_BATCH = 16
 # Documents whose first windows are read and committed together: one model call's worth
 # (Embedder.windows_per_call), so a stop loses at most that.
 FIRST_PER_BATCH = 64
+# After every document's first vector, each prose document's next this-many windows, before any
+# document is embedded whole: on the kernel's Documentation/ the words of a question were a
+# page's second to fourth window for three of the four pages first vectors missed
+# (docs/eval/disk-scale.md). A document that few more windows hold is embedded whole then.
+OPENING_WINDOWS = 3
 # A source file's window is titled with its folder, file and the definition it lies in
 # (`json/decoder.py · JSONDecoder.raw_decode`): the model reads what the code is part of even
 # in a function's third window. Measured in docs/eval/README.md (code questions).
@@ -155,6 +162,8 @@ def embed_pending(
     try:
         _first_pass(db, embedder, run, progress, cancel)
         if not cancel.is_set():
+            _opening_pass(db, embedder, run, progress, cancel)
+        if not cancel.is_set():
             _depth_pass(db, embedder, run, progress, cancel)
     except ModelServerError as exc:  # retried already: the rest stays pending for the next run
         report.stopped = f"{exc}; {sum(run.first_waiting.values()):,} documents wait for a first vector"
@@ -206,6 +215,69 @@ def _first_pass(
         progress(run.progress(docs[-1][1], now))
 
 
+def _opening_pass(
+    db: Database,
+    embedder: TextEmbedder,
+    run: _Run,
+    progress: Callable[[IndexProgress], None],
+    cancel: threading.Event,
+) -> None:
+    """Beside each prose document's first vector, the next OPENING_WINDOWS windows of its text;
+    a document those would nearly hold is embedded whole instead. The windows are keyed by their
+    text, so the depth pass reads them again at no cost."""
+    cur = db.cursor()
+    spec = embedder.spec
+    report = run.report
+    while not cancel.is_set():
+        docs = pending_opening(cur, run.table, _DOCS_PER_BATCH)
+        if not docs:
+            return
+        titles = dict(docs)
+        documents = _documents(cur, list(titles))
+        doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
+        rows_of: dict[int, list[int]] = {}
+        for i, doc_id in enumerate(doc_ids):
+            rows_of.setdefault(doc_id, []).append(i)
+        keep: list[int] = []
+        whole: list[int] = []
+        for doc_id, rows in rows_of.items():
+            if len(rows) <= OPENING_WINDOWS + 1:
+                keep += rows
+                whole.append(doc_id)
+            else:
+                keep += rows[1 : OPENING_WINDOWS + 1]
+        if not keep:  # documents that lost their text since: the depth pass sees to them
+            return
+        kept_texts = [texts[i] for i in keep]
+        hashes = np.fromiter((text_hash(t) for t in kept_texts), dtype=np.uint64, count=len(keep))
+        try:
+            vectors, computed = _vectors_for(cur, run.table, embedder, kept_texts, hashes, cancel)
+        except EmbeddingStopped:
+            return
+        with db.transaction() as tx:
+            replaced = replace_document_vectors(tx, run.table, whole)
+            write_vectors(
+                tx,
+                run.table,
+                [doc_ids[i] for i in keep],
+                [ordinals[i] for i in keep],
+                [spans[i] for i in keep],
+                vectors,
+                hashes,
+            )
+        kinds = ["prose"] * len(keep)
+        read = _read_by_kind(kept_texts, kinds, computed)
+        for doc_id in whole:
+            run.whole_waiting["prose"] -= documents[doc_id].length
+        run.pace.whole(sum(documents[d].length for d in whole), sum(read.values()))
+        now = run.spent(read)
+        run.whole += len(whole)
+        report.deepened += len(whole)
+        report.vectors += len(keep) - replaced  # a document embedded whole replaced its first vector
+        report.computed += len(computed)
+        progress(run.progress(titles.get(doc_ids[keep[-1]], ""), now))
+
+
 def _depth_pass(
     db: Database,
     embedder: TextEmbedder,
@@ -234,7 +306,7 @@ def _depth_pass(
                 return
             done = sorted(set(doc_ids[lo:hi]))
             with db.transaction() as tx:
-                replace_document_vectors(tx, run.table, done)
+                replaced = replace_document_vectors(tx, run.table, done)
                 write_vectors(tx, run.table, doc_ids[lo:hi], ordinals[lo:hi], spans[lo:hi], vectors, hashes[lo:hi])
             read = _read_by_kind(texts[lo:hi], kinds[lo:hi], computed)
             text_chars = {kind: 0.0 for kind in run.whole_waiting}
@@ -246,7 +318,7 @@ def _depth_pass(
             for kind, n in text_chars.items():
                 run.whole_waiting[kind] -= n
             report.deepened += len(done)
-            report.vectors += hi - lo - len(done)  # each replaced its first vector
+            report.vectors += hi - lo - replaced  # each replaced its first vector (and opening)
             report.computed += len(computed)
             progress(run.progress(titles.get(doc_ids[hi - 1], ""), now))
 

@@ -9,9 +9,10 @@ A changed document's old vectors move to `stale_vectors` rather than vanish: the
 its edit left alone are found there by hash and copied back instead of embedded again.
 The next complete embedding run empties it.
 
-A large index is embedded in two passes (ingest/embedding.py): every document's first window,
-then the rest. `vector_reach` lists the documents that have their first vector only, with why
-the rest is held back ("" while it waits its turn)."""
+A large index is embedded in passes (ingest/embedding.py): every document's first window, then
+each prose document's opening, then the rest. `vector_reach` lists the documents not embedded
+whole yet (their first vector, and for prose the opening's windows), with why the rest is held
+back ("" while it waits its turn)."""
 
 from __future__ import annotations
 
@@ -304,18 +305,35 @@ def pending_depth(cur: duckdb.DuckDBPyConnection, table: str, limit: int) -> lis
     ).fetchall()
 
 
+def pending_opening(cur: duckdb.DuckDBPyConnection, table: str, limit: int) -> list[tuple[int, str]]:
+    """Prose documents with their first vector alone that wait for the rest: (id, title), most
+    recently modified first (ingest/embedding.py gives them their opening's next windows)."""
+    return cur.execute(
+        f"""SELECT d.id, coalesce(d.title, '') FROM vector_reach r JOIN documents d ON d.id = r.doc_id
+            WHERE r.table_name = ? AND r.held = '' AND {_prose_sql()}
+              AND (SELECT count(*) FROM {table} v WHERE v.doc_id = d.id) = 1
+            ORDER BY d.mtime DESC, d.id
+            LIMIT ?""",
+        [table, limit],
+    ).fetchall()
+
+
 def mark_first_only(cur: duckdb.DuckDBPyConnection, table: str, held: Sequence[tuple[int, str]]) -> None:
     """These documents have their first vector only: (id, why the rest is held back, "" when it waits)."""
     if held:
         cur.executemany("INSERT INTO vector_reach VALUES (?, ?, ?)", [(table, int(d), h) for d, h in held])
 
 
-def replace_document_vectors(cur: duckdb.DuckDBPyConnection, table: str, doc_ids: Sequence[int]) -> None:
-    """Remove these documents' first vectors before their whole ones are written: a document's
-    vectors are its first window's or all its windows', never both."""
+def replace_document_vectors(cur: duckdb.DuckDBPyConnection, table: str, doc_ids: Sequence[int]) -> int:
+    """Remove these documents' first vectors (and opening windows) before their whole ones are
+    written: a document's vectors are its opening's or all its windows', never both. Returns
+    how many vectors went."""
+    if not doc_ids:
+        return 0
     ids = id_list(doc_ids)
-    cur.execute(f"DELETE FROM {table} WHERE doc_id IN {ids}")
+    row = cur.execute(f"DELETE FROM {table} WHERE doc_id IN {ids}").fetchone()
     cur.execute(f"DELETE FROM vector_reach WHERE table_name = ? AND doc_id IN {ids}", [table])
+    return int(row[0]) if row else 0
 
 
 def reach(cur: duckdb.DuckDBPyConnection, table: str | None) -> dict[str, int]:
