@@ -59,3 +59,37 @@ def test_a_stopped_run_leaves_its_unread_files_said_until_read(tmp_path, setting
     assert main(["status"]) == 0
     out = capsys.readouterr().out
     assert "60 indexed" in out and "not read yet" not in out
+
+
+def test_index_says_embeddings_time_left_in_a_pipe_as_the_window_does(
+    tmp_path, capsys, monkeypatch, embedder_installed
+):
+    """Issue 61: the time left is said the same in the window, `status`, `index` and MCP. `index`
+    printed "12 of 40 documents embedded (30%)" with no time at all."""
+    import re
+
+    from findling.ingest import embed_pace
+
+    monkeypatch.setenv("FINDLING_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(ProgressBar, "LOG_EVERY_S", 0.0)
+    monkeypatch.setattr(embed_pace, "SETTLE_S", 0.0)  # a rate from the first batch on
+    for i in range(80):
+        write(
+            tmp_path / "docs" / f"note{i:02d}.md", f"# Tides {i}\n\n" + f"Harbour tide table {i} for the ferry. " * 90
+        )
+    assert main(["add", "--wait", str(tmp_path / "docs")]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "Embedding" in line]
+    assert said and all(line.startswith("findling: Embedding") for line in said), said
+    timed = r"(about \d+(\.\d)? (min|h)|less than a minute)"
+    assert any(
+        re.fullmatch(
+            rf"findling: Embedding: \d+ of 80 documents searchable by meaning, all in {timed}; "
+            rf"every passage in {timed}",
+            line,
+        )
+        for line in said
+    ), said
+    assert any(
+        re.fullmatch(rf"findling: Embedding every passage: \d+ of \d+ documents whole, {timed} left", line)
+        for line in said
+    ), said

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from findling.cli_commands import open_index, settings_of
 from findling.errors import FindlingError
 from findling.faces import presentation
-from findling.faces.presentation import report_counts
+from findling.faces.presentation import embedding_line, report_counts
 from findling.pathnames import printable
 from findling.records import IndexProgress
 
@@ -50,8 +50,12 @@ class ProgressBar:
             frac = done / total if total else 1.0
             filled = int(frac * self.width)
             name = printable(os.path.basename(p.current)[:40])
-            what = "embedding" if p.phase == "embedding" else "reading"
-            line = f"[{'#' * filled}{'.' * (self.width - filled)}] {what} {done}/{total} {name}"
+            bar = f"[{'#' * filled}{'.' * (self.width - filled)}]"
+            if p.phase == "embedding" and p.depth is not None:  # the time left as the window says it
+                line = f"{bar} {embedding_line(done, total, p.depth)}"
+            else:
+                what = "embedding" if p.phase == "embedding" else "reading"
+                line = f"{bar} {what} {done}/{total} {name}"
             if p.failed:
                 line += f" ({p.failed} failed)"
         sys.stderr.write("\r\033[K" + line)
@@ -76,6 +80,8 @@ class ProgressBar:
             line = "scanning folders…"
         elif p.phase == "optimizing":
             line = "optimizing the index…"
+        elif p.phase == "embedding" and p.depth is not None:
+            line = embedding_line(p.base + p.done, p.base + p.total, p.depth)
         else:
             done, total = p.base + p.done, p.base + p.total
             share = f" ({done / total:.0%})" if total else ""

@@ -98,10 +98,12 @@ def embedded_words(report: EmbedReport) -> str:
     return f"{report.documents:,} documents given a first vector{whole} ({report.vectors:,} vectors)"
 
 
-def _embedding_line(activity: Activity, depth: EmbedDepth) -> str:
-    """Embedding in two passes, each with its time left from a steady rate (ingest/embed_pace.py)."""
-    if activity.done < activity.total:
-        line = f"Embedding: {activity.done:,} of {activity.total:,} documents searchable by meaning"
+def embedding_line(done: int, total: int, depth: EmbedDepth) -> str:
+    """Embedding in passes, with the time left from a steady rate (ingest/embed_pace.py), as every
+    face says it: the window's bar, `status`, `index` and MCP. `done` of `total`: documents with
+    a vector, of the index's."""
+    if done < total:
+        line = f"Embedding: {done:,} of {total:,} documents searchable by meaning"
         if depth.first_left_s is not None:
             line += f", all in {duration(depth.first_left_s)}"
         if depth.left_s is not None:
@@ -126,7 +128,7 @@ def activity_line(activity: Activity, now: float) -> str:
     if activity.phase == "optimizing":
         return f"Optimizing the index for search speed… ({_since(elapsed)} so far)"
     if activity.phase == "embedding" and activity.depth is not None:
-        return _embedding_line(activity, activity.depth)
+        return embedding_line(activity.done, activity.total, activity.depth)
     verb = "Embedding" if activity.phase == "embedding" else "Reading"
     line = f"{verb} {activity.done:,} of {activity.total:,} {activity.unit}"
     left = time_left(activity.done - activity.done_at_start, activity.total - activity.done_at_start, elapsed)
