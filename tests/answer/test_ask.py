@@ -19,7 +19,7 @@ from tests.conftest import needs_models
 from tests.test_cli import _run
 
 pytestmark = [pytest.mark.slow, needs_models]
-NOTES = Path(__file__).resolve().parents[1] / "docs" / "eval" / "everyday-notes"
+NOTES = Path(__file__).resolve().parents[2] / "docs" / "eval" / "everyday-notes"
 FEE = "How much is the monthly kindergarten fee?"
 
 
