@@ -22,7 +22,6 @@ BOUNDS = {
     "search/snippets.py": {"_CONTEXT_BEFORE"},  # a snippet's layout
     "search/results.py": {"_WORD_BACK"},  # how far a span may move to begin at a word
     "search/facets.py": {"_DAY"},  # seconds
-    "search/query_parser.py": {"MAX_QUERY_CHARS"},  # the cap every face shares (vocabulary)
     "search/fetch.py": {"_AMBIGUOUS_SHOWN", "LEFT_OUT_SHOWN"},  # a reply's size
 }
 

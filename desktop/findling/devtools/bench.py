@@ -18,6 +18,7 @@ from pathlib import Path
 
 from findling.devtools.memory import peak_rss_mb, rss_now_mb
 from findling.engine import Engine
+from findling.errors import MAX_QUERY_CHARS
 from findling.ingest.extract import NotText, extract
 from findling.ingest.formats import kind_of
 from findling.records import MatchMode, SearchMode, SearchRequest
@@ -124,7 +125,9 @@ def _long_queries(corpus: Path, count: int, rng: random.Random) -> list[str]:
             continue
         size = rng.randint(150, min(250, len(words)))
         start = rng.randrange(len(words) - size + 1)
-        queries.append(" ".join(words[start : start + size]))
+        pasted = " ".join(words[start : start + size])
+        # as long as a face takes: the cap (errors.MAX_QUERY_CHARS) refuses longer, as a user sees
+        queries.append(pasted[: pasted.rfind(" ", 0, MAX_QUERY_CHARS + 1)] if len(pasted) > MAX_QUERY_CHARS else pasted)
     return queries or [" ".join(_WORD.findall(files[0].read_text(encoding="utf-8"))[:200])]
 
 

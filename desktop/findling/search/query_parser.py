@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from findling.errors import MAX_QUERY_CHARS
 from findling.records import Filters
 from findling.search.filter_table import BY_KEY, FILTERS, filters_of
 from findling.tuning import NEAR_WORDS, PLAIN_TEXT_WORDS
@@ -33,8 +34,6 @@ SYNTAX_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("lang:de  lang:fr,it", "documents in this language (as detected: two-letter codes)"),
     ("after:2024-01-01  before:7d", "modified on or after / before: a date, or 30d, 2w, 6m, 1y ago; since: until:"),
 )
-
-MAX_QUERY_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ READ_AS_TEXT = (
 
 
 def parse_query(query: str) -> ParsedQuery:  # noqa: C901, PLR0915 - one branch per piece of query syntax
-    query = query[:MAX_QUERY_CHARS]
+    query = query[:MAX_QUERY_CHARS]  # what every face takes (service.py refuses longer with a reason)
     groups: list[list[str]] = []
     phrases: list[tuple[str, ...]] = []
     excluded_words: list[str] = []
