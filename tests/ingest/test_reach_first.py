@@ -144,3 +144,26 @@ def test_each_prose_document_gets_its_openings_next_windows_before_any_goes_deep
     engine.embed()
     total = cur.execute(f"SELECT count(*), count(DISTINCT doc_id) FROM {table}").fetchall()[0]
     assert total[1] == 5 and total[0] > 5 * (1 + embedding.OPENING_WINDOWS) and engine.status().first_only == 0
+
+
+def test_an_openings_windows_do_not_count_as_whole_documents_read(engine, docs, monkeypatch):
+    """The pace reads the model's input per character of whole documents. Counting an opening's
+    windows (read for documents whose text still waits) as such tripled the whole pass's
+    estimate on the kernel's Documentation/ (2.2 h -> 6-8.7 h)."""
+    from findling.ingest import embedding
+
+    calls = []
+
+    class Recorded(embedding.EmbedPace):
+        def whole(self, text_chars, input_chars):
+            calls.append((text_chars, input_chars))
+            super().whole(text_chars, input_chars)
+
+    monkeypatch.setattr(embedding, "EmbedPace", Recorded)
+    monkeypatch.setattr(embedding, "_depth_pass", lambda *args: None)
+    for topic in TOPICS[:4]:
+        write(docs / f"{topic}.md", f"# {topic}\n\n" + f"The {topic} handbook explains each step in detail. " * 150)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    engine.embed()
+    assert calls and all(input_chars <= 2 * text_chars for text_chars, input_chars in calls), calls
