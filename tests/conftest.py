@@ -52,9 +52,10 @@ def engine(tmp_path, settings):
 @pytest.fixture
 def long_pages(monkeypatch):
     """The small pages a test writes count as a manual's long pages, among which keyword
-    search's title bonus and nearness count in full (keyword/sql.py long_page_weight); among short
+    search's title bonus and nearness count in full (keyword/evidence.py long_page_weight); among short
     pages such as abstracts they hardly count."""
     monkeypatch.setattr("findling.search.keyword.sql.LONG_PAGE", 1.0)
+    monkeypatch.setattr("findling.search.keyword.evidence.LONG_PAGE", 1.0)
 
 
 @pytest.fixture

@@ -273,6 +273,6 @@ def test_a_page_of_links_the_query_names_is_what_it_asks_for(tmp_path, settings,
         engine.index(embed=False)
         assert _names(engine, "temporary files directories")[0] == "tempfile.html"
         # the prior in full whatever the title says: the page only mentioning the glossary ranks first
-        full = bm25._prior_sql
-        monkeypatch.setattr(bm25, "_prior_sql", lambda named, giants: full("0", giants))
+        full = bm25.prior_sql
+        monkeypatch.setattr(bm25, "prior_sql", lambda named, giants: full("0", giants))
         assert _names(engine, "glossary")[0] == "about.html"

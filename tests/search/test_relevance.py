@@ -149,7 +149,7 @@ def test_the_explain_table_says_when_a_page_of_links_was_taken_down():
 def test_the_keyword_lane_s_priors_are_the_same_in_sql():
     import duckdb
 
-    from findling.search.keyword.sql import _prior_sql
+    from findling.search.keyword.sql import prior_sql
 
     con = duckdb.connect()
     for share in (None, 0.0, 0.25, 0.4, 0.77, 1.0):
@@ -158,13 +158,13 @@ def test_the_keyword_lane_s_priors_are_the_same_in_sql():
             for named in (0.0, 0.3, 1.0):
                 for doc_id in (7, 8):  # a giant, and a document of any length below GIANT_FROM times the average
                     sql = (
-                        f"SELECT {_prior_sql('n', giants)} "
+                        f"SELECT {prior_sql('n', giants)} "
                         "FROM (SELECT ?::DOUBLE AS share, ?::DOUBLE AS n) h, (SELECT ?::INTEGER AS doc_id) m"
                     )
                     (value,) = con.execute(sql, [share, named, doc_id]).fetchone()
                     expected = hub_prior(share or 0.0, named) * giant_prior(ratio if doc_id == 7 else 1.0, named)
                     assert value == pytest.approx(expected), (share, ratio, named, doc_id)
-    assert "CASE m.doc_id" not in _prior_sql("0", {})  # no giants, nothing to look up
+    assert "CASE m.doc_id" not in prior_sql("0", {})  # no giants, nothing to look up
 
 
 def test_the_prior_against_giant_documents():

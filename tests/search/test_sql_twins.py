@@ -1,6 +1,8 @@
 """The formulas written twice, in Python for the pipeline and in SQL for the keyword lane, agree
-on random inputs: the coverage of the query's idf mass, and the priors against pages of links
-and giant documents (relevance.hub_prior, giant_prior and bm25._prior_sql)."""
+on random inputs, one test per pair: the coverage of the query's idf mass (keyword/evidence.py,
+keyword/sql.py), the priors against pages of links and giant documents (relevance.hub_prior,
+giant_prior and sql.prior_sql), a document's long-page weight, and the extension a document's
+type goes by (search/facets.py). "Under a folder" has its own: test_folder_filter_siblings.py."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from findling.search.keyword.sql import _coverage, _coverage_sql, _prior_sql
+from findling.search.facets import COMPRESSED, type_extension, type_extension_sql
+from findling.search.keyword.evidence import coverage_of, long_page_weight
+from findling.search.keyword.sql import coverage_sql, long_page_sql, prior_sql
 from findling.search.relevance import giant_prior, hub_prior
 from findling.tuning import NAMED
 
@@ -24,9 +28,9 @@ _con = duckdb.connect()
     mask=st.integers(min_value=0, max_value=(1 << 16) - 1),
 )
 def test_coverage_in_sql_is_coverage_in_python(idf, mask):
-    in_sql = _con.execute(f"SELECT {_coverage_sql(tuple(idf), 'm.mask')} FROM (SELECT ?::BIGINT AS mask) m", [mask])
+    in_sql = _con.execute(f"SELECT {coverage_sql(tuple(idf), 'm.mask')} FROM (SELECT ?::BIGINT AS mask) m", [mask])
     in_sql = in_sql.fetchone()[0]
-    assert in_sql == pytest.approx(_coverage(tuple(idf), mask), abs=1e-12)
+    assert in_sql == pytest.approx(coverage_of(tuple(idf), mask), abs=1e-12)
 
 
 @settings(max_examples=200, deadline=None)
@@ -37,7 +41,7 @@ def test_coverage_in_sql_is_coverage_in_python(idf, mask):
 )
 def test_the_priors_in_sql_are_the_priors_in_python(share, ratio, named):
     giants = {7: ratio} if ratio is not None else {}
-    sql = _prior_sql(repr(named) + "::DOUBLE", giants)
+    sql = prior_sql(repr(named) + "::DOUBLE", giants)
     got = _con.execute(f"SELECT {sql} FROM (SELECT ?::DOUBLE AS share) h, (SELECT 7 AS doc_id) m", [share]).fetchone()[
         0
     ]
@@ -45,3 +49,23 @@ def test_the_priors_in_sql_are_the_priors_in_python(share, ratio, named):
         giant_prior(ratio, named) if ratio is not None and named < NAMED else 1.0
     )
     assert got == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(length=st.floats(min_value=0.0, max_value=1e7, allow_nan=False))
+def test_the_long_page_weight_in_sql_is_the_one_in_python(length):
+    got = _con.execute(f"SELECT {long_page_sql('t.n')} FROM (SELECT ?::DOUBLE AS n) t", [length]).fetchone()[0]
+    assert got == pytest.approx(long_page_weight(length), abs=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    stem=st.text(alphabet="abAB1.-_ ", min_size=1, max_size=12),
+    inner=st.sampled_from(["", ".rst", ".tar", ".2", ".TXT", ".md", ".x9"]),
+    ext=st.sampled_from([*COMPRESSED, "md", "GZ", "zip", "txt", ""]),
+)
+def test_the_type_extension_in_sql_is_the_one_in_python(stem, inner, ext):
+    path = f"/docs/{stem}{inner}.{ext}" if ext else f"/docs/{stem}{inner}"
+    sql = type_extension_sql("d")
+    got = _con.execute(f"SELECT {sql} FROM (SELECT ?::VARCHAR AS path, ?::VARCHAR AS ext) d", [path, ext]).fetchone()[0]
+    assert got == type_extension(path, ext)

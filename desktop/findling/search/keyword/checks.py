@@ -14,7 +14,7 @@ from findling.search.filter_table import filter_sql
 from findling.search.keyword.hits import LaneHit
 from findling.search.keyword.phrases import near_in as _near_in
 from findling.search.keyword.phrases import phrase_in as _phrase_in
-from findling.search.keyword.sql import _Plan
+from findling.search.keyword.plan import KeywordPlan
 from findling.search.keyword.words import holds_near, holds_phrase
 from findling.search.query_parser import ParsedQuery
 from findling.store.documents import dated_sql
@@ -56,7 +56,7 @@ def definitions_first(
 
 
 def check_phrases(
-    cur: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], plan: _Plan, limit: int
+    cur: duckdb.DuckDBPyConnection, rows: list[tuple[Any, ...]], plan: KeywordPlan, limit: int
 ) -> list[tuple[Any, ...]]:
     """Keep candidates whose text holds every phrase and proximity set and no excluded phrase,
     best first. A proximity set is checked within one chunk, as a phrase is (a chunk is about

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from findling.search.keyword.sql import _Plan
+from findling.search.keyword.plan import KeywordPlan
 
 
 @dataclass(frozen=True)
@@ -24,4 +24,4 @@ class Bm25Result:
     relaxed: bool  # "all terms" found nothing, so any term was allowed
     terms: tuple[str, ...]  # the analysed terms used, for highlighting
     ms: float
-    plan: _Plan | None = None  # what was scored: evidence for other documents reuses it
+    plan: KeywordPlan | None = None  # what was scored: evidence for other documents reuses it

@@ -22,36 +22,36 @@ from findling.records import Filters
 from findling.search.filter_table import filter_sql
 from findling.search.keyword import proximity
 from findling.search.keyword.checks import browse, check_phrases, definitions_first
+from findling.search.keyword.evidence import coverage_of, evidence_of, long_page_weight
 from findling.search.keyword.hits import Bm25Result, LaneHit
 from findling.search.keyword.phrases import constraint_sql
 from findling.search.keyword.phrases import lookup as _lookup
 from findling.search.keyword.phrases import near_in as _near_in
 from findling.search.keyword.phrases import phrase_in as _phrase_in
+from findling.search.keyword.plan import (
+    CorpusStats,
+    KeywordPlan,
+    count_whole_words,
+    dominant_term,
+    required_groups,
+    split_words,
+)
 from findling.search.keyword.sql import (
-    _CorpusStats,
-    _coverage,
-    _coverage_sql,
-    _dominant,
-    _evidence,
-    _language_sql,
-    _long_page_sql,
-    _mask_case,
-    _matched_sql,
-    _Plan,
-    _posting_bm25_sql,
-    _prior_sql,
-    _required,
-    _split_words,
-    _whole_words,
-    long_page_weight,
+    coverage_sql,
+    language_sql,
+    long_page_sql,
+    mask_case_sql,
+    matched_sql,
+    posting_bm25_sql,
+    prior_sql,
 )
 from findling.search.keyword.words import (
     WordGroup,
-    _apart,
-    _group_idf,
-    _identifiers_by_parts,
-    _top_groups,
-    _with_prefixes,
+    identifiers_by_parts,
+    idf_of_group,
+    languages_apart,
+    top_groups,
+    with_prefixes,
     word_groups,
 )
 from findling.search.query_parser import ParsedQuery
@@ -97,7 +97,7 @@ class Bm25Lane:
         self.max_terms = max_terms
         self.title_boost = title_boost
         self._synonyms = synonyms or (lambda: {})
-        self._stats: _CorpusStats | None = None
+        self._stats: CorpusStats | None = None
         self._lock = threading.Lock()
 
     def invalidate(self) -> None:
@@ -115,7 +115,7 @@ class Bm25Lane:
         """word_groups in this index's languages, an identifier no document holds whole by its words."""
         cur = cur or self._cursor()
         languages = list(self._corpus_stats(cur)[2]) if languages is None else languages
-        return _identifiers_by_parts(cur, word_groups(parsed, languages, self._synonyms()), languages)
+        return identifiers_by_parts(cur, word_groups(parsed, languages, self._synonyms()), languages)
 
     def query_words(self, parsed: ParsedQuery, language: str | None = None) -> list[tuple[str, list[str]]]:
         """The query's words as the lane matches them, each with its analysed terms (`a OR b`
@@ -123,7 +123,7 @@ class Bm25Lane:
         the terms a document of that language is matched by (analyzer.terms_in)."""
         words: dict[str, list[str]] = {}
         groups = self._word_groups(parsed)
-        apart = _apart(groups)
+        apart = languages_apart(groups)
         for group in groups:
             known = words.setdefault(group.label, [])
             terms = group.terms if language is None else terms_in(group.terms, apart, language)
@@ -134,7 +134,7 @@ class Bm25Lane:
         stats = self._read_stats(cur)
         return stats.documents, stats.average_length, stats.languages
 
-    def _read_stats(self, cur: duckdb.DuckDBPyConnection) -> _CorpusStats:
+    def _read_stats(self, cur: duckdb.DuckDBPyConnection) -> CorpusStats:
         with self._lock:
             if self._stats is not None and time.monotonic() - self._stats.at < _STATS_TTL:
                 return self._stats
@@ -159,24 +159,24 @@ class Bm25Lane:
                 [GIANT_FROM * avgdl, _MAX_GIANTS],
             ).fetchall()
         }
-        stats = _CorpusStats(time.monotonic(), int(n), avgdl, languages, giants, language_docs)
+        stats = CorpusStats(time.monotonic(), int(n), avgdl, languages, giants, language_docs)
         with self._lock:
             self._stats = stats
         return stats
 
     def _plan(
         self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery, languages: list[str], match: str, n_docs: int
-    ) -> _Plan:
+    ) -> KeywordPlan:
         planned = self._word_groups(parsed, cur, languages)
         groups = [(list(g.terms), g.stop) for g in planned if not g.phrase]
-        groups, known = _with_prefixes(cur, groups)  # each prefix stands for the index terms it begins
+        groups, known = with_prefixes(cur, groups)  # each prefix stands for the index terms it begins
         qtf: list[float] = [1.0] * len(groups)
         long = len(groups) > self.max_terms
         # the bigrams of a word of an unspaced script (北京大学) match together in every mode:
         # "most" lets a document lack a word, never half of one, where half of 北京 is 京都's
-        compounds = [] if long else _split_words(planned)
+        compounds = [] if long else split_words(planned)
         if long:
-            groups, qtf, known = _top_groups(cur, groups, self.max_terms, n_docs)
+            groups, qtf, known = top_groups(cur, groups, self.max_terms, n_docs)
         phrase_bits = 0
         for group in planned:
             if group.phrase:
@@ -191,7 +191,7 @@ class Bm25Lane:
         wanted = {t for terms, _ in groups for t in terms} | set(excluded_terms)
         ids = {t: known[t] for t in wanted if t in known}
         ids.update(_lookup(cur, {t for t in wanted if t not in known}))  # a word already looked up is not again
-        apart = _apart(planned)
+        apart = languages_apart(planned)
         excluded_apart = stemmed_apart(parsed.excluded_words, languages)
         language_docs = self._read_stats(cur).language_docs
         term_masks: dict[int, int] = {}
@@ -203,15 +203,15 @@ class Bm25Lane:
                 if term in ids:
                     term_id = ids[term][0]
                     term_masks[term_id] = term_masks.get(term_id, 0) | (1 << bit)
-        required = _required(match, every, phrase_bits, _whole_words(compounds, term_masks))
+        required = required_groups(match, every, phrase_bits, count_whole_words(compounds, term_masks))
         qtf += [1.0] * (len(groups) - len(qtf))  # phrase groups
-        group_idf = tuple(_group_idf(terms, ids, n_docs) * weight for (terms, _), weight in zip(groups, qtf))
+        group_idf = tuple(idf_of_group(terms, ids, n_docs) * weight for (terms, _), weight in zip(groups, qtf))
         term_idf: dict[int, float] = {}
         for (terms, _), weight in zip(groups, qtf):
             for t in terms:
                 if t in ids:
-                    term_idf[ids[t][0]] = max(term_idf.get(ids[t][0], 0.0), _group_idf(terms, ids, n_docs) * weight)
-        return _Plan(
+                    term_idf[ids[t][0]] = max(term_idf.get(ids[t][0], 0.0), idf_of_group(terms, ids, n_docs) * weight)
+        return KeywordPlan(
             term_masks=term_masks,
             dfs={term_id: df for term_id, df in ids.values()},
             required=required,
@@ -228,8 +228,8 @@ class Bm25Lane:
                 frozenset(terms) for bit, (terms, _) in enumerate(groups) if (every & ~phrase_bits) >> bit & 1
             ),
             sentence=any(all(is_stopword(w) for w in words) for words in parsed.groups),
-            in_language=_language_sql({ids[t][0]: ls for t, ls in apart.items() if t in ids}, language_docs),
-            excluded_in_language=_language_sql(
+            in_language=language_sql({ids[t][0]: ls for t, ls in apart.items() if t in ids}, language_docs),
+            excluded_in_language=language_sql(
                 {ids[t][0]: ls for t, ls in excluded_apart.items() if t in ids}, language_docs
             ),
             apart=apart,
@@ -262,7 +262,9 @@ class Bm25Lane:
         hits = definitions_first(cur, parsed, hits)
         return Bm25Result(hits[:limit], total, relaxed, plan.terms, _ms(started), plan)
 
-    def _nearer_first(self, plan: _Plan, hits: tuple[LaneHit, ...], shown: int, weight: float) -> tuple[LaneHit, ...]:
+    def _nearer_first(
+        self, plan: KeywordPlan, hits: tuple[LaneHit, ...], shown: int, weight: float
+    ) -> tuple[LaneHit, ...]:
         """The first NEARNESS_POOL hits ordered again by proximity.boosted with `weight`. A boost only
         raises a score, so they stay above the rest. Saturation becomes the score over the most
         it could be with the boost (every word near the others), for every hit: evidence keeps
@@ -290,13 +292,13 @@ class Bm25Lane:
             scaled(hit, hit.score, hit.rank) for hit in hits[NEARNESS_POOL:]
         )
 
-    def _any_plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery) -> _Plan:
+    def _any_plan(self, cur: duckdb.DuckDBPyConnection, parsed: ParsedQuery) -> KeywordPlan:
         """The query's plan matching any of its words: what another lane's documents are judged,
         named and constrained by when no search of this query made one."""
         n_docs, _avgdl, languages = self._corpus_stats(cur)
         return self._plan(cur, parsed, list(languages), "any", n_docs)
 
-    def evidence(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, LaneHit]:
+    def evidence(self, parsed: ParsedQuery, doc_ids: list[int], plan: KeywordPlan | None = None) -> dict[int, LaneHit]:
         """The lane's scores, coverage and saturation for the given documents (those another
         lane found), whatever their rank here: fusion weighs every candidate by the same
         evidence. Documents that match no query word are left out. `plan`: the one a search
@@ -309,7 +311,7 @@ class Bm25Lane:
         hits, _, _ = self._score(cur, plan, parsed.filters, len(doc_ids), n_docs, avgdl, only=doc_ids)
         return {h.doc_id: h for h in hits}
 
-    def named(self, parsed: ParsedQuery, doc_ids: list[int], plan: _Plan | None = None) -> dict[int, float]:
+    def named(self, parsed: ParsedQuery, doc_ids: list[int], plan: KeywordPlan | None = None) -> dict[int, float]:
         """For each of the documents, the share of the query's weight its title field (title and
         file name) holds: how far the query names it. Documents whose title field holds no query
         word are left out, and all of them for a query with function words, which asks something
@@ -327,7 +329,7 @@ class Bm25Lane:
         masks: dict[int, int] = {}
         for doc_id, term_id in cur.execute(sql).fetchall():
             masks[int(doc_id)] = masks.get(int(doc_id), 0) | plan.term_masks[int(term_id)]
-        return {doc_id: min(1.0, _coverage(plan.group_idf, mask)) for doc_id, mask in masks.items()}
+        return {doc_id: min(1.0, coverage_of(plan.group_idf, mask)) for doc_id, mask in masks.items()}
 
     def satisfying(self, parsed: ParsedQuery, doc_ids: list[int]) -> set[int]:
         """The documents among `doc_ids` that meet the query's hard constraints: every quoted
@@ -374,13 +376,13 @@ class Bm25Lane:
     def _score(
         self,
         cur: duckdb.DuckDBPyConnection,
-        plan: _Plan,
+        plan: KeywordPlan,
         filters: Filters,
         limit: int,
         n_docs: int,
         avgdl: float,
         only: list[int] | None = None,
-    ) -> tuple[tuple[LaneHit, ...], int, _Plan]:
+    ) -> tuple[tuple[LaneHit, ...], int, KeywordPlan]:
         if not plan.term_masks:
             return (), 0, plan
         # A required group with no known term cannot match anything.
@@ -418,11 +420,11 @@ class Bm25Lane:
         if plan.most and sum(plan.group_idf) > 0:
             rows = self._most_rows(cur, plan, idf, conditions, params, avgdl, fetch, plain, giants)
         else:
-            matched = _matched_sql(self._bm25_sql(idf), _mask_case(plan), conditions, self._bm25_sql(idf, True))
+            matched = matched_sql(self._bm25_sql(idf), mask_case_sql(plan), conditions, self._bm25_sql(idf, True))
             sql = f"""
             WITH m AS MATERIALIZED ({matched})
-            SELECT m.doc_id, m.score * {_prior_sql("0", giants)} AS score, m.mask, (SELECT count(*) FROM m) AS total,
-                   m.fixed * {_prior_sql("0", giants)} AS fixed
+            SELECT m.doc_id, m.score * {prior_sql("0", giants)} AS score, m.mask, (SELECT count(*) FROM m) AS total,
+                   m.fixed * {prior_sql("0", giants)} AS fixed
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
             LIMIT ?"""
@@ -435,7 +437,7 @@ class Bm25Lane:
             most = sum(plan.group_idf) * (k1 + 1)
             plan = replace(plan, anchor=min(top_evidence, most) / top_score if top_score > 0 else 1.0)
         hits = tuple(
-            LaneHit(int(r[0]), float(r[1]), i + 1, *_evidence(plan, int(r[2]), float(r[1]), k1))
+            LaneHit(int(r[0]), float(r[1]), i + 1, *evidence_of(plan, int(r[2]), float(r[1]), k1))
             for i, r in enumerate(rows[:limit])
         )
         return hits, int(total), plan
@@ -443,7 +445,7 @@ class Bm25Lane:
     def _most_rows(
         self,
         cur: duckdb.DuckDBPyConnection,
-        plan: _Plan,
+        plan: KeywordPlan,
         idf: dict[int, float],
         conditions: list[str],
         params: list[object],
@@ -455,7 +457,7 @@ class Bm25Lane:
         """Match "most": every document holding any query word (one that lacks a word is not
         dropped, as "all" drops it), its BM25 score times a bonus for the query's weight in its
         title field (title and file name: what a person names a document by; in full among
-        long pages, long_page_weight), times the priors against pages of links and giant documents (_prior_sql).
+        long pages, long_page_weight), times the priors against pages of links and giant documents (prior_sql).
         Tuned on the Python-docs questions, SciFact train and NFCorpus dev (docs/eval/README.md).
         Rows: (doc, score, mask, total), best first.
 
@@ -467,7 +469,7 @@ class Bm25Lane:
         full, and when the last one kept outscores the most a document holding only the
         common term could, those hold the top; the others are only counted."""
         ids = sorted(plan.term_masks)
-        common = _dominant(plan) if plain else None
+        common = dominant_term(plan) if plain else None
         lang = _and(plan.in_language)
         if plain and len(ids) == 1:
             (term,) = ids
@@ -521,13 +523,13 @@ class Bm25Lane:
         ).fetchall()
 
     def _bm25_sql(self, idf: dict[int, float], reference: bool = False) -> str:
-        return _posting_bm25_sql(idf, float(self.k1), float(self.b), reference)
+        return posting_bm25_sql(idf, float(self.k1), float(self.b), reference)
 
-    def _grouped_sql(self, plan: _Plan, idf: dict[int, float], rows: str) -> str:
+    def _grouped_sql(self, plan: KeywordPlan, idf: dict[int, float], rows: str) -> str:
         """Documents from body rows and title rows (a row each, marked): a document counts only
         with a body posting, and its title rows add their groups' bits. One grouping: a join
         of the two fields' groupings cost 3 of a search's 14 ms at 100k documents."""
-        mask_case = _mask_case(plan)
+        mask_case = mask_case_sql(plan)
         return f"""
                 SELECT doc_id,
                        sum(CASE WHEN NOT title THEN {self._bm25_sql(idf)} END) AS score,
@@ -539,17 +541,17 @@ class Bm25Lane:
                 GROUP BY doc_id
                 HAVING bool_or(NOT title) AND (mask & ?) = ?"""
 
-    def _ranked_sql(self, plan: _Plan, rows: str, total: str, avgdl: float, giants: Mapping[int, float]) -> str:
+    def _ranked_sql(self, plan: KeywordPlan, rows: str, total: str, avgdl: float, giants: Mapping[int, float]) -> str:
         """The ranked statement over `rows` (doc_id, score, mask, title_mask): counted, as
-        _matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
-        in_title = _coverage_sql(plan.group_idf, "m.title_mask")
-        prior = _prior_sql("0" if plan.sentence else in_title, giants)
+        matched_sql's rows are, by a scalar over the MATERIALIZED rows."""
+        in_title = coverage_sql(plan.group_idf, "m.title_mask")
+        prior = prior_sql("0" if plan.sentence else in_title, giants)
         return f"""
             WITH m AS MATERIALIZED ({rows})
             SELECT m.doc_id,
                    m.score * (1 + {self._title_bonus(avgdl)!r}::DOUBLE * {in_title}) * {prior} AS score,
                    m.mask, {total} AS total,
-                   m.fixed * (1 + {float(self.title_boost)!r}::DOUBLE * {_long_page_sql("m.dl")} * {in_title}) * {prior}
+                   m.fixed * (1 + {float(self.title_boost)!r}::DOUBLE * {long_page_sql("m.dl")} * {in_title}) * {prior}
                        AS fixed
             FROM m LEFT JOIN link_shares h ON h.doc_id = m.doc_id
             ORDER BY score DESC, m.doc_id
@@ -559,11 +561,11 @@ class Bm25Lane:
         """What the query's whole weight in a document's title field multiplies its score by, less 1."""
         return float(self.title_boost) * long_page_weight(avgdl)
 
-    def _most_alone(self, plan: _Plan, term: int, idf: float, avgdl: float) -> float:
+    def _most_alone(self, plan: KeywordPlan, term: int, idf: float, avgdl: float) -> float:
         """More than a document holding `term` and no other query term can score: BM25's
         part per term stays below idf·(k1+1), its title share is at most the term's groups',
         and the prior against hubs only lowers a score."""
-        share = _coverage(plan.group_idf, plan.term_masks[term])
+        share = coverage_of(plan.group_idf, plan.term_masks[term])
         return idf * (float(self.k1) + 1) * (1 + self._title_bonus(avgdl) * share)
 
 

@@ -8,7 +8,7 @@ wherever they are, so the keyword lane's first results are ordered again by
 Tuned on the Python-docs questions, SciFact train and NFCorpus dev, windows kept to one
 paragraph, 400 characters wide; the figures, tuning and held out, are in docs/eval/README.md
 ("nearness").
-NEARNESS_WEIGHT counts in full among long pages only (keyword/sql.py long_page_weight): in an abstract every
+NEARNESS_WEIGHT counts in full among long pages only (keyword/evidence.py long_page_weight): in an abstract every
 word is near every other."""
 
 from __future__ import annotations

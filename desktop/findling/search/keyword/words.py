@@ -34,7 +34,7 @@ def idf_of(df: int, n_docs: int) -> float:
     return math.log10(1 + (n_docs - df + 0.5) / (df + 0.5))
 
 
-def _group_idf(terms: list[str], ids: Mapping[str, tuple[int, int]], n_docs: int) -> float:
+def idf_of_group(terms: list[str], ids: Mapping[str, tuple[int, int]], n_docs: int) -> float:
     """One idf for all of a group's terms, its commonest's: the alternatives are one thing the
     query asks for (a word's stems in each language of the index, its synonyms, what a prefix
     stands for), not rarer words worth more. Each term's own idf let the Portuguese stem of
@@ -44,7 +44,7 @@ def _group_idf(terms: list[str], ids: Mapping[str, tuple[int, int]], n_docs: int
     return idf_of(max((ids[t][1] for t in terms if t in ids), default=0), n_docs)
 
 
-def _identifiers_by_parts(
+def identifiers_by_parts(
     cur: duckdb.DuckDBPyConnection, planned: list[WordGroup], languages: list[str]
 ) -> list[WordGroup]:
     """An identifier no document holds whole is matched by its words, each a group as a split
@@ -66,7 +66,7 @@ def _identifiers_by_parts(
     return out
 
 
-def _apart(planned: list[WordGroup]) -> dict[str, frozenset[str]]:
+def languages_apart(planned: list[WordGroup]) -> dict[str, frozenset[str]]:
     """The query's terms matched only in some languages' documents, each with those languages:
     a term some group takes in any language (or a phrase takes) is matched in every document."""
     apart: dict[str, frozenset[str]] = {}
@@ -81,7 +81,7 @@ def _apart(planned: list[WordGroup]) -> dict[str, frozenset[str]]:
     return {term: languages for term, languages in apart.items() if term not in free}
 
 
-def _top_groups(
+def top_groups(
     cur: duckdb.DuckDBPyConnection, groups: list[tuple[list[str], bool]], keep: int, n_docs: int
 ) -> tuple[list[tuple[list[str], bool]], list[float], dict[str, tuple[int, int]]]:
     """A pasted paragraph's most telling words: each distinct group weighed by idf × how
@@ -95,7 +95,7 @@ def _top_groups(
         counts[key] = counts.get(key, 0) + 1
     ids = _lookup(cur, {t for key in counts for t in key})
     weight = {
-        key: count * _group_idf(list(key), ids, n_docs)
+        key: count * idf_of_group(list(key), ids, n_docs)
         for key, count in counts.items()
         if any(t in ids for t in key)  # words no document holds match nothing
     }
@@ -114,7 +114,7 @@ class WordGroup:
     # terms only some of the index's languages make, each with them (analyzer.stemmed_apart)
     apart: tuple[tuple[str, frozenset[str]], ...] = ()
     # an identifier's words (`parseKnownArgs`: parse, Known, Args): what it is matched by where
-    # no document holds it whole (_identifiers_by_parts)
+    # no document holds it whole (identifiers_by_parts)
     parts: tuple[str, ...] = ()
 
 
@@ -124,7 +124,7 @@ def word_groups(
     """The query's words as the lane matches them, one rule for ranking, highlighting and
     why-not: each group of alternatives analysed in every language the index holds; a
     compound ("foo-bar", "a.b.c", the bigrams of 北京大学) split into parts (those of an
-    unspaced script must match together: _split_words); function and question words dropped
+    unspaced script must match together: split_words); function and question words dropped
     unless nothing else is left ("how do I report a bug" keeps report and bug, "to be or not
     to be" keeps them all); then each distinct term of each quoted phrase, analysed as the
     phrase is matched. A word's synonyms (text/synonyms.py) are alternatives of its group."""
@@ -199,7 +199,7 @@ def _expand_prefixes(cur: duckdb.DuckDBPyConnection, prefixes: set[str]) -> dict
     return found
 
 
-def _with_prefixes(
+def with_prefixes(
     cur: duckdb.DuckDBPyConnection, groups: list[tuple[list[str], bool]]
 ) -> tuple[list[tuple[list[str], bool]], dict[str, tuple[int, int]]]:
     """The groups with each prefix term replaced by the index terms it stands for (a prefix
