@@ -198,8 +198,8 @@ def _defined_names(symbols: tuple[CodeSymbol, ...], language: str) -> frozenset[
     (`parse_known_args`, `JSONDecoder`) and the plain-word names of its top-level definitions
     (`namedtuple`, `iterparse`), so the file that defines a name a query spells ranks above the
     files that only use it. Plain-word method names (`run`, `close`, `get`) stay out: nearly
-    every file defines some. Measured on the code questions (docs/eval/README.md): keyword
-    MRR@10 .725 -> .760 with identifiers, .778 with top-level words too, .754 with every name."""
+    every file defines some. Measured on the code questions: docs/eval/README.md ("definitions in
+    the title field")."""
     out: set[str] = set()
     for s in symbols:
         term = identifier_term(s.name)

@@ -61,9 +61,9 @@ def required_groups(match: str, every: int, phrases: int, whole_words: int) -> i
 def split_words(planned: list[WordGroup]) -> list[int]:
     """The group bits of each query word of an unspaced script that was split into bigrams
     (one bit per bigram). The parts of a word joined by a hyphen or a dot (IL-6, β-blockers,
-    os.path) are words of their own: coverage ranks a document that lacks one lower. Required
-    together, they dropped every abstract that spells a claim's term another way (SciFact
-    train nDCG@10 .588 -> .702 without; the other tuning sets unchanged)."""
+    os.path) are words of their own: coverage ranks a document that lacks one lower; required
+    together, they dropped every abstract that spells a claim's term another way
+    (docs/eval/README.md, "Split words")."""
     words: dict[str, int] = {}
     for bit, group in enumerate(g for g in planned if not g.phrase):
         if is_unspaced(group.label):
