@@ -24,6 +24,10 @@ from findling.text.analyzer import STEMMERS
 from findling.vocabulary import MATCH_MODES, RERANKER_MODES, RESULT_LIMIT, SERVER_APIS
 
 SETTINGS_FILENAME = "settings.toml"
+# DuckDB's budget while indexing (the store's default too). 512 -> 256 MB: `findling bench --docs
+# 100000` indexed in 382 s (422 s), peak RSS 850 MB (1,090), searches unchanged; the kernel's AMD
+# register headers peaked at 957 MB (1,199), 5 % slower (docs/eval/disk-scale.md)
+MEMORY_LIMIT_MB = 256
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,9 @@ class IndexSettings:
     ocr: bool = setting(True, "words in pictures and scanned PDF pages read by the OCR model, when installed")
     batch_files: int = setting(256, "files read between commits", range=(1, 100_000))
     workers: int = setting(0, "extraction processes; 0 = one per core, at low priority", range=(0, 256))
-    memory_limit_mb: int = setting(512, "DuckDB's memory budget; beyond it sorts spill to disk", range=(64, 1_048_576))
+    memory_limit_mb: int = setting(
+        MEMORY_LIMIT_MB, "DuckDB's memory budget; beyond it sorts spill to disk", range=(64, 1_048_576)
+    )
     # an extraction that runs longer is stopped (its worker is killed and replaced) and the file
     # recorded as timed out; a worker's address space is capped, so a decompression bomb fails
     # that file instead of exhausting memory

@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from findling.errors import StoreLockedError, StoreWriteError
+from findling.settings import MEMORY_LIMIT_MB
 from findling.store.db import connect_index, open_here
 
 # Worth offering when this share of the file is free and it frees at least WORTH_MB
@@ -47,7 +48,7 @@ def space(cur: duckdb.DuckDBPyConnection, path: Path) -> Space:
     return Space(file_bytes, int(row[0]) * int(row[1]))
 
 
-def compact(path: Path, memory_limit_mb: int = 512) -> tuple[int, int]:
+def compact(path: Path, memory_limit_mb: int = MEMORY_LIMIT_MB) -> tuple[int, int]:
     """The index at `path` copied into a compact file and put in its place; (bytes before, after).
     The caller holds no connection to it; another process holding it raises StoreLockedError."""
     if open_here(path):

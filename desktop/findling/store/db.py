@@ -15,6 +15,7 @@ import duckdb
 
 from findling.errors import StoreCorruptError, StoreLockedError, StoreReadOnlyError, StoreWriteError
 from findling.paths import keep_private
+from findling.settings import MEMORY_LIMIT_MB
 from findling.store.schema import migrate
 from findling.store.vectors import vector_bytes
 
@@ -102,7 +103,7 @@ class Database:
     go through `transaction()` under one lock, since DuckDB allows one writer."""
 
     def __init__(
-        self, path: Path, read_only: bool = False, threads: int | None = None, memory_limit_mb: int = 512
+        self, path: Path, read_only: bool = False, threads: int | None = None, memory_limit_mb: int = MEMORY_LIMIT_MB
     ) -> None:
         self.path = path
         self.read_only = read_only
