@@ -197,3 +197,16 @@ def stand_in_documents(tx, ids) -> None:
         "INSERT INTO documents (id, source_id, path, ext, size, mtime, status) VALUES (?, 1, ?, 'txt', 0, 0, 'ok')",
         [(int(i), f"/stand-in/{int(i)}.txt") for i in ids],
     )
+
+
+def indexed_home(settings, home: Path, docs: Path):
+    """A home whose settings are saved (so the CLI reads them too) and `docs` indexed and
+    embedded with them; returns its status."""
+    from findling.engine import Engine
+    from findling.settings import save_settings
+
+    save_settings(settings, home)
+    with Engine(home, settings=settings) as engine:
+        engine.add_source(str(docs))
+        engine.index()
+        return engine.status()

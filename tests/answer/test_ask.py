@@ -14,8 +14,8 @@ import pytest
 from findling.engine import Engine
 from findling.faces.presentation import DECLINED
 from findling.server.handle import IndexHandle
-from findling.settings import save_settings
 from tests.conftest import needs_models
+from tests.helpers import indexed_home
 from tests.test_cli import _run
 
 pytestmark = [pytest.mark.slow, needs_models]
@@ -32,11 +32,7 @@ def notes_home(tmp_path, settings, all_models_installed):
         shutil.copy(NOTES / name, docs / name)
     settings.pipeline.reranker = "off"
     home = tmp_path / "home"
-    save_settings(settings, home)
-    with Engine(home, settings=settings) as engine:
-        engine.add_source(str(docs))
-        engine.index()
-        assert engine.status().embedded == 6
+    assert indexed_home(settings, home, docs).embedded == 6
     return home, docs, settings
 
 

@@ -10,10 +10,10 @@ from dataclasses import replace
 import pytest
 
 from findling.answer.asker import at_cited_line, could_be_answered
-from findling.engine import Engine
 from findling.records import AnswerSentence, Citation
 from findling.settings import save_settings
 from tests.conftest import needs_models
+from tests.helpers import indexed_home
 from tests.test_cli import _run
 
 pytestmark = [pytest.mark.slow, needs_models]
@@ -41,10 +41,7 @@ def long_file_home(tmp_path, settings, all_models_installed):
     (docs / "recipes.txt").write_text("Bake the bread at 220 degrees for forty minutes.\n", encoding="utf-8")
     settings.pipeline.reranker = "off"
     home = tmp_path / "home"
-    save_settings(settings, home)
-    with Engine(home, settings=settings) as engine:
-        engine.add_source(str(docs))
-        engine.index()
+    indexed_home(settings, home, docs)
     return home, docs
 
 

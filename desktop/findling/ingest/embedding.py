@@ -235,12 +235,9 @@ def _opening_pass(
         titles = dict(docs)
         documents = _documents(cur, list(titles))
         doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
-        rows_of: dict[int, list[int]] = {}
-        for i, doc_id in enumerate(doc_ids):
-            rows_of.setdefault(doc_id, []).append(i)
         keep: list[int] = []
         whole: list[int] = []
-        for doc_id, rows in rows_of.items():
+        for doc_id, rows in _rows_by_document(doc_ids).items():
             if len(rows) <= OPENING_WINDOWS + 1:
                 keep += rows
                 whole.append(doc_id)
@@ -381,9 +378,7 @@ def _first_windows(
     doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
     hashes = [text_hash(t) for t in texts]
     known = set(known_vectors(cur, table, np.asarray(hashes, dtype=np.uint64)))
-    windows: dict[int, list[int]] = {}
-    for i, doc_id in enumerate(doc_ids):
-        windows.setdefault(doc_id, []).append(i)
+    windows = _rows_by_document(doc_ids)
     code_ids = [d for d, doc in documents.items() if not is_prose(doc.ext)]
     symbols = symbols_of(cur, code_ids) if code_ids else {}
     out = _FirstWindows()
@@ -490,6 +485,14 @@ def _batch_windows(
             definition = named.get(ordinal)
             texts.append(spec.passage(f"{title} · {definition}" if definition else title, window))
     return doc_ids, ordinals, spans, texts
+
+
+def _rows_by_document(doc_ids: list[int]) -> dict[int, list[int]]:
+    """Each document's positions in a batch's windows (_batch_windows puts them side by side)."""
+    rows: dict[int, list[int]] = {}
+    for i, doc_id in enumerate(doc_ids):
+        rows.setdefault(doc_id, []).append(i)
+    return rows
 
 
 def document_parts(doc_ids: list[int], windows: int) -> list[tuple[int, int]]:
