@@ -355,10 +355,10 @@ def _filter_options(p: argparse.ArgumentParser) -> None:
         )
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+def parse_args(argv: Sequence[str], parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
     """The command line as the CLI reads it. Query words may follow the options
     (`findling query "why it fails" -n 5 ext:md`): they join the query."""
-    parser = build_parser()
+    parser = parser or build_parser()
     args, extra = parser.parse_known_args(list(argv))
     if extra:
         if not isinstance(getattr(args, "query", None), list) or any(w.startswith("-") for w in extra):
@@ -369,7 +369,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def _did_you_mean(argv: list[str]) -> str:
+def _did_you_mean(argv: list[str], parser: argparse.ArgumentParser) -> str:
     """For a mistyped command (`findling serch`), the command meant; "" when the words are fine."""
     import difflib
 
@@ -381,7 +381,7 @@ def _did_you_mean(argv: list[str]) -> str:
         elif not word.startswith("-"):
             command = word
             break
-    choices = _command_names()
+    choices = list(parser.get_default("commands"))
     if command is None or command in choices:
         return ""
     close = difflib.get_close_matches(command, choices, n=1, cutoff=0.6)
@@ -393,21 +393,18 @@ def _did_you_mean(argv: list[str]) -> str:
 _VALUE_OPTIONS = ("--home",)
 
 
-def _command_names() -> list[str]:
-    return list(build_parser().get_default("commands"))
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--selftest" in argv:
         from findling.selftest import run_selftest
 
         return run_selftest()
-    suggestion = _did_you_mean(argv)
+    parser = build_parser()  # once: building it is a fifth of a cold search's own time
+    suggestion = _did_you_mean(argv, parser)
     if suggestion:
         print(suggestion, file=sys.stderr)
         return 2
-    args = parse_args(argv)
+    args = parse_args(argv, parser)
     previous = _unwind_on_sigterm()
     try:
         return args.func(args)
