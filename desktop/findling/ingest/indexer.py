@@ -47,7 +47,6 @@ from findling.store.maintenance import (
     read_again_if_ocr_changed,
 )
 from findling.store.sources import owner_of, set_waiting
-from findling.store.word_lookup import build_word_lookup, drop_word_lookup, is_bulk
 
 ProgressCallback = Callable[[IndexProgress], None]
 # What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a
@@ -181,12 +180,11 @@ class Indexer:
             if jobs:
                 self.notes.waiting(source, len(jobs))
         done = 0
-        with self._writing_many(is_bulk(total, sum(job.entry.size for _, jobs in plans for job in jobs)), report):
-            for source, jobs in plans:
-                if self.cancel.is_set():
-                    break
-                with self._unless_removed(source, report):
-                    done = self._process(source, jobs, report, done, total)
+        for source, jobs in plans:
+            if self.cancel.is_set():
+                break
+            with self._unless_removed(source, report):
+                done = self._process(source, jobs, report, done, total)
         report.cancelled = self.cancel.is_set()
         report.warnings.extend(self.warnings)
         self.notes.record_costs()
@@ -253,24 +251,6 @@ class Indexer:
                     done = self._process(source, by_source[source.id], report, done, total)
         report.seconds = time.perf_counter() - started
         return report
-
-    @contextmanager
-    def _writing_many(self, bulk: bool, report: IndexReport) -> Iterator[None]:
-        """A run that writes many files does without the words' lookup index, and builds it
-        once at its end, stopped or not (store/word_lookup.py)."""
-        if bulk:
-            with self.db.transaction() as tx:
-                drop_word_lookup(tx)
-        try:
-            yield
-        finally:
-            if bulk:
-                try:
-                    with self.db.transaction() as tx:
-                        build_word_lookup(tx)
-                # searches read the same rows without it, slower; the next open builds it
-                except (duckdb.Error, StoreWriteError) as exc:
-                    report.warnings.append(f"could not rebuild the word lookup ({_first_line(exc)}); search is slower")
 
     @contextmanager
     def _unless_removed(self, source: Source, report: IndexReport) -> Iterator[None]:

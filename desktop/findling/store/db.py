@@ -18,7 +18,6 @@ from findling.paths import keep_private
 from findling.settings import MEMORY_LIMIT_MB
 from findling.store.schema import migrate
 from findling.store.vectors import vector_bytes
-from findling.store.word_lookup import build_word_lookup
 
 _PID = re.compile(r"PID (\d+)")
 
@@ -132,7 +131,6 @@ class Database:
         if not read_only:
             try:
                 migrate(self._con)
-                build_word_lookup(self._con)  # a bulk run killed before its end left it dropped
             except duckdb.Error as exc:
                 self._con.close()
                 raise StoreCorruptError(f"cannot prepare the index at {path}: {exc}") from exc

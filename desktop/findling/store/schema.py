@@ -13,7 +13,6 @@ from findling.store.documents import document_text, write_title_terms
 from findling.store.maintenance import sort_title_postings
 from findling.store.sql import id_list
 from findling.store.vectors import create_vector_table
-from findling.store.word_lookup import build_word_lookup
 from findling.text.analyzer import DEFAULT_LANGUAGE, LETTERS_CLASS, UNSPACED_CLASS, title_terms
 from findling.text.code_languages import LANGUAGE_OF_EXTENSION
 
@@ -70,17 +69,6 @@ def _title_field(con: duckdb.DuckDBPyConnection) -> None:
 
 
 _GRAMMAR_EXTENSIONS = ", ".join(f"'{ext}'" for ext in sorted(LANGUAGE_OF_EXTENSION))
-
-
-def _terms_without_unique(con: duckdb.DuckDBPyConnection) -> None:
-    """Schema 33: `terms` without its UNIQUE constraint, whose index could not be dropped, and a
-    plain index in its place that a run writing many files drops and builds again at its end
-    (store/word_lookup.py). In word order, as that end leaves it too."""
-    con.execute("CREATE TABLE terms_plain (id INTEGER NOT NULL, term VARCHAR NOT NULL, df INTEGER NOT NULL DEFAULT 0)")
-    con.execute("INSERT INTO terms_plain SELECT id, term, df FROM terms ORDER BY term")
-    con.execute("DROP TABLE terms")
-    con.execute("ALTER TABLE terms_plain RENAME TO terms")
-    build_word_lookup(con)
 
 
 def _near_signatures(con: duckdb.DuckDBPyConnection) -> None:
@@ -349,7 +337,6 @@ MIGRATIONS: list[Migration] = [
         # tree ignores `/*` at its root, and nothing was read. A side table, as raw_paths.
         "CREATE TABLE IF NOT EXISTS source_options (source_id INTEGER NOT NULL, gitignore BOOLEAN NOT NULL)",
     ],
-    _terms_without_unique,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
