@@ -301,3 +301,29 @@ def test_preview_highlights_what_search_matched(engine, docs):
     doc = engine.document_text(result.hits[0].doc_id, result.terms)
     marked = [doc.text[h.start : h.end] for h in doc.highlights]
     assert marked == ["restarted", "Restarting"]
+
+
+def test_a_batch_holds_up_to_a_thousand_files_and_is_bounded_by_bytes(engine, docs, monkeypatch):
+    """Each commit goes through DuckDB's log and a checkpoint: batches of 256 files wrote the
+    kernel's docs 1.5 times over (issue 62, 3). A batch now holds up to 1,000 files, or what
+    24 MB of files give (giant generated files stay in small batches)."""
+    from findling.ingest import indexer
+
+    batches: list[int] = []
+    real = indexer.Indexer._commit
+
+    def commit(self, source, batch, known, report):
+        if batch.rows:
+            batches.append(len(batch.rows))
+        return real(self, source, batch, known, report)
+
+    monkeypatch.setattr(indexer.Indexer, "_commit", commit)
+    for i in range(300):
+        write(docs / "small" / f"n{i}.txt", f"note {i} quokka")
+    engine.add_source(docs)
+    assert engine.index(embed=False).added == 300 and batches == [300]
+    monkeypatch.setattr(indexer, "_BATCH_BYTES", 100_000)
+    batches.clear()
+    for i in range(6):
+        write(docs / "big" / f"b{i}.txt", f"big {i} " + "wombat " * 9_000)  # 63 kB each
+    assert engine.index(embed=False).added == 6 and batches == [2, 2, 2]

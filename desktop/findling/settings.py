@@ -74,7 +74,7 @@ class IndexSettings:
         True, "source files cut at their functions, classes and methods, each passage named by its definition"
     )
     ocr: bool = setting(True, "words in pictures and scanned PDF pages read by the OCR model, when installed")
-    batch_files: int = setting(256, "files read between commits", range=(1, 100_000))
+    batch_files: int = setting(1000, "files read between commits", range=(1, 100_000))
     workers: int = setting(0, "extraction processes; 0 = one per core, at low priority", range=(0, 256))
     memory_limit_mb: int = setting(
         MEMORY_LIMIT_MB, "DuckDB's memory budget; beyond it sorts spill to disk", range=(64, 1_048_576)

@@ -63,12 +63,15 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
-# Starting the worker processes costs ~0.45 s on 2 cores; a small text file read here ~4.5 ms
-# (the kernel's .rst pages, 7.5 kB on average): below 200 such files and 2 MB they are read
-# here. A rescan of 100 edited and 50 new pages: 1.85 s with workers, 1.42 s without.
+# Below these, small text files are read here: starting the workers costs more than reading
+# them (docs/eval/beside-recoll.md, "Rescans").
 _POOL_MIN_FILES = 200
 _INLINE_TOTAL_BYTES = 2 * 1024 * 1024
-_BATCH_SECONDS = 2.0  # commit at least this often, so progress is visible and kills lose little
+# A batch is committed after 4 s, 1,000 files or 24 MB read, whichever comes first: each commit
+# goes through DuckDB's log and a checkpoint, so small batches write their bytes twice or more;
+# the bytes bound keeps giant generated files' batches small (docs/eval/beside-recoll.md).
+_BATCH_SECONDS = 4.0
+_BATCH_BYTES = 24 * 1024 * 1024
 
 
 @dataclass
@@ -80,6 +83,7 @@ class _Batch:
     touched: list[tuple[int, Unchanged]] = field(default_factory=list)
     gone: list[int] = field(default_factory=list)
     waiting: int = 0  # the folder's files still to be read after this batch (what status says)
+    bytes: int = 0  # the rows' files' sizes
 
     def __bool__(self) -> bool:
         return bool(self.rows or self.touched or self.gone)
@@ -438,6 +442,7 @@ class Indexer:
             known = known_by_path.get(path)
             if isinstance(result, DocumentRow):
                 batch.rows.append(result)
+                batch.bytes += max(0, result.size)
                 self.notes.costly(result)
                 if result.status == "failed":
                     report.failed += 1
@@ -450,7 +455,11 @@ class Indexer:
                     batch.gone.append(known.id)
                     report.removed += 1
             self._report(IndexProgress("indexing", done, total, path, report.failed))
-            if len(batch.rows) >= self.settings.batch_files or time.monotonic() - batch_started > _BATCH_SECONDS:
+            if (
+                len(batch.rows) >= self.settings.batch_files
+                or batch.bytes >= _BATCH_BYTES
+                or time.monotonic() - batch_started > _BATCH_SECONDS
+            ):
                 self._commit(source, batch, known_by_path, report)
                 batch = _Batch(waiting=batch.waiting)
                 batch_started = time.monotonic()
