@@ -167,3 +167,33 @@ def test_an_openings_windows_do_not_count_as_whole_documents_read(engine, docs, 
     engine.index(embed=False)
     engine.embed()
     assert calls and all(input_chars <= 2 * text_chars for text_chars, input_chars in calls), calls
+
+
+def test_an_openings_windows_are_work_done_for_the_time_left(engine, docs, monkeypatch):
+    """The depth pass reads an opening's windows again at no cost: the text they cover is no
+    longer waiting, or the whole pass's time left counts it twice (on the kernel's
+    Documentation/ three windows of each of 18,000 pages, an eighth of the pass)."""
+    from findling.ingest import embedding
+
+    seen: dict[str, float] = {}
+    real_opening, real_depth = embedding._opening_pass, embedding._depth_pass
+
+    def opening(db, embedder, run, progress, cancel):
+        seen["opening"] = run.whole_waiting["prose"]
+        real_opening(db, embedder, run, progress, cancel)
+
+    def depth(db, embedder, run, progress, cancel):
+        seen["depth"] = run.whole_waiting["prose"]
+        real_depth(db, embedder, run, progress, cancel)
+        seen["after"] = run.whole_waiting["prose"]
+
+    monkeypatch.setattr(embedding, "_opening_pass", opening)
+    monkeypatch.setattr(embedding, "_depth_pass", depth)
+    for topic in TOPICS[:4]:
+        write(docs / f"{topic}.md", f"# {topic}\n\n" + f"The {topic} handbook explains each step in detail. " * 150)
+    engine.add_source(docs)
+    engine.index(embed=False)
+    engine.embed()
+    # no document is whole yet: each one's three opening windows (200 characters or more here)
+    assert seen["depth"] < seen["opening"] - 4 * 3 * 150, seen
+    assert seen["after"] == pytest.approx(0.0, abs=1.0), seen  # and nothing counted twice

@@ -85,6 +85,9 @@ class _Run:
     held: int  # documents held back at their first vector
     pace: EmbedPace
     report: EmbedReport = field(default_factory=EmbedReport)
+    # characters of a document's text its opening windows read in this run: the depth pass reads
+    # those windows again at no cost, so they are work done, not work waiting
+    opened: dict[int, float] = field(default_factory=dict)
     last: float = 0.0  # when the last batch was done
 
     @property
@@ -237,12 +240,14 @@ def _opening_pass(
         doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
         keep: list[int] = []
         whole: list[int] = []
+        opened: dict[int, float] = {}
         for doc_id, rows in _rows_by_document(doc_ids).items():
             if len(rows) <= OPENING_WINDOWS + 1:
                 keep += rows
                 whole.append(doc_id)
             else:
                 keep += rows[1 : OPENING_WINDOWS + 1]
+                opened[doc_id] = documents[doc_id].length * _share(spans, rows, OPENING_WINDOWS)
         if not keep:  # documents that lost their text since: the depth pass sees to them
             return
         kept_texts = [texts[i] for i in keep]
@@ -266,6 +271,9 @@ def _opening_pass(
         read = _read_by_kind(kept_texts, kinds, computed)
         for doc_id in whole:
             run.whole_waiting["prose"] -= documents[doc_id].length
+        for doc_id, chars in opened.items():
+            run.opened[doc_id] = chars
+            run.whole_waiting["prose"] -= chars
         # what the model read for the documents made whole, against their text: an opening's
         # windows are read for a document whose text still waits (counted as that, the whole
         # pass's estimate tripled: 2.2 h -> 6-8.7 h)
@@ -313,7 +321,7 @@ def _depth_pass(
             read = _read_by_kind(texts[lo:hi], kinds[lo:hi], computed)
             text_chars = {kind: 0.0 for kind in run.whole_waiting}
             for d in done:
-                text_chars[_kind(documents[d].ext)] += documents[d].length
+                text_chars[_kind(documents[d].ext)] += documents[d].length - run.opened.pop(d, 0.0)
             run.pace.whole(sum(text_chars.values()), sum(read.values()))
             now = run.spent(read)
             run.whole += len(done)
@@ -485,6 +493,13 @@ def _batch_windows(
             definition = named.get(ordinal)
             texts.append(spec.passage(f"{title} · {definition}" if definition else title, window))
     return doc_ids, ordinals, spans, texts
+
+
+def _share(spans: list[tuple[int, int]], rows: list[int], through: int) -> float:
+    """The share of a document's text its windows after the first, through `through`, add to
+    what the first covers (`rows`: the document's windows in `spans`)."""
+    start, end = spans[rows[0]][0], spans[rows[-1]][1]
+    return max(0.0, min(1.0, (spans[rows[through]][1] - spans[rows[0]][1]) / max(1, end - start)))
 
 
 def _rows_by_document(doc_ids: list[int]) -> dict[int, list[int]]:
