@@ -51,3 +51,38 @@ def test_scan_and_why_not_agree_on_a_folder_that_follows_none(tmp_path):
     page = str(tree / "Documentation" / "page0.rst")
     assert why_left_out(tree, page).rule == "gitignore"
     assert why_left_out(tree, page, gitignore=False) is None
+
+
+def test_a_gitignore_is_read_within_bounds(tmp_path):
+    """Every read is bounded (issue 62's trial read .gitignore files whole): a pipe named
+    .gitignore would hold the scan forever, and a giant one is followed for its first megabyte."""
+    import os
+    import subprocess
+    import sys
+
+    piped = tmp_path / "piped"
+    write(piped / "page.md", "quokka page")
+    os.mkfifo(piped / ".gitignore")
+    big = tmp_path / "big"
+    write(big / "early.md", "quokka early")
+    write(big / "late.md", "quokka late")
+    write(big / ".gitignore", "early.md\n" + "# padding\n" * 110_000 + "late.md\n")  # 1.1 MB
+    env = dict(os.environ, FINDLING_HOME=str(tmp_path / "home"), NO_COLOR="1")
+    run = subprocess.run(
+        [sys.executable, "-m", "findling", "add", str(piped), str(big)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"{piped / '.gitignore'} is not a regular file" in run.stderr
+    assert f"{big / '.gitignore'} is over 1 MB" in run.stderr
+    found = subprocess.run(
+        [sys.executable, "-m", "findling", "search", "quokka", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    ).stdout
+    assert "page.md" in found and "late.md" in found and "early.md" not in found

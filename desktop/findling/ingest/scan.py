@@ -176,16 +176,28 @@ class Ignored:
         return "It is not inside this folder."
 
 
+GITIGNORE_MAX_BYTES = 1024 * 1024  # git's own files are kilobytes; a bigger one is followed this far
+
+
 def _load_gitignore(folder: Path, warnings: list[str]) -> pathspec.GitIgnoreSpec | None:
+    """The folder's .gitignore patterns: a regular file only (a pipe by that name would hold the
+    scan forever), read up to GITIGNORE_MAX_BYTES."""
     path = folder / ".gitignore"
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return gitignore_spec(handle.read().splitlines())
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            warnings.append(f"{path} is not a regular file; its folder is read as if it had none")
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read(GITIGNORE_MAX_BYTES + 1)
     except FileNotFoundError:
         return None
     except OSError as exc:
         warnings.append(f"cannot read {path}: {exc.strerror or exc}")
         return None
+    if len(data) > GITIGNORE_MAX_BYTES:
+        data = data[: data.rfind(b"\n", 0, GITIGNORE_MAX_BYTES) + 1]
+        warnings.append(f"{path} is over 1 MB: only the patterns in its first megabyte are followed")
+    return gitignore_spec(data.decode("utf-8", errors="replace").splitlines())
 
 
 def scan(
