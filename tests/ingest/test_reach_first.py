@@ -197,3 +197,26 @@ def test_an_openings_windows_are_work_done_for_the_time_left(engine, docs, monke
     # no document is whole yet: each one's three opening windows (200 characters or more here)
     assert seen["depth"] < seen["opening"] - 4 * 3 * 150, seen
     assert seen["after"] == pytest.approx(0.0, abs=1.0), seen  # and nothing counted twice
+
+
+def test_a_run_that_goes_on_says_how_many_are_whole_in_all(engine, docs, monkeypatch):
+    """A stopped run said "4,116 embedded whole" where status said 7,012: the one counted this
+    run's, the other every whole document. A run now says both."""
+    from findling.faces.presentation import embedded_words
+    from findling.ingest import embedding
+
+    write(docs / "note.txt", "A one-line note about the parking permit.")
+    write(docs / "memo.txt", "A short memo about the coffee machine on the second floor.")
+    for topic in TOPICS[:3]:
+        write(docs / f"{topic}.md", _page(topic))
+    engine.add_source(docs)
+    engine.index(embed=False)
+    real_depth = embedding._depth_pass
+    monkeypatch.setattr(embedding, "_depth_pass", lambda *args: None)  # as if stopped before it
+    first = engine.embed()
+    assert (first.deepened, first.whole) == (0, 2)  # the two short ones were whole with their first window
+    monkeypatch.setattr(embedding, "_depth_pass", real_depth)
+    second = engine.embed()
+    assert (second.deepened, second.whole) == (3, 5)
+    assert "3 embedded whole, 5 in all (" in embedded_words(second)
+    assert "in all" not in embedded_words(first)  # nothing went deep: no "0 embedded whole"

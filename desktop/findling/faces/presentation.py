@@ -92,9 +92,11 @@ def duration(seconds: float) -> str:
 
 
 def embedded_words(report: EmbedReport) -> str:
-    """What an embedding run did, as kept: "809 documents embedded (by their first window; 120 of
-    them whole), 2,345 vectors"."""
-    whole = f"; {report.deepened:,} embedded whole" if report.deepened else ""
+    """What an embedding run did, as kept: "809 documents given a first vector; 120 embedded
+    whole, 4,088 in all (2,345 vectors)". Status counts every whole document: a run that went on
+    from an earlier one says both."""
+    earlier = f", {report.whole:,} in all" if report.whole > report.deepened else ""
+    whole = f"; {report.deepened:,} embedded whole{earlier}" if report.deepened else ""
     return f"{report.documents:,} documents given a first vector{whole} ({report.vectors:,} vectors)"
 
 

@@ -171,6 +171,7 @@ def embed_pending(
     except ModelServerError as exc:  # retried already: the rest stays pending for the next run
         report.stopped = f"{exc}; {sum(run.first_waiting.values()):,} documents wait for a first vector"
     report.cancelled = cancel.is_set()
+    report.whole = run.whole
     if not report.cancelled and not report.stopped:
         with db.transaction() as tx:
             forget_stale(tx, table)

@@ -156,6 +156,7 @@ class EmbedReport:
     model: str = ""
     documents: int = 0  # documents given their first vector (all of it, for one window long)
     deepened: int = 0  # documents whose first vector gave way to all their windows
+    whole: int = 0  # documents embedded whole in the index when the run ended (this run's and before)
     vectors: int = 0  # windows stored
     computed: int = 0  # windows run through the model (the rest were found already embedded)
     seconds: float = 0.0
@@ -169,6 +170,7 @@ class EmbedReport:
             model=later.model or self.model,
             documents=self.documents + later.documents,
             deepened=self.deepened + later.deepened,
+            whole=later.whole or self.whole,
             vectors=self.vectors + later.vectors,
             computed=self.computed + later.computed,
             seconds=self.seconds + later.seconds,
