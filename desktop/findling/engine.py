@@ -71,7 +71,7 @@ from findling.store.status import (
     totals,
 )
 from findling.store.symbols import symbols_of
-from findling.store.text_cache import DocumentCache
+from findling.store.text_cache import CachedDocument, DocumentCache
 from findling.store.vectors import embedded_share, reach, table_for
 from findling.store.vectors import generation as vector_generation
 from findling.text.code_languages import language_of
@@ -80,6 +80,8 @@ from findling.text.synonyms import SYNONYMS_FILENAME, SynonymFile
 T = TypeVar("T")
 
 if TYPE_CHECKING:
+    import duckdb
+
     from findling.index_api import IndexAPI
     from findling.ingest.indexer import ProgressCallback
 
@@ -102,7 +104,9 @@ class Engine:
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
         )
         self.synonyms = SynonymFile(config_dir(home) / SYNONYMS_FILENAME)  # beside settings.toml
-        self._documents = DocumentCache(self._db.cursor, self.home, lambda: self._db.writes)
+        self._documents = DocumentCache(
+            self._db.cursor, self.home, lambda: self._db.writes, lambda: self._db.working_memory(shed=True)
+        )
         self.models = ModelService(self.settings.models)
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()
@@ -264,9 +268,13 @@ class Engine:
                 embedder = self.models.embedder()
             except FindlingError as exc:
                 return EmbedReport(skipped=Note(str(exc), exc.remedy, exc.subject))
+
+            def cached_texts(cur: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, CachedDocument]:
+                return self._documents.documents(cur, ids) if self._documents.warmed else {}
+
             with self._db.working_memory():
                 return embed_pending(
-                    self._db, embedder, progress, YieldingStop(cancel or threading.Event(), FOREGROUND)
+                    self._db, embedder, progress, YieldingStop(cancel or threading.Event(), FOREGROUND), cached_texts
                 )
 
         return in_background(work, "findling-embedding")

@@ -220,3 +220,46 @@ def test_a_run_that_goes_on_says_how_many_are_whole_in_all(engine, docs, monkeyp
     assert (second.deepened, second.whole) == (3, 5)
     assert "3 embedded whole, 5 in all (" in embedded_words(second)
     assert "in all" not in embedded_words(first)  # nothing went deep: no "0 embedded whole"
+
+
+def test_a_warm_process_embeds_prose_from_its_copy_of_the_text(tmp_path, settings, embedder_installed, monkeypatch):
+    """After the first pass a window reads prose from its copy of the text (store/text_cache.py),
+    not by scanning the chunks' text column into DuckDB's cache (150 MB on the kernel's
+    Documentation/ + arch/, kept by the window); the vectors are the same windows either way."""
+    from findling.ingest import embedding
+    from findling.store.vectors import vector_tables
+
+    settings.index.chunk_tokens = 64
+    files = {f"{topic}.md": _page(topic) for topic in TOPICS[:4]}
+    files["tool.py"] = "\n\n".join(
+        f'def step_{i}(x):\n    """Step {i} of the tool, explained."""\n    return x + {i}\n' for i in range(60)
+    )
+    asked: dict[str, list[int]] = {}
+    real = embedding._documents
+
+    def vectors_of(home, warm: bool) -> list[tuple]:
+        for name, text in files.items():
+            write(tmp_path / "docs" / name, text)
+        calls = asked.setdefault(home, [])
+        monkeypatch.setattr(embedding, "_documents", lambda cur, ids: calls.extend(ids) or real(cur, ids))
+        with Engine(tmp_path / home, settings=settings) as engine:
+            engine.add_source(tmp_path / "docs")
+            engine.index(embed=False)
+            if warm:
+                engine.warm()
+            engine.embed()
+            cur = engine._db.cursor()
+            (table,) = vector_tables(cur)
+            ids = dict(cur.execute("SELECT id, path FROM documents").fetchall())
+            rows = cur.execute(f"SELECT doc_id, ordinal, start_char, end_char, hash FROM {table}").fetchall()
+        monkeypatch.setattr(embedding, "_documents", real)
+        asked[home] = [ids[d].rsplit("/", 1)[-1] for d in calls]
+        return sorted((ids[d].rsplit("/", 1)[-1], *rest) for d, *rest in rows)
+
+    cold = vectors_of("cold", warm=False)
+    warm = vectors_of("warm", warm=True)
+    assert cold == warm and len(cold) > 40
+    for page in (name for name in files if name.endswith(".md")):
+        assert asked["cold"].count(page) >= 2  # its first window, then its opening and the rest
+        assert asked["warm"].count(page) == 1  # its first window only: the rest from the copy
+    assert asked["warm"].count("tool.py") >= 2  # code is named by its definitions: the database

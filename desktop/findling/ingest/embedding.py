@@ -36,6 +36,7 @@ from findling.records import EmbedDepth, EmbedReport, IndexProgress, Note
 from findling.store.db import Database
 from findling.store.sql import id_list
 from findling.store.symbols import symbols_of
+from findling.store.text_cache import CachedDocument
 from findling.store.vectors import (
     drop_model,
     drop_other_models,
@@ -71,6 +72,13 @@ OPENING_WINDOWS = 3
 NAMED_CODE_PASSAGES = True
 
 
+# A long-running process's copy of every document's text (store/text_cache.py): the passes
+# after the first read prose from it. Through DuckDB, a batch's 16 documents scan the chunks'
+# text column whole: on the kernel's Documentation/ + arch/ 150 MB went into DuckDB's cache
+# with the first batch (288 ms), and a window that embeds kept it.
+CachedTexts = Callable[[duckdb.DuckDBPyConnection, list[int]], dict[int, CachedDocument]]
+
+
 @dataclass
 class _Run:
     """One embedding run's counts, in the index's terms, for its progress and time left."""
@@ -88,6 +96,7 @@ class _Run:
     # characters of a document's text its opening windows read in this run: the depth pass reads
     # those windows again at no cost, so they are work done, not work waiting
     opened: dict[int, float] = field(default_factory=dict)
+    cached: CachedTexts | None = None
     last: float = 0.0  # when the last batch was done
 
     @property
@@ -124,6 +133,7 @@ def embed_pending(
     embedder: TextEmbedder,
     progress: Callable[[IndexProgress], None] | None = None,
     cancel: threading.Event | None = None,
+    cached: CachedTexts | None = None,
 ) -> EmbedReport:
     progress = progress or (lambda _p: None)
     cancel = cancel or threading.Event()
@@ -160,6 +170,7 @@ def embed_pending(
         EmbedPace(now),
         report,
         last=now,
+        cached=cached,
     )
     progress(IndexProgress("embedding", 0, embeddable - before, base=before, depth=run.depth(time.monotonic())))
     try:
@@ -237,7 +248,7 @@ def _opening_pass(
         if not docs:
             return
         titles = dict(docs)
-        documents = _documents(cur, list(titles))
+        documents = _later_documents(cur, list(titles), run.cached)
         doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
         keep: list[int] = []
         whole: list[int] = []
@@ -306,7 +317,7 @@ def _depth_pass(
         if not docs:
             return
         titles = dict(docs)
-        documents = _documents(cur, list(titles))
+        documents = _later_documents(cur, list(titles), run.cached)
         doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
         kinds = [_kind(documents[d].ext) for d in doc_ids]
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
@@ -473,6 +484,29 @@ def _documents(cur: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, _Doc
         if doc is None:
             doc = out[doc_id] = _Document(ext, path)
         doc.chunks.append((ordinal, chunk_start, text, heading))
+    return out
+
+
+def _later_documents(
+    cur: duckdb.DuckDBPyConnection, ids: list[int], cached: CachedTexts | None
+) -> dict[int, _Document]:
+    """The documents the passes after the first read: prose from the process's copy of the text
+    where it has one (their chunks' headings are not read after the first window), the rest
+    from the database."""
+    if cached is None:
+        return _documents(cur, ids)
+    found = cached(cur, ids)
+    out: dict[int, _Document] = {}
+    rest: list[int] = []
+    for doc_id in ids:
+        doc = found.get(doc_id)
+        if doc is None or language_of(doc.meta.ext) is not None:
+            rest.append(doc_id)  # code is titled with its definitions' names; a gone one is gone there too
+            continue
+        chunks = [(ordinal, start, text, "") for ordinal, (start, _end, text) in enumerate(doc.chunks)]
+        out[doc_id] = _Document(doc.meta.ext, doc.meta.path, chunks)
+    if rest:
+        out.update(_documents(cur, rest))
     return out
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -48,8 +49,12 @@ class DocumentCache:
         cursor: Callable[[], duckdb.DuckDBPyConnection],
         scratch: Path | None = None,
         writes: Callable[[], int] | None = None,
+        bulk_read: Callable[[], AbstractContextManager[None]] | None = None,
     ) -> None:
         self._cursor = cursor
+        # around the copy: its blocks live in the file afterwards, and DuckDB would keep them
+        # cached up to its limit (180 MB of a window on the kernel's Documentation/ + arch/)
+        self._bulk_read = bulk_read or nullcontext
         self._writes = writes  # the writer's count of transactions; None: check every use
         self._current_at: int | None = None  # the count at which every entry was last found current
         self._seen: int | None = None  # the count the last use saw
@@ -79,7 +84,7 @@ class DocumentCache:
         if self.warmed:
             return
         before = self._write_count()
-        with self._cursor().cursor() as reader:
+        with self._bulk_read(), self._cursor().cursor() as reader:
             metas = {row[0]: (row[8], meta_of(row)) for row in reader.execute(META_SQL).fetchall()}
             ids = sorted(metas)
             for at in range(0, len(ids), _DOCS_A_READ):
