@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from findling.engine import Engine
-from findling.ingest.embedding import document_parts
+from findling.ingest.embedding_windows import document_parts
 from findling.models.embedder import EmbeddingStopped
 from findling.records import EmbedReport, IndexReport
 from findling.server.handle import _handed_over

@@ -234,14 +234,21 @@ def test_a_warm_process_embeds_prose_from_its_copy_of_the_text(tmp_path, setting
     files["tool.py"] = "\n\n".join(
         f'def step_{i}(x):\n    """Step {i} of the tool, explained."""\n    return x + {i}\n' for i in range(60)
     )
+    from findling.ingest import embedding_windows
+
     asked: dict[str, list[int]] = {}
-    real = embedding._documents
+    real = embedding_windows.read_documents
 
     def vectors_of(home, warm: bool) -> list[tuple]:
         for name, text in files.items():
             write(tmp_path / "docs" / name, text)
         calls = asked.setdefault(home, [])
-        monkeypatch.setattr(embedding, "_documents", lambda cur, ids: calls.extend(ids) or real(cur, ids))
+        def recorded(cur, ids):
+            calls.extend(ids)
+            return real(cur, ids)
+
+        monkeypatch.setattr(embedding, "read_documents", recorded)  # the first pass's reads
+        monkeypatch.setattr(embedding_windows, "read_documents", recorded)  # the later passes'
         with Engine(tmp_path / home, settings=settings) as engine:
             engine.add_source(tmp_path / "docs")
             engine.index(embed=False)
@@ -252,7 +259,8 @@ def test_a_warm_process_embeds_prose_from_its_copy_of_the_text(tmp_path, setting
             (table,) = vector_tables(cur)
             ids = dict(cur.execute("SELECT id, path FROM documents").fetchall())
             rows = cur.execute(f"SELECT doc_id, ordinal, start_char, end_char, hash FROM {table}").fetchall()
-        monkeypatch.setattr(embedding, "_documents", real)
+        monkeypatch.setattr(embedding, "read_documents", real)
+        monkeypatch.setattr(embedding_windows, "read_documents", real)
         asked[home] = [ids[d].rsplit("/", 1)[-1] for d in calls]
         return sorted((ids[d].rsplit("/", 1)[-1], *rest) for d, *rest in rows)
 

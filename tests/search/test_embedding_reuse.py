@@ -104,7 +104,7 @@ def test_text_hash_is_stable_and_never_zero():
 
 
 def test_windows_cover_each_chunk_once_and_machine_data_once():
-    from findling.ingest.embedding import document_windows
+    from findling.ingest.embedding_windows import document_windows
 
     text = " ".join(f"w{i}" for i in range(3000))  # ~15,000 characters
     chunks = [(0, 0, text[:6000]), (1, 5000, text[5000:11000]), (2, 10000, text[10000:])]

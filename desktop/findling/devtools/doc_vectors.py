@@ -24,7 +24,7 @@ import numpy as np
 
 from findling.devtools.eval import load_beir, ndcg_at
 from findling.engine import Engine
-from findling.ingest.embedding import document_windows
+from findling.ingest.embedding_windows import document_windows
 from findling.models.embedder import Embedder, embedding_windows, normalize
 from findling.settings import Settings
 

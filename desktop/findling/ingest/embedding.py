@@ -16,7 +16,6 @@ document) gets the stored vector instead of a model run."""
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -27,16 +26,26 @@ import numpy as np
 
 from findling.file_kinds import is_prose
 from findling.ingest.embed_pace import EmbedPace, Waiting
+from findling.ingest.embedding_windows import (
+    NAMED_CODE_PASSAGES,
+    CachedTexts,
+    Document,
+    batch_windows,
+    code_title,
+    document_parts,
+    later_documents,
+    opening_share,
+    read_documents,
+    rows_by_document,
+)
 from findling.ingest.machine_made import machine_made
 from findling.ingest.synopsis import code_synopsis, prose_synopsis
-from findling.models.embedder import CHARS_PER_TOKEN, WINDOW_OVERLAP, EmbeddingStopped, TextEmbedder, embedding_windows
+from findling.models.embedder import CHARS_PER_TOKEN, EmbeddingStopped, TextEmbedder
 from findling.models.manifest import ModelSpec
 from findling.models.remote import ModelServerError
 from findling.records import EmbedDepth, EmbedReport, IndexProgress, Note
 from findling.store.db import Database
-from findling.store.sql import id_list
 from findling.store.symbols import symbols_of
-from findling.store.text_cache import CachedDocument
 from findling.store.vectors import (
     drop_model,
     drop_other_models,
@@ -66,17 +75,6 @@ FIRST_PER_BATCH = 64
 # page's second to fourth window for three of the four pages first vectors missed
 # (docs/eval/disk-scale.md). A document that few more windows hold is embedded whole then.
 OPENING_WINDOWS = 3
-# A source file's window is titled with its folder, file and the definition it lies in
-# (`json/decoder.py · JSONDecoder.raw_decode`): the model reads what the code is part of even
-# in a function's third window. Measured in docs/eval/README.md (code questions).
-NAMED_CODE_PASSAGES = True
-
-
-# A long-running process's copy of every document's text (store/text_cache.py): the passes
-# after the first read prose from it. Through DuckDB, a batch's 16 documents scan the chunks'
-# text column whole: on the kernel's Documentation/ + arch/ 150 MB went into DuckDB's cache
-# with the first batch (288 ms), and a window that embeds kept it.
-CachedTexts = Callable[[duckdb.DuckDBPyConnection, list[int]], dict[int, CachedDocument]]
 
 
 @dataclass
@@ -119,6 +117,13 @@ class _Run:
             base=self.before,
             depth=self.depth(now),
         )
+
+    def made_whole(self, documents: int, vectors: int, computed: int) -> None:
+        """A batch's documents embedded whole: `vectors` more stored, `computed` by the model."""
+        self.whole += documents
+        self.report.deepened += documents
+        self.report.vectors += vectors
+        self.report.computed += computed
 
     def spent(self, read: dict[str, float]) -> float:
         """A batch done: its time shared among the kinds it read; returns now."""
@@ -230,6 +235,25 @@ def _first_pass(
         progress(run.progress(docs[-1][1], now))
 
 
+_Windows = tuple[list[int], list[int], list[tuple[int, int]], list[str]]  # doc_ids, ordinals, spans, texts
+
+
+def _later_batch(
+    cur: duckdb.DuckDBPyConnection,
+    run: _Run,
+    spec: ModelSpec,
+    pending: Callable[[duckdb.DuckDBPyConnection, str, int], list[tuple[int, str]]],
+) -> tuple[dict[int, str], dict[int, Document], _Windows] | None:
+    """The next documents a pass after the first takes (`pending` picks them: id, title), read and
+    cut into windows; None when none waits."""
+    docs = pending(cur, run.table, _DOCS_PER_BATCH)
+    if not docs:
+        return None
+    titles = dict(docs)
+    documents = later_documents(cur, list(titles), run.cached)
+    return titles, documents, batch_windows(spec, titles, documents)
+
+
 def _opening_pass(
     db: Database,
     embedder: TextEmbedder,
@@ -241,25 +265,21 @@ def _opening_pass(
     a document those would nearly hold is embedded whole instead. The windows are keyed by their
     text, so the depth pass reads them again at no cost."""
     cur = db.cursor()
-    spec = embedder.spec
-    report = run.report
     while not cancel.is_set():
-        docs = pending_opening(cur, run.table, _DOCS_PER_BATCH)
-        if not docs:
+        batch = _later_batch(cur, run, embedder.spec, pending_opening)
+        if batch is None:
             return
-        titles = dict(docs)
-        documents = _later_documents(cur, list(titles), run.cached)
-        doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
+        titles, documents, (doc_ids, ordinals, spans, texts) = batch
         keep: list[int] = []
         whole: list[int] = []
         opened: dict[int, float] = {}
-        for doc_id, rows in _rows_by_document(doc_ids).items():
+        for doc_id, rows in rows_by_document(doc_ids).items():
             if len(rows) <= OPENING_WINDOWS + 1:
                 keep += rows
                 whole.append(doc_id)
             else:
                 keep += rows[1 : OPENING_WINDOWS + 1]
-                opened[doc_id] = documents[doc_id].length * _share(spans, rows, OPENING_WINDOWS)
+                opened[doc_id] = documents[doc_id].length * opening_share(spans, rows, OPENING_WINDOWS)
         if not keep:  # documents that lost their text since: the depth pass sees to them
             return
         kept_texts = [texts[i] for i in keep]
@@ -293,10 +313,8 @@ def _opening_pass(
         whole_read = sum(len(kept_texts[j]) for j in computed if doc_ids[keep[j]] in made_whole)
         run.pace.whole(sum(documents[d].length for d in whole), whole_read)
         now = run.spent(read)
-        run.whole += len(whole)
-        report.deepened += len(whole)
-        report.vectors += len(keep) - replaced  # a document embedded whole replaced its first vector
-        report.computed += len(computed)
+        # a document embedded whole replaced its first vector
+        run.made_whole(len(whole), len(keep) - replaced, len(computed))
         progress(run.progress(titles.get(doc_ids[keep[-1]], ""), now))
 
 
@@ -310,15 +328,11 @@ def _depth_pass(
     """Every window of the documents that have their first vector only, whole documents committed
     together, each replacing its first vector."""
     cur = db.cursor()
-    spec = embedder.spec
-    report = run.report
     while not cancel.is_set():
-        docs = pending_depth(cur, run.table, _DOCS_PER_BATCH)
-        if not docs:
+        batch = _later_batch(cur, run, embedder.spec, pending_depth)
+        if batch is None:
             return
-        titles = dict(docs)
-        documents = _later_documents(cur, list(titles), run.cached)
-        doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
+        titles, documents, (doc_ids, ordinals, spans, texts) = batch
         kinds = [_kind(documents[d].ext) for d in doc_ids]
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
         for lo, hi in document_parts(doc_ids, embedder.windows_per_call):
@@ -336,12 +350,9 @@ def _depth_pass(
                 text_chars[_kind(documents[d].ext)] += documents[d].length - run.opened.pop(d, 0.0)
             run.pace.whole(sum(text_chars.values()), sum(read.values()))
             now = run.spent(read)
-            run.whole += len(done)
             for kind, n in text_chars.items():
                 run.whole_waiting[kind] -= n
-            report.deepened += len(done)
-            report.vectors += hi - lo - replaced  # each replaced its first vector (and opening)
-            report.computed += len(computed)
+            run.made_whole(len(done), hi - lo - replaced, len(computed))  # each replaced its first vector (and opening)
             progress(run.progress(titles.get(doc_ids[hi - 1], ""), now))
 
 
@@ -394,11 +405,11 @@ def _first_windows(
     run (one window holds it, or all of its windows but one were embedded before: a copy) or a
     few where most of it was (an edit), else what it is about (synopsis.py), with why the rest
     is held back (machine_made.py) or "" if it waits."""
-    documents = _documents(cur, list(titles))
-    doc_ids, ordinals, spans, texts = _batch_windows(spec, titles, documents)
+    documents = read_documents(cur, list(titles))
+    doc_ids, ordinals, spans, texts = batch_windows(spec, titles, documents)
     hashes = [text_hash(t) for t in texts]
     known = set(known_vectors(cur, table, np.asarray(hashes, dtype=np.uint64)))
-    windows = _rows_by_document(doc_ids)
+    windows = rows_by_document(doc_ids)
     code_ids = [d for d, doc in documents.items() if not is_prose(doc.ext)]
     symbols = symbols_of(cur, code_ids) if code_ids else {}
     out = _FirstWindows()
@@ -430,139 +441,6 @@ def _first_windows(
         if why:
             out.held_chars[kind] += length
     return out
-
-
-_MACHINE_DATA_CHARS = 50_000
-_MACHINE_DATA_LINE = 2_000
-
-
-def document_windows(chunks: list[tuple[int, int, str]], window_tokens: int) -> list[tuple[int, int, int, str]]:
-    """The embedding windows of one document's chunks (ordinal, start, text), as
-    (ordinal, start, end, text). Each chunk's windows cover its own part, up to where the
-    next chunk starts plus a window's usual overlap, so the text that chunks share is not
-    embedded twice. Machine data (minified code, one-line JSON or logs: over 50,000
-    characters at more than 2,000 a line) gets one window, from its beginning: its words
-    are searchable, its meaning is not worth hundreds of model runs."""
-    spans: list[tuple[int, int, int, str]] = []
-    total = sum(len(text) for _, _, text in chunks)
-    lines = sum(text.count("\n") for _, _, text in chunks) + 1
-    machine_data = total > _MACHINE_DATA_CHARS and total / lines > _MACHINE_DATA_LINE
-    for i, (ordinal, start, text) in enumerate(chunks):
-        own = text
-        if i + 1 < len(chunks):
-            overlap = int(window_tokens * CHARS_PER_TOKEN * WINDOW_OVERLAP)
-            own = text[: max(0, chunks[i + 1][1] - start) + overlap]
-        for lo, hi in embedding_windows(own, window_tokens):
-            spans.append((ordinal, start + lo, start + hi, own[lo:hi]))
-            if machine_data:
-                return spans
-    return spans
-
-
-@dataclass
-class _Document:
-    """A document's chunks as the embedder reads them: (ordinal, start, text, heading)."""
-
-    ext: str
-    path: str
-    chunks: list[tuple[int, int, str, str]] = field(default_factory=list)
-
-    @property
-    def length(self) -> int:
-        return sum(len(text) for _, _, text, _ in self.chunks)
-
-
-def _documents(cur: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, _Document]:
-    rows = cur.execute(
-        f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext, d.path
-            FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(ids)}
-            ORDER BY c.doc_id, c.ordinal"""
-    ).fetchall()
-    out: dict[int, _Document] = {}
-    for doc_id, ordinal, chunk_start, text, heading, ext, path in rows:
-        doc = out.get(doc_id)
-        if doc is None:
-            doc = out[doc_id] = _Document(ext, path)
-        doc.chunks.append((ordinal, chunk_start, text, heading))
-    return out
-
-
-def _later_documents(
-    cur: duckdb.DuckDBPyConnection, ids: list[int], cached: CachedTexts | None
-) -> dict[int, _Document]:
-    """The documents the passes after the first read: prose from the process's copy of the text
-    where it has one (their chunks' headings are not read after the first window), the rest
-    from the database."""
-    if cached is None:
-        return _documents(cur, ids)
-    found = cached(cur, ids)
-    out: dict[int, _Document] = {}
-    rest: list[int] = []
-    for doc_id in ids:
-        doc = found.get(doc_id)
-        if doc is None or language_of(doc.meta.ext) is not None:
-            rest.append(doc_id)  # code is titled with its definitions' names; a gone one is gone there too
-            continue
-        chunks = [(ordinal, start, text, "") for ordinal, (start, _end, text) in enumerate(doc.chunks)]
-        out[doc_id] = _Document(doc.meta.ext, doc.meta.path, chunks)
-    if rest:
-        out.update(_documents(cur, rest))
-    return out
-
-
-def _batch_windows(
-    spec: ModelSpec, titles: dict[int, str], documents: dict[int, _Document]
-) -> tuple[list[int], list[int], list[tuple[int, int]], list[str]]:
-    """The embedding windows of these documents, each document's side by side: (document,
-    chunk ordinal, span, the passage the model reads)."""
-    doc_ids, ordinals, spans, texts = [], [], [], []
-    for doc_id, doc in documents.items():
-        code = NAMED_CODE_PASSAGES and language_of(doc.ext) is not None
-        title = code_title(doc.path) if code else titles.get(doc_id, "")
-        named = {ordinal: heading for ordinal, _, _, heading in doc.chunks if code and heading}
-        chunks = [(ordinal, start, text) for ordinal, start, text, _ in doc.chunks]
-        for ordinal, lo, hi, window in document_windows(chunks, spec.window_length):
-            doc_ids.append(doc_id)
-            ordinals.append(ordinal)
-            spans.append((lo, hi))
-            definition = named.get(ordinal)
-            texts.append(spec.passage(f"{title} · {definition}" if definition else title, window))
-    return doc_ids, ordinals, spans, texts
-
-
-def _share(spans: list[tuple[int, int]], rows: list[int], through: int) -> float:
-    """The share of a document's text its windows after the first, through `through`, add to
-    what the first covers (`rows`: the document's windows in `spans`)."""
-    start, end = spans[rows[0]][0], spans[rows[-1]][1]
-    return max(0.0, min(1.0, (spans[rows[through]][1] - spans[rows[0]][1]) / max(1, end - start)))
-
-
-def _rows_by_document(doc_ids: list[int]) -> dict[int, list[int]]:
-    """Each document's positions in a batch's windows (_batch_windows puts them side by side)."""
-    rows: dict[int, list[int]] = {}
-    for i, doc_id in enumerate(doc_ids):
-        rows.setdefault(doc_id, []).append(i)
-    return rows
-
-
-def document_parts(doc_ids: list[int], windows: int) -> list[tuple[int, int]]:
-    """[lo, hi) ranges of `doc_ids` (each document's windows side by side) holding whole
-    documents, each at least `windows` long except the last."""
-    parts: list[tuple[int, int]] = []
-    lo = 0
-    for i in range(1, len(doc_ids) + 1):
-        if i == len(doc_ids) or (doc_ids[i] != doc_ids[i - 1] and i - lo >= windows):
-            parts.append((lo, i))
-            lo = i
-    return parts
-
-
-def code_title(path: str) -> str:
-    """A source file as its passages name it: its folder and name (`json/decoder.py`), what the
-    module is part of."""
-    parent, name = os.path.split(path)
-    folder = os.path.basename(parent)
-    return f"{folder}/{name}" if folder else name
 
 
 # What a model server is asked before each run: its vector tells whether the model behind the
