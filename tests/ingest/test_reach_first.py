@@ -243,6 +243,7 @@ def test_a_warm_process_embeds_prose_from_its_copy_of_the_text(tmp_path, setting
         for name, text in files.items():
             write(tmp_path / "docs" / name, text)
         calls = asked.setdefault(home, [])
+
         def recorded(cur, ids):
             calls.extend(ids)
             return real(cur, ids)
