@@ -23,6 +23,7 @@ BOUNDS = {
     "search/results.py": {"_WORD_BACK"},  # how far a span may move to begin at a word
     "search/facets.py": {"_DAY"},  # seconds
     "search/fetch.py": {"_AMBIGUOUS_SHOWN", "LEFT_OUT_SHOWN"},  # a reply's size
+    "search/lane_balance.py": {"SHIPPED", "MRR_DEPTH"},  # the fitted model's own share; eval's measure
 }
 
 

@@ -174,6 +174,8 @@ def _run_index(engine, embed: bool = True) -> int:
         print(f"embedded with {emb.model} in {emb.seconds:.1f}s: {presentation.embedded_words(emb)}")
     if emb is not None and emb.stopped:
         print(f"embedding stopped: {emb.stopped}")
+    for folder, meaning, queries, seconds in emb.weighed if emb is not None else ():
+        print(presentation.self_test_line(printable(folder), meaning, queries, seconds))
     for warning in report.warnings[:20]:
         print(f"warning: {printable(warning)}", file=sys.stderr)
     for folder in engine.status().sources:

@@ -7,7 +7,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -49,6 +49,7 @@ from findling.store.documents import (
     document_meta,
     document_paths,
 )
+from findling.store.lane_weights import save_self_test
 from findling.store.sources import (
     delete_source,
     insert_source,
@@ -251,9 +252,34 @@ class Engine:
                 stepped_aside = part.cancelled and self._text_waiting.is_set() and not (cancel and cancel.is_set())
             done = done.followed_by(part)
             if not stepped_aside:
+                if not done.cancelled and done.skipped is None and not done.stopped:
+                    done = replace(done, weighed=self._self_tests(EitherEvent(cancel, self._text_waiting)))
                 return done
             while self._text_waiting.is_set():  # the text run takes the lock; go on once it has
                 time.sleep(0.01)
+
+    def _self_tests(self, cancel: threading.Event) -> tuple[tuple[str, float, int, float], ...]:
+        """Each folder's self-test where it has none or a stale one (search/self_test.py), at
+        background priority, kept with the index: how hybrid search weighs its two lanes there.
+        A text run that asks for the index stops it; the next run does it again."""
+        if self._db.read_only or not self.settings.pipeline.self_test:
+            return ()
+
+        def work() -> tuple[tuple[str, float, int, float], ...]:
+            done: list[tuple[str, float, int, float]] = []
+            for source in self.sources():
+                try:
+                    record = self._search.self_test(source, cancel)
+                except FindlingError:  # a model server that stopped answering: the shipped weights stay
+                    return tuple(done)
+                if record is None:
+                    continue
+                with self._db.transaction() as tx:
+                    save_self_test(tx, record)
+                done.append((source.path, record.weights.meaning, record.weights.queries, record.seconds))
+            return tuple(done)
+
+        return in_background(work, "findling-self-test")
 
     def _embed_locked(self, progress: ProgressCallback | None, cancel: threading.Event | None) -> EmbedReport:
         reason = self.models.unavailable_reason("embedder")

@@ -155,6 +155,9 @@ class PipelineSettings:
         "candidates ordered by their absolute score (evidence) or by reciprocal rank fusion (rrf)",
         choices=("evidence", "rrf"),
     )
+    self_test: bool = setting(
+        True, "weigh words and meaning in each folder as its own documents show (a self-test after embedding)"
+    )
     reranker: RerankerMode = setting(
         "auto",
         "auto: a cross-encoder when installed; llm: the generator's yes/no judgement; off",

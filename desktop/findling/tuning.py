@@ -132,3 +132,35 @@ ON_TOPIC = 0.34
 # share of a sentence's content words that may be missing from its passages: a connective or
 # an inflection the stemmer does not join ("rose"/"risen"), never a number
 MISSING_SHARE = 0.2
+
+# --- A folder's self-test (search/lane_balance.py, search/self_queries.py) --------------------
+
+# The meaning lane's shares of the hybrid model's weight a self-test may choose (0.5: as shipped)
+SELF_TEST_SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+# Documents a folder's self-test makes its queries from (two or three each), sampled by a hash
+# of their paths; below SELF_TEST_FEWEST embedded documents a folder keeps the shipped weights
+SELF_TEST_DOCUMENTS = 120
+# ... read as far as their first chunks (a giant file's first pages)
+SELF_TEST_CHUNKS = 24
+SELF_TEST_FEWEST = 60
+# queries of one kind needed for that kind to have a share of its own; fewer take the folder's
+SELF_TEST_KIND_QUERIES = 40
+# The candidates each self-test query gathers (per lane, twice this for the query itself):
+# the rank of its source is read within the first ten, as MRR@10
+SELF_TEST_CANDIDATES = 20
+# A query word of a pasted sentence or paragraph left out at this rate: the source's text holds
+# the sentence as it is, which no user's query does
+SELF_TEST_DROPPED = 0.25
+# the words of a sentence a self-test query is made of (before some are left out), and of a passage
+SELF_TEST_SENTENCE_WORDS = (8, 30)
+SELF_TEST_PASSAGE_WORDS = (40, 60)
+# A lane fails a folder when it finds the sources of the self-test's sentences and passages
+# less than half as often (MRR@10) as the other lane does. Where both lanes work, queries made of
+# a document's own words favour the keyword lane everywhere, and the self-test's best share did
+# not tell which lane real questions need: SciFact and NFCorpus (lanes alike on their test
+# questions) chose 0.2, the stdlib code set (keywords .79, meaning .75) 0.3, and weighing by it
+# cost the code set .021 MRR@10 (docs/eval/README.md, "Self-test"). On those the meaning lane
+# finds sentences' sources .77 / .63 / .58 of the time, the keyword lane .97 / .96 / .68.
+SELF_TEST_FAILING = 0.5
+# A self-test is made again when the folder's embedded documents grew or shrank by this share
+SELF_TEST_STALE = 0.25

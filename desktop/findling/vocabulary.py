@@ -17,9 +17,13 @@ MatchMode = Literal["most", "all", "any"]
 FusionMode = Literal["evidence", "rrf"]
 ServerApi = Literal["openai", "ollama"]  # what a model server of the user's speaks
 StageName = Literal["strong_signal", "expansion", "lanes", "fusion", "rerank", "blend"]
+# What a query looks like (search/lane_balance.py): a few words, a sentence or a question, a
+# pasted paragraph, a name from code. A collection's self-test weighs its lanes by each.
+QueryKind = Literal["words", "sentence", "paragraph", "identifier"]
 
 MATCH_MODES: tuple[MatchMode, ...] = get_args(MatchMode)
 RERANKER_MODES: tuple[RerankerMode, ...] = get_args(RerankerMode)
 SERVER_APIS: tuple[ServerApi, ...] = get_args(ServerApi)
+QUERY_KINDS: tuple[QueryKind, ...] = get_args(QueryKind)
 RESULT_LIMIT = (1, 10_000)  # how many results a search may ask for, on every face
 AGENT_RESULT_LIMIT = 200  # at most, through MCP and HTTP: an agent's context, not a person's scrolling

@@ -26,6 +26,7 @@ from findling.records import (
     QueryExplain,
     ResultExplain,
     StoreStatus,
+    Weighting,
     WhyNotAnswer,
 )
 from findling.search.relevance import giant_prior, hub_prior, length_prior, link_prior
@@ -292,9 +293,30 @@ def highlight_pieces(text: str, highlights: Sequence[Highlight]) -> list[tuple[s
     return pieces
 
 
+def weighting_sentence(weighting: Weighting) -> str:
+    """How the best result's folder weighs words and meaning, in a sentence: its self-test's
+    share, the favoured lane's first."""
+    name = display_path(weighting.folder)
+    meaning, words = round(weighting.meaning, 2), round(1.0 - weighting.meaning, 2)
+    queries = f"from {weighting.queries} self-test queries"
+    if meaning > words:
+        return f"in {name}, meaning finds more than words: weighted {meaning:.1f} / {words:.1f}, {queries}"
+    if words > meaning:
+        return f"in {name}, words find more than meaning: weighted {words:.1f} / {meaning:.1f}, {queries}"
+    return f"in {name}, words and meaning both find what they should: weighted as shipped, {queries}"
+
+
+def self_test_line(folder: str, meaning: float, queries: int, seconds: float) -> str:
+    """A folder's self-test, as `findling index` reports it when one was made."""
+    return f"self-test: {weighting_sentence(Weighting(folder, 'words', meaning, queries))} ({seconds:.0f} s)"
+
+
 def explain_lines(explain: QueryExplain) -> list[str]:
-    """The query's story in lines: candidates and time, each stage, what expansion added."""
+    """The query's story in lines: candidates and time, each stage, what expansion added, how the
+    lanes were weighed."""
     lines = [f"{explain.candidates} candidates · total {explain.timings_ms.get('total', 0):.0f} ms"]
+    if explain.weighting is not None:
+        lines.append(weighting_sentence(explain.weighting))
     for stage in explain.stages:
         text = f"{stage.name}: {stage.status}"
         if stage.reason:
@@ -486,6 +508,8 @@ def query_summary(explain: QueryExplain) -> str:
         also = [*explain.expansion.lexical, *explain.expansion.semantic]
         if also:
             lines.append("also searched for: " + "; ".join(also))
+    if explain.weighting is not None:
+        lines.append(weighting_sentence(explain.weighting))
     return "\n".join(lines)
 
 

@@ -39,6 +39,7 @@ from findling.records.search import (
     Filters,
     Highlight,
     Hit,
+    LaneWeights,
     ListScore,
     Note,
     QueryExplain,
@@ -47,6 +48,7 @@ from findling.records.search import (
     SearchRequest,
     SearchResult,
     Stage,
+    Weighting,
     WhyNotAnswer,
 )
 from findling.vocabulary import (
@@ -76,6 +78,8 @@ __all__ = [
     "EmbedDepth",
     "EmbedReport",
     "Evidence",
+    "LaneWeights",
+    "Weighting",
     "ExpansionExplain",
     "FailedFile",
     "Filters",

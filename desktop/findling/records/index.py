@@ -163,6 +163,8 @@ class EmbedReport:
     cancelled: bool = False
     skipped: Note | None = None  # why nothing was embedded (no model, no runtime)
     stopped: str = ""  # why the run stopped before the end (its model server stopped answering)
+    # the folders whose self-test ran after it: (folder, the meaning lane's share, its queries, seconds)
+    weighed: tuple[tuple[str, float, int, float], ...] = ()
 
     def followed_by(self, later: EmbedReport) -> EmbedReport:
         """This part of an embedding run, then the next (the run stepped aside between them)."""
@@ -177,6 +179,7 @@ class EmbedReport:
             cancelled=later.cancelled,
             skipped=later.skipped,
             stopped=later.stopped,
+            weighed=self.weighed + later.weighed,
         )
 
 

@@ -13,6 +13,7 @@ from findling.errors import Remedy
 from findling.vocabulary import (
     Lane,
     MatchMode,
+    QueryKind,
     RerankerMode,
     StageName,
 )
@@ -128,6 +129,41 @@ class Evidence:
     # the document is not embedded yet: `cosine` is not its own but what the query's embedded
     # keyword matches typically have (relevance.with_meaning_assumed)
     cosine_assumed: bool = False
+    # the meaning lane's share of the hybrid model's weight on this document's own evidence, as
+    # its folder's self-test found for this kind of query (search/lane_balance.py); None: the
+    # shipped model's (0.5)
+    meaning_share: float | None = None
+
+
+@dataclass(frozen=True)
+class LaneWeights:
+    """How one folder's self-test weighs the two lanes in hybrid search (search/lane_balance.py):
+    the meaning lane's share of the fused model's weight on a candidate's own evidence (0.5 as
+    shipped), for every query and by kind of query, and how many self-test queries said so."""
+
+    meaning: float = 0.5
+    queries: int = 0
+    by_kind: tuple[tuple[QueryKind, float, int], ...] = ()  # (kind, meaning share, its queries)
+
+    def for_kind(self, kind: QueryKind) -> tuple[float, int]:
+        """(the meaning share, the queries it was read from) for a query of this kind: the
+        kind's own where the self-test had enough of them, else the folder's."""
+        for name, share, queries in self.by_kind:
+            if name == kind:
+                return share, queries
+        return self.meaning, self.queries
+
+
+@dataclass(frozen=True)
+class Weighting:
+    """What a hybrid search's explain record says of the lanes' weights: the folder whose
+    self-test set them for this query's best candidate, the query's kind, the share and its
+    queries."""
+
+    folder: str
+    kind: QueryKind
+    meaning: float
+    queries: int
 
 
 @dataclass(frozen=True)
@@ -189,6 +225,7 @@ class QueryExplain:
     candidates: int
     results: tuple[ResultExplain, ...]
     timings_ms: dict[str, float]
+    weighting: Weighting | None = None  # a folder's self-test weighed the lanes (not as shipped)
 
     def to_dict(self) -> dict:
         return asdict(self)

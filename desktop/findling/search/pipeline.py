@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Literal
 
@@ -30,11 +30,13 @@ from findling.records import (
     ResultExplain,
     Stage,
     StageName,
+    Weighting,
 )
 from findling.search.blend import blend
 from findling.search.fusion import Fused, RankedList, weighted_rrf
 from findling.search.keyword.hits import Bm25Result, LaneHit
 from findling.search.keyword.lane import Bm25Lane
+from findling.search.lane_balance import query_kind
 from findling.search.normalize import minmax, sigmoid
 from findling.search.query_parser import ParsedQuery, parse_query
 from findling.search.relevance import as_shown, lane_agreement, relative, relevance, with_meaning_assumed
@@ -44,8 +46,10 @@ from findling.settings import PipelineSettings
 from findling.store.db import Database
 from findling.store.documents import link_shares
 from findling.store.expansions import cached_expansion, save_expansion
+from findling.store.lane_weights import weights_of
 from findling.store.text_cache import DocumentCache
 from findling.tuning import HUB_FROM
+from findling.vocabulary import QueryKind
 
 NewerFirst = Callable[[list[Fused], dict[int, float]], list[Fused]]
 
@@ -332,7 +336,7 @@ class Pipeline:
             lists = self._lanes(parsed, expansion, max(limit, s.rerank_top), lanes, "any" if use_vectors else match)
             stage.detail = {lst.name: len(lst.doc_ids) for lst in lists.lists}
         with stages.timed("fusion") as stage:
-            fused, evidence, relevance_of = self._fuse(parsed, lists, lanes, use_vectors)
+            fused, evidence, relevance_of, weighting = self._fuse(parsed, lists, lanes, use_vectors)
             stage.reason, stage.detail = s.fusion, {"candidates": len(fused)}
             both = [e for e in evidence.values() if e.agreement is not None]
             if both:  # how far meaning weighed more (relevance.HYBRID), for the query as a whole
@@ -358,6 +362,7 @@ class Pipeline:
             candidates=len(fused),
             results=tuple(results),
             timings_ms=stages.timings(),
+            weighting=weighting,
         )
         entries = tuple(RankedEntry(r.doc_id, r.fused, r.final, lists.spans.get(r.doc_id)) for r in results)
         matched = lists.keyword_result.total if lists.keyword_result is not None else 0
@@ -391,11 +396,12 @@ class Pipeline:
         return expansion, cached
 
     def _fuse(
-        self, parsed: ParsedQuery, lists: _Lists, lanes: tuple[Lane, ...], use_vectors: bool
-    ) -> tuple[list[Fused], dict[int, Evidence], dict[int, float]]:
+        self, parsed: ParsedQuery, lists: _Lists, lanes: tuple[Lane, ...], use_vectors: bool, weigh: bool = True
+    ) -> tuple[list[Fused], dict[int, Evidence], dict[int, float], Weighting | None]:
         """Weighted RRF of every list, kept to the documents that obey the query's hard constraints,
-        then (fusion "evidence") ordered by each candidate's absolute relevance; with each
-        candidate's evidence and relevance."""
+        then (fusion "evidence") ordered by each candidate's absolute relevance, the lanes
+        weighed as each candidate's folder's self-test says (with `weigh`); with each
+        candidate's evidence and relevance, and the weighting of the best one's folder."""
         s = self.settings
         fused = weighted_rrf(lists.lists, s.rrf_k, s.bonus_first, s.bonus_top3)
         # Quoted phrases and exclusions are hard constraints in every mode: the vector lane and
@@ -403,10 +409,32 @@ class Pipeline:
         allowed = self.bm25.satisfying(parsed, [f.doc_id for f in fused])
         fused = [f for f in fused if f.doc_id in allowed]
         evidence = self._evidence(parsed, lists, [f.doc_id for f in fused], lanes, use_vectors)
+        kind = query_kind(parsed.text)
+        weighed = weigh and s.self_test and use_vectors and "bm25" in lanes
+        folders = self._weights(list(evidence), kind) if weighed else {}
+        for doc_id, (_, share, _) in folders.items():
+            evidence[doc_id] = replace(evidence[doc_id], meaning_share=share)
         relevance_of = {doc_id: as_shown(relevance(ev)) for doc_id, ev in evidence.items()}
         if s.fusion == "evidence":
             fused.sort(key=lambda f: -relevance_of[f.doc_id])  # stable: equal scores keep the RRF order
-        return fused, evidence, relevance_of
+        said = folders.get(fused[0].doc_id) if fused else None
+        weighting = Weighting(said[0], kind, said[1], said[2]) if said else None
+        return fused, evidence, relevance_of, weighting
+
+    def _weights(self, doc_ids: list[int], kind: QueryKind) -> dict[int, tuple[str, float, int]]:
+        """Each candidate whose folder has a self-test: (the folder, the meaning share for this
+        kind of query, the self-test queries it was read from)."""
+        found = weights_of(self._cursor(), doc_ids, self.models.spec("embedder").vector_key)
+        return {doc_id: (folder, *weights.for_kind(kind)) for doc_id, (folder, weights) in found.items()}
+
+    def candidates(self, parsed: ParsedQuery, limit: int) -> list[tuple[int, Evidence]]:
+        """A query's candidates from both lanes with their evidence, best by rank fusion first,
+        as hybrid search gathers them before any folder's weights (a folder's self-test, which
+        weighs them itself: search/self_test.py)."""
+        lanes: tuple[Lane, ...] = ("bm25", "vector")
+        lists = self._lanes(parsed, None, limit, lanes, "any")
+        fused, evidence, _, _ = self._fuse(parsed, lists, lanes, True, weigh=False)
+        return [(f.doc_id, evidence[f.doc_id]) for f in sorted(fused, key=lambda f: -f.score)]
 
     def _rerank_stage(
         self,

@@ -52,15 +52,24 @@ class ScoreModel:
     top_coverage: float = 0.0
     cosine_gap_agreement: float = 0.0  # the cosine gap times the lanes' agreement
 
-    def logit(self, evidence: Evidence) -> float:
+    def logit(self, evidence: Evidence, meaning_share: float = 0.5) -> float:
+        """`meaning_share`: the meaning lane's share of the weight on the document's own evidence
+        (a folder's self-test, search/lane_balance.py); at 0.5 the fitted model as it is. The
+        query-level terms are the same for every candidate of a query and keep their weight."""
+        words = (
+            self.coverage * (evidence.coverage or 0.0)
+            + self.saturation * (evidence.saturation or 0.0)
+            + self.saturation_share * (evidence.saturation_share or 0.0)
+        )
+        meaning = (
+            self.cosine * (evidence.cosine or 0.0)
+            + self.cosine_gap * (evidence.cosine_gap or 0.0)
+            + self.cosine_gap_agreement * (evidence.cosine_gap or 0.0) * (evidence.agreement or 0.0)
+        )
         return (
             self.intercept
-            + self.cosine_gap_agreement * (evidence.cosine_gap or 0.0) * (evidence.agreement or 0.0)
-            + self.coverage * (evidence.coverage or 0.0)
-            + self.saturation * (evidence.saturation or 0.0)
-            + self.cosine * (evidence.cosine or 0.0)
-            + self.saturation_share * (evidence.saturation_share or 0.0)
-            + self.cosine_gap * (evidence.cosine_gap or 0.0)
+            + 2.0 * (1.0 - meaning_share) * words
+            + 2.0 * meaning_share * meaning
             + self.top_saturation * (evidence.top_saturation or 0.0)
             + self.top_coverage * (evidence.top_coverage or 0.0)
         )
@@ -233,11 +242,14 @@ def link_prior(evidence: Evidence) -> float:
 
 
 def relevance(evidence: Evidence) -> float:
-    """P(relevant) in [0, 1], times the priors against pages of links and giant documents where
+    """P(relevant) in [0, 1] (hybrid evidence weighed by its folder's self-test where it has
+    one: `meaning_share`), times the priors against pages of links and giant documents where
     their share and length are known."""
     if evidence.coverage is None and evidence.cosine is None:
         return 0.0
-    return _sigmoid(model_for(evidence).logit(evidence)) * link_prior(evidence) * length_prior(evidence)
+    model = model_for(evidence)
+    share = evidence.meaning_share if model is HYBRID and evidence.meaning_share is not None else 0.5
+    return _sigmoid(model.logit(evidence, share)) * link_prior(evidence) * length_prior(evidence)
 
 
 def as_shown(score: float) -> float:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from findling.docids import split_reference
 from findling.errors import FindlingError, QuerySyntaxError, Remedy, check_query_length
+from findling.file_kinds import is_prose
 from findling.models.service import ModelService
 from findling.priority import FOREGROUND
 from findling.records import (
@@ -61,11 +62,21 @@ from findling.store.documents import (
     documents_named,
     modified_times,
 )
+from findling.store.lane_weights import SelfTestRecord, opening_texts, self_test_sample, self_tests
 from findling.store.symbols import symbols_of
 from findling.store.text_cache import DocumentCache
+from findling.store.vectors import table_for
 from findling.text.analyzer import terms_in
 from findling.text.code_languages import language_of
-from findling.tuning import LOADING_SHOWN_MS, PASSAGE_WORDS, WEAK_SHOWN
+from findling.tuning import (
+    LOADING_SHOWN_MS,
+    PASSAGE_WORDS,
+    SELF_TEST_CHUNKS,
+    SELF_TEST_DOCUMENTS,
+    SELF_TEST_FEWEST,
+    SELF_TEST_STALE,
+    WEAK_SHOWN,
+)
 from findling.vocabulary import RESULT_LIMIT
 
 T = TypeVar("T")
@@ -167,6 +178,32 @@ class Searcher:
             self._hybrid.close()
         if self._vector_lane is not None or vectors_changed:
             self._vectors.close()
+
+    def self_test(self, source: Source, cancel: threading.Event | None = None) -> SelfTestRecord | None:
+        """A new self-test of the folder (search/self_test.py) where it has none read with this
+        embedder's vectors, or one from a folder that has since grown or shrunk by a quarter;
+        None where it keeps what it has, has too few embedded documents, or was cancelled."""
+        from findling.search.self_queries import SelfTestDocument
+        from findling.search.self_test import self_test
+
+        model = self.models.spec("embedder").vector_key
+        cur = self._db.cursor()
+        found = table_for(cur, model)
+        if found is None:
+            return None
+        embedded, sample = self_test_sample(cur, source.id, found[0], SELF_TEST_DOCUMENTS)
+        before = next((r for r in self_tests(cur) if r.source_id == source.id and r.model == model), None)
+        if embedded < SELF_TEST_FEWEST or (
+            before is not None and abs(embedded - before.documents) <= SELF_TEST_STALE * before.documents
+        ):
+            return None
+        texts = opening_texts(cur, [doc_id for doc_id, _, _ in sample], SELF_TEST_CHUNKS)
+        documents = [
+            SelfTestDocument(doc_id, path, texts[doc_id], not is_prose(ext))
+            for doc_id, path, ext in sample
+            if texts.get(doc_id)
+        ]
+        return self_test(self._pipeline, source, documents, embedded, model, cancel)
 
     # -- search -------------------------------------------------------------------------
 

@@ -337,6 +337,15 @@ MIGRATIONS: list[Migration] = [
         # tree ignores `/*` at its root, and nothing was read. A side table, as raw_paths.
         "CREATE TABLE IF NOT EXISTS source_options (source_id INTEGER NOT NULL, gitignore BOOLEAN NOT NULL)",
     ],
+    [
+        # Each folder's self-test (search/lane_balance.py): how its own documents, questioned by
+        # themselves, say the two lanes are to be weighed in hybrid search (store/lane_weights.py)
+        """CREATE TABLE IF NOT EXISTS lane_weights (
+            source_id INTEGER NOT NULL, model VARCHAR NOT NULL, documents INTEGER NOT NULL,
+            queries INTEGER NOT NULL, meaning DOUBLE NOT NULL, by_kind VARCHAR NOT NULL,
+            mrr_shipped DOUBLE NOT NULL, mrr_chosen DOUBLE NOT NULL, seconds DOUBLE NOT NULL,
+            made DOUBLE NOT NULL)""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

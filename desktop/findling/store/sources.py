@@ -32,6 +32,7 @@ def list_sources(cur: duckdb.DuckDBPyConnection) -> list[Source]:
 def set_gitignore(tx: duckdb.DuckDBPyConnection, source_id: int, follow: bool) -> None:
     """Whether the folder's .gitignore files leave files out (a row only where they do not)."""
     tx.execute("DELETE FROM source_options WHERE source_id = ?", [source_id])
+    tx.execute("DELETE FROM lane_weights WHERE source_id = ?", [source_id])
     if not follow:
         tx.execute("INSERT INTO source_options VALUES (?, false)", [source_id])
 
@@ -73,6 +74,7 @@ def delete_source(tx: duckdb.DuckDBPyConnection, source_id: int) -> None:
     tx.execute("DELETE FROM source_raw_paths WHERE source_id = ?", [source_id])
     tx.execute("DELETE FROM meta WHERE key IN (?, ?)", [_WAITING + str(source_id), _LEFT_OUT + str(source_id)])
     tx.execute("DELETE FROM source_options WHERE source_id = ?", [source_id])
+    tx.execute("DELETE FROM lane_weights WHERE source_id = ?", [source_id])
 
 
 # Files of a folder found new or changed and not yet read, kept with each batch the run commits:
