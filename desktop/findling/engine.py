@@ -49,7 +49,7 @@ from findling.store.documents import (
     document_meta,
     document_paths,
 )
-from findling.store.lane_weights import save_self_test
+from findling.store.lane_weights import save_self_test, self_tests
 from findling.store.sources import (
     delete_source,
     insert_source,
@@ -446,12 +446,15 @@ class Engine:
         cur = self._db.cursor()
         per_source = counts_by_source(cur)
         waiting, left_out = waiting_by_source(cur), left_out_by_source(cur)
+        model = self.models.spec("embedder").vector_key if self.models.unavailable_reason("embedder") is None else None
+        weights = {r.source_id: r.weights for r in self_tests(cur) if r.model == model}
         sources = tuple(
             SourceStatus(
                 s,
                 **asdict(per_source.get(s.id, SourceCounts())),
                 waiting=waiting.get(s.id, 0),
                 left_out=left_out.get(s.id, 0),
+                weights=weights.get(s.id),
             )
             for s in self.sources()
         )

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from findling.engine import Engine
+from findling.faces.payloads import status_json
+from findling.faces.terminal import print_status
 from findling.records import LaneWeights, SearchRequest
 from findling.search.lane_balance import SHIPPED
 from findling.store.lane_weights import SelfTestRecord, save_self_test, self_tests
@@ -56,7 +58,9 @@ def _record(engine: Engine, folder: Path) -> SelfTestRecord:
     return next(r for r in self_tests(engine.database.cursor()) if r.source_id == source.id)
 
 
-def test_a_folder_tests_itself_after_embedding_and_only_its_own_documents_count(tmp_path, settings, embedder_installed):
+def test_a_folder_tests_itself_after_embedding_and_only_its_own_documents_count(
+    tmp_path, settings, embedder_installed, capsys
+):
     registers = _registers(tmp_path / "registers", 64, seed=1)
     alone = Engine(tmp_path / "alone", settings=settings)
     try:
@@ -68,6 +72,13 @@ def test_a_folder_tests_itself_after_embedding_and_only_its_own_documents_count(
         # nothing changed: the self-test stands, none is made again
         again = alone.index()
         assert again.embedding is not None and again.embedding.weighed == ()
+        # `status` says it under the folder
+        status = alone.status()
+        assert status.sources[0].weights == by_itself.weights
+        print_status(status_json(status))
+        assert f"self-test: words and meaning weighted as shipped ({by_itself.weights.queries} queries)" in (
+            capsys.readouterr().out
+        )
     finally:
         alone.close()
 

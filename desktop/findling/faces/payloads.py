@@ -13,6 +13,7 @@ from findling.faces.presentation import (
     held_back_lines,
     match_label,
     note_text,
+    self_test_status,
     semantic_line,
     waiting_line,
     why_not_summary,
@@ -177,8 +178,11 @@ def status_json(status: StoreStatus, now: float | None = None) -> dict:
     """`activity_line`: what the index is busy with, as the window's bar says it ("" when idle)."""
     busy = status.activity
     line = activity_line(busy, time.time() if now is None else now) if busy is not None else ""
+    data = asdict(status)
+    for source, said in zip(data["sources"], status.sources, strict=True):
+        source["self_test_line"] = self_test_status(said.weights) if said.weights is not None else ""
     return {
-        **asdict(status),
+        **data,
         "semantic_line": semantic_line(status, "terminal"),
         "held_back_lines": held_back_lines(status),
         "waiting_line": waiting_line(status, "terminal"),

@@ -22,6 +22,7 @@ from findling.records import (
     Evidence,
     Highlight,
     IndexReport,
+    LaneWeights,
     Note,
     QueryExplain,
     ResultExplain,
@@ -309,6 +310,17 @@ def weighting_sentence(weighting: Weighting) -> str:
 def self_test_line(folder: str, meaning: float, queries: int, seconds: float) -> str:
     """A folder's self-test, as `findling index` reports it when one was made."""
     return f"self-test: {weighting_sentence(Weighting(folder, 'words', meaning, queries))} ({seconds:.0f} s)"
+
+
+def self_test_status(weights: LaneWeights) -> str:
+    """A folder's self-test in `status` and the Folders panel."""
+    meaning, words = round(weights.meaning, 2), round(1.0 - weights.meaning, 2)
+    kinds = "; ".join(f"{kind} {1 - share:.1f} / {share:.1f}" for kind, share, _ in weights.by_kind)
+    if meaning == words:
+        return f"self-test: words and meaning weighted as shipped ({weights.queries} queries)"
+    favoured = "meaning finds more than words" if meaning > words else "words find more than meaning"
+    by_kind = f"; by kind, words / meaning: {kinds}" if kinds else ""
+    return f"self-test: {favoured}, words {words:.1f} / meaning {meaning:.1f} ({weights.queries} queries{by_kind})"
 
 
 def explain_lines(explain: QueryExplain) -> list[str]:

@@ -139,7 +139,8 @@ def _folder_line(s: dict[str, Any]) -> str:
     elif s["source"].get("gitignore") is False:
         more += " (.gitignore not followed)"
     counts = f"{s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
-    return f"  {printable(s['source']['path'])}: {counts}{more}"
+    tested = f"\n    {s['self_test_line']}" if s.get("self_test_line") else ""  # an older owner has none
+    return f"  {printable(s['source']['path'])}: {counts}{more}{tested}"
 
 
 def print_status(st: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, Q
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileIconProvider
 
-from findling.faces.presentation import explain_rows, highlight_pieces, match_label
+from findling.faces.presentation import explain_rows, highlight_pieces, match_label, self_test_status
 from findling.pathnames import display_path, distinct_names, folder_of
 from findling.records import Hit, ResultExplain, SourceStatus
 
@@ -215,5 +215,7 @@ class SourcesModel(QAbstractListModel):
                 told.append("Its .gitignore files are not followed (right-click to follow them)")
             if s.waiting:
                 told.append(f"{s.waiting:,} files were found but not read yet: update the index (F5) to read them")
+            if s.weights is not None:
+                told.append(self_test_status(s.weights))
             return "<qt>" + "<br>".join(html.escape(line) for line in told) + "</qt>"
         return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from findling.records.search import Note
+from findling.records.search import LaneWeights, Note
 from findling.vocabulary import (
     DocumentStatus,
     IndexPhase,
@@ -31,6 +31,7 @@ class SourceStatus:
     skipped: int
     waiting: int = 0  # files a run found new or changed and stopped before reading
     left_out: int = 0  # files and folders its .gitignore files left out at the last run's scan
+    weights: LaneWeights | None = None  # its self-test with the embedder in use (search/lane_balance.py)
 
 
 @dataclass(frozen=True)
