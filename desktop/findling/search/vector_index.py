@@ -131,6 +131,9 @@ class VectorIndex:
         self._unsaved = False  # rows or codebook changed since the snapshot this index started from
         self._tried_snapshot = self._persist is None  # none where the data folder is read-only
         self._from_disk = False  # rows mapped from the kept snapshot: checked before they are returned
+        # the kept snapshot's rows (by seq) found to say what the database says: each is checked
+        # once, not at every search (reading 40 rows' vectors scans DuckDB's vector column)
+        self._held: set[int] = set()
         self.distrusted = False  # a kept snapshot did not hold and was dropped (doctor says so)
         self._book = Codebook.identity(dim)
         # rows and the codebook their codes were made with, swapped together under the lock
@@ -420,6 +423,8 @@ class VectorIndex:
     def _rows_hold(self, used: tuple[_Rows, np.ndarray]) -> bool:
         """Whether these rows say what the database says: the same document, place and vector."""
         rows, picked = used
+        unchecked = [i for i, s in enumerate(rows.seqs[picked].tolist()) if s not in self._held]
+        picked = picked[unchecked]
         if len(picked) == 0:
             return True
         seqs = [int(s) for s in rows.seqs[picked]]
@@ -442,6 +447,7 @@ class VectorIndex:
                 return False
             if not np.allclose(floats[i], np.asarray(db[5], dtype=np.float32), atol=1e-6):
                 return False  # NaN is never close
+        self._held.update(seqs)
         return True
 
     def read_again(self) -> None:
@@ -453,6 +459,7 @@ class VectorIndex:
                 vector_snapshot.forget(self._persist[0], self.table)
             self.distrusted = True
             self._from_disk = False
+            self._held.clear()
             self._tried_snapshot = True
             self._floats = self._float_file()
             self._book = Codebook.identity(self.dim)
