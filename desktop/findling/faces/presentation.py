@@ -304,7 +304,7 @@ def weighting_sentence(weighting: Weighting) -> str:
         return f"in {name}, meaning finds more than words: weighted {meaning:.1f} / {words:.1f}, {queries}"
     if words > meaning:
         return f"in {name}, words find more than meaning: weighted {words:.1f} / {meaning:.1f}, {queries}"
-    return f"in {name}, words and meaning both find what they should: weighted as shipped, {queries}"
+    return f"in {name}, neither words nor meaning failed its {weighting.queries} self-test queries: weighted as shipped"
 
 
 def self_test_line(folder: str, meaning: float, queries: int, seconds: float) -> str:
