@@ -9,9 +9,18 @@ import subprocess
 import sys
 
 from findling.errors import Remedy
-from findling.faces.presentation import advice, dropped_words, error_text, match_word, note_text, said, time_left
+from findling.faces.presentation import (
+    advice,
+    dropped_words,
+    embedding_line,
+    error_text,
+    match_word,
+    note_text,
+    said,
+    time_left,
+)
 from findling.pathnames import distinct_names
-from findling.records import Note
+from findling.records import EmbedDepth, Note
 
 
 def test_scores_read_as_words():
@@ -34,6 +43,16 @@ def test_time_left_from_the_pace_so_far():
     assert time_left(10, 100, 10.0) == "about 2 min left"
     assert time_left(90, 100, 10.0) == "less than a minute left"
     assert time_left(1, 1000, 10.0) == "about 2.8 h left"
+
+
+def test_embedding_with_every_document_whole_says_no_time_left():
+    """`findling index` with nothing to embed printed "1,173 of 1,173 documents whole, less than a
+    minute left" while the folders' self-tests ran after it (12-111 s)."""
+    assert embedding_line(1173, 1173, EmbedDepth(1173, 1173, 0.0, 0.0)) == (
+        "Embedding every passage: all 1,173 documents whole"
+    )
+    waiting = embedding_line(1173, 1173, EmbedDepth(900, 1173, 0.0, 150.0))
+    assert waiting == "Embedding every passage: 900 of 1,173 documents whole, about 2 min left"
 
 
 def test_each_face_says_what_to_do_in_its_own_words():

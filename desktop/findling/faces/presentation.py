@@ -113,6 +113,8 @@ def embedding_line(done: int, total: int, depth: EmbedDepth) -> str:
         if depth.left_s is not None:
             line += f"; every passage in {duration(depth.left_s)}"
         return line
+    if depth.whole >= depth.whole_total:  # a run with nothing left (its folders' self-tests may follow)
+        return f"Embedding every passage: all {depth.whole_total:,} documents whole"
     line = f"Embedding every passage: {depth.whole:,} of {depth.whole_total:,} documents whole"
     if depth.left_s is not None:
         line += f", {duration(depth.left_s)} left"
