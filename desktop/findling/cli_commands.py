@@ -12,6 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from findling.answer.sentences import with_citations
+from findling.faces.explaining import explain_columns, explain_lines, explain_row
 from findling.faces.payloads import (
     answer_json,
     multi_get_json,
@@ -21,7 +22,6 @@ from findling.faces.payloads import (
     status_json,
     why_not_json,
 )
-from findling.faces.presentation import explain_columns, explain_lines, explain_row
 from findling.faces.terminal import color as _color
 from findling.faces.terminal import dump_json, print_answer, print_payload, print_slice, print_status, print_why_not
 from findling.filter_options import OPTIONS

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from findling.cli_commands import open_index, settings_of
 from findling.errors import FindlingError
 from findling.faces import presentation
+from findling.faces.explaining import self_test_line
 from findling.faces.presentation import embedding_line, report_counts
 from findling.pathnames import printable
 from findling.records import IndexProgress
@@ -175,7 +176,7 @@ def _run_index(engine, embed: bool = True) -> int:
     if emb is not None and emb.stopped:
         print(f"embedding stopped: {emb.stopped}")
     for folder, meaning, queries, seconds in emb.weighed if emb is not None else ():
-        print(presentation.self_test_line(printable(folder), meaning, queries, seconds))
+        print(self_test_line(printable(folder), meaning, queries, seconds))
     for warning in report.warnings[:20]:
         print(f"warning: {printable(warning)}", file=sys.stderr)
     for folder in engine.status().sources:

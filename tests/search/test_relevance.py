@@ -118,7 +118,7 @@ def test_a_page_of_links_is_taken_down_by_its_share_of_links():
 
 
 def test_the_explain_table_says_when_a_page_of_links_was_taken_down():
-    from findling.faces.presentation import explain_rows
+    from findling.faces.explaining import explain_rows
     from findling.records import ResultExplain
 
     def rows(share):
@@ -181,7 +181,7 @@ def test_the_prior_against_giant_documents():
     assert relevance(replace(plain, length_ratio=169.0)) == pytest.approx(relevance(plain) * giant_prior(169.0))
     assert relevance(replace(plain, length_ratio=169.0, named=1.0)) == relevance(plain)
     # the explain panel says so
-    from findling.faces.presentation import explain_rows
+    from findling.faces.explaining import explain_rows
     from findling.records import ResultExplain
 
     def row(ratio):
@@ -366,7 +366,7 @@ def test_newer_file_first_among_equal_scores(engine, docs):
 
 
 def test_a_result_reads_as_a_sentence():
-    from findling.faces.presentation import result_sentence
+    from findling.faces.explaining import result_sentence
     from findling.records import ListScore, ResultExplain
 
     def result(evidence, lists=(), rerank=None):
@@ -406,7 +406,7 @@ def test_a_result_reads_as_a_sentence():
 
 
 def test_the_stages_read_as_a_timeline():
-    from findling.faces.presentation import stage_timeline
+    from findling.faces.explaining import stage_timeline
     from findling.records import QueryExplain, Stage
 
     def explain(mode: str) -> QueryExplain:
@@ -433,7 +433,7 @@ def test_a_query_whose_words_no_document_holds_is_judged_by_meaning_alone(demo):
 
 
 def test_list_names_read_plainly():
-    from findling.faces.presentation import list_label
+    from findling.faces.explaining import list_label
 
     assert [list_label(n) for n in ("bm25 original", "bm25 lex 2", "vector sem 1", "vector hyde")] == [
         "keywords: your query",

@@ -136,7 +136,7 @@ def test_hybrid_search_weighs_each_folders_documents_by_its_self_test(tmp_path, 
     finally:
         engine.close()
 
-    from findling.faces.presentation import self_test_line, weighting_sentence
+    from findling.faces.explaining import self_test_line, weighting_sentence
 
     said = weighting_sentence(weighting)
     assert "words find more than meaning: weighted 0.9 / 0.1, from 60 self-test queries" in said

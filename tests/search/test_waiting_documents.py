@@ -72,7 +72,7 @@ def test_a_page_waiting_to_be_embedded_is_scored_on_the_embedded_pages_scale(hal
     explained = {r.doc_id: r for r in result.explain.results}
     waiting = next(h for h in result.hits if h.path.endswith("autumn.txt"))
     assert explained[waiting.doc_id].evidence.cosine_assumed
-    from findling.faces.presentation import explain_rows, result_sentence
+    from findling.faces.explaining import explain_rows, result_sentence
 
     assert "not embedded yet" in result_sentence(explained[waiting.doc_id], 1)
     assert any("assumed: not embedded yet" in row[0] for row in explain_rows(explained[waiting.doc_id]))

@@ -6,6 +6,7 @@ import time
 from dataclasses import asdict
 
 from findling.docids import docid
+from findling.faces.explaining import self_test_status
 from findling.faces.presentation import (
     activity_line,
     answer_said,
@@ -13,7 +14,6 @@ from findling.faces.presentation import (
     held_back_lines,
     match_label,
     note_text,
-    self_test_status,
     semantic_line,
     waiting_line,
     why_not_summary,

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from findling.faces.presentation import evidence_measures
+from findling.faces.explaining import evidence_measures
 from findling.records import ResultExplain
 from findling.search.relevance import link_prior
 

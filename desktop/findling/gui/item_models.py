@@ -11,7 +11,8 @@ from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QFileInfo, Q
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileIconProvider
 
-from findling.faces.presentation import explain_rows, highlight_pieces, match_label, self_test_status
+from findling.faces.explaining import explain_rows, self_test_status
+from findling.faces.presentation import highlight_pieces, match_label
 from findling.pathnames import display_path, distinct_names, folder_of
 from findling.records import Hit, ResultExplain, SourceStatus
 

@@ -13,14 +13,8 @@ from PySide6.QtWidgets import (
 )
 
 from findling.engine import Engine
-from findling.faces.presentation import (
-    dropped_words,
-    notes_text,
-    one_list_summary,
-    query_summary,
-    result_sentence,
-    stage_timeline,
-)
+from findling.faces.explaining import one_list_summary, query_summary, result_sentence, stage_timeline
+from findling.faces.presentation import dropped_words, notes_text
 from findling.faces.timings import loading_text
 from findling.gui.answer_actions import AnswerActions
 from findling.gui.answer_pane import AnswerController
