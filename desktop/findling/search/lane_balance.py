@@ -73,9 +73,13 @@ def reciprocal_rank(case: SelfTestCase, share: float) -> float:
     stable sort does."""
     if case.source is None:
         return 0.0
-    scores = [relevance(replace(e, meaning_share=share)) for e in case.evidence]
-    mine = scores[case.source]
-    rank = 1 + sum(1 for i, s in enumerate(scores) if s > mine or (s == mine and i < case.source))
+    return _reciprocal([relevance(replace(e, meaning_share=share)) for e in case.evidence], case.source)
+
+
+def _reciprocal(scores: Sequence[float], source: int) -> float:
+    """1 / the rank of `scores[source]`, equal scores in their order; 0 below MRR_DEPTH."""
+    mine = scores[source]
+    rank = 1 + sum(1 for i, s in enumerate(scores) if s > mine or (s == mine and i < source))
     return 1.0 / rank if rank <= MRR_DEPTH else 0.0
 
 
@@ -102,17 +106,9 @@ def lane_alone(cases: Sequence[SelfTestCase], lane: Lane) -> float:
     def score(e: Evidence) -> float:
         return (e.saturation if lane == "bm25" else e.cosine) or 0.0
 
-    ranks = []
-    for case in cases:
-        if case.source is None:
-            ranks.append(0.0)
-            continue
-        mine = score(case.evidence[case.source])
-        rank = 1 + sum(
-            1 for i, e in enumerate(case.evidence) if score(e) > mine or (score(e) == mine and i < case.source)
-        )
-        ranks.append(1.0 / rank if rank <= MRR_DEPTH else 0.0)
-    return statistics.fmean(ranks)
+    return statistics.fmean(
+        0.0 if case.source is None else _reciprocal([score(e) for e in case.evidence], case.source) for case in cases
+    )
 
 
 def failing_lane(cases: Sequence[SelfTestCase]) -> Lane | None:

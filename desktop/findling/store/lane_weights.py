@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import duckdb
 
 from findling.records import LaneWeights
+from findling.store.documents import Chunk, document_text
 from findling.store.sql import id_list
 from findling.vocabulary import QUERY_KINDS
 
@@ -111,11 +112,7 @@ def opening_texts(cur: duckdb.DuckDBPyConnection, doc_ids: Sequence[int], chunks
             WHERE doc_id IN {id_list(doc_ids)} AND ordinal < ? ORDER BY doc_id, ordinal""",
         [chunks],
     ).fetchall()
-    parts: dict[int, list[str]] = {}
-    covered: dict[int, int] = {}
+    found: dict[int, list[Chunk]] = {}
     for doc_id, start, end, text in rows:
-        upto = covered.get(doc_id, 0)
-        if end > upto:  # chunks overlap: each character once
-            parts.setdefault(doc_id, []).append(text[max(0, upto - start) :])
-            covered[doc_id] = end
-    return {doc_id: "".join(found) for doc_id, found in parts.items()}
+        found.setdefault(doc_id, []).append((start, end, text))
+    return {doc_id: document_text(parts) for doc_id, parts in found.items()}
