@@ -211,7 +211,9 @@ def test_bundle_builds_within_its_size_and_works(tmp_path):
     if ocr is not None:
         run("models", "import", str(ocr))  # recognised by its files' hashes: pp-ocrv4
     docs = _formats(tmp_path / "docs", pictures_of_text=ocr is not None)
-    run("add", str(docs))
+    # --wait: a plain add embeds in a background process, and the keyword searches below take
+    # under a second in all, so a semantic query after them could come before its vectors.
+    run("add", str(docs), "--wait")
     status = json.loads(run("status", "--json"))
     assert status["documents"] == (8 if ocr else 6) and status["failed"] == 0, status
     if ocr is not None:  # Pillow and the OCR models run in the bundle's workers
