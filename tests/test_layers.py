@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("storage and models", frozenset({"store", "models"})),
     ("ingest and search", frozenset({"ingest", "search"})),
     ("answers", frozenset({"answer"})),  # written from search results and checked against them
-    ("engine", frozenset({"index_api", "engine", "why_not_file"})),
+    ("engine", frozenset({"index_api", "engine", "why_not_file", "shared_collections"})),
     ("what faces say", frozenset({"faces"})),  # wording, the terminal's painting, JSON payloads
     ("server", frozenset({"server"})),
     ("faces", frozenset({"gui", "doctor", "selftest"})),

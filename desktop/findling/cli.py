@@ -30,7 +30,7 @@ from findling.cli_commands import (
     cmd_why_not,
 )
 from findling.cli_devtools import cmd_bench, cmd_eval
-from findling.cli_indexing import cmd_add, cmd_index, cmd_remove
+from findling.cli_indexing import cmd_add, cmd_attach, cmd_index, cmd_publish, cmd_remove
 from findling.cli_models import cmd_models
 from findling.errors import FindlingError
 from findling.faces.terminal import reader_left
@@ -70,6 +70,26 @@ def build_parser() -> argparse.ArgumentParser:  # noqa: PLR0915 - every command 
 
     p = sub.add_parser("remove", help="remove a folder and its documents from the index")
     p.add_argument("path")
+    p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser(
+        "publish",
+        help="publish a folder of this index for others to attach: at a path (a shared drive) or "
+        "s3://bucket/prefix (credentials and endpoint from the AWS environment); again: only what changed",
+    )
+    p.add_argument("path", help="a folder of this index")
+    p.add_argument("--to", required=True, dest="uri", help="a folder path or an s3:// URI")
+    p.add_argument("--name", default="", help="the collection's name (default: the folder's)")
+    p.set_defaults(func=cmd_publish)
+
+    p = sub.add_parser("attach", help="search a collection another Findling published, read-only, beside your folders")
+    p.add_argument("uri", help="where it was published: a folder path or an s3:// URI")
+    p.add_argument("--name", default="", help="what to call it here (default: its published name)")
+    p.add_argument("--wait", action="store_true", help="also wait for its vectors to be copied in")
+    p.set_defaults(func=cmd_attach)
+
+    p = sub.add_parser("detach", help="stop searching an attached collection (its copy here is removed)")
+    p.add_argument("path", help="its URI or name")
     p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("index", help="bring the index up to date with the folders")

@@ -125,8 +125,38 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     with open_index(args) as engine:
         removed = engine.remove_source(args.path)
-        print(f"removed {printable(args.path)} ({removed} documents)")
+        what = "detached" if args.command == "detach" else "removed"
+        print(f"{what} {printable(args.path)} ({removed} documents)")
     return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    with open_index(args) as engine:
+        r = engine.publish(args.path, args.uri, args.name)
+    vectors = f", {r.embedded:,} with vectors by {r.embedder}" if r.embedder else ", no vectors (none made yet)"
+    print(
+        f"published {printable(r.name)} at {printable(r.uri)} in {r.seconds:.1f}s: publication {r.version}, "
+        f"{r.documents:,} documents{vectors} ({r.changed:,} written, {r.removed:,} removed)"
+    )
+    print(f"others search it with: findling attach {printable(r.uri)}")
+    return 0
+
+
+def cmd_attach(args: argparse.Namespace) -> int:
+    """Attach, and copy its documents in; its vectors (or this machine's embedding, where the
+    embedder differs from the publisher's) follow as `add`'s do."""
+    with open_index(args, take_from_background=True) as engine:
+        source = engine.attach(args.uri, args.name)
+        print(f"attached {printable(source.shared)} (published from {printable(source.path)})")
+        args.no_index = False
+        code = _run_index(engine, embed=args.wait)
+        status = engine.status()
+        pending = status.embeddable - status.embedded
+        if code == 0 and not args.wait and status.embedder and pending > 0:
+            from findling.server.background import continue_in_background
+
+            continue_in_background(engine, args.home)
+    return code
 
 
 class _StopOnSignal:
@@ -177,14 +207,22 @@ def _run_index(engine, embed: bool = True) -> int:
         print(f"embedding stopped: {emb.stopped}")
     for folder, meaning, queries, seconds in emb.weighed if emb is not None else ():
         print(self_test_line(printable(folder), meaning, queries, seconds))
+    _notes(engine, report)
+    if report.failed:
+        print("see the failures with: findling status")
+    return 0
+
+
+def _notes(engine, report) -> None:
+    """What the run has to say beside its counts: the shared collections, warnings, folders
+    whose .gitignore files left everything out."""
+    for line in report.shared:
+        print(f"shared: {printable(line)}")
     for warning in report.warnings[:20]:
         print(f"warning: {printable(warning)}", file=sys.stderr)
     for folder in engine.status().sources:
         if folder.left_out and not folder.indexed and folder.source.gitignore:
             print(f"to read them: findling add --no-gitignore {printable(folder.source.path)}", file=sys.stderr)
-    if report.failed:
-        print("see the failures with: findling status")
-    return 0
 
 
 def cmd_index(args: argparse.Namespace) -> int:

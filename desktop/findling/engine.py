@@ -11,7 +11,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from findling import why_not_file
+from findling import shared_collections, why_not_file
 from findling.docids import docid, split_reference
 from findling.errors import FindlingError, SourceError, check_query_length
 from findling.models.manifest import ROLES
@@ -30,6 +30,7 @@ from findling.records import (
     MultiGetResult,
     Note,
     Outline,
+    PublishReport,
     SearchRequest,
     SearchResult,
     Source,
@@ -41,6 +42,7 @@ from findling.search.fetch import DocumentFetcher
 from findling.search.service import DocumentText, Searcher
 from findling.settings import Settings, load_settings
 from findling.store.activity import ActivityTracker, EitherEvent, WaitingRuns
+from findling.store.attached import attached_by_source
 from findling.store.compaction import space
 from findling.store.costs import indexed_costliest
 from findling.store.db import Database
@@ -170,6 +172,11 @@ class Engine:
             )
         existing = self.sources()
         for source in existing:
+            if source.shared and (inside(resolved, source.path) or inside(source.path, resolved)):
+                raise SourceError(
+                    f"{display_path(resolved)} overlaps the shared collection {source.shared} "
+                    f"(published from {display_path(source.path)}): detach it first"
+                )
             if inside(resolved, source.path):
                 if resolved != source.path:
                     return source
@@ -189,10 +196,13 @@ class Engine:
 
     def remove_source(self, path: str | os.PathLike[str]) -> int:
         """Forget a source and everything indexed from it; returns the documents removed."""
-        resolved = _normalise_path(path)
-        match = next((s for s in self.sources() if s.path in (resolved, str(path))), None)
+        sources = self.sources()
+        match = shared_collections.shared_source(self._db, sources, str(path))
         if match is None:
-            raise SourceError(f"not an indexed folder: {display_path(resolved)}")
+            resolved = _normalise_path(path)
+            match = next((s for s in sources if s.path in (resolved, str(path))), None)
+        if match is None:
+            raise SourceError(f"not an indexed folder or an attached collection: {display_path(str(path))}")
         with self._db.transaction() as tx:
             # read in the transaction: a run indexing this folder commits its batches under the
             # same lock, so none lands between the reading and the removal, and none after it
@@ -202,6 +212,14 @@ class Engine:
             delete_source(tx, match.id)
         self._bm25.invalidate()
         return len(ids)
+
+    def attach(self, uri: str, name: str = "") -> Source:
+        """Attach a collection another Findling published (read-only); `index` copies it in."""
+        return shared_collections.attach(self._db, self.sources(), uri, name)
+
+    def publish(self, path: str, uri: str, name: str = "") -> PublishReport:
+        """Publish a folder of this index at `uri`, or what changed in it since the last time."""
+        return shared_collections.publish(self._db, self.sources(), self.models, path, uri, name)
 
     # -- indexing -----------------------------------------------------------------------
 
@@ -220,9 +238,12 @@ class Engine:
                 self._text_waiting.done()
                 try:
                     with self._db.working_memory():
+                        sources = self.sources()
                         report = Indexer(self._db, self.settings.index, progress, cancel, self._ocr_files()).run(
-                            self.sources()
+                            [s for s in sources if not s.shared]
                         )
+                        if not report.cancelled:
+                            self._copy_shared(report, sources, progress, cancel)
                 finally:
                     self._bm25.invalidate()
             if embed and not report.cancelled:
@@ -230,6 +251,23 @@ class Engine:
         finally:
             self._activity.idle()
         return report
+
+    def _copy_shared(
+        self, report: IndexReport, sources: Sequence[Source], progress: ProgressCallback, cancel: threading.Event | None
+    ) -> None:
+        """Each attached collection's copy brought to its last publication, in this text run."""
+        from findling.records import IndexProgress
+
+        def say(line: str) -> None:
+            progress(IndexProgress("scanning", 0, 0, line))
+
+        added, updated, removed, lines = shared_collections.bring_all_up_to_date(
+            self._db, sources, self.settings.index, self.models, cancel, say
+        )
+        report.added += added
+        report.updated += updated
+        report.removed += removed
+        report.shared.extend(lines)
 
     def activity(self) -> Activity | None:
         """What the index is busy with now (None: idle): every run's progress, whoever asked."""
@@ -337,7 +375,7 @@ class Engine:
                 try:
                     with self._db.working_memory():
                         report = Indexer(self._db, self.settings.index, ocr_models=self._ocr_files()).update_paths(
-                            self.sources(), [_normalise_path(p) for p in paths]
+                            [s for s in self.sources() if not s.shared], [_normalise_path(p) for p in paths]
                         )
                 finally:
                     self._bm25.invalidate()
@@ -448,6 +486,8 @@ class Engine:
         waiting, left_out = waiting_by_source(cur), left_out_by_source(cur)
         model = self.models.spec("embedder").vector_key if self.models.unavailable_reason("embedder") is None else None
         weights = {r.source_id: r.weights for r in self_tests(cur) if r.model == model}
+        found_table = table_for(cur, model) if model is not None else None
+        attached = attached_by_source(cur, found_table[0] if found_table else None)
         sources = tuple(
             SourceStatus(
                 s,
@@ -455,6 +495,7 @@ class Engine:
                 waiting=waiting.get(s.id, 0),
                 left_out=left_out.get(s.id, 0),
                 weights=weights.get(s.id),
+                attached=attached.get(s.id),
             )
             for s in self.sources()
         )

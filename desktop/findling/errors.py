@@ -84,3 +84,8 @@ class NotFoundError(FindlingError):
 
 class ExtractionError(FindlingError):
     """A file's text cannot be extracted; recorded on the document and skipped."""
+
+
+class SharedError(FindlingError):
+    """A published collection that cannot be read or written: unreachable, not a collection, or
+    the optional Lance library not installed."""

@@ -18,6 +18,7 @@ from findling.records import (
     MultiGetResult,
     Note,
     Outline,
+    PublishReport,
     SearchRequest,
     SearchResult,
     Source,
@@ -39,6 +40,10 @@ class IndexAPI(Protocol):
         """Forget a folder and everything indexed from it; the documents removed."""
         ...
 
+    def attach(self, uri: str, name: str = "") -> Source:
+        """Attach a collection another Findling published, read-only; `index` copies it in."""
+        ...
+
     def index(
         self,
         progress: Callable[[IndexProgress], None] | None = None,
@@ -56,6 +61,10 @@ class IndexAPI(Protocol):
     # -- reads ------------------------------------------------------------------------------------
 
     def sources(self) -> list[Source]: ...
+
+    def publish(self, path: str, uri: str, name: str = "") -> PublishReport:
+        """Publish a folder of this index at a path or s3:// URI (what changed since the last time)."""
+        ...
 
     def find(self, request: SearchRequest) -> SearchResult:
         """Answer one search, in the mode it asks for."""
@@ -104,7 +113,7 @@ class IndexAPI(Protocol):
         ...
 
 
-WRITE_VERBS = frozenset({"add_source", "remove_source", "index", "repair_index"})
+WRITE_VERBS = frozenset({"add_source", "remove_source", "attach", "index", "repair_index"})
 # verbs that report as they go, and their callback's argument: its calls travel to another
 # process's caller as "progress" messages, and a "cancel" from it sets their `cancel`
 STREAMED = {"index": "progress", "ask": "on_sentence"}

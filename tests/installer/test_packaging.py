@@ -153,6 +153,18 @@ def _assert_light_start(work: Path) -> None:
     assert "rth_qt_paths" in started and "pyi_rth_pyside6" not in started
 
 
+def _says_the_shared_extra_is_missing(exe: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    """Shared collections are an extra the bundle leaves out: attaching one says so."""
+    proc = subprocess.run(
+        [str(exe), "--home", str(tmp_path / "home"), "attach", str(tmp_path / "a-collection")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode != 0 and "pip install 'findling[shared]'" in proc.stdout + proc.stderr, proc
+
+
 @pytest.mark.skipif(
     os.environ.get("FINDLING_BUNDLE_TEST") != "1",
     reason="builds the PyInstaller bundle (minutes): set FINDLING_BUNDLE_TEST=1 (CI's bundle step)",
@@ -201,7 +213,8 @@ def test_bundle_builds_within_its_size_and_works(tmp_path):
     print(f"bundle size: {total_mb:.0f} MB unpacked, {packed.stat().st_size / 1e6:.0f} MB packed")
     assert total_mb <= BUNDLE_MAX_MB
     assert packed.stat().st_size / 1e6 <= PACKED_MAX_MB
-    assert not any(name.startswith(("pyarrow", "torch", "duckdb_extension")) for name in sizes)
+    assert not any(name.startswith(("pyarrow", "torch", "duckdb_extension", "lance")) for name in sizes)
+    _says_the_shared_extra_is_missing(exe, tmp_path, env)
 
     if not MINILM.exists():
         pytest.skip("../shared/models is not beside the checkout: the offline-model half needs it")
@@ -252,9 +265,12 @@ def test_the_app_imports_no_module_the_bundle_leaves_out():
     def excluded(module: str) -> bool:
         return any(module == name or module.startswith(name + ".") for name in left_out)
 
+    # the optional extra findling[shared] has one door: it imports Lance and pyarrow and, where
+    # they are absent (the bundle), says to install the extra (the bundle test runs it)
+    optional = ROOT / "desktop" / "findling" / "store" / "published.py"
     offenders = []
     for path in (ROOT / "desktop" / "findling").rglob("*.py"):
-        if "devtools" in path.parts:
+        if "devtools" in path.parts or path == optional:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath, PurePosixPath
 
@@ -19,7 +19,7 @@ from findling.ingest.formats import extension_of, kind_of
 from findling.ingest.ocr_pages import OCR_SECONDS, PageReader
 from findling.ingest.scan import special_kind
 from findling.pathnames import MEMBER_SEPARATOR, member_path, readable_name
-from findling.records import CodeSymbol, DocumentRow, DocumentStatus
+from findling.records import ChunkSpan, CodeSymbol, DocumentRow, DocumentStatus
 from findling.text.analyzer import identifier_term, iter_tokens, term_counts, term_positions, title_terms
 from findling.text.language import detect_language
 from findling.text.shingles import signature
@@ -169,7 +169,7 @@ def _prepare(task: PrepareTask) -> DocumentRow | Unchanged | Binary | Vanished: 
         return _failed(path, size, mtime, digest, f"extraction failed: {type(exc).__name__}: {exc}")
     del data
     try:
-        row = _analyse(task, extracted, size, mtime, digest)
+        row = analyse(task, extracted, size, mtime, digest)
         if extracted.members:
             row.members = tuple(_members(task, extracted, path, mtime))
         return row
@@ -235,17 +235,24 @@ def _members(
             continue
         inner = replace(task, path=path, kind_path=name)
         try:
-            yield _analyse(inner, sub.extracted, sub.size, when, sub.digest, PurePosixPath(name).name)
+            yield analyse(inner, sub.extracted, sub.size, when, sub.digest, PurePosixPath(name).name)
         except Exception as exc:  # one member, one failure: its archive and the rest are kept
             yield _failed(path, sub.size, when, sub.digest, f"analysis failed: {type(exc).__name__}: {exc}")
             continue
         yield from _members(task, sub.extracted, path, when, taken)
 
 
-def _analyse(
-    task: PrepareTask, extracted: Extracted, size: int, mtime: float, digest: str, file_name: str = ""
+def analyse(
+    task: PrepareTask,
+    extracted: Extracted,
+    size: int,
+    mtime: float,
+    digest: str,
+    file_name: str = "",
+    spans: Sequence[ChunkSpan] | None = None,
 ) -> DocumentRow:
-    """`file_name`: the name the document goes by where its path does not end in it (a member)."""
+    """`file_name`: the name the document goes by where its path does not end in it (a member);
+    `spans`: its chunks as another indexer cut them (a published collection), kept as they are."""
     path = task.path
     text = extracted.text
     notes = list(extracted.notes)
@@ -256,10 +263,11 @@ def _analyse(
     language = detect_language(text) if task.language == "auto" else task.language
     ext = extension_of(task.kind_path or path)
     symbols = find_symbols(text, ext) if extracted.kind == "code" and task.code_symbols else ()
-    if symbols:
-        spans = code_spans(text, symbols, task.chunk_tokens, task.chunk_overlap)
-    else:
-        spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
+    if spans is None:
+        if symbols:
+            spans = code_spans(text, symbols, task.chunk_tokens, task.chunk_overlap)
+        else:
+            spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
     terms = term_counts(text, language)
     name = readable_name(file_name or PurePath(path).name)
     fallback = PurePath(task.kind_path or path).name  # what extract() calls an untitled file

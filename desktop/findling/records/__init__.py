@@ -17,6 +17,7 @@ from findling.records.documents import (
 )
 from findling.records.index import (
     Activity,
+    Attached,
     Check,
     ChunkSpan,
     CodeSymbol,
@@ -27,6 +28,7 @@ from findling.records.index import (
     FailedFile,
     IndexProgress,
     IndexReport,
+    PublishReport,
     Source,
     SourceStatus,
     StoreStatus,
@@ -64,6 +66,7 @@ from findling.vocabulary import (
 
 __all__ = [
     "Activity",
+    "Attached",
     "Answer",
     "AnswerSentence",
     "Check",
@@ -102,6 +105,7 @@ __all__ = [
     "SearchMode",
     "SearchRequest",
     "SearchResult",
+    "PublishReport",
     "Source",
     "SourceStatus",
     "Stage",

@@ -20,6 +20,39 @@ class Source:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     gitignore: bool = True  # the folder's .gitignore files leave files out, as git does
+    # a collection another Findling published, attached read-only (its URI; "": a folder here).
+    # `path` is then the folder its documents were indexed from on the publisher's machine.
+    shared: str = ""
+
+
+@dataclass(frozen=True)
+class Attached:
+    """A published collection attached here (ingest/sharing.py): what its copy holds."""
+
+    uri: str
+    name: str
+    version: int  # the publication whose documents are held here (0: none read yet)
+    embedder: str  # the model that made its vectors ("": none published)
+    documents: int
+    checked: float  # when it was last reached (Unix time; 0: never)
+    error: str = ""  # why the last try could not reach it ("": it did)
+    vectors_used: bool = False  # its vectors serve semantic search here: the embedders match
+
+
+@dataclass(frozen=True)
+class PublishReport:
+    """What `findling publish` wrote."""
+
+    uri: str
+    name: str
+    root: str
+    version: int
+    documents: int
+    changed: int  # documents written: new, edited, or with more vectors than last time
+    removed: int
+    embedded: int  # documents published with vectors
+    embedder: str
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -32,6 +65,7 @@ class SourceStatus:
     waiting: int = 0  # files a run found new or changed and stopped before reading
     left_out: int = 0  # files and folders its .gitignore files left out at the last run's scan
     weights: LaneWeights | None = None  # its self-test with the embedder in use (search/lane_balance.py)
+    attached: Attached | None = None  # a shared collection: its state
 
 
 @dataclass(frozen=True)
@@ -198,6 +232,7 @@ class IndexReport:
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
     embedding: EmbedReport | None = None  # the vector step after the text, when it ran or was skipped
+    shared: list[str] = field(default_factory=list)  # each attached collection brought up to date
 
     def followed_by(self, later: IndexReport) -> IndexReport:
         """One report for a run that stopped here and went on as `later` (another process took
@@ -216,6 +251,7 @@ class IndexReport:
             seconds=self.seconds + later.seconds,
             warnings=[*self.warnings, *later.warnings],
             embedding=later.embedding,
+            shared=[*self.shared, *later.shared],
         )
 
 

@@ -346,6 +346,15 @@ MIGRATIONS: list[Migration] = [
             mrr_shipped DOUBLE NOT NULL, mrr_chosen DOUBLE NOT NULL, seconds DOUBLE NOT NULL,
             made DOUBLE NOT NULL)""",
     ],
+    [
+        # Collections another Findling published (ingest/sharing.py), attached read-only: each is a
+        # source whose documents come from its publication, not from scanning a folder here
+        # (store/attached.py)
+        """CREATE TABLE IF NOT EXISTS attached (
+            source_id INTEGER NOT NULL, uri VARCHAR NOT NULL, name VARCHAR NOT NULL,
+            version BIGINT NOT NULL, embedder VARCHAR NOT NULL, documents INTEGER NOT NULL,
+            checked DOUBLE NOT NULL, error VARCHAR NOT NULL)""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

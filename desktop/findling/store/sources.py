@@ -22,11 +22,12 @@ def owner_of(sources: Sequence[Source], path: str) -> Source | None:
 
 def list_sources(cur: duckdb.DuckDBPyConnection) -> list[Source]:
     rows = cur.execute(
-        "SELECT s.id, s.path, r.raw, s.include, s.exclude, coalesce(o.gitignore, true) FROM sources s "
-        "LEFT JOIN source_raw_paths r ON r.source_id = s.id "
-        "LEFT JOIN source_options o ON o.source_id = s.id ORDER BY s.path"
+        "SELECT s.id, s.path, r.raw, s.include, s.exclude, coalesce(o.gitignore, true), coalesce(a.uri, '') "
+        "FROM sources s LEFT JOIN source_raw_paths r ON r.source_id = s.id "
+        "LEFT JOIN source_options o ON o.source_id = s.id "
+        "LEFT JOIN attached a ON a.source_id = s.id ORDER BY s.path"
     ).fetchall()
-    return [Source(r[0], stored_path(r[1], r[2]), tuple(r[3] or ()), tuple(r[4] or ()), bool(r[5])) for r in rows]
+    return [Source(r[0], stored_path(r[1], r[2]), tuple(r[3] or ()), tuple(r[4] or ()), bool(r[5]), r[6]) for r in rows]
 
 
 def set_gitignore(tx: duckdb.DuckDBPyConnection, source_id: int, follow: bool) -> None:
@@ -75,6 +76,7 @@ def delete_source(tx: duckdb.DuckDBPyConnection, source_id: int) -> None:
     tx.execute("DELETE FROM meta WHERE key IN (?, ?)", [_WAITING + str(source_id), _LEFT_OUT + str(source_id)])
     tx.execute("DELETE FROM source_options WHERE source_id = ?", [source_id])
     tx.execute("DELETE FROM lane_weights WHERE source_id = ?", [source_id])
+    tx.execute("DELETE FROM attached WHERE source_id = ?", [source_id])
 
 
 # Files of a folder found new or changed and not yet read, kept with each batch the run commits:

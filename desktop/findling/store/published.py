@@ -1,0 +1,361 @@
+"""A published collection on a path or object storage: Lance datasets, written by one publisher
+and read by any number of Findlings (ingest/sharing.py). No DuckDB here.
+
+A collection at URI is two datasets:
+- `documents.lance`: one row per document (its path, what dated and titled it, its whole text,
+  and the vectors of its windows, with the text hash that names each window), and
+- `versions.lance`: one row per publication, naming the version of `documents.lance` it made.
+  A publication changes the documents in more than one commit (removals, then the changed and
+  new rows); the row in `versions.lance` comes last, so a reader that reads the documents at
+  the version it names sees one whole publication, never half of one.
+
+Credentials and the endpoint come from the environment as the AWS tools read them
+(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL); every call has a
+time budget, so an unreachable collection is said, not waited on. Lance and pyarrow are the
+optional `findling[shared]` extra, imported here only when a collection is used."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from findling.errors import SharedError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+FORMAT = 1  # the layout of a collection's rows; a reader refuses a newer one
+DOCUMENTS = "documents.lance"
+VERSIONS = "versions.lance"
+# what one remote call may take before the collection is said to be unreachable
+CONNECT_SECONDS = 3
+REQUEST_SECONDS = 20
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One row of versions.lance: what a reader needs before it reads a document."""
+
+    version: int  # of documents.lance
+    name: str
+    root: str  # the folder the documents were indexed from, on the publisher's machine
+    embedder: str  # the vector key of the model that made the vectors ("" : none)
+    dim: int
+    documents: int
+    published: float  # Unix time
+    format: int = FORMAT
+
+
+@dataclass(frozen=True)
+class PublishedDocument:
+    """A document as published: what a reader's indexer needs to analyse it as its own."""
+
+    path: str
+    ext: str
+    size: int
+    mtime: float
+    hash: str
+    kind: str  # steers chunking, as an extractor's kind does
+    title: str
+    mime: str
+    author: str
+    dated: float
+    link_share: float
+    ocr_pages: int
+    notes: str
+    pages: tuple[int, ...]
+    text: str
+    chunks: tuple[tuple[int, int, str], ...] = ()  # (start, end, heading) as the publisher cut them
+    window_hashes: tuple[int, ...] = ()
+    vectors: Any = None  # float32 array (windows × dim), or None
+
+
+def _lance() -> Any:
+    import sys
+
+    # store/db.py marks an absent pandas as known-absent (a None module), which pyarrow's lazy
+    # pandas check takes for a module; it makes that check once, here, without the mark
+    absent = "pandas" in sys.modules and sys.modules["pandas"] is None
+    if absent:
+        del sys.modules["pandas"]
+    try:
+        import lance
+        import pyarrow
+
+        _ = pyarrow.lib._pandas_api.have_pandas
+    except ImportError:
+        raise SharedError(
+            "shared collections need the optional Lance library: pip install 'findling[shared]'"
+        ) from None
+    finally:
+        if absent:
+            sys.modules["pandas"] = None  # type: ignore[assignment]
+    return lance
+
+
+def storage_options(uri: str) -> dict[str, str]:
+    """Time budgets for every collection; for s3:// the endpoint and HTTP as the AWS tools'
+    environment says (Lance reads the keys and region from the environment itself)."""
+    options = {
+        "connect_timeout": f"{CONNECT_SECONDS}s",
+        "timeout": f"{REQUEST_SECONDS}s",
+        "client_max_retries": "1",
+        "client_retry_timeout": str(REQUEST_SECONDS),
+    }
+    if uri.startswith("s3://"):
+        endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+        if endpoint:
+            options["aws_endpoint"] = endpoint
+            if endpoint.startswith("http://"):
+                options["allow_http"] = "true"
+        region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+        if region:
+            options["aws_region"] = region
+    return options
+
+
+def normalise_uri(uri: str) -> str:
+    """A path becomes absolute (a collection on a shared folder); a URL stays as written."""
+    if "://" in uri:
+        return uri.rstrip("/")
+    return os.path.abspath(os.path.expanduser(uri))
+
+
+def _at(uri: str, name: str) -> str:
+    return f"{uri.rstrip('/')}/{name}"
+
+
+def _unreachable(uri: str, exc: BaseException) -> SharedError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return SharedError(f"cannot read the shared collection {uri}: {first[:300]}")
+
+
+def _open(uri: str, name: str, version: int | None = None) -> Any:
+    lance = _lance()
+    return lance.dataset(_at(uri, name), version=version, storage_options=storage_options(uri))
+
+
+def _not_found(exc: BaseException) -> bool:
+    """Lance's word for a dataset that is not there (not an endpoint that answered 404)."""
+    return isinstance(exc, FileNotFoundError) or "was not found" in str(exc)
+
+
+def latest(uri: str) -> Publication:
+    """The collection's last publication; SharedError when it cannot be read or is not one."""
+    try:
+        rows = _open(uri, VERSIONS).to_table().to_pylist()
+    except SharedError:
+        raise
+    except Exception as exc:
+        if _not_found(exc):
+            raise SharedError(f"no published collection at {uri}") from None
+        raise _unreachable(uri, exc) from None
+    if not rows:
+        raise SharedError(f"no published collection at {uri}")
+    row = max(rows, key=lambda r: int(r["version"]))
+    if int(row["format"]) > FORMAT:
+        raise SharedError(f"{uri} was published by a newer Findling (format {row['format']}): update Findling")
+    return Publication(
+        int(row["version"]),
+        str(row["name"]),
+        str(row["root"]),
+        str(row["embedder"]),
+        int(row["dim"]),
+        int(row["documents"]),
+        float(row["published"]),
+        int(row["format"]),
+    )
+
+
+def published_keys(uri: str, version: int) -> dict[str, tuple[str, float, int]]:
+    """Path -> (hash, mtime, vectors) of every document in that version: what tells a reader,
+    or the next publication, which documents changed."""
+    import pyarrow.compute as pc
+
+    try:
+        table = _open(uri, DOCUMENTS, version).to_table(columns=["path", "hash", "mtime", "window_hashes"])
+    except Exception as exc:
+        raise _unreachable(uri, exc) from None
+    windows = pc.fill_null(pc.list_value_length(table.column("window_hashes")), 0).to_pylist()
+    return {
+        p: (h, m, int(w))
+        for p, h, m, w in zip(
+            table.column("path").to_pylist(),
+            table.column("hash").to_pylist(),
+            table.column("mtime").to_pylist(),
+            windows,
+            strict=True,
+        )
+    }
+
+
+def read_documents(uri: str, version: int, paths: Sequence[str], batch: int = 256) -> Iterator[list[PublishedDocument]]:
+    """These documents of that version, in batches, vectors and all."""
+    import numpy as np
+
+    try:
+        dataset = _open(uri, DOCUMENTS, version)
+    except Exception as exc:
+        raise _unreachable(uri, exc) from None
+    for at in range(0, len(paths), batch):
+        wanted = paths[at : at + batch]
+        quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in wanted)
+        try:
+            rows = dataset.to_table(filter=f"path IN ({quoted})").to_pylist()
+        except Exception as exc:
+            raise _unreachable(uri, exc) from None
+        out = []
+        for r in rows:
+            vectors = r["vectors"]
+            out.append(
+                PublishedDocument(
+                    path=r["path"],
+                    ext=r["ext"],
+                    size=int(r["size"]),
+                    mtime=float(r["mtime"]),
+                    hash=r["hash"],
+                    kind=r["kind"],
+                    title=r["title"],
+                    mime=r["mime"],
+                    author=r["author"],
+                    dated=float(r["dated"]),
+                    link_share=float(r["link_share"]),
+                    ocr_pages=int(r["ocr_pages"]),
+                    notes=r["notes"],
+                    pages=tuple(r["pages"] or ()),
+                    text=r["text"],
+                    chunks=tuple((int(c["start"]), int(c["end"]), c["heading"]) for c in r["chunks"] or ()),
+                    window_hashes=tuple(int(h) for h in r["window_hashes"] or ()),
+                    vectors=np.asarray(vectors, dtype=np.float32) if vectors else None,
+                )
+            )
+        yield out
+
+
+def _schema(dim: int) -> pa.Schema:
+    import pyarrow as pa
+
+    vector = pa.list_(pa.float32(), dim) if dim > 0 else pa.list_(pa.float32())
+    return pa.schema(
+        [
+            ("path", pa.string()),
+            ("ext", pa.string()),
+            ("size", pa.int64()),
+            ("mtime", pa.float64()),
+            ("hash", pa.string()),
+            ("kind", pa.string()),
+            ("title", pa.string()),
+            ("mime", pa.string()),
+            ("author", pa.string()),
+            ("dated", pa.float64()),
+            ("link_share", pa.float32()),
+            ("ocr_pages", pa.int32()),
+            ("notes", pa.string()),
+            ("pages", pa.list_(pa.int32())),
+            ("text", pa.large_string()),
+            ("chunks", pa.list_(pa.struct([("start", pa.int32()), ("end", pa.int32()), ("heading", pa.string())]))),
+            ("window_hashes", pa.list_(pa.uint64())),
+            ("vectors", pa.list_(vector)),
+        ]
+    )
+
+
+def _table(documents: Sequence[PublishedDocument], dim: int) -> pa.Table:
+    import pyarrow as pa
+
+    columns: dict[str, list[Any]] = {name: [] for name in _schema(dim).names}
+    for d in documents:
+        for name in ("path", "ext", "size", "mtime", "hash", "kind", "title", "mime", "author", "dated"):
+            columns[name].append(getattr(d, name))
+        columns["link_share"].append(d.link_share)
+        columns["ocr_pages"].append(d.ocr_pages)
+        columns["notes"].append(d.notes)
+        columns["pages"].append(list(d.pages))
+        columns["text"].append(d.text)
+        columns["chunks"].append([{"start": s, "end": e, "heading": h} for s, e, h in d.chunks])
+        columns["window_hashes"].append(list(d.window_hashes))
+        columns["vectors"].append([] if d.vectors is None else [list(map(float, v)) for v in d.vectors])
+    return pa.table(columns, schema=_schema(dim))
+
+
+def publish(
+    uri: str,
+    publication: Publication,
+    changed: Iterator[list[PublishedDocument]],
+    removed: Sequence[str],
+) -> Publication:
+    """Write one publication: remove `removed` and the old rows of changed paths, add the
+    changed rows, then name the documents' version in versions.lance. Returns the row written."""
+    lance = _lance()
+    options = storage_options(uri)
+    docs_uri = _at(uri, DOCUMENTS)
+    try:
+        try:
+            dataset = lance.dataset(docs_uri, storage_options=options)
+        except Exception as exc:
+            if not _not_found(exc):
+                raise
+            dataset = None
+        if dataset is not None and removed:
+            for at in range(0, len(removed), 500):
+                quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in removed[at : at + 500])
+                dataset.delete(f"path IN ({quoted})")
+        for part in changed:
+            if not part:
+                continue
+            table = _table(part, publication.dim)
+            if dataset is None:
+                dataset = lance.write_dataset(table, docs_uri, mode="create", storage_options=options)
+                continue
+            quoted = ", ".join("'" + d.path.replace("'", "''") + "'" for d in part)
+            dataset.delete(f"path IN ({quoted})")
+            dataset = lance.write_dataset(table, docs_uri, mode="append", storage_options=options)
+        if dataset is None:  # an empty folder: an empty collection, still a collection
+            dataset = lance.write_dataset(_table([], publication.dim), docs_uri, mode="create", storage_options=options)
+        dataset = lance.dataset(docs_uri, storage_options=options)
+        done = Publication(
+            dataset.version,
+            publication.name,
+            publication.root,
+            publication.embedder,
+            publication.dim,
+            dataset.count_rows(),
+            time.time(),
+        )
+        _append_version(uri, done)
+    except SharedError:
+        raise
+    except Exception as exc:
+        raise SharedError(f"cannot write the shared collection {uri}: {str(exc).strip()[:300]}") from None
+    return done
+
+
+def _append_version(uri: str, p: Publication) -> None:
+    import pyarrow as pa
+
+    lance = _lance()
+    row = pa.table(
+        {
+            "version": pa.array([p.version], pa.int64()),
+            "name": [p.name],
+            "root": [p.root],
+            "embedder": [p.embedder],
+            "dim": pa.array([p.dim], pa.int32()),
+            "documents": pa.array([p.documents], pa.int64()),
+            "published": pa.array([p.published], pa.float64()),
+            "format": pa.array([p.format], pa.int32()),
+        }
+    )
+    target = _at(uri, VERSIONS)
+    options = storage_options(uri)
+    try:
+        lance.dataset(target, storage_options=options)
+        mode = "append"
+    except Exception as exc:
+        if not _not_found(exc):
+            raise
+        mode = "create"
+    lance.write_dataset(row, target, mode=mode, storage_options=options)

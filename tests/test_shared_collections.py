@@ -1,0 +1,273 @@
+"""Shared collections (ingest/sharing.py, store/published.py): a folder published by one Findling
+at a path or on S3-compatible storage (moto's server on 127.0.0.1), attached read-only by
+another, ranks there as at home in every mode; a republication is seen whole; an unreachable
+collection is said and costs searches nothing; a reader writes nothing to the collection."""
+
+from __future__ import annotations
+
+import random
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from findling.engine import Engine
+from findling.errors import SharedError, SourceError
+from findling.records import SearchMode, SearchRequest
+from findling.store import published
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(find_spec("lance") is None, reason="the findling[shared] extra is not installed"),
+]
+
+_TOPICS = {
+    "garden": "soil compost seedlings watering pruning tomatoes mulch harvest greenhouse",
+    "sailing": "mainsail jib tacking harbour mooring knots anchor tide regatta",
+    "baking": "dough yeast oven flour proofing crust butter sugar sourdough",
+    "astronomy": "telescope nebula orbit comet galaxy planets eclipse stars observatory",
+    "cycling": "pedals gears chain saddle helmet sprint climb peloton puncture",
+}
+_QUERIES = (
+    "compost for tomatoes",
+    "anchor at high tide",
+    "sourdough proofing time",
+    "comet seen through a telescope",
+    "fixing a puncture on a climb",
+    "how do plants grow in a greenhouse",
+    "what makes bread rise",
+    "racing boats in a regatta",
+)
+_MODES = ("keyword", "semantic", "hybrid")
+
+
+def _notes(folder: Path, files: int, seed: int) -> Path:
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    topics = list(_TOPICS.items())
+    for i in range(files):
+        topic, words = topics[i % len(topics)]
+        vocabulary = words.split()
+        sentences = [
+            "The " + " and ".join(rng.sample(vocabulary, 3)) + f" in note {i} matter when {topic} goes well."
+            for _ in range(rng.randint(4, 30))
+        ]
+        (folder / f"{topic}_{i:03d}.md").write_text(f"# {topic} note {i}\n\n" + " ".join(sentences) + "\n")
+    return folder
+
+
+def _top(engine: Engine, query: str, mode: str) -> list[str]:
+    result = engine.find(SearchRequest(query, mode=SearchMode(mode), limit=10))
+    paths = engine.document_paths()
+    return [paths[hit.doc_id] for hit in result.hits]
+
+
+def _overlap(a: Engine, b: Engine) -> dict[str, float]:
+    out = {}
+    for mode in _MODES:
+        shares = []
+        for query in _QUERIES:
+            home, there = _top(a, query, mode), _top(b, query, mode)
+            shares.append(len(set(home) & set(there)) / len(home) if home else float(not there))
+        out[mode] = sum(shares) / len(shares)
+    return out
+
+
+def _files(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file of a collection on a path: its size and modification time."""
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def _publisher(tmp_path: Path, settings) -> tuple[Engine, Path]:
+    folder = _notes(tmp_path / "team" / "notes", 60, seed=11)
+    engine = Engine(tmp_path / "publisher", settings=settings)
+    engine.add_source(folder)
+    engine.index()
+    return engine, folder
+
+
+def test_an_attached_collection_ranks_as_at_home_and_is_never_written(tmp_path, settings, embedder_installed):
+    publisher, folder = _publisher(tmp_path, settings)
+    collection = tmp_path / "share" / "notes-collection"
+    reader = Engine(tmp_path / "reader", settings=settings)
+    try:
+        report = publisher.publish(str(folder), str(collection))
+        assert (report.documents, report.changed, report.removed, report.embedded) == (60, 60, 0, 60)
+        before = _files(collection)
+
+        source = reader.attach(str(collection))
+        assert source.shared == str(collection) and source.path == str(folder)
+        run = reader.index()
+        assert run.added == 60 and run.shared and "60 added" in run.shared[0]
+        # the vectors came with the documents: the reader ran no window through the model
+        assert run.embedding is not None and run.embedding.vectors > 0 and run.embedding.computed == 0
+        status = reader.status()
+        held = next(s for s in status.sources if s.source.shared)
+        assert held.indexed == 60 and held.attached is not None and held.attached.vectors_used
+        assert status.embedded == 60
+
+        overlap = _overlap(publisher, reader)
+        assert all(share >= 0.9 for share in overlap.values()), overlap
+
+        again = reader.index()  # nothing published since: nothing copied
+        assert (again.added, again.updated, again.removed) == (0, 0, 0)
+        assert _files(collection) == before  # reading wrote nothing there
+
+        with pytest.raises(SourceError, match="shared collection"):
+            reader.add_source(folder)
+        assert reader.remove_source("notes") == 60  # detached by its name
+        assert reader.status().documents == 0 and _files(collection) == before
+    finally:
+        publisher.close()
+        reader.close()
+
+
+def test_a_republication_is_seen_whole(tmp_path, settings, embedder_installed, monkeypatch):
+    publisher, folder = _publisher(tmp_path, settings)
+    collection = tmp_path / "notes-collection"
+    reader = Engine(tmp_path / "reader", settings=settings)
+    try:
+        publisher.publish(str(folder), str(collection))
+        reader.attach(str(collection))
+        reader.index()
+
+        edited = folder / "garden_000.md"
+        edited.write_text(edited.read_text() + "\nThe zucchini glut of August.\n")
+        (folder / "sailing_001.md").unlink()
+        (folder / "cycling_new.md").write_text("# cycling\n\nA tandem velodrome event.\n")
+        publisher.index()
+
+        # a publication that fails half way is never seen: its documents' rows are written,
+        # but not the version that names them
+        real = published._table
+        calls = []
+
+        def failing(part, dim):
+            calls.append(len(part))
+            if len(calls) > 1:
+                raise OSError("the link went down")
+            return real(part, dim)
+
+        monkeypatch.setattr(published, "_table", failing)
+        monkeypatch.setattr("findling.ingest.sharing._PART", 1)
+        with pytest.raises(SharedError, match="link went down"):
+            publisher.publish(str(folder), str(collection))
+        monkeypatch.undo()
+        run = reader.index()
+        assert (run.added, run.updated, run.removed) == (0, 0, 0)
+        assert _top(reader, "zucchini", "keyword") == []
+
+        report = publisher.publish(str(folder), str(collection))
+        assert (report.changed, report.removed, report.documents) == (2, 1, 60)
+        run = reader.index()
+        assert (run.added, run.updated, run.removed) == (1, 1, 1)
+        assert _top(reader, "zucchini", "keyword") == [str(edited)]
+        assert _top(reader, "tandem velodrome", "keyword") == [str(folder / "cycling_new.md")]
+        assert str(folder / "sailing_001.md") not in reader.document_paths().values()
+        assert all(share >= 0.9 for share in _overlap(publisher, reader).values())
+    finally:
+        publisher.close()
+        reader.close()
+
+
+@pytest.fixture
+def s3(monkeypatch):
+    """An S3-compatible server on 127.0.0.1 (moto), a bucket on it, and the AWS environment
+    naming it, as a user's would."""
+    boto3 = pytest.importorskip("boto3")
+    server_module = pytest.importorskip("moto.server")
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": endpoint,
+    }.items():
+        monkeypatch.setenv(key, value)
+    client = boto3.client("s3", endpoint_url=endpoint)
+    client.create_bucket(Bucket="team")
+    yield server, client
+    server.stop()
+
+
+def _objects(client) -> dict[str, str]:
+    listed = client.list_objects_v2(Bucket="team").get("Contents", [])
+    return {o["Key"]: o["ETag"] for o in listed}
+
+
+def test_a_collection_on_s3_is_attached_and_an_unreachable_one_costs_searches_nothing(
+    tmp_path, settings, embedder_installed, s3, monkeypatch
+):
+    server, client = s3
+    publisher, folder = _publisher(tmp_path, settings)
+    reader = Engine(tmp_path / "reader", settings=settings)
+    try:
+        report = publisher.publish(str(folder), "s3://team/collections/notes", name="team notes")
+        assert report.uri == "s3://team/collections/notes" and report.documents == 60
+        before = _objects(client)
+        assert any(key.startswith("collections/notes/documents.lance/") for key in before)
+
+        reader.attach("s3://team/collections/notes")
+        run = reader.index()
+        assert run.added == 60 and run.embedding is not None and run.embedding.computed == 0
+        assert all(share >= 0.9 for share in _overlap(publisher, reader).values())
+        assert _objects(client) == before  # the reader wrote nothing to the bucket
+
+        server.stop()  # the link goes down
+        run = reader.index()
+        assert run.shared and "team notes: cannot be reached" in run.shared[0]
+        assert "its copy of 60 documents stays searchable" in run.shared[0]
+        held = next(s for s in reader.status().sources if s.source.shared).attached
+        assert held is not None and held.error and held.version > 0
+
+        def no_remote_call(*args, **kwargs):
+            raise AssertionError("a search reached the shared collection")
+
+        monkeypatch.setattr(published, "_open", no_remote_call)
+        monkeypatch.setattr(published, "latest", no_remote_call)
+        for mode in _MODES:
+            assert _top(reader, "compost for tomatoes", mode)
+    finally:
+        publisher.close()
+        reader.close()
+
+
+def test_a_collection_made_by_another_embedder_is_searched_by_its_words(tmp_path, settings, embedder_installed):
+    publisher, folder = _publisher(tmp_path, settings)
+    collection = tmp_path / "notes-collection"
+    publisher.publish(str(folder), str(collection))
+    publisher.close()
+    settings.models.embedder = "another-model"  # not installed here: no vectors are taken
+    reader = Engine(tmp_path / "reader", settings=settings)
+    try:
+        reader.attach(str(collection))
+        run = reader.index()
+        assert run.added == 60 and "searched by its words here" in run.shared[0]
+        held = next(s for s in reader.status().sources if s.source.shared).attached
+        assert held is not None and not held.vectors_used and held.embedder.startswith("minilm")
+        assert _top(reader, "compost tomatoes", "keyword")
+    finally:
+        reader.close()
+
+
+def test_attaching_what_is_not_a_collection_or_overlaps_a_folder_is_refused(tmp_path, settings):
+    reader = Engine(tmp_path / "reader", settings=settings)
+    try:
+        with pytest.raises(SharedError, match="no published collection"):
+            reader.attach(str(tmp_path / "nothing-here"))
+        folder = _notes(tmp_path / "notes", 3, seed=1)
+        other = Engine(tmp_path / "publisher", settings=settings)
+        other.add_source(folder)
+        other.index(embed=False)
+        other.publish(str(folder), str(tmp_path / "coll"))
+        other.close()
+        reader.add_source(folder)
+        with pytest.raises(SourceError, match="overlaps a folder of this index"):
+            reader.attach(str(tmp_path / "coll"))
+    finally:
+        reader.close()
