@@ -5,6 +5,7 @@ collection is said and costs searches nothing; a reader writes nothing to the co
 
 from __future__ import annotations
 
+import os
 import random
 from importlib.util import find_spec
 from pathlib import Path
@@ -224,6 +225,9 @@ def test_a_collection_on_s3_is_attached_and_an_unreachable_one_costs_searches_no
         assert "its copy of 60 documents stays searchable" in run.shared[0]
         held = next(s for s in reader.status().sources if s.source.shared).attached
         assert held is not None and held.error and held.version > 0
+        from findling.faces.presentation import shared_line
+
+        assert "not reachable at the last try" in shared_line(held, held.checked)
 
         def no_remote_call(*args, **kwargs):
             raise AssertionError("a search reached the shared collection")
@@ -271,3 +275,35 @@ def test_attaching_what_is_not_a_collection_or_overlaps_a_folder_is_refused(tmp_
             reader.attach(str(tmp_path / "coll"))
     finally:
         reader.close()
+
+
+def test_the_command_line_publishes_attaches_says_and_detaches(tmp_path, embedder_installed):
+    import json
+    import subprocess
+    import sys
+
+    folder = _notes(tmp_path / "notes", 12, seed=5)
+    collection = tmp_path / "collection"
+
+    def run(home: str, *args: str) -> str:
+        env = {**os.environ, "FINDLING_HOME": str(tmp_path / home), "NO_COLOR": "1"}
+        proc = subprocess.run(
+            [sys.executable, "-m", "findling", *args], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    run("publisher", "add", str(folder), "--wait")
+    said = run("publisher", "publish", str(folder), "--to", str(collection), "--name", "field notes")
+    assert "published field notes at" in said and "12 documents, 12 with vectors by minilm" in said
+    said = run("reader", "attach", str(collection), "--wait")
+    assert f"attached {collection} (published from {folder})" in said
+    assert "shared: field notes: publication" in said and "(12 added, 0 updated, 0 removed)" in said
+    status = run("reader", "status")
+    assert "shared: field notes from" in status and "12 documents), reached just now" in status
+    payload = json.loads(run("reader", "status", "--json"))
+    assert payload["sources"][0]["source"]["shared"] == str(collection)
+    assert payload["sources"][0]["attached"]["vectors_used"] is True and payload["embedded"] == 12
+    hits = json.loads(run("reader", "query", "compost for tomatoes", "--json"))["results"]
+    assert hits and all(h["path"].startswith(str(folder)) for h in hits)
+    assert "detached field notes (12 documents)" in run("reader", "detach", "field notes")

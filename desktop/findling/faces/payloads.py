@@ -15,6 +15,7 @@ from findling.faces.presentation import (
     match_label,
     note_text,
     semantic_line,
+    shared_line,
     waiting_line,
     why_not_summary,
 )
@@ -181,6 +182,7 @@ def status_json(status: StoreStatus, now: float | None = None) -> dict:
     data = asdict(status)
     for source, said in zip(data["sources"], status.sources, strict=True):
         source["self_test_line"] = self_test_status(said.weights) if said.weights is not None else ""
+        source["shared_line"] = shared_line(said.attached, time.time()) if said.attached is not None else ""
     return {
         **data,
         "semantic_line": semantic_line(status, "terminal"),

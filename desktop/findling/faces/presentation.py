@@ -15,6 +15,7 @@ from findling.pathnames import display_path, under
 from findling.records import (
     Activity,
     Answer,
+    Attached,
     CostlyFile,
     EmbedDepth,
     EmbedReport,
@@ -349,3 +350,22 @@ def answer_explain(answer: Answer, face: Face = "window") -> list[str]:
         first = f"; first sentence after {answer.first_sentence_ms:.0f} ms" if answer.first_sentence_ms else ""
         lines.append(f"Time: {stages}{first}")
     return lines
+
+
+def shared_line(attached: Attached, now: float) -> str:
+    """An attached collection in `status` and the Folders panel: where it is, which publication
+    the copy here holds, and whether the last try reached it."""
+    held = (
+        f"publication {attached.version}, {attached.documents:,} documents"
+        if attached.version
+        else "nothing copied in yet"
+    )
+    line = f"shared: {attached.name} from {attached.uri} ({held})"
+    if attached.checked:
+        minutes = max(0, int((now - attached.checked) // 60))
+        line += f", reached {minutes} min ago" if minutes else ", reached just now"
+    if attached.error:
+        line += f"; not reachable at the last try ({attached.error}): the copy here is searched"
+    if attached.embedder and not attached.vectors_used:
+        line += f"; its vectors are by {attached.embedder}, not the embedder here: searched by its words"
+    return line

@@ -140,6 +140,9 @@ def _folder_line(s: dict[str, Any]) -> str:
         more += " (.gitignore not followed)"
     counts = f"{s['indexed']} indexed, {s['failed']} failed, {s['skipped']} skipped"
     tested = f"\n    {s['self_test_line']}" if s.get("self_test_line") else ""  # an older owner has none
+    if s.get("shared_line"):
+        tested = f"\n    {printable(s['shared_line'])}{tested}"
+        more = ""  # a copy is not scanned: no .gitignore, nothing waits to be read
     return f"  {printable(s['source']['path'])}: {counts}{more}{tested}"
 
 

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileIconProvider
 
 from findling.faces.explaining import explain_rows, self_test_status
-from findling.faces.presentation import highlight_pieces, match_label
+from findling.faces.presentation import highlight_pieces, match_label, shared_line
 from findling.pathnames import display_path, distinct_names, folder_of
 from findling.records import Hit, ResultExplain, SourceStatus
 
@@ -200,6 +200,9 @@ class SourcesModel(QAbstractListModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             name = display_path(self._names[index.row()])
+            if s.attached is not None:  # the Shared group: a collection another Findling published
+                reach = " · not reachable: its copy is searched" if s.attached.error else ""
+                return f"Shared · {s.attached.name}\n{s.indexed:,} documents{reach}"
             line = f"{name}\n{s.indexed:,} indexed · {s.failed:,} failed · {s.skipped:,} skipped"
             more = [f"{s.waiting:,} not read yet"] if s.waiting else []
             if s.left_out:
@@ -207,7 +210,9 @@ class SourcesModel(QAbstractListModel):
             return line + ("\n" + " · ".join(more) if more else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             told = [display_path(s.source.path)]
-            if s.left_out:
+            if s.attached is not None:
+                told.append(shared_line(s.attached, time.time()))
+            elif s.left_out:
                 told.append(
                     f"{s.left_out:,} files and folders are left out by its .gitignore files: right-click the "
                     "folder and uncheck “Follow its .gitignore files” to read them"
