@@ -64,13 +64,13 @@ def publish_folder(db: Database, source: Source, uri: str, name: str, model: Vec
     if source.shared:
         raise SharedError(f"{source.path} is a shared collection attached here, not a folder of this index")
     uri = published.normalise_uri(uri)
-    name = name or _default_name(source.path)
     try:
         last = published.latest(uri)
     except SharedError as exc:
         if not str(exc).startswith("no published collection"):
             raise
         last = None
+    name = name or (last.name if last is not None else _default_name(source.path))
     if last is not None and last.root != source.path:
         raise SharedError(f"{uri} holds another collection ({last.name}, from {last.root}): choose another place")
     cur = db.cursor()
@@ -80,7 +80,8 @@ def publish_folder(db: Database, source: Source, uri: str, name: str, model: Vec
     counts = window_counts(cur, table, source.id)
     embedder = model.key if model is not None and table is not None else ""
     dim = model.dim if embedder and model is not None else 0
-    keys = published.published_keys(uri, last.version) if last is not None else {}
+    last_keys = published.published_keys(uri, last.version) if last is not None else {}
+    keys = last_keys
     if last is not None and (last.embedder != embedder or last.dim != dim):
         keys = {}  # vectors of another model: everything again
     changed = [
@@ -88,16 +89,15 @@ def publish_folder(db: Database, source: Source, uri: str, name: str, model: Vec
         for path, row in fields.items()
         if (path_key := keys.get(path)) is None or path_key != (row[5], row[4], counts.get(row[0], 0))
     ]
-    removed = sorted(set(keys) - set(fields)) if last is not None else []
-    if last is not None and not keys:
-        removed = sorted(published.published_keys(uri, last.version))
+    removed = sorted(set(last_keys) - set(fields))
 
     def parts() -> Iterator[list[published.PublishedDocument]]:
         for at in range(0, len(changed), _PART):
             rows = [fields[p] for p in changed[at : at + _PART]]
             yield _published(db.cursor(), rows, table)
 
-    done = published.publish(uri, published.Publication(0, name, source.path, embedder, dim, 0, 0.0), parts(), removed)
+    publication = published.Publication(0, name, source.path, embedder, dim, 0, 0.0)
+    done = published.publish(uri, publication, parts(), set(fields))
     return PublishReport(
         uri=uri,
         name=done.name,

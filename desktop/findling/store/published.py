@@ -285,10 +285,13 @@ def publish(
     uri: str,
     publication: Publication,
     changed: Iterator[list[PublishedDocument]],
-    removed: Sequence[str],
+    keep: set[str] | frozenset[str],
 ) -> Publication:
-    """Write one publication: remove `removed` and the old rows of changed paths, add the
-    changed rows, then name the documents' version in versions.lance. Returns the row written."""
+    """Write one publication: the rows of paths not in `keep` go, the changed rows replace
+    their paths' rows, then versions.lance names the documents' version. Rows are compared
+    with the documents as they stand, not as the last publication named them: a publication
+    that failed half way left rows no reader saw, and this one replaces them. Returns the row
+    written."""
     lance = _lance()
     options = storage_options(uri)
     docs_uri = _at(uri, DOCUMENTS)
@@ -299,9 +302,12 @@ def publish(
             if not _not_found(exc):
                 raise
             dataset = None
-        if dataset is not None and removed:
-            for at in range(0, len(removed), 500):
-                quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in removed[at : at + 500])
+        held: set[str] = set()
+        if dataset is not None:
+            held = set(dataset.to_table(columns=["path"]).column("path").to_pylist())
+            gone = sorted(held - keep)
+            for at in range(0, len(gone), 500):
+                quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in gone[at : at + 500])
                 dataset.delete(f"path IN ({quoted})")
         for part in changed:
             if not part:
@@ -310,8 +316,9 @@ def publish(
             if dataset is None:
                 dataset = lance.write_dataset(table, docs_uri, mode="create", storage_options=options)
                 continue
-            quoted = ", ".join("'" + d.path.replace("'", "''") + "'" for d in part)
-            dataset.delete(f"path IN ({quoted})")
+            old = [d.path for d in part if d.path in held]
+            if old:
+                dataset.delete("path IN (" + ", ".join("'" + p.replace("'", "''") + "'" for p in old) + ")")
             dataset = lance.write_dataset(table, docs_uri, mode="append", storage_options=options)
         if dataset is None:  # an empty folder: an empty collection, still a collection
             dataset = lance.write_dataset(_table([], publication.dim), docs_uri, mode="create", storage_options=options)
