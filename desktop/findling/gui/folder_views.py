@@ -14,6 +14,7 @@ from typing import TypeVar
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QListView,
@@ -104,7 +105,7 @@ class FolderViews(QMainWindow):
         index = self.folder_box.findData(current)
         self.folder_box.setCurrentIndex(max(0, index))
         self.folder_box.blockSignals(False)
-        folders = [s.source.path for s in status.sources]
+        folders = [s.source.path for s in status.sources if not s.source.shared]  # a copy is not watched
         if folders != self._watched:  # the counts follow a run every few seconds: the watches stay
             self._watched = folders
             self.run(lambda: self.watcher.watch(folders), what="Watching the folders for changes (live updates)")
@@ -134,6 +135,27 @@ class FolderViews(QMainWindow):
         if folder:
             state.setValue("dialogs/add_folder", os.path.dirname(os.path.normpath(folder)))
             self.add_paths([folder])
+
+    def choose_shared(self) -> None:
+        """A collection another Findling published (a shared folder's path or an s3:// URI),
+        attached read-only: the Folders panel lists it under Shared, the update copies it in."""
+        uri, ok = QInputDialog.getText(
+            self,
+            "Attach a shared collection",
+            "Where it was published (a folder path, or s3://bucket/prefix):",
+        )
+        if ok and uri.strip():
+            self.attach_shared(uri.strip())
+
+    def attach_shared(self, uri: str) -> None:
+        engine = self.engine
+
+        def attached(source) -> None:
+            self.statusBar().showMessage(f"Attached {source.shared}: copying it in")
+            self.refresh_sources()
+            self.start_indexing()
+
+        self.run(lambda: engine.attach(uri), attached, what=f"Attaching {uri}")
 
     def add_paths(self, paths: list[str]) -> None:
         """Add folders or files (from the dialog or a drop) off the GUI thread, then index."""
@@ -179,12 +201,20 @@ class FolderViews(QMainWindow):
             return
         engine = self.engine
         path = source.source.path
-        if not confirmed(
-            self,
-            "Remove folder",
-            f"Remove {display_path(path)} from Findling? Its {source.documents:,} documents leave the index "
-            "(the files themselves are not touched).",
-        ):
+        if source.attached is not None:
+            asked = (
+                "Detach shared collection",
+                f"Detach {source.attached.name}? Its copy of {source.documents:,} documents leaves this index "
+                "(the published collection is not touched).",
+            )
+            path = source.source.shared
+        else:
+            asked = (
+                "Remove folder",
+                f"Remove {display_path(path)} from Findling? Its {source.documents:,} documents leave the index "
+                "(the files themselves are not touched).",
+            )
+        if not confirmed(self, *asked):
             return
 
         def removed(count: int) -> None:

@@ -175,7 +175,15 @@ class ResultActions(FolderViews):
         hit = self.results.hit(row)
         if hit is not None:
             self.history.add(self.search_field.text())
-            self.open_path(container_file(hit.path))  # a member: its archive
+            on_disk = container_file(hit.path)  # a member: its archive
+            if not os.path.exists(on_disk):
+                # a shared collection's document whose folder is not reachable here (or a file
+                # gone since the last update): the index holds its text, and the preview shows it
+                self.statusBar().showMessage(
+                    f"{display_path(on_disk)} is not on this computer: the preview shows the text the index holds"
+                )
+                return
+            self.open_path(on_disk)
 
     def open_path(self, path: str) -> None:
         """Open a file or folder in the desktop's application for it; when none does, the status
@@ -261,6 +269,10 @@ class ResultActions(FolderViews):
         if source is None:
             return
         menu = QMenu(self)
+        if source.source.shared:  # a copy of another Findling's publication: nothing here to scan
+            menu.addAction("Detach", self.remove_selected_source)
+            menu.exec(self.sources_view.viewport().mapToGlobal(pos))
+            return
         menu.addAction("Why is a file not in the results?…", lambda: self.ask_why_not(source.source.path))
         follow = menu.addAction("Follow its .gitignore files")
         follow.setCheckable(True)

@@ -78,6 +78,7 @@ class WindowLayout(QMainWindow):
     _toggle_details: Callable[..., Any]
     apply_facet: Callable[..., Any]
     choose_folder: Callable[..., Any]
+    choose_shared: Callable[..., Any]
     current_hit: Callable[..., Any]
     focus_search: Callable[..., Any]
     more_like_this: Callable[..., Any]
@@ -363,6 +364,7 @@ class WindowLayout(QMainWindow):
         menus = {
             "&File": (
                 ("Add folder…", self.choose_folder, QKeySequence.StandardKey.Open),
+                ("Attach shared collection…", self.choose_shared, None),
                 ("Update index", self.update_index, QKeySequence("F5")),
                 ("Models…", self.show_models, None),
                 ("Settings…", self.show_settings, QKeySequence.StandardKey.Preferences),

@@ -1,0 +1,54 @@
+"""The window with a shared collection attached (ingest/sharing.py): File ▸ Attach shared
+collection copies it in, the Folders panel lists it under Shared, its documents are found, and
+opening one whose folder is not on this computer says the preview holds its text."""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+
+import pytest
+from PySide6.QtCore import Qt
+
+from findling.engine import Engine
+from tests.helpers import write
+
+pytestmark = pytest.mark.skipif(find_spec("lance") is None, reason="the findling[shared] extra is not installed")
+
+
+def test_an_attached_collection_is_listed_under_shared_and_its_text_is_shown(
+    qtbot, window, tmp_path, settings, monkeypatch
+):
+    from PySide6.QtGui import QDesktopServices
+
+    notes = tmp_path / "team" / "notes"
+    write(notes / "garden.md", "# Garden\n\nThe zucchini glut of August fills the greenhouse.")
+    write(notes / "boats.md", "# Boats\n\nThe mainsail and the jib at the regatta.")
+    publisher = Engine(tmp_path / "publisher", settings=settings)
+    publisher.add_source(notes)
+    publisher.index(embed=False)
+    publisher.publish(str(notes), str(tmp_path / "collection"), name="team notes")
+    publisher.close()
+    (tmp_path / "team").rename(tmp_path / "elsewhere")  # as on the publisher's machine only
+
+    window.attach_shared(str(tmp_path / "collection"))
+    qtbot.waitUntil(
+        lambda: (
+            window.sources_model.rowCount() == 1
+            and not window.indexing.running
+            and (window.sources_model.source(0).indexed == 2)
+        ),
+        timeout=20000,
+    )
+    shown = window.sources_model.data(window.sources_model.index(0), Qt.ItemDataRole.DisplayRole)
+    assert shown.startswith("Shared · team notes\n2 documents")
+    tip = window.sources_model.data(window.sources_model.index(0), Qt.ItemDataRole.ToolTipRole)
+    assert "shared: team notes from" in tip and "publication" in tip
+
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()))
+    window.search_field.clear()
+    qtbot.keyClicks(window.search_field, "zucchini")
+    qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
+    window.open_result(0)
+    assert opened == []
+    assert "is not on this computer: the preview shows the text the index holds" in window.statusBar().currentMessage()
