@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -307,3 +308,41 @@ def test_the_command_line_publishes_attaches_says_and_detaches(tmp_path, embedde
     hits = json.loads(run("reader", "query", "compost for tomatoes", "--json"))["results"]
     assert hits and all(h["path"].startswith(str(folder)) for h in hits)
     assert "detached field notes (12 documents)" in run("reader", "detach", "field notes")
+
+
+def test_damaged_vectors_and_paths_outside_the_folder_are_not_taken(tmp_path, settings, embedder_installed):
+    """A collection written by something else than Findling (damaged, or hostile): vectors that
+    are not one sound vector per window are left out and embedded here; a document whose path
+    lies outside the folder it claims to come from is refused, never taken for a file here."""
+    import numpy as np
+
+    publisher, folder = _publisher(tmp_path, settings)
+    collection = tmp_path / "collection"
+    publisher.publish(str(folder), str(collection))
+    publisher.close()
+    last = published.latest(str(collection))
+    paths = sorted(published.published_keys(str(collection), last.version))
+    docs = [d for part in published.read_documents(str(collection), last.version, paths[:3]) for d in part]
+    nan, short, zero = docs
+    hostile = [
+        replace(nan, vectors=np.where(np.arange(nan.vectors.shape[1]) == 0, np.nan, nan.vectors).astype(np.float32)),
+        replace(short, window_hashes=(*short.window_hashes, 12345)),  # one hash more than vectors
+        replace(zero, vectors=np.zeros_like(zero.vectors)),
+        replace(zero, path="/etc/findling-test-elsewhere.md", text="the elsewhere marker"),
+    ]
+    published.publish(str(collection), last, iter([hostile]), set(paths) | {"/etc/findling-test-elsewhere.md"})
+
+    reader = Engine(tmp_path / "reader", settings=settings)
+    try:
+        reader.attach(str(collection))
+        run = reader.index()
+        assert run.added == 60 and "1 documents refused: their paths lie outside" in run.shared[0]
+        assert "/etc/findling-test-elsewhere.md" not in reader.document_paths().values()
+        # the three damaged documents were embedded here, every other copied
+        assert run.embedding is not None and run.embedding.computed > 0
+        assert reader.status().embedded == 60
+        overlap = _overlap(publisher_like := Engine(tmp_path / "publisher", settings=settings), reader)
+        publisher_like.close()
+        assert all(share >= 0.9 for share in overlap.values()), overlap
+    finally:
+        reader.close()

@@ -39,8 +39,15 @@ from findling.store.attached import (
     window_vectors,
 )
 from findling.store.db import Database
-from findling.store.documents import allocate_ids, delete_documents, known_documents, write_documents
+from findling.store.documents import (
+    KnownDocument,
+    allocate_ids,
+    delete_documents,
+    known_documents,
+    write_documents,
+)
 from findling.store.maintenance import note_appended_postings
+from findling.store.sources import inside
 from findling.store.vectors import ensure_table, table_for
 
 _PART = 128  # documents read, analysed and written at a time
@@ -201,28 +208,19 @@ def bring_up_to_date(
         or (use_vectors and windows > counts.get(doc.id, 0))
     ]
     gone = [doc.id for path, doc in known.items() if path not in keys]
-    added = updated = 0
+    added = updated = refused = 0
     task = _task(settings)
     try:
-        for part in published.read_documents(held.uri, last.version, wanted, _PART):
+        for read in published.read_documents(held.uri, last.version, wanted, _PART):
             if cancel is not None and cancel.is_set():
                 return added, updated, 0, f"{held.name}: stopped; the next run goes on"
-            rows = [_row(task, d) for d in part]
-            with db.transaction() as tx:
-                replaced = [doc.id for d in part if (doc := known.get(d.path)) is not None]
-                delete_documents(tx, replaced, changed=True)
-                fresh = [r for r in rows if r.path not in known]
-                for r, doc_id in zip(fresh, allocate_ids(tx, len(fresh)), strict=True):
-                    r.doc_id = doc_id
-                for r in rows:
-                    if r.path in known:
-                        r.doc_id = known[r.path].id
-                write_documents(tx, source.id, rows)
-                note_appended_postings(tx, sum(len(r.terms) for r in rows))
-                if table is not None:
-                    _stash(tx, table, part)
-            added += len(fresh)
-            updated += len(rows) - len(fresh)
+            # a document is this source's only under the folder it was published from: a path
+            # elsewhere (a damaged or hostile collection) would stand for a file of this machine
+            part = [d for d in read if inside(d.path, source.path) and d.path != source.path]
+            refused += len(read) - len(part)
+            fresh = _write_part(db, source.id, known, [_row(task, d) for d in part], part, table, model)
+            added += fresh
+            updated += len(part) - fresh
             say(f"{held.name}: {added + updated:,} of {len(wanted):,} documents copied")
     except SharedError as exc:
         with db.transaction() as tx:
@@ -232,10 +230,38 @@ def bring_up_to_date(
         delete_documents(tx, gone)
         record_reached(tx, source.id, last.version, last.embedder, last.documents, now)
     where = "" if use_vectors or not last.embedder else f"; published with {last.embedder}: searched by its words here"
+    if refused:
+        where += f"; {refused:,} documents refused: their paths lie outside {source.path}"
     line = (
         f"{held.name}: publication {last.version} ({added:,} added, {updated:,} updated, {len(gone):,} removed){where}"
     )
     return added, updated, len(gone), line
+
+
+def _write_part(
+    db: Database,
+    source_id: int,
+    known: dict[str, KnownDocument],
+    rows: list[DocumentRow],
+    part: Sequence[published.PublishedDocument],
+    table: str | None,
+    model: VectorModel | None,
+) -> int:
+    """One transaction for a part of the copy: the documents written as an indexing run writes
+    a batch (a changed one under its id), their sound vectors waiting by hash; the new ones."""
+    with db.transaction() as tx:
+        delete_documents(tx, [known[r.path].id for r in rows if r.path in known], changed=True)
+        fresh = [r for r in rows if r.path not in known]
+        for r, doc_id in zip(fresh, allocate_ids(tx, len(fresh)), strict=True):
+            r.doc_id = doc_id
+        for r in rows:
+            if r.path in known:
+                r.doc_id = known[r.path].id
+        write_documents(tx, source_id, rows)
+        note_appended_postings(tx, sum(len(r.terms) for r in rows))
+        if table is not None and model is not None:
+            _stash(tx, table, model.dim, part)
+    return len(fresh)
 
 
 def _task(s: IndexSettings) -> PrepareTask:
@@ -270,10 +296,22 @@ def _row(task: PrepareTask, d: published.PublishedDocument) -> DocumentRow:
     return analyse(replace(task, path=d.path), extracted, d.size, d.mtime, d.hash, spans=spans)
 
 
-def _stash(tx: duckdb.DuckDBPyConnection, table: str, part: Sequence[published.PublishedDocument]) -> None:
+def sound_vectors(d: published.PublishedDocument, dim: int) -> bool:
+    """A document's published vectors are taken only whole and sound: one finite, non-zero
+    vector of the model's dimension per window hash. Anything else (a damaged or hostile
+    dataset) is left out, and this machine embeds the document itself."""
     import numpy as np
 
-    with_vectors = [d for d in part if d.vectors is not None and len(d.window_hashes)]
+    v = d.vectors
+    if v is None or not d.window_hashes or v.ndim != 2 or v.shape != (len(d.window_hashes), dim):
+        return False
+    return bool(np.isfinite(v).all() and (np.linalg.norm(v, axis=1) > 1e-6).all())
+
+
+def _stash(tx: duckdb.DuckDBPyConnection, table: str, dim: int, part: Sequence[published.PublishedDocument]) -> None:
+    import numpy as np
+
+    with_vectors = [d for d in part if sound_vectors(d, dim)]
     if not with_vectors:
         return
     hashes = np.concatenate([np.asarray(d.window_hashes, dtype=np.uint64) for d in with_vectors])
