@@ -306,7 +306,8 @@ def test_the_command_line_publishes_attaches_says_and_detaches(tmp_path, embedde
     assert payload["sources"][0]["source"]["shared"] == str(collection)
     assert payload["sources"][0]["attached"]["vectors_used"] is True and payload["embedded"] == 12
     hits = json.loads(run("reader", "query", "compost for tomatoes", "--json"))["results"]
-    assert hits and all(h["path"].startswith(str(folder)) for h in hits)
+    assert hits and all(h["path"].startswith(str(folder)) and h["collection"] == "field notes" for h in hits)
+    assert "(shared: field notes)" in run("reader", "search", "compost")
     assert "detached field notes (12 documents)" in run("reader", "detach", "field notes")
 
 

@@ -49,6 +49,8 @@ def test_an_attached_collection_is_listed_under_shared_and_its_text_is_shown(
     window.search_field.clear()
     qtbot.keyClicks(window.search_field, "zucchini")
     qtbot.waitUntil(lambda: window.results.rowCount() == 1, timeout=5000)
+    folder = window.results.data(window.results.index(0, 3), Qt.ItemDataRole.DisplayRole)
+    assert folder.startswith("Shared · team notes · ")
     window.open_result(0)
     assert opened == []
     assert "is not on this computer: the preview shows the text the index holds" in window.statusBar().currentMessage()

@@ -58,6 +58,7 @@ def result_json(result: SearchResult, extra: dict | None = None) -> dict:
                 "symbol": h.symbol,
                 "symbol_kind": h.symbol_kind,
                 "ocr_pages": h.ocr_pages,
+                "collection": h.collection,  # the shared collection it comes from; "": a folder here
             }
             for h in result.hits
         ],

@@ -92,6 +92,7 @@ def print_payload(payload: dict[str, Any], colored: bool) -> None:
             + (f":{hit['line']}" if hit["line"] else "")
             + (f"  (page {hit['page']})" if hit["page"] else "")
             + ("  (text read by OCR)" if hit.get("ocr_pages") else "")  # .get: an older owner's payload
+            + (f"  (shared: {printable(hit['collection'])})" if hit.get("collection") else "")
         )
         if hit["snippet"]:
             print(f"    {_snippet(hit, colored)}")

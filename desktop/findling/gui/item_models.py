@@ -127,7 +127,7 @@ class ResultsModel(_TableModel):
                 hit.title,
                 snippet,
                 score,
-                display_path(folder_of(hit.path)),
+                (f"Shared · {hit.collection} · " if hit.collection else "") + display_path(folder_of(hit.path)),
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(hit.mtime)) if hit.mtime else "",
                 human_size(hit.size),
             )[column]

@@ -283,6 +283,7 @@ class Hit:
     # them, "meaning" only (none of the words) where words were asked, "asked" by meaning (Semantic
     # mode, a pasted passage); "" where nothing was asked of it (a filter alone)
     matched: str = ""
+    collection: str = ""  # the shared collection it comes from (its name here); "": a folder here
 
     @property
     def docid(self) -> str:

@@ -17,6 +17,7 @@ from findling.docids import split_reference
 from findling.errors import FindlingError, QuerySyntaxError, Remedy, check_query_length
 from findling.file_kinds import is_prose
 from findling.models.service import ModelService
+from findling.pathnames import under
 from findling.priority import FOREGROUND
 from findling.records import (
     CodeSymbol,
@@ -55,6 +56,7 @@ from findling.search.results import (
 )
 from findling.search.snippets import highlight_spans
 from findling.settings import Settings
+from findling.store.attached import attached_roots
 from findling.store.db import Database
 from findling.store.documents import (
     copy_keys,
@@ -524,7 +526,16 @@ class Searcher:
         terms_apart: Mapping[str, frozenset[str]] | None = None,
     ) -> list[Hit]:
         snippet_chars = self.settings.search.snippet_chars
-        return present(self._db.cursor(), self._documents, entries, terms, snippet_chars, symbols, terms_apart)
+        cur = self._db.cursor()
+        hits = present(cur, self._documents, entries, terms, snippet_chars, symbols, terms_apart)
+        roots = attached_roots(cur) if hits else []
+        if not roots:
+            return hits
+        # a shared collection's documents say its name (every face shows where a result is from)
+        return [
+            replace(h, collection=name) if (name := next((n for r, n in roots if under(h.path, r)), "")) else h
+            for h in hits
+        ]
 
     def document_text(
         self, doc_id: int, terms: Sequence[str] = (), terms_apart: Mapping[str, frozenset[str]] | None = None

@@ -33,6 +33,11 @@ def attached_by_source(cur: duckdb.DuckDBPyConnection, table: str | None = None)
     }
 
 
+def attached_roots(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """(the folder it was published from, its name here) of each attached collection."""
+    return cur.execute("SELECT s.path, a.name FROM attached a JOIN sources s ON s.id = a.source_id").fetchall()
+
+
 def insert_attached(tx: duckdb.DuckDBPyConnection, source_id: int, uri: str, name: str) -> None:
     tx.execute("INSERT INTO attached VALUES (?, ?, ?, 0, '', 0, 0, '')", [source_id, uri, name])
 
