@@ -108,6 +108,9 @@ def test_an_attached_collection_ranks_as_at_home_and_is_never_written(tmp_path, 
         status = reader.status()
         held = next(s for s in status.sources if s.source.shared)
         assert held.indexed == 60 and held.attached is not None and held.attached.vectors_used
+        # the publisher's self-test of the same documents and vectors came with them: not made again
+        home = next(s for s in publisher.status().sources)
+        assert home.weights is not None and held.weights == home.weights and run.embedding.weighed == ()
         assert status.embedded == 60
 
         overlap = _overlap(publisher, reader)

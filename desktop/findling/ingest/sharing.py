@@ -46,6 +46,7 @@ from findling.store.documents import (
     known_documents,
     write_documents,
 )
+from findling.store.lane_weights import save_self_test, self_test_from_json, self_test_json, self_tests
 from findling.store.maintenance import note_appended_postings
 from findling.store.sources import inside
 from findling.store.vectors import ensure_table, table_for
@@ -103,7 +104,10 @@ def publish_folder(db: Database, source: Source, uri: str, name: str, model: Vec
             rows = [fields[p] for p in changed[at : at + _PART]]
             yield _published(db.cursor(), rows, table)
 
-    publication = published.Publication(0, name, source.path, embedder, dim, 0, 0.0)
+    tested = next((r for r in self_tests(cur) if r.source_id == source.id and r.model == embedder), None)
+    publication = published.Publication(
+        0, name, source.path, embedder, dim, 0, 0.0, self_test=self_test_json(tested) if tested and embedder else ""
+    )
     done = published.publish(uri, publication, parts(), set(fields))
     return PublishReport(
         uri=uri,
@@ -226,9 +230,12 @@ def bring_up_to_date(
         with db.transaction() as tx:
             record_unreachable(tx, source.id, str(exc))
         return added, updated, 0, f"{held.name}: cannot be reached ({exc}); the next run goes on"
+    tested = self_test_from_json(source.id, model.key, last.self_test) if use_vectors and model is not None else None
     with db.transaction() as tx:
         delete_documents(tx, gone)
         record_reached(tx, source.id, last.version, last.embedder, last.documents, now)
+        if tested is not None:  # the publisher's self-test of these documents and vectors
+            save_self_test(tx, tested)
     where = "" if use_vectors or not last.embedder else f"; published with {last.embedder}: searched by its words here"
     if refused:
         where += f"; {refused:,} documents refused: their paths lie outside {source.path}"

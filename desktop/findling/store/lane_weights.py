@@ -116,3 +116,42 @@ def opening_texts(cur: duckdb.DuckDBPyConnection, doc_ids: Sequence[int], chunks
     for doc_id, start, end, text in rows:
         found.setdefault(doc_id, []).append((start, end, text))
     return {doc_id: document_text(parts) for doc_id, parts in found.items()}
+
+
+def self_test_json(record: SelfTestRecord) -> str:
+    """A self-test as a published collection carries it (ingest/sharing.py): a reader with the
+    same embedder takes it instead of testing the same documents again."""
+    w = record.weights
+    return json.dumps(
+        {
+            "documents": record.documents,
+            "queries": w.queries,
+            "meaning": w.meaning,
+            "by_kind": [[kind, share, n] for kind, share, n in w.by_kind],
+            "mrr_shipped": record.mrr_shipped,
+            "mrr_chosen": record.mrr_chosen,
+            "seconds": record.seconds,
+            "made": record.made,
+        }
+    )
+
+
+def self_test_from_json(source_id: int, model: str, text: str) -> SelfTestRecord | None:
+    """A published self-test for this source, checked as a stored row is; None when there is
+    none or it is not one (a damaged or hostile collection's)."""
+    if not text or len(text) > 10_000:
+        return None
+    try:
+        d = json.loads(text)
+        return SelfTestRecord(
+            source_id,
+            model,
+            max(0, int(d["documents"])),
+            _weights(max(0, int(d["queries"])), float(d["meaning"]), json.dumps(d["by_kind"])),
+            float(d["mrr_shipped"]),
+            float(d["mrr_chosen"]),
+            max(0.0, float(d["seconds"])),
+            float(d["made"]),
+        )
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None

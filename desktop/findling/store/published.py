@@ -47,6 +47,7 @@ class Publication:
     documents: int
     published: float  # Unix time
     format: int = FORMAT
+    self_test: str = ""  # the folder's self-test with that embedder (store/lane_weights.py), as JSON
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ def latest(uri: str) -> Publication:
         int(row["documents"]),
         float(row["published"]),
         int(row["format"]),
+        str(row.get("self_test") or ""),
     )
 
 
@@ -331,6 +333,7 @@ def publish(
             publication.dim,
             dataset.count_rows(),
             time.time(),
+            self_test=publication.self_test,
         )
         _append_version(uri, done)
     except SharedError:
@@ -354,6 +357,7 @@ def _append_version(uri: str, p: Publication) -> None:
             "documents": pa.array([p.documents], pa.int64()),
             "published": pa.array([p.published], pa.float64()),
             "format": pa.array([p.format], pa.int32()),
+            "self_test": [p.self_test],
         }
     )
     target = _at(uri, VERSIONS)
