@@ -195,46 +195,72 @@ def published_keys(uri: str, version: int) -> dict[str, tuple[str, float, int]]:
 
 
 def read_documents(uri: str, version: int, paths: Sequence[str], batch: int = 256) -> Iterator[list[PublishedDocument]]:
-    """These documents of that version, in batches, vectors and all."""
-    import numpy as np
-
+    """These documents of that version, in batches, vectors and all: most of the collection by
+    one pass over it, a few by their paths."""
     try:
         dataset = _open(uri, DOCUMENTS, version)
+        total = dataset.count_rows()
     except Exception as exc:
         raise _unreachable(uri, exc) from None
-    for at in range(0, len(paths), batch):
-        wanted = paths[at : at + batch]
-        quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in wanted)
+    if not paths:
+        return
+    if len(paths) * 2 >= total:
+        wanted = set(paths)
         try:
-            rows = dataset.to_table(filter=f"path IN ({quoted})").to_pylist()
+            for part in dataset.to_batches(batch_size=batch):
+                found = [d for d in _documents(part) if d.path in wanted]
+                if found:
+                    yield found
         except Exception as exc:
             raise _unreachable(uri, exc) from None
-        out = []
-        for r in rows:
-            vectors = r["vectors"]
-            out.append(
-                PublishedDocument(
-                    path=r["path"],
-                    ext=r["ext"],
-                    size=int(r["size"]),
-                    mtime=float(r["mtime"]),
-                    hash=r["hash"],
-                    kind=r["kind"],
-                    title=r["title"],
-                    mime=r["mime"],
-                    author=r["author"],
-                    dated=float(r["dated"]),
-                    link_share=float(r["link_share"]),
-                    ocr_pages=int(r["ocr_pages"]),
-                    notes=r["notes"],
-                    pages=tuple(r["pages"] or ()),
-                    text=r["text"],
-                    chunks=tuple((int(c["start"]), int(c["end"]), c["heading"]) for c in r["chunks"] or ()),
-                    window_hashes=tuple(int(h) for h in r["window_hashes"] or ()),
-                    vectors=np.asarray(vectors, dtype=np.float32) if vectors else None,
-                )
+        return
+    for at in range(0, len(paths), batch):
+        quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in paths[at : at + batch])
+        try:
+            table = dataset.to_table(filter=f"path IN ({quoted})")
+        except Exception as exc:
+            raise _unreachable(uri, exc) from None
+        yield _documents(table)
+
+
+def _documents(table: Any) -> list[PublishedDocument]:
+    """Rows as documents; the vectors go to numpy without a Python float each."""
+    import numpy as np
+
+    rows = table.select([n for n in table.schema.names if n != "vectors"]).to_pylist()
+    vectors = table.column("vectors")
+    vectors = vectors.combine_chunks() if hasattr(vectors, "combine_chunks") else vectors
+    offsets = vectors.offsets.to_numpy()
+    flat = vectors.values  # one entry per window: a fixed-size list of the model's dimension
+    dim = flat.type.list_size if hasattr(flat.type, "list_size") else 0
+    values = flat.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False) if dim > 0 else None
+    out = []
+    for i, r in enumerate(rows):
+        lo, hi = int(offsets[i]), int(offsets[i + 1])
+        block = values[lo * dim : hi * dim].reshape(hi - lo, dim) if values is not None and hi > lo else None
+        out.append(
+            PublishedDocument(
+                path=r["path"],
+                ext=r["ext"],
+                size=int(r["size"]),
+                mtime=float(r["mtime"]),
+                hash=r["hash"],
+                kind=r["kind"],
+                title=r["title"],
+                mime=r["mime"],
+                author=r["author"],
+                dated=float(r["dated"]),
+                link_share=float(r["link_share"]),
+                ocr_pages=int(r["ocr_pages"]),
+                notes=r["notes"],
+                pages=tuple(r["pages"] or ()),
+                text=r["text"],
+                chunks=tuple((int(c["start"]), int(c["end"]), c["heading"]) for c in r["chunks"] or ()),
+                window_hashes=tuple(int(h) for h in r["window_hashes"] or ()),
+                vectors=block,
             )
-        yield out
+        )
+    return out
 
 
 def _schema(dim: int) -> pa.Schema:
