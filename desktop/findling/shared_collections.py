@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from findling.errors import FindlingError, SharedError, SourceError
-from findling.ingest.sharing import VectorModel, bring_up_to_date, publish_folder
 from findling.models.service import ModelService
 from findling.pathnames import display_path
 from findling.records import PublishReport, Source
@@ -19,9 +19,16 @@ from findling.store.published import latest, normalise_uri
 from findling.store.sources import insert_source, inside
 from findling.store.vectors import table_for
 
+if TYPE_CHECKING:
+    from findling.ingest.sharing import VectorModel
+
 
 def vector_model(db: Database, models: ModelService) -> VectorModel | None:
     """The embedder in use here, when one is installed and its dimension is known."""
+    # ingest (and numpy with it) loads only for a publication or a copy: a keyword search
+    # that asks whether a source is shared stays light
+    from findling.ingest.sharing import VectorModel
+
     if models.unavailable_reason("embedder") is not None:
         return None
     try:
@@ -82,6 +89,8 @@ def publish(
         raise SourceError(
             f"not a folder of this index: {display_path(resolved)} (add it and index it, then publish it)",
         )
+    from findling.ingest.sharing import publish_folder
+
     return publish_folder(db, source, uri, name, vector_model(db, models))
 
 
@@ -98,6 +107,8 @@ def bring_all_up_to_date(
     shared = [s for s in sources if s.shared]
     if not shared or db.read_only:
         return 0, 0, 0, []
+    from findling.ingest.sharing import bring_up_to_date
+
     held = attached_by_source(db.cursor())
     model = vector_model(db, models)
     added = updated = removed = 0
