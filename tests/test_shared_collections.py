@@ -350,3 +350,16 @@ def test_damaged_vectors_and_paths_outside_the_folder_are_not_taken(tmp_path, se
         assert all(share >= 0.9 for share in overlap.values()), overlap
     finally:
         reader.close()
+
+
+def test_lances_errors_are_said_without_its_source_locations_and_counters():
+    said = published._said(
+        ValueError(
+            "LanceError(IO): Generic S3 error: Error performing list request: Error performing GET "
+            "http://127.0.0.1:5078/team?list-type=2&prefix=pg%2Fversions.lance%2F_versions%2F in 102.047552ms, "
+            "after 1 retries, max_retries: 1, retry_timeout: 20s  - HTTP error: error sending request, "
+            "/home/runner/work/lance/lance/rust/lance-io/src/object_store.rs:1576:42"
+        )
+    )
+    request = "Error performing GET http://127.0.0.1:5078/team: error sending request"
+    assert said == f"Generic S3 error: Error performing list request: {request}"

@@ -130,8 +130,21 @@ def _at(uri: str, name: str) -> str:
 
 
 def _unreachable(uri: str, exc: BaseException) -> SharedError:
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return SharedError(f"cannot read the shared collection {uri}: {first[:300]}")
+    return SharedError(f"cannot read the shared collection {uri}: {_said(exc)}")
+
+
+def _said(exc: BaseException) -> str:
+    """Lance's message as a person reads it: its first line, without the library's source
+    locations, retry counters and request query strings, bounded."""
+    import re
+
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = text.removeprefix("LanceError(IO): ")
+    text = re.sub(r", /(?:home|rust)/\S*.*$", "", text)  # where in Lance's source it was raised
+    text = re.sub(r"\?\S*", "", text)  # a request's query string
+    text = re.sub(r" in [\d.]+[mµn]?s(, after \d+ retries)?(, max_retries: \d+)?(, retry_timeout: \w+)?", "", text)
+    text = re.sub(r"\s+- HTTP error: ", ": ", text)
+    return text[:240]
 
 
 def _open(uri: str, name: str, version: int | None = None) -> Any:
@@ -365,7 +378,7 @@ def publish(
     except SharedError:
         raise
     except Exception as exc:
-        raise SharedError(f"cannot write the shared collection {uri}: {str(exc).strip()[:300]}") from None
+        raise SharedError(f"cannot write the shared collection {uri}: {_said(exc)}") from None
     return done
 
 
