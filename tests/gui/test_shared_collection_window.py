@@ -54,3 +54,26 @@ def test_an_attached_collection_is_listed_under_shared_and_its_text_is_shown(
     window.open_result(0)
     assert opened == []
     assert "is not on this computer: the preview shows the text the index holds" in window.statusBar().currentMessage()
+
+
+def test_an_unreachable_collection_is_said_once(qtbot, window, tmp_path, settings):
+    notes = tmp_path / "notes"
+    write(notes / "garden.md", "# Garden\n\nThe zucchini glut of August.")
+    publisher = Engine(tmp_path / "publisher", settings=settings)
+    publisher.add_source(notes)
+    publisher.index(embed=False)
+    publisher.publish(str(notes), str(tmp_path / "collection"), name="team notes")
+    publisher.close()
+    window.attach_shared(str(tmp_path / "collection"))
+    qtbot.waitUntil(lambda: window.sources_model.rowCount() == 1 and not window.indexing.running, timeout=20000)
+    qtbot.waitUntil(lambda: "Shared: team notes: publication" in window.statusBar().currentMessage(), timeout=5000)
+
+    (tmp_path / "collection").rename(tmp_path / "gone")  # the share is unmounted
+    said = []
+    for _ in range(2):
+        window.statusBar().clearMessage()
+        window.update_index()
+        qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Indexed"), timeout=20000)
+        said.append(window.statusBar().currentMessage())
+    assert "Shared: team notes: cannot be reached" in said[0] and "copy of 1 documents stays searchable" in said[0]
+    assert "cannot be reached" not in said[1]

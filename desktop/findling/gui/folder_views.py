@@ -61,6 +61,7 @@ class FolderViews(QMainWindow):
     index_label: QLabel
     indexed_folders: list[str]
     _watched: list[str] | None
+    _unreached: set[str]  # the shared collections said to be unreachable, said once until reached
     _busy: bool
     _busy_phase: str
     _counts_read: float
@@ -303,6 +304,7 @@ class FolderViews(QMainWindow):
             text += f". Semantic search is off: {note_text(report.embedding.skipped, 'window')}"
         if report.embedding is not None and report.embedding.stopped:
             text += f". Embedding stopped: {report.embedding.stopped}"
+        text += "".join(f". Shared: {line}" for line in self._shared_news(report.shared))
         if report.warnings:  # what the run could not do, as the CLI prints it (a .gitignore leaving out all)
             text += f". {report.warnings[0]}" + (
                 f" (and {len(report.warnings) - 1} more)" if len(report.warnings) > 1 else ""
@@ -311,6 +313,20 @@ class FolderViews(QMainWindow):
         self._finish_indexing()
         if self.search_field.text().strip():
             self.run_search(False)
+
+    def _shared_news(self, lines: list[str]) -> list[str]:
+        """The shared collections' lines worth saying: a copy brought up to date, or a collection
+        that cannot be reached, once (the update at start and every F5 would say it again)."""
+        said = []
+        for line in lines:
+            name = line.split(":", 1)[0]
+            if ": cannot be reached" not in line:
+                self._unreached.discard(name)
+                said.append(line)
+            elif name not in self._unreached:
+                self._unreached.add(name)
+                said.append(line)
+        return said
 
     def _on_index_failed(self, message: str) -> None:
         self._on_error(message)

@@ -58,6 +58,7 @@ class MainWindow(ResultActions, AnswerActions, WindowLayout):
         self.searches.failed.connect(self._search_failed)
         self.answers = AnswerController(engine)
         self._watched: list[str] | None = None  # the folders watched for live updates
+        self._unreached: set[str] = set()
         self._busy = False  # the index was busy at the last look (engine.activity)
         self._busy_phase = ""  # in which phase
         self._status: StoreStatus | None = None  # the index's counts as last read
