@@ -30,18 +30,22 @@ def test_an_attached_collection_is_listed_under_shared_and_its_text_is_shown(
     publisher.close()
     (tmp_path / "team").rename(tmp_path / "elsewhere")  # as on the publisher's machine only
 
+    mine = tmp_path / "zz-mine"  # after the collection's folder by path: the Shared group comes last anyway
+    write(mine / "todo.md", "# Todo\n\nWater the tomatoes.")
+    window.engine.add_source(mine)
     window.attach_shared(str(tmp_path / "collection"))
     qtbot.waitUntil(
         lambda: (
-            window.sources_model.rowCount() == 1
+            window.sources_model.rowCount() == 2
             and not window.indexing.running
-            and (window.sources_model.source(0).indexed == 2)
+            and (window.sources_model.source(1).indexed == 2)
         ),
         timeout=20000,
     )
-    shown = window.sources_model.data(window.sources_model.index(0), Qt.ItemDataRole.DisplayRole)
+    assert window.sources_model.source(0).source.path == str(mine)  # the folders here, then Shared
+    shown = window.sources_model.data(window.sources_model.index(1), Qt.ItemDataRole.DisplayRole)
     assert shown.startswith("Shared · team notes\n2 documents")
-    tip = window.sources_model.data(window.sources_model.index(0), Qt.ItemDataRole.ToolTipRole)
+    tip = window.sources_model.data(window.sources_model.index(1), Qt.ItemDataRole.ToolTipRole)
     assert "shared: team notes from" in tip and "publication" in tip
 
     opened = []

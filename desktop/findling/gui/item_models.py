@@ -184,7 +184,8 @@ class SourcesModel(QAbstractListModel):
 
     def set_sources(self, sources: list[SourceStatus] | tuple[SourceStatus, ...]) -> None:
         self.beginResetModel()
-        self._sources = list(sources)
+        # the folders here first, then the Shared group: collections other Findlings published
+        self._sources = sorted(sources, key=lambda s: bool(s.source.shared))
         self._names = distinct_names([s.source.path for s in self._sources])  # `html` told from `html`
         self.endResetModel()
 
