@@ -21,8 +21,7 @@ import duckdb
 from findling.errors import SourceGoneError, StoreWriteError
 from findling.ingest.extractors import content_hash
 from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
-from findling.ingest.ocr_pages import OCR_SECONDS
-from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare, read_file
+from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare, read_file, task_for
 from findling.ingest.run_notes import WRITE_ERRORS, RunNotes
 from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
 from findling.ingest.workers import Budget, ExtractionPool
@@ -381,22 +380,9 @@ class Indexer:
     # -- processing -------------------------------------------------------------------
 
     def _tasks(self, jobs: Sequence[_Job]) -> list[PrepareTask]:
-        s = self.settings
         return [
-            PrepareTask(
-                job.entry.path,
-                job.known.hash if job.known else None,
-                s.chunk_tokens,
-                s.chunk_overlap,
-                s.title_weight,
-                max_bytes=int(s.max_file_mb * 1024 * 1024),
-                max_text_mb=s.max_text_mb,
-                kind_path=job.entry.target,
-                language=s.language,
-                code_symbols=s.code_symbols,
-                ocr_models=self.ocr_models,
-                # within the watchdog's budget: a scan stops being read before its worker is stopped
-                ocr_seconds=min(OCR_SECONDS, s.file_timeout_s * 0.6),
+            task_for(
+                self.settings, job.entry.path, job.known.hash if job.known else None, job.entry.target, self.ocr_models
             )
             for job in jobs
         ]

@@ -20,6 +20,7 @@ from findling.ingest.ocr_pages import OCR_SECONDS, PageReader
 from findling.ingest.scan import special_kind
 from findling.pathnames import MEMBER_SEPARATOR, member_path, readable_name
 from findling.records import ChunkSpan, CodeSymbol, DocumentRow, DocumentStatus
+from findling.settings import IndexSettings
 from findling.text.analyzer import identifier_term, iter_tokens, term_counts, term_positions, title_terms
 from findling.text.language import detect_language
 from findling.text.shingles import signature
@@ -46,6 +47,31 @@ class PrepareTask:
     # the OCR model's detector and recognizer files: () = pictures and scans are not read by OCR
     ocr_models: tuple[str, str] | tuple[()] = ()
     ocr_seconds: float = OCR_SECONDS  # OCR's budget for one file (the watchdog's is larger)
+
+
+def task_for(
+    s: IndexSettings,
+    path: str,
+    known_hash: str | None = None,
+    kind_path: str = "",
+    ocr_models: tuple[str, str] | tuple[()] = (),
+) -> PrepareTask:
+    """How the settings read and analyse one file (or a published document's text: path "")."""
+    return PrepareTask(
+        path,
+        known_hash,
+        s.chunk_tokens,
+        s.chunk_overlap,
+        s.title_weight,
+        max_bytes=int(s.max_file_mb * 1024 * 1024),
+        max_text_mb=s.max_text_mb,
+        kind_path=kind_path,
+        language=s.language,
+        code_symbols=s.code_symbols,
+        ocr_models=ocr_models,
+        # within the watchdog's budget: a scan stops being read before its worker is stopped
+        ocr_seconds=min(OCR_SECONDS, s.file_timeout_s * 0.6),
+    )
 
 
 @dataclass(frozen=True)

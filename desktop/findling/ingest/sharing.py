@@ -25,7 +25,7 @@ import duckdb
 
 from findling.errors import SharedError
 from findling.ingest.extractors import Extracted
-from findling.ingest.prepare import PrepareTask, analyse
+from findling.ingest.prepare import PrepareTask, analyse, task_for
 from findling.records import Attached, ChunkSpan, DocumentRow, PublishReport, Source
 from findling.settings import IndexSettings
 from findling.store import published
@@ -213,7 +213,7 @@ def bring_up_to_date(
     ]
     gone = [doc.id for path, doc in known.items() if path not in keys]
     added = updated = refused = 0
-    task = _task(settings)
+    task = task_for(settings, "")
     try:
         for read in published.read_documents(held.uri, last.version, wanted, _PART):
             if cancel is not None and cancel.is_set():
@@ -269,18 +269,6 @@ def _write_part(
         if table is not None and model is not None:
             _stash(tx, table, model.dim, part)
     return len(fresh)
-
-
-def _task(s: IndexSettings) -> PrepareTask:
-    return PrepareTask(
-        "",
-        chunk_tokens=s.chunk_tokens,
-        chunk_overlap=s.chunk_overlap,
-        title_weight=s.title_weight,
-        max_text_mb=s.max_text_mb,
-        language=s.language,
-        code_symbols=s.code_symbols,
-    )
 
 
 def _row(task: PrepareTask, d: published.PublishedDocument) -> DocumentRow:
