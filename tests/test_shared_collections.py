@@ -363,3 +363,34 @@ def test_lances_errors_are_said_without_its_source_locations_and_counters():
     )
     request = "Error performing GET http://127.0.0.1:5078/team: error sending request"
     assert said == f"Generic S3 error: Error performing list request: {request}"
+
+
+def test_a_document_that_cannot_be_analysed_fails_alone(tmp_path, settings, monkeypatch):
+    folder = _notes(tmp_path / "notes", 6, seed=2)
+    publisher = Engine(tmp_path / "publisher", settings=settings)
+    publisher.add_source(folder)
+    publisher.index(embed=False)
+    publisher.publish(str(folder), str(tmp_path / "collection"))
+    publisher.close()
+    import findling.ingest.sharing as sharing
+
+    real = sharing.analyse
+    bad = str(folder / "garden_000.md")
+
+    def analyse(task, *args, **kwargs):
+        if task.path == bad:
+            raise ValueError("a damaged row")
+        return real(task, *args, **kwargs)
+
+    monkeypatch.setattr(sharing, "analyse", analyse)
+    reader = Engine(tmp_path / "reader", settings=settings)
+    try:
+        reader.attach(str(tmp_path / "collection"))
+        run = reader.index(embed=False)
+        assert run.added == 6
+        status = reader.status()
+        assert (status.indexed, status.failed) == (5, 1)
+        assert any(p.path == bad and "a damaged row" in p.error for p in status.problems)
+        assert reader.index(embed=False).added == 0  # not read again until it is published again
+    finally:
+        reader.close()

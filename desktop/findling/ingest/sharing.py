@@ -25,7 +25,7 @@ import duckdb
 
 from findling.errors import SharedError
 from findling.ingest.extractors import Extracted
-from findling.ingest.prepare import PrepareTask, analyse, task_for
+from findling.ingest.prepare import PrepareTask, analyse, failed_row, task_for
 from findling.records import Attached, ChunkSpan, DocumentRow, PublishReport, Source
 from findling.settings import IndexSettings
 from findling.store import published
@@ -272,7 +272,8 @@ def _write_part(
 
 
 def _row(task: PrepareTask, d: published.PublishedDocument) -> DocumentRow:
-    """A published document analysed as this index analyses a file's text, its chunks kept."""
+    """A published document analysed as this index analyses a file's text, its chunks kept; one
+    that cannot be (a damaged collection's) is recorded as failed, as a file would be."""
     from dataclasses import replace
 
     extracted = Extracted(
@@ -288,7 +289,11 @@ def _row(task: PrepareTask, d: published.PublishedDocument) -> DocumentRow:
         dated=d.dated,
     )
     spans = [ChunkSpan(start, end, heading) for start, end, heading in d.chunks] or None
-    return analyse(replace(task, path=d.path), extracted, d.size, d.mtime, d.hash, spans=spans)
+    try:
+        return analyse(replace(task, path=d.path), extracted, d.size, d.mtime, d.hash, spans=spans)
+    except Exception as exc:  # one document, one failure: the rest of the copy goes on
+        failed = failed_row(d.path, f"analysis failed: {type(exc).__name__}: {exc}")
+        return replace(failed, size=d.size, mtime=d.mtime, hash=d.hash)  # not read again until republished
 
 
 def sound_vectors(d: published.PublishedDocument, dim: int) -> bool:
