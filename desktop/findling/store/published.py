@@ -219,14 +219,17 @@ def read_documents(uri: str, version: int, paths: Sequence[str], batch: int = 25
         return
     if len(paths) * 2 >= total:
         wanted = set(paths)
-        try:
-            for part in dataset.to_batches(batch_size=batch):
-                found = [d for d in _documents(part) if d.path in wanted]
-                if found:
-                    yield found
-        except Exception as exc:
-            raise _unreachable(uri, exc) from None
-        return
+        parts = iter(dataset.to_batches(batch_size=batch))
+        while True:
+            try:
+                part = next(parts)
+            except StopIteration:
+                return
+            except Exception as exc:
+                raise _unreachable(uri, exc) from None
+            found = [d for d in _documents(part) if d.path in wanted]
+            if found:
+                yield found
     for at in range(0, len(paths), batch):
         quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in paths[at : at + batch])
         try:
@@ -234,6 +237,26 @@ def read_documents(uri: str, version: int, paths: Sequence[str], batch: int = 25
         except Exception as exc:
             raise _unreachable(uri, exc) from None
         yield _documents(table)
+
+
+# a document's one-value columns, each with what its value must be (a damaged or foreign
+# dataset's other types fail here, said, instead of further in)
+_PLAIN: dict[str, Any] = {
+    "path": str,
+    "ext": str,
+    "size": int,
+    "mtime": float,
+    "hash": str,
+    "kind": str,
+    "title": str,
+    "mime": str,
+    "author": str,
+    "dated": float,
+    "link_share": float,
+    "ocr_pages": int,
+    "notes": str,
+    "text": str,
+}
 
 
 def _documents(table: Any) -> list[PublishedDocument]:
@@ -253,22 +276,9 @@ def _documents(table: Any) -> list[PublishedDocument]:
         block = values[lo * dim : hi * dim].reshape(hi - lo, dim) if values is not None and hi > lo else None
         out.append(
             PublishedDocument(
-                path=r["path"],
-                ext=r["ext"],
-                size=int(r["size"]),
-                mtime=float(r["mtime"]),
-                hash=r["hash"],
-                kind=r["kind"],
-                title=r["title"],
-                mime=r["mime"],
-                author=r["author"],
-                dated=float(r["dated"]),
-                link_share=float(r["link_share"]),
-                ocr_pages=int(r["ocr_pages"]),
-                notes=r["notes"],
-                pages=tuple(r["pages"] or ()),
-                text=r["text"],
-                chunks=tuple((int(c["start"]), int(c["end"]), c["heading"]) for c in r["chunks"] or ()),
+                **{name: kind(r[name]) for name, kind in _PLAIN.items()},
+                pages=tuple(int(p) for p in r["pages"] or ()),
+                chunks=tuple((int(c["start"]), int(c["end"]), str(c["heading"])) for c in r["chunks"] or ()),
                 window_hashes=tuple(int(h) for h in r["window_hashes"] or ()),
                 vectors=block,
             )
@@ -309,13 +319,9 @@ def _table(documents: Sequence[PublishedDocument], dim: int) -> pa.Table:
 
     columns: dict[str, list[Any]] = {name: [] for name in _schema(dim).names}
     for d in documents:
-        for name in ("path", "ext", "size", "mtime", "hash", "kind", "title", "mime", "author", "dated"):
+        for name in _PLAIN:
             columns[name].append(getattr(d, name))
-        columns["link_share"].append(d.link_share)
-        columns["ocr_pages"].append(d.ocr_pages)
-        columns["notes"].append(d.notes)
         columns["pages"].append(list(d.pages))
-        columns["text"].append(d.text)
         columns["chunks"].append([{"start": s, "end": e, "heading": h} for s, e, h in d.chunks])
         columns["window_hashes"].append(list(d.window_hashes))
         columns["vectors"].append([] if d.vectors is None else [list(map(float, v)) for v in d.vectors])
