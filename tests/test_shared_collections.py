@@ -394,3 +394,25 @@ def test_a_document_that_cannot_be_analysed_fails_alone(tmp_path, settings, monk
         assert reader.index(embed=False).added == 0  # not read again until it is published again
     finally:
         reader.close()
+
+
+def test_a_collection_findling_cannot_read_is_said_not_a_crash(tmp_path, settings, monkeypatch):
+    folder = _notes(tmp_path / "notes", 3, seed=3)
+    publisher = Engine(tmp_path / "publisher", settings=settings)
+    publisher.add_source(folder)
+    publisher.index(embed=False)
+    publisher.publish(str(folder), str(tmp_path / "collection"))
+    publisher.close()
+
+    def foreign(table):
+        raise KeyError("chunks")  # a dataset written by something else, its columns not these
+
+    monkeypatch.setattr(published, "_documents", foreign)
+    reader = Engine(tmp_path / "reader", settings=settings)
+    try:
+        reader.attach(str(tmp_path / "collection"))
+        run = reader.index(embed=False)
+        assert run.added == 0 and "is not a collection this Findling can read (KeyError" in run.shared[0]
+        assert "not copied whole" in run.shared[0]
+    finally:
+        reader.close()

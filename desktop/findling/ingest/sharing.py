@@ -229,7 +229,7 @@ def bring_up_to_date(
     except SharedError as exc:
         with db.transaction() as tx:
             record_unreachable(tx, source.id, str(exc))
-        return added, updated, 0, f"{held.name}: cannot be reached ({exc}); the next run goes on"
+        return added, updated, 0, f"{held.name}: not copied whole ({exc}); the next run goes on"
     tested = self_test_from_json(source.id, model.key, last.self_test) if use_vectors and model is not None else None
     with db.transaction() as tx:
         delete_documents(tx, gone)

@@ -227,7 +227,7 @@ def read_documents(uri: str, version: int, paths: Sequence[str], batch: int = 25
                 return
             except Exception as exc:
                 raise _unreachable(uri, exc) from None
-            found = [d for d in _documents(part) if d.path in wanted]
+            found = [d for d in _readable(uri, part) if d.path in wanted]
             if found:
                 yield found
     for at in range(0, len(paths), batch):
@@ -236,7 +236,15 @@ def read_documents(uri: str, version: int, paths: Sequence[str], batch: int = 25
             table = dataset.to_table(filter=f"path IN ({quoted})")
         except Exception as exc:
             raise _unreachable(uri, exc) from None
-        yield _documents(table)
+        yield _readable(uri, table)
+
+
+def _readable(uri: str, table: Any) -> list[PublishedDocument]:
+    """The rows as documents, or a SharedError saying the dataset is not one Findling reads."""
+    try:
+        return _documents(table)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SharedError(f"{uri} is not a collection this Findling can read ({type(exc).__name__}: {exc})") from None
 
 
 # a document's one-value columns, each with what its value must be (a damaged or foreign
