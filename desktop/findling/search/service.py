@@ -84,6 +84,8 @@ from findling.vocabulary import RESULT_LIMIT
 T = TypeVar("T")
 
 if TYPE_CHECKING:
+    import duckdb
+
     from findling.search.fusion import Fused
     from findling.search.pipeline import Pipeline, PipelineResult
     from findling.search.vector_lane import VectorLane
@@ -122,6 +124,9 @@ class Searcher:
         self.models = models
         self._documents = documents
         self.sources = sources
+        # the attached collections' folders and names, read again only after this process wrote
+        # (the index's one writer): every result list asks for them
+        self._roots: tuple[int, list[tuple[str, str]]] = (-1, [])
         s = settings.search
         self._bm25 = Bm25Lane(db.cursor, s.k1, s.b, s.max_query_terms, s.title_boost, synonyms, passages=self.passages)
         self._fetch = DocumentFetcher(db.cursor, documents)
@@ -528,7 +533,7 @@ class Searcher:
         snippet_chars = self.settings.search.snippet_chars
         cur = self._db.cursor()
         hits = present(cur, self._documents, entries, terms, snippet_chars, symbols, terms_apart)
-        roots = attached_roots(cur) if hits else []
+        roots = self._attached_roots(cur) if hits else []
         if not roots:
             return hits
         # a shared collection's documents say its name (every face shows where a result is from)
@@ -536,6 +541,12 @@ class Searcher:
             replace(h, collection=name) if (name := next((n for r, n in roots if under(h.path, r)), "")) else h
             for h in hits
         ]
+
+    def _attached_roots(self, cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+        if self._roots[0] != self._db.writes:
+            writes = self._db.writes  # read first: a write landing meanwhile makes the next call read again
+            self._roots = (writes, attached_roots(cur))
+        return self._roots[1]
 
     def document_text(
         self, doc_id: int, terms: Sequence[str] = (), terms_apart: Mapping[str, frozenset[str]] | None = None
