@@ -486,8 +486,7 @@ class Engine:
         waiting, left_out = waiting_by_source(cur), left_out_by_source(cur)
         model = self.models.spec("embedder").vector_key if self.models.unavailable_reason("embedder") is None else None
         weights = {r.source_id: r.weights for r in self_tests(cur) if r.model == model}
-        found_table = table_for(cur, model) if model is not None else None
-        attached = attached_by_source(cur, found_table[0] if found_table else None)
+        attached = attached_by_source(cur, model)
         sources = tuple(
             SourceStatus(
                 s,

@@ -56,17 +56,12 @@ def attach(db: Database, sources: Sequence[Source], uri: str, name: str = "") ->
                 f"{uri} was published from {display_path(last.root)}, which overlaps {what} "
                 f"({display_path(source.path)}): detach or remove that first"
             )
-        if source.shared and attached_name(db, source) == name:
-            raise SourceError(f"a shared collection here is already named {name}: attach with --name OTHER")
+    if name in {held.name for held in attached_by_source(db.cursor()).values()}:
+        raise SourceError(f"a shared collection here is already named {name}: attach with --name OTHER")
     with db.transaction() as tx:
         attached = insert_source(tx, last.root, (), (), gitignore=False)
         insert_attached(tx, attached.id, uri, name)
     return Source(attached.id, attached.path, (), (), False, uri)
-
-
-def attached_name(db: Database, source: Source) -> str:
-    held = attached_by_source(db.cursor()).get(source.id)
-    return held.name if held is not None else ""
 
 
 def shared_source(db: Database, sources: Sequence[Source], ref: str) -> Source | None:

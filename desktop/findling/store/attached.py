@@ -17,13 +17,9 @@ if TYPE_CHECKING:
     import numpy
 
 
-def attached_by_source(cur: duckdb.DuckDBPyConnection, table: str | None = None) -> dict[int, Attached]:
-    """Source id -> its attached collection; `table`: the vector table in use here, whose model
-    decides whether the collection's vectors serve semantic search."""
-    model = ""
-    if table is not None:
-        found = cur.execute("SELECT model FROM vector_models WHERE table_name = ?", [table]).fetchall()
-        model = found[0][0] if found else ""
+def attached_by_source(cur: duckdb.DuckDBPyConnection, model: str | None = None) -> dict[int, Attached]:
+    """Source id -> its attached collection; `model`: the vector key of the embedder in use
+    here, which decides whether a collection's vectors serve semantic search."""
     rows = cur.execute(
         "SELECT source_id, uri, name, version, embedder, documents, checked, error FROM attached"
     ).fetchall()
