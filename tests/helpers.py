@@ -210,3 +210,17 @@ def indexed_home(settings, home: Path, docs: Path):
         engine.add_source(str(docs))
         engine.index()
         return engine.status()
+
+
+def published_collection(settings, home: Path, folder: Path, to: Path, name: str = "", embed: bool = False) -> Path:
+    """`folder` indexed in a Findling at `home` and published at `to` (shared collections)."""
+    from findling.engine import Engine
+
+    publisher = Engine(home, settings=settings)
+    try:
+        publisher.add_source(folder)
+        publisher.index(embed=embed)
+        publisher.publish(str(folder), str(to), name=name)
+    finally:
+        publisher.close()
+    return to

@@ -17,6 +17,7 @@ from findling.engine import Engine
 from findling.errors import SharedError, SourceError
 from findling.records import SearchMode, SearchRequest
 from findling.store import published
+from tests.helpers import published_collection
 
 pytestmark = [
     pytest.mark.slow,
@@ -269,11 +270,7 @@ def test_attaching_what_is_not_a_collection_or_overlaps_a_folder_is_refused(tmp_
         with pytest.raises(SharedError, match="no published collection"):
             reader.attach(str(tmp_path / "nothing-here"))
         folder = _notes(tmp_path / "notes", 3, seed=1)
-        other = Engine(tmp_path / "publisher", settings=settings)
-        other.add_source(folder)
-        other.index(embed=False)
-        other.publish(str(folder), str(tmp_path / "coll"))
-        other.close()
+        published_collection(settings, tmp_path / "publisher", folder, tmp_path / "coll")
         reader.add_source(folder)
         with pytest.raises(SourceError, match="overlaps a folder of this index"):
             reader.attach(str(tmp_path / "coll"))
@@ -367,11 +364,7 @@ def test_lances_errors_are_said_without_its_source_locations_and_counters():
 
 def test_a_document_that_cannot_be_analysed_fails_alone(tmp_path, settings, monkeypatch):
     folder = _notes(tmp_path / "notes", 6, seed=2)
-    publisher = Engine(tmp_path / "publisher", settings=settings)
-    publisher.add_source(folder)
-    publisher.index(embed=False)
-    publisher.publish(str(folder), str(tmp_path / "collection"))
-    publisher.close()
+    published_collection(settings, tmp_path / "publisher", folder, tmp_path / "collection")
     import findling.ingest.sharing as sharing
 
     real = sharing.analyse
@@ -398,11 +391,7 @@ def test_a_document_that_cannot_be_analysed_fails_alone(tmp_path, settings, monk
 
 def test_a_collection_findling_cannot_read_is_said_not_a_crash(tmp_path, settings, monkeypatch):
     folder = _notes(tmp_path / "notes", 3, seed=3)
-    publisher = Engine(tmp_path / "publisher", settings=settings)
-    publisher.add_source(folder)
-    publisher.index(embed=False)
-    publisher.publish(str(folder), str(tmp_path / "collection"))
-    publisher.close()
+    published_collection(settings, tmp_path / "publisher", folder, tmp_path / "collection")
 
     def foreign(table):
         raise KeyError("chunks")  # a dataset written by something else, its columns not these

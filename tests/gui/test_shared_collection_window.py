@@ -9,8 +9,7 @@ from importlib.util import find_spec
 import pytest
 from PySide6.QtCore import Qt
 
-from findling.engine import Engine
-from tests.helpers import write
+from tests.helpers import published_collection, write
 
 pytestmark = pytest.mark.skipif(find_spec("lance") is None, reason="the findling[shared] extra is not installed")
 
@@ -23,11 +22,7 @@ def test_an_attached_collection_is_listed_under_shared_and_its_text_is_shown(
     notes = tmp_path / "team" / "notes"
     write(notes / "garden.md", "# Garden\n\nThe zucchini glut of August fills the greenhouse.")
     write(notes / "boats.md", "# Boats\n\nThe mainsail and the jib at the regatta.")
-    publisher = Engine(tmp_path / "publisher", settings=settings)
-    publisher.add_source(notes)
-    publisher.index(embed=False)
-    publisher.publish(str(notes), str(tmp_path / "collection"), name="team notes")
-    publisher.close()
+    published_collection(settings, tmp_path / "publisher", notes, tmp_path / "collection", name="team notes")
     (tmp_path / "team").rename(tmp_path / "elsewhere")  # as on the publisher's machine only
 
     mine = tmp_path / "zz-mine"  # after the collection's folder by path: the Shared group comes last anyway
@@ -63,11 +58,7 @@ def test_an_attached_collection_is_listed_under_shared_and_its_text_is_shown(
 def test_an_unreachable_collection_is_said_once(qtbot, window, tmp_path, settings):
     notes = tmp_path / "notes"
     write(notes / "garden.md", "# Garden\n\nThe zucchini glut of August.")
-    publisher = Engine(tmp_path / "publisher", settings=settings)
-    publisher.add_source(notes)
-    publisher.index(embed=False)
-    publisher.publish(str(notes), str(tmp_path / "collection"), name="team notes")
-    publisher.close()
+    published_collection(settings, tmp_path / "publisher", notes, tmp_path / "collection", name="team notes")
     window.attach_shared(str(tmp_path / "collection"))
     qtbot.waitUntil(lambda: window.sources_model.rowCount() == 1 and not window.indexing.running, timeout=20000)
     qtbot.waitUntil(lambda: "Shared: team notes: publication" in window.statusBar().currentMessage(), timeout=5000)
