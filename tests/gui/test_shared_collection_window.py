@@ -72,3 +72,7 @@ def test_an_unreachable_collection_is_said_once(qtbot, window, tmp_path, setting
         said.append(window.statusBar().currentMessage())
     assert "Shared: team notes: cannot be reached" in said[0] and "copy of 1 documents stays searchable" in said[0]
     assert "cannot be reached" not in said[1]
+    qtbot.waitUntil(lambda: window.sources_model.source(0).attached.error != "", timeout=5000)
+    shown = window.sources_model.data(window.sources_model.index(0), Qt.ItemDataRole.DisplayRole)
+    tip = window.sources_model.data(window.sources_model.index(0), Qt.ItemDataRole.ToolTipRole)
+    assert shown == "Shared · team notes\n1 documents · unreachable" and "not reachable at the last try" in tip

@@ -202,7 +202,7 @@ class SourcesModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             name = display_path(self._names[index.row()])
             if s.attached is not None:  # the Shared group: a collection another Findling published
-                reach = " · not reachable: its copy is searched" if s.attached.error else ""
+                reach = " · unreachable" if s.attached.error else ""  # the tooltip says the rest
                 return f"Shared · {s.attached.name}\n{s.indexed:,} documents{reach}"
             line = f"{name}\n{s.indexed:,} indexed · {s.failed:,} failed · {s.skipped:,} skipped"
             more = [f"{s.waiting:,} not read yet"] if s.waiting else []
