@@ -428,11 +428,14 @@ class VectorIndex:
         if len(picked) == 0:
             return True
         seqs = [int(s) for s in rows.seqs[picked]]
+        # the row ids first, from the narrow seq column, then the rows by id: filtering on seq
+        # alone decompresses every block of the vector column (128 ms for 100 rows of 104k
+        # against 13 ms)
         found = (
             self._cursor()
             .execute(
                 f"""SELECT seq, doc_id, ordinal, start_char, end_char, vec FROM {self.table}
-                WHERE seq IN ({", ".join(str(s) for s in seqs)})"""
+                WHERE rowid IN (SELECT rowid FROM {self.table} WHERE seq IN ({", ".join(str(s) for s in seqs)}))"""
             )
             .fetchall()
         )
