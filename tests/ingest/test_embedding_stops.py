@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from findling.engine import Engine
 from findling.ingest.embedding_windows import document_parts
 from findling.models.embedder import EmbeddingStopped
+from findling.models.runtime import Session
 from findling.records import EmbedReport, IndexReport
 from findling.server.handle import _handed_over
 from tests.helpers import write
@@ -44,11 +45,11 @@ def test_a_run_stops_between_model_runs_and_keeps_its_parts(tmp_path, settings, 
         real_run = embedder._run
         cancel = threading.Event()
 
-        def counted(encodings):
-            runs["n"] += 1
+        def counted(encodings, shrink=False):
+            runs["n"] += not shrink  # the run's end gives the arena back with a one-token run
             if runs["n"] == 5:  # mid-way through a part: the stop comes between two runs
                 cancel.set()
-            return real_run(encodings)
+            return real_run(encodings, shrink)
 
         monkeypatch.setattr(embedder, "_run", counted)
         first = engine.embed(cancel=cancel)
@@ -81,3 +82,26 @@ def test_an_embedding_stopped_by_a_handover_goes_on_elsewhere():
     asked.set()  # the caller's own Ctrl-C: a stop
     assert not _handed_over(report, letting_go, asked)
     assert not _handed_over(IndexReport(embedding=EmbedReport()), letting_go, threading.Event())
+
+
+def test_an_embedding_run_gives_the_model_arena_back_at_its_end(embedder_installed, engine, tmp_path, monkeypatch):
+    """ONNX Runtime keeps the largest batch's tensors for the next run (300+ MB after a big
+    run): the window and `serve` live on after it, so the run's last model call shrinks the
+    arena, once, and the vectors after it are the same."""
+    for i in range(6):
+        write(tmp_path / "docs" / f"n{i}.txt", f"note {i}\n\n" + " ".join(f"word{(i * j) % 97}" for j in range(900)))
+    engine.add_source(tmp_path / "docs")
+    engine.index(embed=False)
+    before = engine.models.embedder().embed(["a text about notes"])
+    shrinks: list[bool] = []
+    real = Session.run
+
+    def recorded(self, outputs, feed, shrink=False):
+        shrinks.append(shrink)
+        return real(self, outputs, feed, shrink)
+
+    monkeypatch.setattr(Session, "run", recorded)
+    report = engine.embed()
+    assert report.documents == 6 and len(shrinks) > 6
+    assert shrinks[-1] and shrinks.count(True) == 1
+    np.testing.assert_array_equal(engine.models.embedder().embed(["a text about notes"]), before)

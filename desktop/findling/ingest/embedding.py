@@ -186,6 +186,8 @@ def embed_pending(
             _depth_pass(db, embedder, run, progress, cancel)
     except ModelServerError as exc:  # retried already: the rest stays pending for the next run
         report.stopped = f"{exc}; {sum(run.first_waiting.values()):,} documents wait for a first vector"
+    finally:
+        embedder.release_memory()  # the window and `serve` live on after the run
     report.cancelled = cancel.is_set()
     report.whole = run.whole
     if not report.cancelled and not report.stopped:

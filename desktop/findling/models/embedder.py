@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -10,6 +11,8 @@ import numpy as np
 from findling.models.download import ModelStore
 from findling.models.manifest import ManifestError, ModelSpec
 from findling.models.runtime import Session, create_session, every_core
+
+log = logging.getLogger(__name__)
 
 _TOKENIZE_BATCH = 16  # small calls into the tokenizer so the GIL is never held for long
 
@@ -36,6 +39,10 @@ class TextEmbedder(Protocol):
     def embed(
         self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16, cancel: Any = None
     ) -> np.ndarray: ...
+
+    def release_memory(self) -> None:
+        """After a run of many batches: what the model kept for the next batch goes back."""
+        ...
 
 
 class Embedder:
@@ -107,7 +114,16 @@ class Embedder:
         self.dimension = out.shape[1]
         return out
 
-    def _run(self, encodings: list[Any]) -> np.ndarray:
+    def release_memory(self) -> None:
+        # ONNX Runtime's arena keeps the largest batch's tensors for the next run: 300-340 MB
+        # after an embedding run here (docs/eval/disk-scale.md), which a window kept for good.
+        # A one-token run that shrinks the arena hands them back.
+        try:
+            self._run(self.tokenize([""]), shrink=True)
+        except Exception as exc:  # a provider without a CPU arena: nothing was kept
+            log.debug("the embedder's arena was not shrunk: %s", exc)
+
+    def _run(self, encodings: list[Any], shrink: bool = False) -> np.ndarray:
         end = [] if self._end_id is None else [self._end_id]
         longest = max(1, max(len(e.ids) + len(end) for e in encodings))
         ids = np.zeros((len(encodings), longest), dtype=np.int64)
@@ -125,9 +141,9 @@ class Embedder:
             # decoders number the real tokens; padding sits at the right, after them
             feed["position_ids"] = np.maximum(np.cumsum(mask, axis=1) - 1, 0)
         if self._pooled_output:
-            pooled = self.session.run(["sentence_embedding"], feed)[0]
+            pooled = self.session.run(["sentence_embedding"], feed, shrink)[0]
         else:
-            hidden = self.session.run([self.session.output_names[0]], feed)[0]
+            hidden = self.session.run([self.session.output_names[0]], feed, shrink)[0]
             pooled = pool(hidden, mask, self.spec.pooling)
         return normalize(pooled.astype(np.float32))
 

@@ -339,6 +339,9 @@ class RemoteEmbedder:
         """Windows an embedding run hands over at once: enough for every request in flight."""
         return max(64, self.batch_size * self.concurrency)
 
+    def release_memory(self) -> None:
+        """The server holds the model and its memory: nothing here to give back."""
+
     def embed(
         self, texts: Sequence[str], kind: str = "passage", batch_size: int | None = None, cancel: Any = None
     ) -> np.ndarray:

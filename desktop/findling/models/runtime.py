@@ -37,8 +37,14 @@ class Session:
     input_names: tuple[str, ...]
     output_names: tuple[str, ...]
 
-    def run(self, outputs: list[str] | None, feed: dict[str, Any]) -> list[Any]:
-        return list(self.session.run(outputs, feed))
+    def run(self, outputs: list[str] | None, feed: dict[str, Any], shrink: bool = False) -> list[Any]:
+        """`shrink`: after this run, the CPU arena gives back every block no tensor holds (what a
+        run of big batches kept for the next one)."""
+        if not shrink:
+            return list(self.session.run(outputs, feed))
+        options = onnxruntime_module().RunOptions()
+        options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        return list(self.session.run(outputs, feed, options))
 
 
 def onnxruntime_module() -> Any:
