@@ -225,17 +225,12 @@ def write_title_terms(cur: duckdb.DuckDBPyConnection, fields: Sequence[tuple[int
     docs = [doc_id for doc_id, terms in fields for _ in terms]
     if not docs:
         return
-    cur.register(
-        "batch_titles",
-        {"doc_id": np.array(docs, dtype=np.int32), "term": _strings([t for _, terms in fields for t in terms])},
-    )
-    try:
+    titles = {"doc_id": np.array(docs, dtype=np.int32), "term": _strings([t for _, terms in fields for t in terms])}
+    with registered(cur, "batch_titles", titles):
         cur.execute(
             """INSERT INTO title_postings
                SELECT DISTINCT t.id, b.doc_id FROM batch_titles b JOIN terms t ON t.term = b.term"""
         )
-    finally:
-        cur.unregister("batch_titles")
 
 
 def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequence[DocumentRow]) -> None:
@@ -306,16 +301,13 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
         post_tf.extend(r.terms.values())
         post_dl.extend([r.length] * len(r.terms))
     if post_doc:
-        cur.register(
-            "batch_postings",
-            {
-                "doc_id": np.array(post_doc, dtype=np.int32),
-                "term": _strings(post_term),
-                "tf": np.array(post_tf, dtype=np.float32),
-                "dl": np.array(post_dl, dtype=np.float32),
-            },
-        )
-        try:
+        postings = {
+            "doc_id": np.array(post_doc, dtype=np.int32),
+            "term": _strings(post_term),
+            "tf": np.array(post_tf, dtype=np.float32),
+            "dl": np.array(post_dl, dtype=np.float32),
+        }
+        with registered(cur, "batch_postings", postings):
             cur.execute(
                 """INSERT INTO terms (id, term)
                    SELECT nextval('term_ids'), term FROM (
@@ -331,8 +323,6 @@ def write_documents(cur: duckdb.DuckDBPyConnection, source_id: int, rows: Sequen
                 """INSERT INTO postings
                    SELECT t.id, b.doc_id, b.tf, b.dl FROM batch_postings b JOIN terms t ON t.term = b.term"""
             )
-        finally:
-            cur.unregister("batch_postings")
     _write_positions(cur, rows)
     write_title_terms(cur, [(r.doc_id, sorted(r.title_terms)) for r in rows if r.title_terms])
 
