@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from findling.records import Attached
-from findling.store.sql import id_list
+from findling.store.sql import by_row_id, id_list
 
 if TYPE_CHECKING:
     import numpy
@@ -91,8 +91,8 @@ def window_vectors(
     """Each document's embedded windows: their text hashes and vectors, in order."""
     out: dict[int, tuple[list[int], list[list[float]]]] = {}
     for doc_id, hashed, vec in cur.execute(
-        f"SELECT doc_id, hash, vec::FLOAT[] FROM {table} WHERE doc_id IN {id_list(ids)} AND hash IS NOT NULL "
-        "ORDER BY doc_id, ordinal"
+        f"SELECT doc_id, hash, vec::FLOAT[] FROM {table} "
+        f"WHERE {by_row_id(table, f'doc_id IN {id_list(ids)} AND hash IS NOT NULL')} ORDER BY doc_id, ordinal"
     ).fetchall():
         hashes, vectors = out.setdefault(doc_id, ([], []))
         hashes.append(int(hashed))

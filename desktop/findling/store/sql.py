@@ -35,6 +35,15 @@ def rows_for_ids(select: str, column: str, ids: Sequence[int]) -> str:
     return f"{select} WHERE {column} IN {id_list(unique)}"
 
 
+def by_row_id(table: str, where: str) -> str:
+    """A condition on `table`'s rows that `where` selects, reached through their row ids. A
+    filter on a narrow column made DuckDB decompress every block of the wide columns read
+    beside it (a vector table's FLOAT[384]): 100 of 104,000 vectors by seq took 128 ms, the row
+    ids found from the narrow column first and the rows then fetched by id 13 ms; 64 text
+    hashes 224 -> 13 ms. A literal list in `where` keeps it fast (a join there does not)."""
+    return f"rowid IN (SELECT rowid FROM {table} WHERE {where})"
+
+
 def scalar(cur: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> Any:
     """The one value a query returns (None for no row). Read with fetchall: a result left
     open by fetchone keeps its transaction open, which makes DuckDB refuse CHECKPOINT."""

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 
 import duckdb
 
-from findling.store.sql import first_row, id_list, scalar
+from findling.store.sql import by_row_id, first_row, id_list, scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -179,19 +179,15 @@ def known_vectors(cur: duckdb.DuckDBPyConnection, table: str, hashes: np.ndarray
 
     if len(hashes) == 0:
         return {}
-    cur.register("wanted_hashes", {"hash": np.unique(np.asarray(hashes, dtype=np.uint64))})
-    try:
-        found = cur.execute(
-            f"""SELECT hash, any_value(vec) AS vec FROM (
-                    SELECT hash, vec::FLOAT[] AS vec FROM {table} WHERE hash IN (SELECT hash FROM wanted_hashes)
-                    UNION ALL
-                    SELECT hash, vec FROM stale_vectors
-                    WHERE table_name = ? AND hash IN (SELECT hash FROM wanted_hashes))
-                GROUP BY hash""",
-            [table],
-        ).fetchnumpy()
-    finally:
-        cur.unregister("wanted_hashes")
+    wanted = "(" + ", ".join(str(int(h)) for h in np.unique(np.asarray(hashes, dtype=np.uint64))) + ")"
+    found = cur.execute(
+        f"""SELECT hash, any_value(vec) AS vec FROM (
+                SELECT hash, vec::FLOAT[] AS vec FROM {table} WHERE {by_row_id(table, f"hash IN {wanted}")}
+                UNION ALL
+                SELECT hash, vec FROM stale_vectors WHERE table_name = ? AND hash IN {wanted})
+            GROUP BY hash""",
+        [table],
+    ).fetchnumpy()
     return {int(k): np.asarray(v, dtype=np.float32) for k, v in zip(found["hash"], found["vec"], strict=True)}
 
 
@@ -259,7 +255,7 @@ def delete_vectors(cur: duckdb.DuckDBPyConnection, id_sql: str, keep_for_reuse: 
         if keep_for_reuse:
             cur.execute(
                 f"""INSERT INTO stale_vectors SELECT ?, hash, vec FROM {table}
-                    WHERE doc_id IN {id_sql} AND hash IS NOT NULL""",
+                    WHERE {by_row_id(table, f"doc_id IN {id_sql} AND hash IS NOT NULL")}""",
                 [table],
             )
         cur.execute(f"DELETE FROM {table} WHERE doc_id IN {id_sql}")
