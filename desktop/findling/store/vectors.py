@@ -179,7 +179,7 @@ def known_vectors(cur: duckdb.DuckDBPyConnection, table: str, hashes: np.ndarray
 
     if len(hashes) == 0:
         return {}
-    wanted = "(" + ", ".join(str(int(h)) for h in np.unique(np.asarray(hashes, dtype=np.uint64))) + ")"
+    wanted = id_list(np.unique(np.asarray(hashes, dtype=np.uint64)).tolist())
     found = cur.execute(
         f"""SELECT hash, any_value(vec) AS vec FROM (
                 SELECT hash, vec::FLOAT[] AS vec FROM {table} WHERE {by_row_id(table, f"hash IN {wanted}")}
