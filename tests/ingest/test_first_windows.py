@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from findling.ingest.embed_pace import CODE_PACE, PRIOR_INPUT_PER_CHAR, SETTLE_S, EmbedPace, Waiting
+from findling.ingest.embed_pace import SETTLE_S, EmbedPace, Waiting
+from findling.ingest.embed_work import PRIOR_TOKENS_PER_CHAR, tokens_waiting
 from findling.ingest.machine_made import REASONS, machine_made
 from findling.ingest.synopsis import code_synopsis, prose_synopsis
 
@@ -96,34 +97,49 @@ def test_a_row_of_digits_does_not_take_the_check_for_ever():
 
 def test_time_left_comes_from_the_steady_rate_not_the_documents():
     pace = EmbedPace(started=0.0)
-    prose = {"prose": Waiting(first=100)}
-    assert pace.seconds_left(prose, 1.0) is None  # nothing said while the model loads
-    for t in range(1, 61):  # 1,000 characters of prose a second, two first windows a batch
-        pace.first(2, 1_000.0)
-        pace.spent(1.0, {"prose": 1_000.0}, float(t))
-    assert pace.seconds_left(prose, 60.0) == pytest.approx(100 * 500 / 1_000, rel=0.01)
-    # whole text: what the model read per character of it, as measured
-    pace.whole(10_000.0, 11_000.0)
-    assert pace.seconds_left({"prose": Waiting(whole_chars=10_000.0)}, 71.0) == pytest.approx(11.0, rel=0.01)
-    assert pace.seconds_left({"prose": Waiting(first=1, whole_chars=10_000.0)}, 71.0, whole=False) == pytest.approx(0.5)
-
-
-def test_code_is_timed_at_its_own_pace_once_read_and_at_a_prior_before():
-    pace = EmbedPace(started=0.0)
-    for t in range(1, 31):
-        pace.spent(1.0, {"prose": 1_000.0}, float(t))
-    code = {"code": Waiting(whole_chars=7_000.0 / PRIOR_INPUT_PER_CHAR)}
-    assert pace.seconds_left(code, 30.0) == pytest.approx(7_000.0 / (1_000.0 * CODE_PACE), rel=0.01)
-    for t in range(31, 61):  # code read at 500 characters a second
-        pace.spent(1.0, {"code": 500.0}, float(t))
-    assert pace.rate("code", 60.0) == pytest.approx(500.0)
-    assert pace.rate("prose", 60.0) == pytest.approx(1_000.0)  # kept from when prose was read
-    assert pace.seconds_left(code, 60.0) == pytest.approx(14.0, rel=0.01)
+    waiting = Waiting(first=100)
+    assert pace.seconds_left(waiting, 1.0) is None  # nothing said while the model loads
+    for t in range(1, 61):  # 1,000 tokens a second, two first windows of 250 tokens a batch
+        pace.first(2, 500.0)
+        pace.spent(1.0, 500.0 if t % 2 else 1_500.0, float(t))
+    assert pace.seconds_left(waiting, 60.0) == pytest.approx(100 * 250 / 1_000, rel=0.01)
+    # the text waiting for whole vectors, in the model's tokens
+    assert pace.seconds_left(Waiting(whole_tokens=11_000.0), 60.0) == pytest.approx(11.0, rel=0.01)
+    assert pace.seconds_left(Waiting(first=1, whole_tokens=11_000.0), 60.0, whole=False) == pytest.approx(0.25)
+    assert pace.seconds_left(Waiting(), 60.0) == 0.0
 
 
 def test_a_change_of_pace_is_followed_within_the_rate_window():
     pace = EmbedPace(started=0.0)
-    for t in range(1, 400):
-        pace.spent(1.0, {"prose": 1_000.0 if t < 200 else 250.0}, float(t))
-    assert pace.rate("prose", 399.0) == pytest.approx(250.0, rel=0.05)
-    assert pace.rate("prose", SETTLE_S / 2) is None
+    for t in range(1, 800):
+        pace.spent(1.0, 1_000.0 if t < 400 else 250.0, float(t))
+    assert pace.rate(799.0) == pytest.approx(250.0, rel=0.05)
+    assert pace.rate(SETTLE_S / 2) is None
+
+
+def test_time_left_holds_when_the_run_moves_from_sparse_text_to_token_dense_text():
+    """Issue 61: on the kernel's Documentation/ + arch/, the time left read a third short for a
+    quarter of an hour when the run reached arch/'s small files: the model went through their
+    characters faster than through the big C files after them, at the same tokens a second.
+    Counted in tokens, the estimate at the turn is the truth."""
+    density = {"dts": 0.15, "h": 0.45}  # tokens per character: indented device tree, hex names
+    chars = {"dts": 300_000.0, "h": 900_000.0}
+    model = 1_000.0  # tokens a second, whatever the text
+    pace = EmbedPace(started=0.0)
+    total = sum(chars[e] * density[e] for e in chars) / model
+    now, readings = 0.0, []
+    for ext in ("dts", "h"):
+        while chars[ext] > 0:
+            batch = min(chars[ext], 20_000.0)
+            now += batch * density[ext] / model
+            chars[ext] -= batch
+            pace.spent(batch * density[ext] / model, batch * density[ext], now)
+            left = pace.seconds_left(Waiting(whole_tokens=tokens_waiting(chars, density)), now)
+            if left is not None and total - now > 60:
+                readings.append((left - (total - now)) / (total - now))
+    assert readings and max(abs(r) for r in readings) < 0.01
+
+
+def test_an_extension_not_sampled_is_read_at_the_sampled_texts_mean():
+    assert tokens_waiting({"c": 1_000.0, "zz": 1_000.0}, {"c": 0.5}) == pytest.approx(1_000.0)
+    assert tokens_waiting({"md": 3_500.0}, {}) == pytest.approx(3_500.0 * PRIOR_TOKENS_PER_CHAR)

@@ -146,27 +146,39 @@ def test_each_prose_document_gets_its_openings_next_windows_before_any_goes_deep
     assert total[1] == 5 and total[0] > 5 * (1 + embedding.OPENING_WINDOWS) and engine.status().first_only == 0
 
 
-def test_an_openings_windows_do_not_count_as_whole_documents_read(engine, docs, monkeypatch):
-    """The pace reads the model's input per character of whole documents. Counting an opening's
-    windows (read for documents whose text still waits) as such tripled the whole pass's
-    estimate on the kernel's Documentation/ (2.2 h -> 6-8.7 h)."""
-    from findling.ingest import embedding
+def test_the_waiting_text_is_counted_in_the_models_tokens_by_extension(engine, docs):
+    """Issue 61: a window is cut at about 450 characters, and the model reads its tokens: a
+    header of hexadecimal register names costs it twice what a page of prose does. The time
+    left counts the waiting text in tokens, each extension's measured on a sample of it with
+    the embedder's own tokenizer, and the sample must tell the whole."""
+    from findling.ingest.embed_work import token_density, tokens_waiting
+    from findling.ingest.embedding_windows import batch_windows, read_documents
+    from findling.store.vectors import ensure_table, work_waiting
 
-    calls = []
-
-    class Recorded(embedding.EmbedPace):
-        def whole(self, text_chars, input_chars):
-            calls.append((text_chars, input_chars))
-            super().whole(text_chars, input_chars)
-
-    monkeypatch.setattr(embedding, "EmbedPace", Recorded)
-    monkeypatch.setattr(embedding, "_depth_pass", lambda *args: None)
-    for topic in TOPICS[:4]:
-        write(docs / f"{topic}.md", f"# {topic}\n\n" + f"The {topic} handbook explains each step in detail. " * 150)
+    for topic in TOPICS:
+        write(docs / f"{topic}.md", f"# {topic}\n\n" + f"The {topic} handbook explains each step in detail. " * 40)
+    for n in range(40):
+        write(
+            docs / f"regs{n}.h",
+            "".join(f"#define mmREG_{n:02X}_{i:04X}_BASE_IDX 0x{i * 7919 + n:08x}\n" for i in range(120)),
+        )
     engine.add_source(docs)
     engine.index(embed=False)
-    engine.embed()
-    assert calls and all(input_chars <= 2 * text_chars for text_chars, input_chars in calls), calls
+    embedder = engine.models.embedder()
+    spec = embedder.spec
+    with engine._db.transaction() as tx:
+        table = ensure_table(tx, spec.vector_key, embedder.dimension or 384)
+    cur = engine._db.cursor()
+    one_window = int(spec.window_length * 3.5)
+    density = token_density(cur, table, spec, one_window, embedder.count_tokens)
+    assert density["h"] > 1.5 * density["md"], density  # sampled: 24 of the 40 headers
+    first, chars = work_waiting(cur, table, one_window)
+    assert first == 46 and set(chars) == {"md", "h"}
+    ids = [row[0] for row in cur.execute("SELECT id FROM documents").fetchall()]
+    titles = dict(cur.execute("SELECT id, coalesce(title, '') FROM documents").fetchall())
+    *_, texts = batch_windows(spec, titles, read_documents(cur, ids))
+    truth = sum(embedder.count_tokens(texts))
+    assert tokens_waiting({e: float(n) for e, n in chars.items()}, density) == pytest.approx(truth, rel=0.1)
 
 
 def test_an_openings_windows_are_work_done_for_the_time_left(engine, docs, monkeypatch):
@@ -179,13 +191,13 @@ def test_an_openings_windows_are_work_done_for_the_time_left(engine, docs, monke
     real_opening, real_depth = embedding._opening_pass, embedding._depth_pass
 
     def opening(db, embedder, run, progress, cancel):
-        seen["opening"] = run.whole_waiting["prose"]
+        seen["opening"] = run.whole_waiting["md"]
         real_opening(db, embedder, run, progress, cancel)
 
     def depth(db, embedder, run, progress, cancel):
-        seen["depth"] = run.whole_waiting["prose"]
+        seen["depth"] = run.whole_waiting["md"]
         real_depth(db, embedder, run, progress, cancel)
-        seen["after"] = run.whole_waiting["prose"]
+        seen["after"] = run.whole_waiting["md"]
 
     monkeypatch.setattr(embedding, "_opening_pass", opening)
     monkeypatch.setattr(embedding, "_depth_pass", depth)

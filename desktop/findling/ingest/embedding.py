@@ -26,6 +26,7 @@ import numpy as np
 
 from findling.file_kinds import is_prose
 from findling.ingest.embed_pace import EmbedPace, Waiting
+from findling.ingest.embed_work import token_density, tokens_waiting
 from findling.ingest.embedding_windows import (
     NAMED_CODE_PASSAGES,
     CachedTexts,
@@ -85,8 +86,9 @@ class _Run:
     window_chars: int
     before: int  # documents with a vector when the run began
     embeddable: int
-    first_waiting: dict[str, int]  # by kind (prose, code): documents without a vector
-    whole_waiting: dict[str, float]  # by kind: characters of text waiting for whole vectors
+    first_waiting: int  # documents without a vector
+    whole_waiting: dict[str, float]  # by extension: characters of text waiting for whole vectors
+    density: dict[str, float]  # by extension: the model's tokens per character of that text
     whole: int  # documents embedded whole
     held: int  # documents held back at their first vector
     pace: EmbedPace
@@ -99,10 +101,10 @@ class _Run:
 
     @property
     def reached(self) -> int:
-        return self.embeddable - sum(self.first_waiting.values())
+        return self.embeddable - self.first_waiting
 
     def depth(self, now: float) -> EmbedDepth:
-        waiting = {k: Waiting(self.first_waiting[k], self.whole_waiting[k]) for k in self.first_waiting}
+        waiting = Waiting(self.first_waiting, tokens_waiting(self.whole_waiting, self.density))
         left = self.pace.seconds_left(waiting, now)
         first_left = self.pace.seconds_left(waiting, now, whole=False)
         return EmbedDepth(self.whole, self.embeddable - self.held, first_left, left)
@@ -125,10 +127,14 @@ class _Run:
         self.report.vectors += vectors
         self.report.computed += computed
 
-    def spent(self, read: dict[str, float]) -> float:
-        """A batch done: its time shared among the kinds it read; returns now."""
+    def text_done(self, ext: str, chars: float) -> None:
+        """Text of this extension no longer waits for whole vectors."""
+        self.whole_waiting[ext] = self.whole_waiting.get(ext, 0.0) - chars
+
+    def spent(self, tokens: float) -> float:
+        """A batch done, the model having read `tokens`; returns now."""
         now = time.monotonic()
-        self.pace.spent(now - self.last, read, now)
+        self.pace.spent(now - self.last, tokens, now)
         self.last = now
         return now
 
@@ -159,7 +165,7 @@ def embed_pending(
     cur = db.cursor()
     before, embeddable = embedded_share(cur, table)
     window_chars = int(spec.window_length * CHARS_PER_TOKEN)
-    waiting = work_waiting(cur, table, window_chars)
+    first_waiting, whole_waiting = work_waiting(cur, table, window_chars)
     depths = reach(cur, table)
     held = sum(n for why, n in depths.items() if why)
     now = time.monotonic()
@@ -168,8 +174,9 @@ def embed_pending(
         window_chars,
         before,
         embeddable,
-        {kind: first for kind, (first, _) in waiting.items()},
-        {kind: float(chars) for kind, (_, chars) in waiting.items()},
+        first_waiting,
+        {ext: float(chars) for ext, chars in whole_waiting.items()},
+        token_density(cur, table, spec, window_chars, embedder.count_tokens),
         before - held - depths.get("", 0),
         held,
         EmbedPace(now),
@@ -185,7 +192,7 @@ def embed_pending(
         if not cancel.is_set():
             _depth_pass(db, embedder, run, progress, cancel)
     except ModelServerError as exc:  # retried already: the rest stays pending for the next run
-        report.stopped = f"{exc}; {sum(run.first_waiting.values()):,} documents wait for a first vector"
+        report.stopped = f"{exc}; {run.first_waiting:,} documents wait for a first vector"
     finally:
         embedder.release_memory()  # the window and `serve` live on after the run
     report.cancelled = cancel.is_set()
@@ -222,15 +229,14 @@ def _first_pass(
         with db.transaction() as tx:
             write_vectors(tx, run.table, first.doc_ids, first.ordinals, first.spans, vectors, hashes)
             mark_first_only(tx, run.table, first.held)
-        read = _read_by_kind(first.texts, first.kinds, computed)
-        run.pace.first(len(computed), sum(read.values()))
-        now = run.spent(read)
+        tokens = _tokens_read(embedder, first.texts, computed)
+        run.pace.first(len(computed), tokens)
+        now = run.spent(tokens)
         run.whole += first.documents - len(first.held)
         run.held += sum(1 for _, why in first.held if why)
-        for kind, n in first.reached.items():
-            run.first_waiting[kind] -= n
-        for kind, chars in first.held_chars.items():
-            run.whole_waiting[kind] -= chars
+        run.first_waiting -= first.documents
+        for ext, chars in first.held_chars.items():
+            run.text_done(ext, chars)
         report.documents += first.documents
         report.vectors += len(first.doc_ids)
         report.computed += len(computed)
@@ -301,20 +307,12 @@ def _opening_pass(
                 vectors,
                 hashes,
             )
-        kinds = ["prose"] * len(keep)
-        read = _read_by_kind(kept_texts, kinds, computed)
         for doc_id in whole:
-            run.whole_waiting["prose"] -= documents[doc_id].length
+            run.text_done(documents[doc_id].ext, documents[doc_id].length)
         for doc_id, chars in opened.items():
             run.opened[doc_id] = chars
-            run.whole_waiting["prose"] -= chars
-        # what the model read for the documents made whole, against their text: an opening's
-        # windows are read for a document whose text still waits (counted as that, the whole
-        # pass's estimate tripled: 2.2 h -> 6-8.7 h)
-        made_whole = set(whole)
-        whole_read = sum(len(kept_texts[j]) for j in computed if doc_ids[keep[j]] in made_whole)
-        run.pace.whole(sum(documents[d].length for d in whole), whole_read)
-        now = run.spent(read)
+            run.text_done(documents[doc_id].ext, chars)
+        now = run.spent(_tokens_read(embedder, kept_texts, computed))
         # a document embedded whole replaced its first vector
         run.made_whole(len(whole), len(keep) - replaced, len(computed))
         progress(run.progress(titles.get(doc_ids[keep[-1]], ""), now))
@@ -335,7 +333,6 @@ def _depth_pass(
         if batch is None:
             return
         titles, documents, (doc_ids, ordinals, spans, texts) = batch
-        kinds = [_kind(documents[d].ext) for d in doc_ids]
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
         for lo, hi in document_parts(doc_ids, embedder.windows_per_call):
             try:
@@ -346,28 +343,16 @@ def _depth_pass(
             with db.transaction() as tx:
                 replaced = replace_document_vectors(tx, run.table, done)
                 write_vectors(tx, run.table, doc_ids[lo:hi], ordinals[lo:hi], spans[lo:hi], vectors, hashes[lo:hi])
-            read = _read_by_kind(texts[lo:hi], kinds[lo:hi], computed)
-            text_chars = {kind: 0.0 for kind in run.whole_waiting}
             for d in done:
-                text_chars[_kind(documents[d].ext)] += documents[d].length - run.opened.pop(d, 0.0)
-            run.pace.whole(sum(text_chars.values()), sum(read.values()))
-            now = run.spent(read)
-            for kind, n in text_chars.items():
-                run.whole_waiting[kind] -= n
+                run.text_done(documents[d].ext, documents[d].length - run.opened.pop(d, 0.0))
+            now = run.spent(_tokens_read(embedder, texts[lo:hi], computed))
             run.made_whole(len(done), hi - lo - replaced, len(computed))  # each replaced its first vector (and opening)
             progress(run.progress(titles.get(doc_ids[hi - 1], ""), now))
 
 
-def _kind(ext: str) -> str:
-    return "prose" if is_prose(ext) else "code"
-
-
-def _read_by_kind(texts: list[str], kinds: list[str], computed: list[int]) -> dict[str, float]:
-    """The characters the model read (the windows at `computed`), by kind."""
-    read = {"prose": 0.0, "code": 0.0}
-    for i in computed:
-        read[kinds[i]] += len(texts[i])
-    return read
+def _tokens_read(embedder: TextEmbedder, texts: list[str], computed: list[int]) -> float:
+    """The model's tokens for the windows at `computed` (those it ran)."""
+    return float(sum(embedder.count_tokens([texts[i] for i in computed]))) if computed else 0.0
 
 
 # An edited document whose windows were mostly embedded before is embedded whole at once when
@@ -385,19 +370,19 @@ class _FirstWindows:
     ordinals: list[int] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
-    kinds: list[str] = field(default_factory=list)  # each window's document's: prose or code
     documents: int = 0
-    reached: dict[str, int] = field(default_factory=lambda: {"prose": 0, "code": 0})
     held: list[tuple[int, str]] = field(default_factory=list)
-    # by kind, text no later whole vectors will be made of: held back, or whole already
-    held_chars: dict[str, float] = field(default_factory=lambda: {"prose": 0.0, "code": 0.0})
+    # by extension, text no later whole vectors will be made of: held back, or whole already
+    held_chars: dict[str, float] = field(default_factory=dict)
 
-    def add(self, doc_id: int, ordinal: int, span: tuple[int, int], text: str, kind: str) -> None:
+    def add(self, doc_id: int, ordinal: int, span: tuple[int, int], text: str) -> None:
         self.doc_ids.append(doc_id)
         self.ordinals.append(ordinal)
         self.spans.append(span)
         self.texts.append(text)
-        self.kinds.append(kind)
+
+    def text_done(self, ext: str, chars: float) -> None:
+        self.held_chars[ext] = self.held_chars.get(ext, 0.0) + chars
 
 
 def _first_windows(
@@ -417,18 +402,16 @@ def _first_windows(
     out = _FirstWindows()
     for doc_id, rows_of in windows.items():
         doc = documents[doc_id]
-        kind = _kind(doc.ext)
         out.documents += 1
-        out.reached[kind] += 1
         length = doc.length
         unknown = sum(1 for i in rows_of if hashes[i] not in known)
         if unknown <= 1 or (unknown <= _EDITED_WINDOWS and unknown * 4 <= len(rows_of)):
             for i in rows_of:
-                out.add(doc_id, ordinals[i], spans[i], texts[i], kind)
-            out.held_chars[kind] += length if length > window_chars else 0
+                out.add(doc_id, ordinals[i], spans[i], texts[i])
+            out.text_done(doc.ext, length if length > window_chars else 0)
             continue
         ordinal, start, first_text, _heading = doc.chunks[0]
-        prose = kind == "prose"
+        prose = is_prose(doc.ext)
         if prose:
             synopsis = prose_synopsis(first_text, [h for _, _, _, h in doc.chunks], window_chars)
         else:
@@ -437,11 +420,11 @@ def _first_windows(
         code = NAMED_CODE_PASSAGES and language_of(doc.ext) is not None
         title = code_title(doc.path) if code else titles[doc_id]
         span = (start, start + min(len(first_text), window_chars))
-        out.add(doc_id, ordinal, span, spec.passage(title, synopsis or first_text[:window_chars]), kind)
+        out.add(doc_id, ordinal, span, spec.passage(title, synopsis or first_text[:window_chars]))
         why = machine_made(doc.ext, "".join(text for _, _, text, _ in doc.chunks), prose)
         out.held.append((doc_id, why))
         if why:
-            out.held_chars[kind] += length
+            out.text_done(doc.ext, length)
     return out
 
 

@@ -69,10 +69,14 @@ class Document:
         return sum(len(text) for _, _, text, _ in self.chunks)
 
 
-def read_documents(cur: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, Document]:
+def read_documents(
+    cur: duckdb.DuckDBPyConnection, ids: list[int], first_chunks: int | None = None
+) -> dict[int, Document]:
+    """These documents' chunks, or their first `first_chunks` only."""
+    upto = "" if first_chunks is None else f"AND c.ordinal < {int(first_chunks)}"
     rows = cur.execute(
         f"""SELECT c.doc_id, c.ordinal, c.start_char, c.text, c.heading, d.ext, d.path
-            FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(ids)}
+            FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN {id_list(ids)} {upto}
             ORDER BY c.doc_id, c.ordinal"""
     ).fetchall()
     out: dict[int, Document] = {}

@@ -44,6 +44,10 @@ class TextEmbedder(Protocol):
         """After a run of many batches: what the model kept for the next batch goes back."""
         ...
 
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """The model's tokens for each passage as `embed` reads it: what a window costs."""
+        ...
+
 
 class Embedder:
     # Windows committed together: a stop asked mid-run keeps the calls committed before it and
@@ -90,6 +94,9 @@ class Embedder:
         for start in range(0, len(texts), _TOKENIZE_BATCH):
             encodings.extend(self.tokenizer.encode_batch(list(texts[start : start + _TOKENIZE_BATCH])))
         return encodings
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in self.tokenize([self.spec.passage_prefix + t for t in texts])]
 
     def embed(
         self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16, cancel: Any = None

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from findling.errors import FindlingError
-from findling.models.embedder import EmbeddingStopped, normalize
+from findling.models.embedder import CHARS_PER_TOKEN, EmbeddingStopped, normalize
 from findling.models.manifest import Manifest, ModelSpec
 from findling.vocabulary import SERVER_APIS
 
@@ -341,6 +341,10 @@ class RemoteEmbedder:
 
     def release_memory(self) -> None:
         """The server holds the model and its memory: nothing here to give back."""
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """The server's tokenizer is its own: a window's tokens as English prose averages them."""
+        return [max(1, round(len(t) / CHARS_PER_TOKEN)) for t in texts]
 
     def embed(
         self, texts: Sequence[str], kind: str = "passage", batch_size: int | None = None, cancel: Any = None

@@ -341,25 +341,46 @@ def reach(cur: duckdb.DuckDBPyConnection, table: str | None) -> dict[str, int]:
     return {str(h): int(n) for h, n in rows}
 
 
-def work_waiting(cur: duckdb.DuckDBPyConnection, table: str, one_window: int) -> dict[str, tuple[int, int]]:
-    """For prose and for code: (documents without a vector, characters of text waiting for whole
-    vectors: those documents' longer than `one_window` characters, and those with their first
-    vector only)."""
+def _waiting_sql(table: str) -> str:
+    """Each document with text, its extension and length, and whether it waits for a first
+    vector (`first`) or for whole vectors (`whole`: longer than one window (the parameter) and
+    without a vector, or at its first vector with nothing held back)."""
+    return f"""WITH lengths AS (
+                SELECT c.doc_id, d.ext, sum(c.end_char - c.start_char) AS n FROM chunks c
+                JOIN documents d ON d.id = c.doc_id AND d.status = 'ok' GROUP BY c.doc_id, d.ext),
+            waiting AS (
+                SELECT l.doc_id, l.ext, l.n, v.doc_id IS NULL AND r.doc_id IS NULL AS first,
+                       (v.doc_id IS NULL AND r.doc_id IS NULL AND l.n > ?) OR r.held = '' AS whole
+                FROM lengths l
+                LEFT JOIN (SELECT DISTINCT doc_id FROM {table}) v ON v.doc_id = l.doc_id
+                LEFT JOIN (SELECT doc_id, held FROM vector_reach WHERE table_name = ?) r ON r.doc_id = l.doc_id)"""
+
+
+def work_waiting(cur: duckdb.DuckDBPyConnection, table: str, one_window: int) -> tuple[int, dict[str, int]]:
+    """(documents without a vector, characters of text waiting for whole vectors by extension:
+    those documents' longer than `one_window` characters, and those with their first vector only)."""
     rows = cur.execute(
-        f"""WITH lengths AS (
-                SELECT c.doc_id, {_prose_sql()} AS prose, sum(c.end_char - c.start_char) AS n FROM chunks c
-                JOIN documents d ON d.id = c.doc_id AND d.status = 'ok' GROUP BY c.doc_id, prose)
-            SELECT prose, count(*) FILTER (WHERE v.doc_id IS NULL AND r.doc_id IS NULL),
-                   coalesce(sum(n) FILTER (WHERE (v.doc_id IS NULL AND r.doc_id IS NULL AND n > ?)
-                                               OR r.held = ''), 0)
-            FROM lengths l
-            LEFT JOIN (SELECT DISTINCT doc_id FROM {table}) v ON v.doc_id = l.doc_id
-            LEFT JOIN (SELECT doc_id, held FROM vector_reach WHERE table_name = ?) r ON r.doc_id = l.doc_id
-            GROUP BY prose""",
+        f"""{_waiting_sql(table)}
+            SELECT ext, count(*) FILTER (WHERE first), coalesce(sum(n) FILTER (WHERE whole), 0)
+            FROM waiting GROUP BY ext""",
         [one_window, table],
     ).fetchall()
-    found = {("prose" if prose else "code"): (int(first), int(chars)) for prose, first, chars in rows}
-    return {kind: found.get(kind, (0, 0)) for kind in ("prose", "code")}
+    return sum(int(first) for _, first, _ in rows), {ext: int(chars) for ext, _, chars in rows if chars}
+
+
+def waiting_sample(
+    cur: duckdb.DuckDBPyConnection, table: str, one_window: int, per_ext: int
+) -> list[tuple[int, str, str]]:
+    """Up to `per_ext` documents of each extension among those waiting for whole vectors, picked
+    by a hash of their id (the same each time, spread over the folder): (id, extension, title)."""
+    return cur.execute(
+        f"""{_waiting_sql(table)}
+            SELECT w.doc_id, w.ext, coalesce(d.title, '') FROM (
+                SELECT doc_id, ext, row_number() OVER (PARTITION BY ext ORDER BY hash(doc_id)) AS pick
+                FROM waiting WHERE whole) w
+            JOIN documents d ON d.id = w.doc_id WHERE w.pick <= ? ORDER BY w.ext, w.doc_id""",
+        [one_window, table, per_ext],
+    ).fetchall()
 
 
 def first_only(cur: duckdb.DuckDBPyConnection, table: str, doc_ids: Sequence[int]) -> set[int]:
