@@ -255,6 +255,19 @@ def test_an_index_closed_without_searching_leaves_no_empty_float_file(store):
     assert sorted(vector_snapshot.folder(home).glob("*.f32")) == kept
 
 
+def test_a_process_that_ends_without_closing_leaves_no_empty_float_file(store):
+    """Short CLI processes exit without closing their vector index: each one that opened it
+    left an empty float file (13 beside the kernel's Documentation/ index in an hour), made at
+    the index's start for rows that never came. The file is made at its first row."""
+    db, table, home = store
+    queries = _saved(db, table, home)
+    kept = sorted(vector_snapshot.folder(home).glob("*.f32"))
+    opened = [_index(db, table, home) for _ in range(3)]  # never searched, never closed
+    assert sorted(vector_snapshot.folder(home).glob("*.f32")) == kept
+    assert _results(opened[0], queries)  # mapped from the snapshot
+    assert sorted(vector_snapshot.folder(home).glob("*.f32")) == kept
+
+
 def _rewrite(snap, name: str, change) -> None:
     """One of a snapshot's arrays changed in place, its meta left as saved (a damaged disk, a
     tampered folder)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -25,19 +26,30 @@ class FloatFile:
         self._row_bytes = dim * 4
         self._lock = threading.Lock()
         self.path = path
+        self.count = 0
+        self._file: IO[bytes] | None = None
         if path is None:
             self._file = scratch_file(folder, "findling-vectors-")
-            self.count = 0
-            return
+        elif path.exists():
+            self._open(path)
+        # else made at its first row: a process that maps a kept snapshot instead, or ends
+        # without closing (a CLI search), leaves no empty file behind
+
+    def _open(self, path: Path) -> IO[bytes]:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
         self._file = os.fdopen(fd, "r+b")
         size = os.fstat(fd).st_size
         self.count = size // self._row_bytes
         if size % self._row_bytes:  # a row cut off by a killed process: never referenced
             self._file.truncate(self.count * self._row_bytes)
+        return self._file
 
     def append(self, vectors: np.ndarray) -> np.ndarray:
         with self._lock:
+            if self._file is None:
+                assert self.path is not None
+                self._open(self.path)
+            assert self._file is not None
             self._file.seek(0, os.SEEK_END)
             self._file.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
             self._file.flush()
@@ -50,6 +62,8 @@ class FloatFile:
         file kept between processes (the slots stay; compaction reclaims them)."""
         zeros = bytes(self._row_bytes)
         with self._lock:
+            if self._file is None:
+                return
             for slot in np.asarray(slots, dtype=np.int64).tolist():
                 self._file.seek(slot * self._row_bytes)
                 self._file.write(zeros)
@@ -68,6 +82,8 @@ class FloatFile:
         firsts = np.concatenate(([0], breaks))
         lasts = np.concatenate((breaks, [len(ordered)]))
         with self._lock:
+            if self._file is None:
+                raise OSError("the vector file has no rows yet")
             for first, last in zip(firsts.tolist(), lasts.tolist(), strict=True):
                 self._file.seek(int(ordered[first]) * self._row_bytes)
                 wanted = (last - first) * self._row_bytes
@@ -79,4 +95,5 @@ class FloatFile:
 
     def close(self) -> None:
         with self._lock:
-            self._file.close()
+            if self._file is not None:
+                self._file.close()

@@ -194,12 +194,6 @@ class VectorIndex:
                 except (OSError, duckdb.Error):
                     pass
             self._floats.close()
-            if self._floats.path is not None and self._floats.count == 0:
-                # the fresh file made at start, never written: no snapshot can use an empty one
-                try:
-                    self._floats.path.unlink()
-                except OSError:
-                    pass
 
     def refresh(self) -> None:
         cur = self._cursor()
@@ -258,12 +252,7 @@ class VectorIndex:
             return None
         rows = _Rows(*(snap.rows[name] for name in _Rows._FIELDS))
         old, self._floats = self._floats, floats
-        old.close()
-        if old.path is not None and old.path != floats.path:
-            try:
-                old.path.unlink()  # the fresh, still empty file made at start
-            except OSError:
-                pass
+        old.close()  # never written: its file was never made (FloatFile)
         self._book = Codebook(snap.basis, snap.scale, snap.fitted_on)
         return rows
 
