@@ -34,6 +34,12 @@ workdir = "apara"
 name = "B questions"
 collection = "b"
 check = "q.tsv@$DATA/b"
+
+[[set]]
+name = "C test"
+collection = "c"
+check = "$DATA/c:test"
+fit = ["$DATA/c:dev"]
 """
 
 
@@ -45,10 +51,20 @@ def test_the_sets_file_expands_paths_and_refuses_to_fit_on_a_test_split(tmp_path
         ("/data/a:test", ("/data/a:train",), "a", "ndcg@10"),
         ("/data/a-para:test", ("/data/a-para:dev",), "apara", "ndcg@10"),
         ("q.tsv@/data/b", (), "b", "mrr@10"),
+        ("/data/c:test", ("/data/c:dev",), "c", "ndcg@10"),
     ]
     (tmp_path / "bad.toml").write_text(SETS.replace("a-para:dev", "a-para:test"))
     with pytest.raises(FindlingError, match="never for fitting"):
         load_sets(tmp_path / "bad.toml", tmp_path / "w")
+
+
+def test_a_set_with_no_other_collection_to_fit_on_is_refused_before_any_work(tmp_path):
+    """`eval --held-out` with such a file ran its evaluations, then failed with numpy's "need at
+    least one array to concatenate"."""
+    alone = "[[set]]\nname = 'a'\ncollection = 'a'\ncheck = '/data/a:test'\nfit = ['/data/a:train']\n"
+    (tmp_path / "alone.toml").write_text(alone)
+    with pytest.raises(FindlingError, match="a: no other collection .* has a `fit` split"):
+        load_sets(tmp_path / "alone.toml", tmp_path / "w")
 
 
 def _split(name: str, rng: np.random.Generator, keyword_helps: bool) -> dict:

@@ -80,6 +80,12 @@ def load_sets(path: Path, workdir: Path) -> list[HeldOutSet]:
         )
     if not sets:
         raise FindlingError(f"{path} names no [[set]]")
+    for item in sets:  # said before hours of evaluation, not as numpy's empty concatenation after
+        if not any(other.fit for other in sets if other.collection != item.collection):
+            raise FindlingError(
+                f"{item.name}: no other collection in {path} has a `fit` split, and a set's model is "
+                "fitted on the other collections' only"
+            )
     return sets
 
 
