@@ -242,6 +242,7 @@ def test_a_bulk_read_lets_its_cached_blocks_go_and_spares_a_working_run(tmp_path
     import findling.store.db as store_db
 
     monkeypatch.setattr(store_db, "READING_FLOOR_MB", 4)  # a small file can then cache past the floor
+    monkeypatch.setattr(store_db, "READING_SHARE", 2)
     db = Database(tmp_path / "f.duckdb", memory_limit_mb=640)
 
     def cached_mb() -> float:
@@ -276,7 +277,8 @@ def test_a_bulk_read_lets_its_cached_blocks_go_and_spares_a_working_run(tmp_path
 def test_the_reading_budget_follows_the_file_within_its_bounds():
     from findling.store.db import reading_budget_mb
 
-    for size_mb, cap, budget in ((0, 512, 128), (339, 512, 169), (700, 512, 350), (5000, 512, 512), (339, 100, 100)):
+    cases = ((0, 512, 128), (1300, 512, 128), (4000, 512, 250), (10000, 512, 512), (339, 100, 100))
+    for size_mb, cap, budget in cases:
         assert reading_budget_mb(size_mb * 1_000_000, cap) == budget
 
 
