@@ -268,6 +268,37 @@ def test_a_process_that_ends_without_closing_leaves_no_empty_float_file(store):
     assert sorted(vector_snapshot.folder(home).glob("*.f32")) == kept
 
 
+def _resident_kb(name: str) -> int:
+    """This process's resident kilobytes of the mapped files called `name` (Linux)."""
+    total, mapped = 0, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            if "-" in line.split(" ", 1)[0] and ":" not in line.split(" ", 1)[0]:
+                mapped = line.rstrip().endswith("/" + name)
+            elif mapped and line.startswith("Rss:"):
+                total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads Linux's account of the mappings")
+def test_a_search_leaves_no_page_of_the_mapped_codes_it_read_resident(store):
+    """A search reads its shortlist's whole codes, rows scattered over the mapped file: a window
+    held 60 of 106 MB of them after six searches on the kernel's Documentation/ + arch/, and
+    more with each search. The pages it read are let go (the OS keeps them in its file cache)."""
+    db, table, home = store
+    queries = _saved(db, table, home, n=3000)
+    index = _index(db, table, home)
+    try:
+        before = _results(index, queries)
+        assert index._from_disk and _resident_kb("rest.npy") == 0
+        index._state[0].rest.sum()  # a read of every page, as many searches would
+        assert _resident_kb("rest.npy") > 0
+        assert _results(index, queries) == before
+        assert _resident_kb("rest.npy") == 0
+    finally:
+        index.close()
+
+
 def _rewrite(snap, name: str, change) -> None:
     """One of a snapshot's arrays changed in place, its meta left as saved (a damaged disk, a
     tampered folder)."""

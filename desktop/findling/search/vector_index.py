@@ -368,6 +368,7 @@ class VectorIndex:
             chosen = np.argpartition(first, size - read)[size - read :] if read < size else np.arange(size)
             candidates = chosen if pool is None else pool[chosen]
             whole = first[chosen].astype(np.int64) + self._dot(rows.rest[candidates], code[self.head :])
+            vector_snapshot.let_go(rows.rest)
             approx = ((whole - offset) * step).astype(np.float32)
             hits, complete, used = self._best_documents(rows, candidates, approx, query, k, want)
             if complete or read >= size:
