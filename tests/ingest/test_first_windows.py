@@ -109,6 +109,21 @@ def test_time_left_comes_from_the_steady_rate_not_the_documents():
     assert pace.seconds_left(Waiting(), 60.0) == 0.0
 
 
+def test_while_the_first_pass_runs_the_text_after_it_is_timed_at_the_models_rate():
+    """Session 9's run on the kernel part: the first pass's batches cost more than their tokens
+    (synopses, the machine-made check, a commit per 64 documents), and timing the depth pass at
+    that rate read +26 % at 2 minutes. What the first pass spends around the model is its own."""
+    pace = EmbedPace(started=0.0)
+    for t in range(1, 61):  # 700 tokens a second of the run, 1,000 of the model's calls
+        pace.first(5, 700.0)
+        pace.spent(1.0, 700.0, float(t), model_seconds=0.7)
+    during = Waiting(first=10, whole_tokens=10_000.0)
+    assert pace.seconds_left(during, 60.0) == pytest.approx(10 * 140 / 700 + 10_000 / 1_000)
+    assert pace.seconds_left(during, 60.0, whole=False) == pytest.approx(2.0)
+    # once every document has its first vector, the run's own rate times what is left
+    assert pace.seconds_left(Waiting(whole_tokens=10_000.0), 60.0) == pytest.approx(10_000 / 700)
+
+
 def test_a_change_of_pace_is_followed_within_the_rate_window():
     pace = EmbedPace(started=0.0)
     for t in range(1, 800):

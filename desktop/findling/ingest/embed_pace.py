@@ -11,7 +11,13 @@ hour. So the work is counted in the model's tokens: the rate is the tokens the m
 second over the run's last few minutes (a whole run's average lags behind a change of pace, one
 batch's jumps about with it); the work left is the documents waiting for a first window, at the
 first windows' mean, and the text waiting for whole vectors at its tokens per character, which
-ingest/embed_work.py measures on a sample of it by extension."""
+ingest/embed_work.py measures on a sample of it by extension.
+
+While the first pass runs, its batches cost more than their tokens: each document's synopsis,
+the machine-made check, a commit per 64 documents (about 9,000 tokens a second on the kernel
+part, where the depth pass after it ran 10,500-12,800, and the whole pass's time left read
++26 %). So the text after the first pass is timed at the model's own rate until the first pass
+is done, the seconds around its calls only."""
 
 from __future__ import annotations
 
@@ -39,8 +45,8 @@ class Waiting:
 @dataclass
 class EmbedPace:
     started: float
-    # (when, seconds the batch took, tokens the model read in it), newest last
-    _work: deque[tuple[float, float, float]] = field(default_factory=deque)
+    # (when, seconds the batch took, of them in the model, tokens the model read in it), newest last
+    _work: deque[tuple[float, float, float, float]] = field(default_factory=deque)
     first_windows: int = 0
     first_tokens: float = 0.0
 
@@ -49,27 +55,34 @@ class EmbedPace:
         self.first_windows += windows
         self.first_tokens += tokens
 
-    def spent(self, seconds: float, tokens: float, now: float) -> None:
-        """A batch took `seconds` (reading, the model, writing) for `tokens` read by the model."""
+    def spent(self, seconds: float, tokens: float, now: float, model_seconds: float | None = None) -> None:
+        """A batch took `seconds` (reading, the model, writing), `model_seconds` of them in the
+        model (all of them when not said), for `tokens` read by the model."""
         if seconds <= 0:
             return
-        self._work.append((now, seconds, tokens))
+        model = seconds if model_seconds is None else min(seconds, model_seconds)
+        self._work.append((now, seconds, model, tokens))
         while len(self._work) > 2 and now - self._work[0][0] > RATE_WINDOW_S:
             self._work.popleft()
 
-    def rate(self, now: float) -> float | None:
-        """Tokens the model reads a second; None until SETTLE_S of the run or while nothing was read."""
+    def rate(self, now: float, model_only: bool = False) -> float | None:
+        """Tokens read a second of the run (or of the model's calls alone); None until SETTLE_S
+        of the run or while nothing was read."""
         if now - self.started < SETTLE_S:
             return None
-        seconds = sum(s for _, s, _ in self._work)
-        tokens = sum(t for _, _, t in self._work)
+        seconds = sum(m if model_only else s for _, s, m, _ in self._work)
+        tokens = sum(t for *_, t in self._work)
         return tokens / seconds if seconds > 0 and tokens > 0 else None
 
     def seconds_left(self, waiting: Waiting, now: float, whole: bool = True) -> float | None:
         """Seconds until every document has its first vector (`whole` False) or is embedded whole."""
         per_first = self.first_tokens / self.first_windows if self.first_windows else PRIOR_FIRST_TOKENS
-        tokens = waiting.first * per_first + (waiting.whole_tokens if whole else 0.0)
-        if tokens <= 0:
+        first = waiting.first * per_first
+        after = waiting.whole_tokens if whole else 0.0
+        if first + after <= 0:
             return 0.0
         rate = self.rate(now)
-        return tokens / rate if rate else None
+        after_rate = self.rate(now, model_only=True) if first > 0 else rate
+        if not rate or not after_rate:
+            return None
+        return first / rate + after / after_rate

@@ -131,10 +131,10 @@ class _Run:
         """Text of this extension no longer waits for whole vectors."""
         self.whole_waiting[ext] = self.whole_waiting.get(ext, 0.0) - chars
 
-    def spent(self, tokens: float) -> float:
-        """A batch done, the model having read `tokens`; returns now."""
+    def spent(self, tokens: float, model_seconds: float) -> float:
+        """A batch done, the model having read `tokens` in `model_seconds`; returns now."""
         now = time.monotonic()
-        self.pace.spent(now - self.last, tokens, now)
+        self.pace.spent(now - self.last, tokens, now, model_seconds)
         self.last = now
         return now
 
@@ -223,7 +223,7 @@ def _first_pass(
         first = _first_windows(cur, run.table, spec, dict(docs), run.window_chars)
         hashes = np.fromiter((text_hash(t) for t in first.texts), dtype=np.uint64, count=len(first.texts))
         try:
-            vectors, computed = _vectors_for(cur, run.table, embedder, first.texts, hashes, cancel)
+            vectors, computed, model_seconds = _vectors_for(cur, run.table, embedder, first.texts, hashes, cancel)
         except EmbeddingStopped:
             return
         with db.transaction() as tx:
@@ -231,7 +231,7 @@ def _first_pass(
             mark_first_only(tx, run.table, first.held)
         tokens = _tokens_read(embedder, first.texts, computed)
         run.pace.first(len(computed), tokens)
-        now = run.spent(tokens)
+        now = run.spent(tokens, model_seconds)
         run.whole += first.documents - len(first.held)
         run.held += sum(1 for _, why in first.held if why)
         run.first_waiting -= first.documents
@@ -293,7 +293,7 @@ def _opening_pass(
         kept_texts = [texts[i] for i in keep]
         hashes = np.fromiter((text_hash(t) for t in kept_texts), dtype=np.uint64, count=len(keep))
         try:
-            vectors, computed = _vectors_for(cur, run.table, embedder, kept_texts, hashes, cancel)
+            vectors, computed, model_seconds = _vectors_for(cur, run.table, embedder, kept_texts, hashes, cancel)
         except EmbeddingStopped:
             return
         with db.transaction() as tx:
@@ -312,7 +312,7 @@ def _opening_pass(
         for doc_id, chars in opened.items():
             run.opened[doc_id] = chars
             run.text_done(documents[doc_id].ext, chars)
-        now = run.spent(_tokens_read(embedder, kept_texts, computed))
+        now = run.spent(_tokens_read(embedder, kept_texts, computed), model_seconds)
         # a document embedded whole replaced its first vector
         run.made_whole(len(whole), len(keep) - replaced, len(computed))
         progress(run.progress(titles.get(doc_ids[keep[-1]], ""), now))
@@ -336,7 +336,9 @@ def _depth_pass(
         hashes = np.fromiter((text_hash(t) for t in texts), dtype=np.uint64, count=len(texts))
         for lo, hi in document_parts(doc_ids, embedder.windows_per_call):
             try:
-                vectors, computed = _vectors_for(cur, run.table, embedder, texts[lo:hi], hashes[lo:hi], cancel)
+                vectors, computed, model_seconds = _vectors_for(
+                    cur, run.table, embedder, texts[lo:hi], hashes[lo:hi], cancel
+                )
             except EmbeddingStopped:
                 return
             done = sorted(set(doc_ids[lo:hi]))
@@ -345,7 +347,7 @@ def _depth_pass(
                 write_vectors(tx, run.table, doc_ids[lo:hi], ordinals[lo:hi], spans[lo:hi], vectors, hashes[lo:hi])
             for d in done:
                 run.text_done(documents[d].ext, documents[d].length - run.opened.pop(d, 0.0))
-            now = run.spent(_tokens_read(embedder, texts[lo:hi], computed))
+            now = run.spent(_tokens_read(embedder, texts[lo:hi], computed), model_seconds)
             run.made_whole(len(done), hi - lo - replaced, len(computed))  # each replaced its first vector (and opening)
             progress(run.progress(titles.get(doc_ids[hi - 1], ""), now))
 
@@ -458,16 +460,18 @@ def _vectors_for(
     texts: list[str],
     hashes: np.ndarray,
     cancel: threading.Event | None = None,
-) -> tuple[np.ndarray, list[int]]:
+) -> tuple[np.ndarray, list[int], float]:
     """One vector per text: stored ones where the text was embedded before, the model's
-    for the rest, each distinct text run once. Returns the vectors and the positions of the
-    texts the model ran."""
+    for the rest, each distinct text run once. Returns the vectors, the positions of the
+    texts the model ran and the seconds it took."""
     known = known_vectors(cur, table, hashes)
     todo: dict[int, int] = {}  # hash -> first index of a text not embedded before
     for i, h in enumerate(hashes.tolist()):
         if h not in known and h not in todo:
             todo[h] = i
+    started = time.monotonic()
     fresh = embedder.embed([texts[i] for i in todo.values()], cancel=cancel) if todo else None
+    model_seconds = time.monotonic() - started
     by_hash = dict(known)
     if fresh is not None:
         by_hash.update(zip(todo, fresh))
@@ -475,4 +479,4 @@ def _vectors_for(
     out = np.empty((len(texts), dim), dtype=np.float32)
     for i, h in enumerate(hashes.tolist()):
         out[i] = by_hash[h]
-    return out, list(todo.values())
+    return out, list(todo.values()), model_seconds
