@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+from array import array
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -27,7 +28,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import duckdb
-import numpy as np
 
 from findling.scratch import scratch_file
 from findling.store.documents import META_SQL, Chunk, DocumentMeta, chunks_by_document, meta_of
@@ -37,7 +37,7 @@ _DOCS_A_READ = 1_024  # documents a read while warming: their chunks, sorted, ar
 _RECENT = 128  # documents kept from the last reads before warming
 # A document's chunks in the file, four int64 a chunk: (start_char, end_char, byte offset, byte
 # length), packed: 9 MB for the kernel's Documentation/ + arch/ (25k documents, 128k chunks),
-# where tuples of ints took 28 and an array a document 13.
+# where tuples of ints took 28 and a numpy array a document 13 (and a keyword search loads no numpy).
 _Spans = bytes
 _NO_SPANS = b""
 
@@ -130,14 +130,16 @@ class DocumentCache:
             self._file.flush()
             self._size = offset
             for doc_id, (version, meta, spans) in fresh.items():
-                self._entries[doc_id] = (version, meta, np.asarray(spans, dtype=np.int64).tobytes())
+                self._entries[doc_id] = (version, meta, array("q", [n for span in spans for n in span]).tobytes())
 
     def _read(self, packed: _Spans) -> list[Chunk]:
         if not packed:
             return []
-        spans = np.frombuffer(packed, dtype=np.int64).reshape(-1, 4)
-        first = int(spans[:, 2].min())
-        last = int((spans[:, 2] + spans[:, 3]).max())
+        flat = array("q")
+        flat.frombytes(packed)
+        spans = [tuple(flat[i : i + 4]) for i in range(0, len(flat), 4)]
+        first = min(offset for _, _, offset, _ in spans)
+        last = max(offset + length for _, _, offset, length in spans)
         with self._lock:
             if self._file is None:
                 return []
@@ -145,7 +147,7 @@ class DocumentCache:
             data = self._file.read(last - first)
         return [
             (start, end, data[offset - first : offset - first + length].decode("utf-8"))
-            for start, end, offset, length in spans.tolist()
+            for start, end, offset, length in spans
         ]
 
     def documents(self, cur: duckdb.DuckDBPyConnection, ids: Sequence[int]) -> dict[int, CachedDocument]:
