@@ -109,7 +109,7 @@ class DocumentCache:
     def _add(self, rows: list[tuple[int, int, int, str]], metas: dict[int, tuple[Any, DocumentMeta]]) -> None:
         """Append whole documents' chunk rows (doc_id, start, end, text), in order."""
         blobs: list[bytes] = []
-        fresh: dict[int, tuple[Any, DocumentMeta, list[tuple[int, int, int, int]]]] = {}
+        fresh: dict[int, tuple[Any, DocumentMeta, array[int]]] = {}
         with self._lock:
             if self._file is None:
                 self._file = scratch_file(self._scratch, "findling-text-")
@@ -121,8 +121,8 @@ class DocumentCache:
                 data = text.encode("utf-8")
                 entry = fresh.get(doc_id)
                 if entry is None:
-                    entry = fresh[doc_id] = (known[0], known[1], [])
-                entry[2].append((start, end, offset, len(data)))
+                    entry = fresh[doc_id] = (known[0], known[1], array("q"))
+                entry[2].extend((start, end, offset, len(data)))
                 blobs.append(data)
                 offset += len(data)
             self._file.seek(0, os.SEEK_END)
@@ -130,14 +130,14 @@ class DocumentCache:
             self._file.flush()
             self._size = offset
             for doc_id, (version, meta, spans) in fresh.items():
-                self._entries[doc_id] = (version, meta, array("q", [n for span in spans for n in span]).tobytes())
+                self._entries[doc_id] = (version, meta, spans.tobytes())
 
     def _read(self, packed: _Spans) -> list[Chunk]:
         if not packed:
             return []
         flat = array("q")
         flat.frombytes(packed)
-        spans = [tuple(flat[i : i + 4]) for i in range(0, len(flat), 4)]
+        spans = list(zip(*[iter(flat)] * 4, strict=True))
         first = min(offset for _, _, offset, _ in spans)
         last = max(offset + length for _, _, offset, length in spans)
         with self._lock:
