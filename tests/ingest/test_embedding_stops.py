@@ -37,6 +37,8 @@ def test_a_run_stops_between_model_runs_and_keeps_its_parts(tmp_path, settings, 
     for i in range(12):
         write(docs / f"n{i}.txt", f"note {i}\n\n" + " ".join(f"word{(i * j) % 211}" for j in range(2500)))
     monkeypatch.setattr("findling.models.embedder.Embedder.windows_per_call", 8)
+    # 16 windows a model run, whatever their length: the counts below are of such runs
+    monkeypatch.setattr("findling.models.embedder.RUN_TOKENS", 16 * 256)
     with Engine(tmp_path / "home", settings=settings) as engine:
         engine.add_source(docs)
         engine.index(embed=False)

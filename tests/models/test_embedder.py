@@ -4,9 +4,11 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from findling.models.download import ModelStore
-from findling.models.embedder import Embedder, embedding_windows, normalize, pool
+from findling.models.embedder import RUN_TOKENS, Embedder, embedding_windows, model_runs, normalize, pool
 from findling.models.runtime import preferred_providers
 from findling.records import SearchMode, SearchRequest
 
@@ -66,6 +68,42 @@ def test_batching_keeps_order_and_meaning(embedder):
     assert cosines.min() > 0.97, cosines
     # and each row is its own text's vector, not a neighbour's: order survives length-sorting
     assert (together[:8] @ alone.T).argmax(axis=1).tolist() == list(range(8))
+
+
+@given(st.lists(st.integers(1, 600), max_size=80), st.integers(1, 32), st.integers(1, 4096))
+def test_model_runs_take_every_text_once_within_their_bounds(lengths, most, tokens):
+    runs = model_runs(lengths, most, tokens)
+    assert sorted(i for run in runs for i in run) == list(range(len(lengths)))
+    for run in runs:
+        assert 1 <= len(run) <= most
+        # a single text longer than the budget still runs, alone
+        assert len(run) == 1 or len(run) * max(lengths[i] for i in run) <= tokens
+    # shortest first: a run pads its members to one another's length, not to a long stranger's
+    longest_before = [max(lengths[i] for i in run) for run in runs]
+    shortest_after = [min(lengths[i] for i in run) for run in runs]
+    assert all(a <= b for a, b in zip(longest_before, shortest_after[1:]))
+
+
+def test_long_windows_run_fewer_at_a_time_without_memory_patterns(embedder, monkeypatch):
+    """ONNX Runtime keeps a run's largest tensors for the next: 16 full-length windows a run and a
+    memory pattern per input shape held 464 MB, where runs of RUN_TOKENS without patterns hold
+    ~130 MB."""
+    assert embedder.session.session.get_session_options().enable_mem_pattern is False
+    shapes: list[tuple[int, int]] = []
+    run = embedder._run
+
+    def spy(encodings, shrink=False):
+        shapes.append((len(encodings), max(len(e.ids) for e in encodings)))
+        return run(encodings, shrink)
+
+    monkeypatch.setattr(embedder, "_run", spy)
+    texts = [f"passage {i} " + "kernel memory page fault handler " * 60 for i in range(16)]
+    texts += [f"short {i}" for i in range(16)]
+    vectors = embedder.embed(texts, batch_size=16)
+    assert vectors.shape == (32, 384)
+    assert all(n * longest <= RUN_TOKENS for n, longest in shapes), shapes
+    assert shapes[0][0] == 16, "short texts still run 16 at a time"
+    assert sum(n for n, _ in shapes) == 32
 
 
 def test_long_input_truncated_not_failing(embedder):

@@ -15,6 +15,11 @@ from findling.models.runtime import Session, create_session, every_core
 log = logging.getLogger(__name__)
 
 _TOKENIZE_BATCH = 16  # small calls into the tokenizer so the GIL is never held for long
+# A model run's windows times its longest window's tokens, at most. Attention's memory grows with
+# the windows and the square of their length: 16 full MiniLM windows (256 tokens) kept ~270 MB in
+# ONNX Runtime's arena, 8 kept ~130 MB, at the same tokens a second on 2 cores
+# (docs/eval/beside-recoll.md, "Memory").
+RUN_TOKENS = 2048
 
 
 class EmbeddingStopped(Exception):
@@ -106,12 +111,10 @@ class Embedder:
         one run of `batch_size` texts, never for a whole document."""
         prefix = self.spec.query_prefix if kind == "query" else self.spec.passage_prefix
         encodings = self.tokenize([prefix + t for t in texts])
-        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out: np.ndarray | None = None
-        for start in range(0, len(order), batch_size):
+        for idx in model_runs([len(e.ids) + (self._end_id is not None) for e in encodings], batch_size, RUN_TOKENS):
             if cancel is not None and cancel.is_set():
                 raise EmbeddingStopped()
-            idx = order[start : start + batch_size]
             vectors = self._run([encodings[i] for i in idx])
             if out is None:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
@@ -153,6 +156,21 @@ class Embedder:
             hidden = self.session.run([self.session.output_names[0]], feed, shrink)[0]
             pooled = pool(hidden, mask, self.spec.pooling)
         return normalize(pooled.astype(np.float32))
+
+
+def model_runs(lengths: Sequence[int], most: int, tokens: int) -> list[list[int]]:
+    """The texts' indices in model runs: shortest first, so a run pads little, each run at most
+    `most` texts and, past its first text, at most `tokens` once padded to its longest."""
+    runs: list[list[int]] = []
+    run: list[int] = []
+    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        if run and (len(run) >= most or (len(run) + 1) * lengths[i] > tokens):
+            runs.append(run)
+            run = []
+        run.append(i)
+    if run:
+        runs.append(run)
+    return runs
 
 
 def pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:

@@ -123,12 +123,17 @@ def create_session(
     """`arena`: keep freed tensor memory for the next run (fast for fixed shapes; a model fed
     pictures of every size would hold on to its largest run's memory). `spinning`: threads wait
     for the next run busily, a few per cent faster for a model run back to back and CPU taken
-    from everything else between runs."""
+    from everything else between runs.
+
+    No memory patterns: a pattern is one block planned for a run's exact input shapes, and every
+    model here is fed texts (or pictures) of a new length each run, so each kept a block of its
+    own in the arena: MiniLM embedding 16 windows a run held 464 MB with them, 274 MB without,
+    at the same tokens a second (docs/eval/beside-recoll.md, "Memory")."""
     ort = onnxruntime_module()
     options = ort.SessionOptions()
+    options.enable_mem_pattern = False
     if not arena:
         options.enable_cpu_mem_arena = False
-        options.enable_mem_pattern = False
     if not spinning:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.intra_op_num_threads = threads or default_threads()
