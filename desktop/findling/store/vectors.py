@@ -131,10 +131,38 @@ def write_vectors(
     vectors: np.ndarray,
     hashes: np.ndarray | None = None,
 ) -> None:
-    import numpy as np
-
     if len(doc_ids) == 0:
         return
+    for lo in range(0, len(doc_ids), _WRITE_ROWS):
+        hi = lo + _WRITE_ROWS
+        _insert_vectors(
+            cur,
+            table,
+            doc_ids[lo:hi],
+            ordinals[lo:hi],
+            spans[lo:hi],
+            vectors[lo:hi],
+            hashes[lo:hi] if hashes is not None else None,
+        )
+    bump_generation(cur)
+
+
+# Rows a statement: each vector is put back together from its values by a sorted list aggregate,
+# which takes ~12 kB a row of DuckDB's memory; 20,000 rows at once failed its 256 MB budget.
+_WRITE_ROWS = 2048
+
+
+def _insert_vectors(
+    cur: duckdb.DuckDBPyConnection,
+    table: str,
+    doc_ids: Sequence[int],
+    ordinals: Sequence[int],
+    spans: Sequence[tuple[int, int]],
+    vectors: np.ndarray,
+    hashes: np.ndarray | None,
+) -> None:
+    import numpy as np
+
     count, dim = vectors.shape
     # DuckDB scans numpy columns of one value per row only: the vectors go in flat, with each
     # value's row and position, and are put back together as FLOAT[dim] in SQL.
@@ -170,7 +198,6 @@ def write_vectors(
     finally:
         cur.unregister("batch_rows")
         cur.unregister("batch_values")
-    bump_generation(cur)
 
 
 def known_vectors(cur: duckdb.DuckDBPyConnection, table: str, hashes: np.ndarray) -> dict[int, np.ndarray]:
