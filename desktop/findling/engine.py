@@ -336,10 +336,13 @@ class Engine:
             def cached_texts(cur: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, CachedDocument]:
                 return self._documents.documents(cur, ids) if self._documents.warmed else {}
 
-            with self._db.working_memory():
-                return embed_pending(
-                    self._db, embedder, progress, YieldingStop(cancel or threading.Event(), FOREGROUND), cached_texts
-                )
+            # on the reading budget, as searches are: a run reads a few documents' passages a batch
+            # and writes 64 vectors a transaction (which raises the limit for itself); the whole
+            # working budget only kept more of the chunks' blocks cached, ~60 MB more of the
+            # process at the same vectors a second (docs/eval/beside-recoll.md, "Memory")
+            return embed_pending(
+                self._db, embedder, progress, YieldingStop(cancel or threading.Event(), FOREGROUND), cached_texts
+            )
 
         return in_background(work, "findling-embedding")
 
