@@ -168,12 +168,12 @@ class Database:
 
     @contextmanager
     def working_memory(self, shed: bool = False) -> Iterator[None]:
-        """The configured limit for every transaction, and around an indexing or embedding run
-        (its many batches keep it throughout), back to the reading budget, from the file's new
-        size, when the last one ends. `shed`:
-        a bulk read whose rows now live elsewhere (the vector index's load), whose blocks DuckDB
-        would keep cached: it lets them go only when its limit is lowered, so the limit drops to
-        the floor first."""
+        """The configured limit for every transaction, and around an indexing run (its many
+        batches keep it throughout; an embedding run reads on the reading budget), back to the
+        reading budget, from the file's new size, when the last one ends. `shed`: a bulk read
+        whose rows now live elsewhere (the vector index's load), whose blocks DuckDB would keep
+        cached: it lets them go only when its limit is lowered, so the limit drops to the floor
+        first."""
         with self._memory_lock:
             self._working += 1
             if self._working == 1:
