@@ -237,14 +237,10 @@ def read_vectors(
         if len(part["seq"]) == 0:  # a gap in the seqs (deleted rows, another model's): skip it
             after_seq = int(scalar(cur, f"SELECT min(seq) FROM {table} WHERE seq > ?", [after_seq]) or top) - 1
             continue
-        yield (
-            part["seq"],
-            part["doc_id"],
-            part["ordinal"],
-            part["start_char"],
-            part["end_char"],
-            np.stack(list(part["vec"])).astype(np.float32, copy=False),
-        )
+        # DuckDB hands the vectors over as one array a row; once stacked they go, before the
+        # caller rotates and quantizes the batch (a third of a first load's peak)
+        floats = np.stack(list(part.pop("vec"))).astype(np.float32, copy=False)
+        yield part["seq"], part["doc_id"], part["ordinal"], part["start_char"], part["end_char"], floats
         after_seq += batch
 
 
