@@ -338,7 +338,7 @@ class Engine:
 
             # on the reading budget, as searches are: a run reads a few documents' passages a batch
             # and writes 64 vectors a transaction (which raises the limit for itself); the whole
-            # working budget only kept more of the chunks' blocks cached, ~60 MB more of the
+            # working budget only kept more of the chunks' blocks cached, ~80 MB more of the
             # process at the same vectors a second (docs/eval/beside-recoll.md, "Memory")
             return embed_pending(
                 self._db, embedder, progress, YieldingStop(cancel or threading.Event(), FOREGROUND), cached_texts
