@@ -14,7 +14,7 @@ import duckdb
 
 from findling.errors import StoreLockedError, StoreWriteError
 from findling.settings import MEMORY_LIMIT_MB
-from findling.store.db import connect_index, open_here
+from findling.store.db import ROW_GROUP_ROWS, connect_index, open_here, sql_literal
 
 # Worth offering when this share of the file is free and it frees at least WORTH_MB
 WORTH_SHARE = 0.3
@@ -42,7 +42,9 @@ def space(cur: duckdb.DuckDBPyConnection, path: Path) -> Space:
     except OSError:
         file_bytes = 0
     try:
-        row = cur.execute("SELECT block_size, free_blocks FROM pragma_database_size() LIMIT 1").fetchall()[0]
+        row = cur.execute(
+            "SELECT block_size, free_blocks FROM pragma_database_size() WHERE database_name = current_database()"
+        ).fetchall()[0]
     except (duckdb.Error, IndexError):
         return Space(file_bytes, 0)
     return Space(file_bytes, int(row[0]) * int(row[1]))
@@ -69,7 +71,7 @@ def compact(path: Path, memory_limit_mb: int = MEMORY_LIMIT_MB) -> tuple[int, in
         )
         con.execute("CHECKPOINT")
         name = con.execute("SELECT current_database()").fetchall()[0][0]
-        con.execute(f"ATTACH '{_literal(fresh)}' AS compacted")
+        con.execute(f"ATTACH '{sql_literal(fresh)}' AS compacted (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
         try:
             con.execute(f'COPY FROM DATABASE "{name}" TO compacted')
             _same_rows(con, name)
@@ -105,7 +107,3 @@ def _same_rows(con: duckdb.DuckDBPyConnection, name: str) -> None:
         here = con.execute(f'SELECT count(*) FROM compacted.main."{table}"').fetchall()[0][0]
         if there != here:
             raise duckdb.Error(f"the copy of {table} holds {here} rows of {there}")
-
-
-def _literal(path: Path) -> str:
-    return str(path).replace("'", "''")

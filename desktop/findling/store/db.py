@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import re
@@ -31,6 +32,37 @@ if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
     sys.modules["pandas"] = None  # type: ignore[assignment]
 
 
+# The index is attached, under this name, to an in-memory DuckDB of its own: only ATTACH takes a
+# row group size. DuckDB's 122,880 rows a group made every checkpoint of an indexing run rewrite
+# the growing last group of the chunks' text whole, up to ~300 MB of strings analysed and
+# compressed again outside DuckDB's budget: the AMD register headers peaked at 1,100 MB, 8,192 rows
+# a group at 755 MB, and the file was 12 % smaller (docs/eval/disk-scale.md). DuckDB keeps no row
+# group size in the file: every opening of the index must attach it this way.
+INDEX_CATALOG = "findling"
+ROW_GROUP_ROWS = 8192
+_ATTACH_LOCK = threading.Lock()
+
+
+def _instance_name(path: Path) -> str:
+    """A named in-memory database is shared by every connection of the process that asks for it,
+    as DuckDB shares a file's: this process's handles on one index share one open file."""
+    where = os.path.realpath(path).encode("utf-8", "surrogateescape")
+    return ":memory:findling_" + hashlib.sha256(where).hexdigest()[:24]
+
+
+def sql_literal(path: Path | str) -> str:
+    """A path as the text of a single-quoted SQL string."""
+    return str(path).replace("'", "''")
+
+
+def index_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """A new connection on `con`'s database that reads and writes the index: each DuckDB
+    connection starts in the in-memory catalog, whatever its parent uses."""
+    cur = con.cursor()
+    cur.execute(f"USE {INDEX_CATALOG}")
+    return cur
+
+
 def connect_index(path: Path, read_only: bool, threads: int, memory_limit_mb: int) -> duckdb.DuckDBPyConnection:
     config: dict[str, str | bool | int | float | list[str]] = {
         "memory_limit": f"{memory_limit_mb}MB",
@@ -38,31 +70,54 @@ def connect_index(path: Path, read_only: bool, threads: int, memory_limit_mb: in
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
         "threads": threads,
+        # where a file's own database would spill: beside it, in the user's private folder
+        "temp_directory": f"{path}.tmp",
     }
-    try:
-        return duckdb.connect(str(path), read_only=read_only, config=config)
-    except duckdb.IOException as exc:
-        message = str(exc)
+    with _ATTACH_LOCK:
+        try:
+            con = duckdb.connect(_instance_name(path), config=config)
+        except duckdb.ConnectionException as exc:  # open here already, with other settings
+            raise StoreLockedError(f"the index at {path} is in use by another part of this Findling") from exc
+        try:
+            held = con.execute(
+                "SELECT readonly FROM duckdb_databases() WHERE database_name = ?", [INDEX_CATALOG]
+            ).fetchall()
+            if not held:
+                mode = ", READ_ONLY" if read_only else ""
+                con.execute(f"ATTACH '{sql_literal(path)}' AS {INDEX_CATALOG} (ROW_GROUP_SIZE {ROW_GROUP_ROWS}{mode})")
+            elif held[0][0] and not read_only:
+                raise StoreLockedError(f"the index at {path} is open read-only in this Findling; close it first")
+            con.execute(f"USE {INDEX_CATALOG}")
+        except BaseException as exc:
+            con.close()
+            if isinstance(exc, duckdb.Error):
+                raise _open_error(path, exc) from exc
+            raise
+        return con
+
+
+def _open_error(path: Path, exc: duckdb.Error) -> Exception:
+    message = str(exc)
+    if isinstance(exc, duckdb.IOException):
         if "lock" in message.lower():
             pid = _PID.search(message)
             who = f" (process {pid.group(1)})" if pid else ""
-            raise StoreLockedError(
+            return StoreLockedError(
                 f"the index at {path} is in use by another Findling{who}. Close the Findling app "
                 "or wait for the other command to finish, then try again."
-            ) from exc
+            )
         if "permission" in message.lower() or "read-only" in message.lower():
-            raise StoreReadOnlyError(f"cannot write the index at {path}: {message}") from exc
-        raise StoreCorruptError(
+            return StoreReadOnlyError(f"cannot write the index at {path}: {message}")
+        return StoreCorruptError(
             f"cannot open the index at {path}: {message}. The file was left untouched; move it aside "
             "to start a new index."
-        ) from exc
-    except duckdb.Error as exc:
-        if "already attached" in str(exc):  # held by another handle in this very process
-            raise StoreLockedError(f"the index at {path} is in use by another part of this Findling") from exc
-        raise StoreCorruptError(
-            f"the index at {path} is damaged or not a Findling database ({exc}). The file was left "
-            "untouched; move it aside to start a new index."
-        ) from exc
+        )
+    if "already attached" in message:  # held by another handle in this very process
+        return StoreLockedError(f"the index at {path} is in use by another part of this Findling")
+    return StoreCorruptError(
+        f"the index at {path} is damaged or not a Findling database ({exc}). The file was left "
+        "untouched; move it aside to start a new index."
+    )
 
 
 def _is_write_failure(exc: BaseException) -> bool:
@@ -147,7 +202,7 @@ class Database:
             size = self.path.stat().st_size
         except OSError:
             size = 0
-        with self._con.cursor() as cur:
+        with index_cursor(self._con) as cur:
             try:
                 size -= vector_bytes(cur)
             except duckdb.Error:
@@ -192,7 +247,7 @@ class Database:
         """A connection for the calling thread (DuckDB connections are not thread-safe)."""
         cur = getattr(self._local, "cursor", None)
         if cur is None:
-            cur = self._local.cursor = self._con.cursor()
+            cur = self._local.cursor = index_cursor(self._con)
         return cur
 
     @contextmanager

@@ -30,6 +30,7 @@ from typing import IO, Any
 import duckdb
 
 from findling.scratch import scratch_file
+from findling.store.db import index_cursor
 from findling.store.documents import META_SQL, Chunk, DocumentMeta, chunks_by_document, meta_of
 from findling.store.sql import id_list
 
@@ -89,7 +90,7 @@ class DocumentCache:
         if self.warmed:
             return
         before = self._write_count()
-        with self._bulk_read(), self._cursor().cursor() as reader:
+        with self._bulk_read(), index_cursor(self._cursor()) as reader:
             metas = {row[0]: (row[8], meta_of(row)) for row in reader.execute(META_SQL).fetchall()}
             ids = sorted(metas)
             for at in range(0, len(ids), _DOCS_A_READ):
