@@ -306,7 +306,7 @@ def test_preview_highlights_what_search_matched(engine, docs):
 def test_a_batch_holds_up_to_a_thousand_files_and_is_bounded_by_bytes(engine, docs, monkeypatch):
     """Each commit goes through DuckDB's log and a checkpoint: batches of 256 files wrote the
     kernel's docs 1.5 times over (issue 62, 3). A batch now holds up to 1,000 files, or what
-    24 MB of files give (giant generated files stay in small batches)."""
+    12 MB of files give (giant generated files stay in small batches)."""
     from findling.ingest import indexer
 
     batches: list[int] = []

@@ -66,11 +66,12 @@ def _first_line(exc: BaseException) -> str:
 # them (docs/eval/beside-recoll.md, "Rescans").
 _POOL_MIN_FILES = 200
 _INLINE_TOTAL_BYTES = 2 * 1024 * 1024
-# A batch is committed after 4 s, 1,000 files or 24 MB read, whichever comes first: each commit
+# A batch is committed after 4 s, 1,000 files or 12 MB read, whichever comes first: each commit
 # goes through DuckDB's log and a checkpoint, so small batches write their bytes twice or more;
-# the bytes bound keeps giant generated files' batches small (docs/eval/beside-recoll.md).
+# the bytes bound keeps giant generated files' batches small: their terms and positions, as
+# Python objects, are four times the files (docs/eval/disk-scale.md, "Memory while indexing").
 _BATCH_SECONDS = 4.0
-_BATCH_BYTES = 24 * 1024 * 1024
+_BATCH_BYTES = 12 * 1024 * 1024
 
 
 @dataclass
