@@ -53,7 +53,10 @@ from findling.tuning import RESCORE, SHORTLIST_SHARE, WHOLE_BELOW
 
 log = logging.getLogger(__name__)
 
-_LOAD_BATCH = 65_536
+# Rows read from the database at a time. A batch passes through DuckDB's result, a NumPy array a
+# row, their stack and its rotation at once: the first semantic search of a window on ~50k vectors
+# peaked 745-830 MB reading 65,536 at a time, 512-521 MB at 16,384 (docs/eval/disk-scale.md).
+_LOAD_BATCH = 16_384
 _BASIS_SAMPLE = 65_536
 
 
