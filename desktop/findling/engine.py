@@ -113,6 +113,9 @@ class Engine:
         self.models = ModelService(self.settings.models)
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()
+        # held while warm() loads the text and the vectors: an embedding run starting beside it
+        # (the window does both at launch) waits, so that the two bulk reads do not peak together
+        self._warming = threading.Lock()
         self._text_waiting = WaitingRuns()  # text runs that want the lock: embedding steps aside
         self._activity = ActivityTracker()
         self._search = Searcher(
@@ -333,6 +336,13 @@ class Engine:
             except FindlingError as exc:
                 return EmbedReport(skipped=Note(str(exc), exc.remedy, exc.subject))
 
+            stop = cancel or threading.Event()
+            while not self._warming.acquire(timeout=0.25):
+                if stop.is_set():
+                    break
+            else:
+                self._warming.release()
+
             def cached_texts(cur: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, CachedDocument]:
                 return self._documents.documents(cur, ids) if self._documents.warmed else {}
 
@@ -340,15 +350,17 @@ class Engine:
             # and writes 64 vectors a transaction (which raises the limit for itself); the whole
             # working budget only kept more of the chunks' blocks cached, ~80 MB more of the
             # process at the same vectors a second (docs/eval/beside-recoll.md, "Memory")
-            return embed_pending(
-                self._db, embedder, progress, YieldingStop(cancel or threading.Event(), FOREGROUND), cached_texts
-            )
+            return embed_pending(self._db, embedder, progress, YieldingStop(stop, FOREGROUND), cached_texts)
 
         return in_background(work, "findling-embedding")
 
     def warm(self, cancel: threading.Event | None = None) -> None:
         """Load what makes searching fast — the document cache, the embedder, the vectors —
         so that the first queries do not pay for it (the app calls this in the background)."""
+        with self._warming:
+            self._warm(cancel)
+
+    def _warm(self, cancel: threading.Event | None) -> None:
         self._documents.warm(cancel)
         if cancel is not None and cancel.is_set() or self.models.unavailable_reason("embedder") is not None:
             return

@@ -134,3 +134,43 @@ def test_an_embedding_run_reads_on_the_reading_budget(embedder_installed, engine
         cur.execute(f"SET memory_limit = '{reading}MB'")
         expected = cur.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     assert limits and set(limits) == {expected}, (limits, expected)
+
+
+def test_an_embedding_run_waits_for_the_warm_the_window_began(embedder_installed, engine, tmp_path, monkeypatch):
+    """The window warms the text and the vectors as it opens and starts embedding beside it: the
+    two bulk reads together were its peak (779 MB, 4 s after launch). A run begins its work once
+    the warm has ended, and a stopped run does not wait for it."""
+    write(tmp_path / "docs" / "n.txt", "note\n\n" + " ".join(f"word{j % 97}" for j in range(300)))
+    engine.add_source(tmp_path / "docs")
+    engine.index(embed=False)
+    loading, release = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def slow_warm(cancel=None):
+        loading.set()
+        release.wait(10)
+        order.append("warmed")
+
+    monkeypatch.setattr(engine._documents, "warm", slow_warm)
+    warming = threading.Thread(target=engine.warm)
+    warming.start()
+    assert loading.wait(10)
+    real = Session.run
+
+    def recorded(self, outputs, feed, shrink=False):
+        order.append("model run")
+        return real(self, outputs, feed, shrink)
+
+    monkeypatch.setattr(Session, "run", recorded)
+    stopped = threading.Event()
+    stopped.set()
+    assert engine.embed(cancel=stopped).documents == 0  # asked to stop: it does not wait
+    order.clear()  # what loading the model ran
+    embedding = threading.Thread(target=engine.embed)
+    embedding.start()
+    embedding.join(0.5)
+    assert embedding.is_alive() and order == []  # waiting for the warm
+    release.set()
+    warming.join(10)
+    embedding.join(30)
+    assert order[0] == "warmed" and "model run" in order
