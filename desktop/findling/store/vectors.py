@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 
 import duckdb
 
+from findling.store.batches import registered
 from findling.store.sql import by_row_id, first_row, id_list, scalar
 
 TYPE_CHECKING = False
@@ -148,16 +149,13 @@ def write_vectors(
         n = min(count, lo + _WRITE_ROWS) - lo
         # DuckDB scans numpy columns of one value per row only: the vectors go in flat, with each
         # value's row and position, and are put back together as FLOAT[dim] in SQL.
-        cur.register("batch_rows", {"row": np.arange(n, dtype=np.int64)} | {k: v[lo : lo + n] for k, v in rows.items()})
-        cur.register(
-            "batch_values",
-            {
-                "row": np.repeat(np.arange(n, dtype=np.int64), dim),
-                "pos": np.tile(np.arange(dim, dtype=np.int32), n),
-                "x": values[lo : lo + n].reshape(-1),
-            },
-        )
-        try:
+        batch_rows = {"row": np.arange(n, dtype=np.int64)} | {k: v[lo : lo + n] for k, v in rows.items()}
+        batch_values = {
+            "row": np.repeat(np.arange(n, dtype=np.int64), dim),
+            "pos": np.tile(np.arange(dim, dtype=np.int32), n),
+            "x": values[lo : lo + n].reshape(-1),
+        }
+        with registered(cur, "batch_rows", batch_rows), registered(cur, "batch_values", batch_values):
             cur.execute(
                 f"""INSERT INTO {table} (doc_id, ordinal, start_char, end_char, vec, hash)
                     SELECT r.doc_id, r.ordinal, r.start_char, r.end_char, v.vec::FLOAT[{int(dim)}], nullif(r.hash, 0)
@@ -167,9 +165,6 @@ def write_vectors(
                     SEMI JOIN documents d ON d.id = r.doc_id
                     ORDER BY r.row"""
             )
-        finally:
-            cur.unregister("batch_rows")
-            cur.unregister("batch_values")
     bump_generation(cur)
 
 
