@@ -204,6 +204,43 @@ def test_the_float_file_reads_rows_back_in_the_order_asked(tmp_path):
     floats.close()
 
 
+def test_the_float_file_reads_a_run_of_rows_into_its_answer_alone(tmp_path):
+    """A load codes its rows again in batches read back from this file: each read held the
+    batch twice (the bytes read, then their copy), which was the window's peak at start."""
+    import tracemalloc
+
+    floats = FloatFile(tmp_path, 384)
+    rows = np.random.default_rng(12).standard_normal((4096, 384)).astype(np.float32)
+    floats.append(rows)
+    tracemalloc.start()
+    try:
+        back = floats.read(np.arange(4096, dtype=np.int64))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(back, rows)
+    assert peak < 1.25 * rows.nbytes, peak
+    floats.close()
+
+
+def test_quantizing_a_batch_holds_one_float_copy_of_it():
+    """Rounding, clipping and offsetting a batch worked on one copy, not a copy a step."""
+    import tracemalloc
+
+    rng = np.random.default_rng(13)
+    batch = rng.standard_normal((8192, 384)).astype(np.float32)
+    scale = (np.abs(batch).max(axis=0) / 127).astype(np.float32)
+    expected = (np.clip(np.rint(batch / scale), -127, 127) + 128).astype(np.uint8)
+    tracemalloc.start()
+    try:
+        codes = quantize(batch, scale)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(codes, expected)
+    assert peak < 1.5 * batch.nbytes, peak
+
+
 def test_the_first_load_runs_inside_the_databases_bulk_read(store, tmp_path):
     from contextlib import contextmanager
 

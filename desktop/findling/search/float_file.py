@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 import numpy as np
 
@@ -51,7 +52,7 @@ class FloatFile:
                 self._open(self.path)
             assert self._file is not None
             self._file.seek(0, os.SEEK_END)
-            self._file.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+            self._file.write(np.ascontiguousarray(vectors, dtype=np.float32).data.cast("B"))
             self._file.flush()
             slots = np.arange(self.count, self.count + len(vectors), dtype=np.int64)
             self.count += len(vectors)
@@ -84,9 +85,14 @@ class FloatFile:
         with self._lock:
             if self._file is None:
                 raise OSError("the vector file has no rows yet")
+            in_order = bool(np.all(order[1:] > order[:-1]))
             for first, last in zip(firsts.tolist(), lasts.tolist(), strict=True):
                 self._file.seek(int(ordered[first]) * self._row_bytes)
                 wanted = (last - first) * self._row_bytes
+                if in_order:  # straight into the rows: a batch is not held twice (a load's re-coding)
+                    if cast(io.BufferedIOBase, self._file).readinto(out[first:last].data.cast("B")) != wanted:
+                        raise OSError("the vector scratch file is shorter than its rows")
+                    continue
                 data = self._file.read(wanted)
                 if len(data) != wanted:
                     raise OSError("the vector scratch file is shorter than its rows")
