@@ -107,9 +107,7 @@ class Engine:
             self.home / DB_FILENAME, read_only=read_only, memory_limit_mb=self.settings.index.memory_limit_mb
         )
         self.synonyms = SynonymFile(config_dir(home) / SYNONYMS_FILENAME)  # beside settings.toml
-        self._documents = DocumentCache(
-            self._db.cursor, self.home, lambda: self._db.writes, lambda: self._db.working_memory(shed=True)
-        )
+        self._documents = DocumentCache(self._db.cursor, self.home, lambda: self._db.writes, self._db.bulk_read)
         self.models = ModelService(self.settings.models)
         self._fetch = DocumentFetcher(self._db.cursor, self._documents)
         self._index_lock = threading.Lock()

@@ -89,7 +89,7 @@ def bench_vector_search(n: int, dim: int = 384, queries: int = 200, workdir: Pat
     rss_before = rss_now_mb()
     persist = (home, index_id(db.cursor()))
     vector_snapshot.forget(home, table)  # the load timed is the whole one
-    index = VectorIndex(db.cursor, table, dim, home, lambda: db.working_memory(shed=True), persist)  # as the engine's
+    index = VectorIndex(db.cursor, table, dim, home, db.bulk_read, persist)  # as the engine's
     started = time.perf_counter()
     index.refresh()
     load_s = time.perf_counter() - started
@@ -150,7 +150,7 @@ home, table, dim, snapshot = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), s
 query = np.array(json.loads(sys.argv[5]), dtype=np.float32)
 db = Database(home / "findling.duckdb")
 persist = (home, index_id(db.cursor())) if snapshot else None
-index = VectorIndex(db.cursor, table, dim, None, lambda: db.working_memory(shed=True), persist)
+index = VectorIndex(db.cursor, table, dim, None, db.bulk_read, persist)
 hits = index.search(query, 20)
 seconds = time.perf_counter() - started
 try:  # VmHWM: this process's own peak (ru_maxrss carries the parent's across fork and exec)

@@ -155,7 +155,7 @@ class Searcher:
                 self._vector_lane = VectorLane(
                     self._db.cursor,
                     self.home,
-                    bulk_read=lambda: self._db.working_memory(shed=True),
+                    bulk_read=self._db.bulk_read,
                     database_file=self._db.path,
                 )
             return self._vector_lane
