@@ -106,6 +106,35 @@ def test_long_windows_run_fewer_at_a_time_without_memory_patterns(embedder, monk
     assert sum(n for n, _ in shapes) == 32
 
 
+def test_counting_tokens_keeps_one_batch_of_encodings_at_a_time(embedder, monkeypatch):
+    """An embedding run's start counts the tokens of thousands of windows (the time left): their
+    encodings, held together until counted, were ~100 MB of a window at its start."""
+    import weakref
+
+    from findling.models.embedder import _TOKENIZE_BATCH
+
+    real = embedder.tokenizer
+    live: weakref.WeakSet[object] = weakref.WeakSet()
+    most = [0]
+
+    class Encoding:
+        def __init__(self, ids: list[int]) -> None:
+            self.ids = ids
+
+    class Tokenizer:
+        def encode_batch(self, texts):
+            out = [Encoding(e.ids) for e in real.encode_batch(texts)]
+            live.update(out)
+            most[0] = max(most[0], len(live))
+            return out
+
+    texts = [f"window {i} about how the kernel handles a page fault" for i in range(200)]
+    expected = [len(real.encode(embedder.spec.passage_prefix + t).ids) for t in texts]
+    monkeypatch.setattr(embedder, "tokenizer", Tokenizer())
+    assert embedder.count_tokens(texts) == expected
+    assert most[0] <= 2 * _TOKENIZE_BATCH, most[0]
+
+
 def test_long_input_truncated_not_failing(embedder):
     assert embedder.embed(["token " * 5000]).shape == (1, 384)
     assert embedder.embed([""]).shape == (1, 384)

@@ -101,7 +101,13 @@ class Embedder:
         return encodings
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        return [len(e.ids) for e in self.tokenize([self.spec.passage_prefix + t for t in texts])]
+        # batch by batch, keeping only the counts: a run's start counts thousands of windows, and
+        # their encodings held together (ids, offsets, token strings) were ~100 MB of a window
+        counts: list[int] = []
+        for start in range(0, len(texts), _TOKENIZE_BATCH):
+            batch = [self.spec.passage_prefix + t for t in texts[start : start + _TOKENIZE_BATCH]]
+            counts.extend(len(e.ids) for e in self.tokenizer.encode_batch(batch))
+        return counts
 
     def embed(
         self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16, cancel: Any = None
