@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from findling import shared_collections, why_not_file
+from findling.allocator import keep_large_blocks_apart
 from findling.docids import docid, split_reference
 from findling.errors import FindlingError, SourceError, check_query_length
 from findling.models.manifest import ROLES
@@ -100,6 +101,7 @@ class Engine:
         settings: Settings | None = None,
         read_only: bool = False,
     ) -> None:
+        keep_large_blocks_apart()  # a process holding the index lives long: its heap must not creep
         self.home = data_home(home)
         self.home_override = home  # where settings.toml is saved: beside an explicit home
         self.settings = settings or load_settings(home)
