@@ -241,6 +241,35 @@ def test_quantizing_a_batch_holds_one_float_copy_of_it():
     assert peak < 1.5 * batch.nbytes, peak
 
 
+def test_a_refresh_after_new_rows_copies_the_codes_once(tmp_path):
+    """Every search after an embedding run's commit brings the new rows in: keeping the live rows
+    by a mask when all are live, then joining, copied every code twice (a window's transient)."""
+    import tracemalloc
+
+    dim = 384
+    db = Database(tmp_path / "wide.duckdb")
+    with db.transaction() as tx:
+        table = ensure_table(tx, "wide", dim)
+    rng = np.random.default_rng(14)
+    unit = rng.standard_normal((6000, dim)).astype(np.float32)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    write_stand_in_vectors(db, table, unit, 1)
+    index = VectorIndex(db.cursor, table, dim, tmp_path / "scratch")
+    index.refresh()
+    codes = index._state[0].head.nbytes + index._state[0].rest.nbytes
+    write_stand_in_vectors(db, table, unit[:10], 7000)  # within the codes' scale: no coding again
+    tracemalloc.start()
+    try:
+        index.refresh()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(index._state[0].seqs) == 6010
+    assert peak < 1.5 * codes, (peak, codes)
+    index.close()
+    db.close()
+
+
 def test_the_first_load_runs_inside_the_databases_bulk_read(store, tmp_path):
     from contextlib import contextmanager
 

@@ -104,6 +104,9 @@ class _Rows:
 
     @staticmethod
     def concat(parts: list[_Rows]) -> _Rows:
+        parts = [p for p in parts if len(p.seqs)] or parts[:1]
+        if len(parts) == 1:  # nothing to join: the same arrays, not a copy of every code
+            return parts[0]
         return _Rows(*(np.concatenate([getattr(p, name) for p in parts]) for name in _Rows._FIELDS))
 
     @property
@@ -222,7 +225,9 @@ class VectorIndex:
                 live = np.isin(rows.seqs, live_seqs(cur, self.table), assume_unique=True)
                 if not live.all() and self._floats.path is not None:
                     self._floats.erase(rows.slots[~live])
-                rows = self._load(cur, int(rows.seqs[-1]), rows.take(live))
+                # a search's refresh while an embedding run commits: each copy of the codes
+                # was a transient of the window (~20 MB at 50k rows)
+                rows = self._load(cur, int(rows.seqs[-1]), rows if live.all() else rows.take(live))
             if len(rows.seqs) < self._floats.count // 2:
                 rows = self._compact(rows)
             if len(rows.seqs) >= 2 * max(1, self._book.fitted_on):
