@@ -242,16 +242,16 @@ def test_parallel_workers_index_same_as_inline(engine, docs, settings):
 def test_a_rescan_of_a_few_small_text_files_starts_no_worker(engine, docs, monkeypatch):
     """Starting the workers cost a rescan of 150 changed pages 0.45 s of its 1.85 (issue 62, 8):
     small plain-text files below 200 and 2 MB are read in the process; a big one still goes out."""
-    from findling.ingest import indexer
+    from findling.ingest import workers
 
     started: list[int] = []
-    real = indexer.ExtractionPool
+    real = workers.ExtractionPool
 
     def pool(workers, budget):
         started.append(workers)
         return real(workers, budget)
 
-    monkeypatch.setattr(indexer, "ExtractionPool", pool)
+    monkeypatch.setattr(workers, "ExtractionPool", pool)  # the indexer imports it where files are read
     for i in range(150):
         write(docs / f"page{i}.rst", f"Page {i}\n=======\n\nwombat number{i} " + "filler " * 1000)
     engine.add_source(docs)

@@ -75,3 +75,28 @@ def test_a_command_builds_its_parser_once(engine, tmp_path, monkeypatch, capsys)
     assert "melon.md" in capsys.readouterr().out and len(built) == 1
     assert cli.main(["--home", str(engine.home), "serch", "melon"]) == 2
     assert "did you mean 'search'?" in capsys.readouterr().err and len(built) == 2
+
+
+def test_a_rescan_that_finds_nothing_changed_reads_no_file(engine, tmp_path):
+    """Reading and analysing files brings numpy, the language detector and the worker pool: a
+    tenth of a second of a rescan that finds nothing to read (issue 62, 8: rescans beside
+    Recoll's). A changed file brings them, and the probe sees it."""
+    folder = index_files(engine, tmp_path / "docs", {"melon.md": "# Melons\n\nA melon ripens in August."})
+    engine.close()
+    reading = ("numpy", "findling.ingest.prepare", "findling.ingest.workers")
+    probe = _PROBE.replace(repr(HEAVY), repr(reading))
+
+    def loaded() -> tuple[int, list[str]]:
+        proc = subprocess.run(
+            [sys.executable, "-c", probe, "--home", str(engine.home), "index"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        report = json.loads(proc.stderr.strip().splitlines()[-1])
+        return report["code"], report["loaded"]
+
+    assert loaded() == (0, [])
+    (folder / "melon.md").write_text("# Melons\n\nA melon ripens in September.", encoding="utf-8")
+    code, modules = loaded()
+    assert code == 0 and "findling.ingest.prepare" in modules

@@ -576,9 +576,11 @@ class Engine:
         embedded, embeddable = embedded_share(cur, table)
         depth = reach(cur, table)
         endpoint = self.models.endpoint("embedder")
-        from findling.models.remote import is_local
+        away = ""
+        if endpoint is not None:  # the model-server client brings numpy: not for every status
+            from findling.models.remote import is_local
 
-        away = endpoint.host if endpoint is not None and not is_local(endpoint.url) else ""
+            away = "" if is_local(endpoint.url) else endpoint.host
         return {
             "embedder": name,
             "embedded": embedded,

@@ -15,16 +15,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from findling.errors import SourceGoneError, StoreWriteError
 from findling.ingest.extractors import content_hash
 from findling.ingest.formats import OCR_EXTENSIONS, extension_of, kind_of
-from findling.ingest.prepare import Binary, PrepareTask, Unchanged, Vanished, prepare, read_file, task_for
 from findling.ingest.run_notes import WRITE_ERRORS, RunNotes
 from findling.ingest.scan import FileEntry, is_indexable, leaves, scan
-from findling.ingest.workers import Budget, ExtractionPool
 from findling.pathnames import display_path, readable_name
 from findling.records import DocumentRow, IndexProgress, IndexReport, Source
 from findling.settings import IndexSettings
@@ -46,6 +45,12 @@ from findling.store.maintenance import (
     read_again_if_ocr_changed,
 )
 from findling.store.sources import owner_of, set_waiting
+
+if TYPE_CHECKING:
+    # Reading and analysing files (and the worker processes) are imported where files are read:
+    # with them come numpy, the language detector and the shingle tables, a tenth of a second
+    # of a rescan that finds nothing changed.
+    from findling.ingest.prepare import PrepareTask, Unchanged
 
 ProgressCallback = Callable[[IndexProgress], None]
 # What a write of one odd row can raise: DuckDB's refusals, Arrow's conversions, a
@@ -359,6 +364,8 @@ class Indexer:
             if not candidates:
                 remaining.append(entry)
                 continue
+            from findling.ingest.prepare import read_file
+
             try:
                 digest = content_hash(read_file(entry.path)[0])
             except OSError:
@@ -381,6 +388,8 @@ class Indexer:
     # -- processing -------------------------------------------------------------------
 
     def _tasks(self, jobs: Sequence[_Job]) -> list[PrepareTask]:
+        from findling.ingest.prepare import task_for
+
         return [
             task_for(
                 self.settings, job.entry.path, job.known.hash if job.known else None, job.entry.target, self.ocr_models
@@ -397,6 +406,8 @@ class Indexer:
         if inline is not None and inline <= _INLINE_TOTAL_BYTES:
             yield from self._inline(tasks)
             return
+        from findling.ingest.workers import Budget, ExtractionPool
+
         s = self.settings
         done: set[str] = set()
         try:
@@ -410,6 +421,8 @@ class Indexer:
         yield from self._inline([task for task in tasks if task.path not in done])
 
     def _inline(self, tasks: Sequence[PrepareTask]) -> Iterator[object]:
+        from findling.ingest.prepare import prepare
+
         for task in tasks:
             if self.cancel.is_set():
                 return
@@ -419,6 +432,8 @@ class Indexer:
         if not jobs:
             self.notes.waiting(source, 0)
             return done
+        from findling.ingest.prepare import Binary, Unchanged, Vanished
+
         known_by_path = {job.entry.path: job.known for job in jobs}
         batch = _Batch(waiting=len(jobs))
         batch_started = time.monotonic()
