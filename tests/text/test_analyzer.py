@@ -99,3 +99,48 @@ def test_an_index_from_before_ligature_folding_reads_those_documents_again(tmp_p
         report = engine.index()
         assert (report.updated, report.unchanged) == (1, 1)
         assert engine.find(SearchRequest("oeufs", mode=SearchMode.KEYWORD)).total_matched == 1
+
+
+def _sequence_token_by_token(text: str) -> list[str]:
+    """term_sequence as it read each token on its own (the reference the one-pass reading keeps)."""
+    from findling.text.analyzer import _TOKEN, _analyse, _bigrams, is_unspaced
+
+    out: list[str] = []
+    for raw in _TOKEN.findall(text):
+        if is_unspaced(raw):
+            out.extend(token.term for token in _bigrams(raw, 0))
+            continue
+        analysed = _analyse(raw, "en")
+        if analysed is not None:
+            out.append(analysed[0])
+    return out
+
+
+_WORDS = st.sampled_from(
+    [
+        "parse_known_args",
+        "readFileSync",
+        "running",
+        "runs",
+        "ＡＢＣ",
+        "東京都庁",
+        "naïve",
+        "__",
+        "x86_64",
+        "Café",
+        "の",
+        "e\u0301",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_WORDS, st.text(max_size=12)), max_size=40))
+def test_one_reading_of_a_text_gives_its_counts_and_its_sequence(words):
+    """Indexing reads a document's text once for its term counts and its positions."""
+    from findling.text.analyzer import body_terms
+
+    text = " ".join(words)
+    counts, sequence = body_terms(text, "en")
+    assert counts == term_counts(text, "en")
+    assert sequence == _sequence_token_by_token(text) == term_sequence(text, "en")

@@ -21,7 +21,15 @@ from findling.ingest.scan import special_kind
 from findling.pathnames import MEMBER_SEPARATOR, member_path, readable_name
 from findling.records import ChunkSpan, CodeSymbol, DocumentRow, DocumentStatus
 from findling.settings import IndexSettings
-from findling.text.analyzer import identifier_term, iter_tokens, term_counts, term_positions, title_terms
+from findling.text.analyzer import (
+    body_terms,
+    identifier_term,
+    iter_tokens,
+    positions_of,
+    term_counts,
+    term_sequence,
+    title_terms,
+)
 from findling.text.language import detect_language
 from findling.text.shingles import signature
 
@@ -294,7 +302,7 @@ def analyse(
             spans = code_spans(text, symbols, task.chunk_tokens, task.chunk_overlap)
         else:
             spans = chunk_text(text, extracted.kind, task.chunk_tokens, task.chunk_overlap)
-    terms = term_counts(text, language)
+    terms, sequence = body_terms(text, language)
     name = readable_name(file_name or PurePath(path).name)
     fallback = PurePath(task.kind_path or path).name  # what extract() calls an untitled file
     title = extracted.title if extracted.title != fallback else name
@@ -318,7 +326,7 @@ def analyse(
         length=float(sum(terms.values())),
         chunks=[(span, text[span.start : span.end]) for span in spans],
         terms=dict(terms),
-        positions=term_positions((title, text) if task.title_weight > 0 else ("", text), language),
+        positions=positions_of((term_sequence(title, language) if task.title_weight > 0 else [], sequence)),
         pages=tuple(start for start in extracted.pages if start < len(text)),
         author=extracted.author,
         title_terms=frozenset(title_terms(title, name, language)) | _defined_names(symbols, language),

@@ -277,9 +277,20 @@ _PAIRS = re.compile(r"..", re.DOTALL)
 
 def term_counts(text: str, language: str = DEFAULT_LANGUAGE, weight: float = 1.0) -> Counter[str]:
     """Index-side: every term with its (weighted) frequency, identifier parts included."""
+    return _counts(_TOKEN.findall(text), language, weight)
+
+
+def body_terms(text: str, language: str = DEFAULT_LANGUAGE) -> tuple[Counter[str], list[str]]:
+    """`term_counts(text)` and `term_sequence(text)` from one pass of the tokenizer: a document's
+    text is indexed by both, and reading it twice was a fifth of analysing it."""
+    tokens = _TOKEN.findall(text)
+    return _counts(tokens, language, 1.0), _sequence(tokens, language)
+
+
+def _counts(tokens: list[str], language: str, weight: float) -> Counter[str]:
     counts: Counter[str] = Counter()  # float counts: title terms weigh more than one
     unspaced: Counter[str] = Counter()
-    for raw, n in Counter(_TOKEN.findall(text)).items():
+    for raw, n in Counter(tokens).items():
         if is_unspaced(raw):
             unspaced[raw] = n
             continue
@@ -327,14 +338,24 @@ def title_terms(title: str, name: str, language: str = DEFAULT_LANGUAGE) -> set[
 
 def term_sequence(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     """The main term of each token in order: what phrase matching compares."""
+    return _sequence(_TOKEN.findall(text), language)
+
+
+def _sequence(tokens: list[str], language: str) -> list[str]:
+    # each distinct token analysed once: a text repeats its words, and a local dict is quicker
+    # than the shared cache behind _analyse
     out: list[str] = []
-    for raw in _TOKEN.findall(text):
-        if is_unspaced(raw):
-            out.extend(token.term for token in _bigrams(raw, 0))
-            continue
-        analysed = _analyse(raw, language)
-        if analysed is not None:
-            out.append(analysed[0])
+    terms_of: dict[str, tuple[str, ...]] = {}
+    for raw in tokens:
+        terms = terms_of.get(raw)
+        if terms is None:
+            if is_unspaced(raw):
+                terms = tuple(token.term for token in _bigrams(raw, 0))
+            else:
+                analysed = _analyse(raw, language)
+                terms = () if analysed is None else (analysed[0],)
+            terms_of[raw] = terms
+        out.extend(terms)
     return out
 
 
@@ -345,10 +366,14 @@ POSITION_GAP = 1024
 def term_positions(parts: Sequence[str], language: str = DEFAULT_LANGUAGE) -> dict[str, list[int]]:
     """Index-side: where each term of `term_sequence` stands in the parts (a title, the text), in
     order, the parts POSITION_GAP apart: what phrases and NEAR are matched with."""
+    return positions_of([term_sequence(part, language) for part in parts])
+
+
+def positions_of(sequences: Sequence[list[str]]) -> dict[str, list[int]]:
+    """Where each term stands in these term sequences, POSITION_GAP apart (term_positions)."""
     found: dict[str, list[int]] = {}
     at = 0
-    for part in parts:
-        sequence = term_sequence(part, language)
+    for sequence in sequences:
         for position, term in enumerate(sequence, at):
             found.setdefault(term, []).append(position)
         at += len(sequence) + POSITION_GAP
