@@ -78,12 +78,13 @@ def test_a_command_builds_its_parser_once(engine, tmp_path, monkeypatch, capsys)
 
 
 def test_a_rescan_that_finds_nothing_changed_reads_no_file(engine, tmp_path):
-    """Reading and analysing files brings numpy, the language detector and the worker pool: a
-    tenth of a second of a rescan that finds nothing to read (issue 62, 8: rescans beside
-    Recoll's). A changed file brings them, and the probe sees it."""
+    """Reading and analysing files brings numpy, the language detector and the worker pool, and
+    the hub's client ssl and http: a tenth of a second of a rescan that finds nothing to read
+    (issue 62, 8: rescans beside Recoll's). A changed file brings the readers, and the probe
+    sees it."""
     folder = index_files(engine, tmp_path / "docs", {"melon.md": "# Melons\n\nA melon ripens in August."})
     engine.close()
-    reading = ("numpy", "findling.ingest.prepare", "findling.ingest.workers")
+    reading = ("numpy", "findling.ingest.prepare", "findling.ingest.workers", "urllib.request")
     probe = _PROBE.replace(repr(HEAVY), repr(reading))
 
     def loaded() -> tuple[int, list[str]]:

@@ -18,13 +18,11 @@ import sys
 import threading
 import time
 import tomllib
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from findling import __version__
 from findling.errors import FindlingError, Remedy
@@ -32,6 +30,11 @@ from findling.models.importing import CUSTOM_FILE, custom_table, locate
 from findling.models.manifest import ModelFile, ModelSpec, spec_from_table
 from findling.models.signature import check_signature
 from findling.paths import cache_dir
+
+if TYPE_CHECKING:
+    # imported where the hub is asked (ssl and http.client with it: 10 ms of every command that
+    # only looks at which models are installed)
+    import urllib.request
 
 LOCK_NAME = "findling-model.json"
 _CHUNK = 1024 * 1024
@@ -263,9 +266,14 @@ class ModelStore:
     def _request(self, url: str, headers: dict[str, str], method: str = "GET") -> urllib.request.Request:
         if not url.startswith(self.endpoint + "/"):
             raise ModelDownloadError(f"refusing to contact {url}: only {self.endpoint} is allowed")
+        import urllib.request
+
         return urllib.request.Request(url, headers=headers, method=method)
 
     def _open(self, request: urllib.request.Request, what: str) -> Any:
+        import urllib.error
+        import urllib.request
+
         try:
             return urllib.request.urlopen(request, timeout=30)
         except urllib.error.HTTPError as exc:
