@@ -14,7 +14,8 @@ import duckdb
 
 from findling.errors import StoreLockedError, StoreWriteError
 from findling.settings import MEMORY_LIMIT_MB
-from findling.store.db import ROW_GROUP_ROWS, connect_index, open_here, sql_literal
+from findling.store.db import ROW_GROUP_ROWS, connect_index, open_here
+from findling.store.sql import sql_literal
 
 # Worth offering when this share of the file is free and it frees at least WORTH_MB
 WORTH_SHARE = 0.3

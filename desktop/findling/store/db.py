@@ -18,6 +18,7 @@ from findling.errors import StoreCorruptError, StoreLockedError, StoreReadOnlyEr
 from findling.paths import keep_private
 from findling.settings import MEMORY_LIMIT_MB
 from findling.store.schema import migrate
+from findling.store.sql import sql_literal
 from findling.store.vectors import vector_bytes
 
 _PID = re.compile(r"PID (\d+)")
@@ -48,11 +49,6 @@ def _instance_name(path: Path) -> str:
     as DuckDB shares a file's: this process's handles on one index share one open file."""
     where = os.path.realpath(path).encode("utf-8", "surrogateescape")
     return ":memory:findling_" + hashlib.sha256(where).hexdigest()[:24]
-
-
-def sql_literal(path: Path | str) -> str:
-    """A path as the text of a single-quoted SQL string."""
-    return str(path).replace("'", "''")
 
 
 def index_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

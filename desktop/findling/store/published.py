@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from findling.errors import SharedError
+from findling.store.sql import text_list
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -231,9 +232,8 @@ def read_documents(uri: str, version: int, paths: Sequence[str], batch: int = 25
             if found:
                 yield found
     for at in range(0, len(paths), batch):
-        quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in paths[at : at + batch])
         try:
-            table = dataset.to_table(filter=f"path IN ({quoted})")
+            table = dataset.to_table(filter=f"path IN {text_list(paths[at : at + batch])}")
         except Exception as exc:
             raise _unreachable(uri, exc) from None
         yield _readable(uri, table)
@@ -362,8 +362,7 @@ def publish(
             held = set(dataset.to_table(columns=["path"]).column("path").to_pylist())
             gone = sorted(held - keep)
             for at in range(0, len(gone), 500):
-                quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in gone[at : at + 500])
-                dataset.delete(f"path IN ({quoted})")
+                dataset.delete(f"path IN {text_list(gone[at : at + 500])}")
         for part in changed:
             if not part:
                 continue
@@ -373,7 +372,7 @@ def publish(
                 continue
             old = [d.path for d in part if d.path in held]
             if old:
-                dataset.delete("path IN (" + ", ".join("'" + p.replace("'", "''") + "'" for p in old) + ")")
+                dataset.delete(f"path IN {text_list(old)}")
             dataset = lance.write_dataset(table, docs_uri, mode="append", storage_options=options)
         if dataset is None:  # an empty folder: an empty collection, still a collection
             dataset = lance.write_dataset(_table([], publication.dim), docs_uri, mode="create", storage_options=options)

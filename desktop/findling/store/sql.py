@@ -4,10 +4,24 @@ read and write through these)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import duckdb
+
+
+def sql_literal(text: Path | str) -> str:
+    """Text (a path, a term) as the inside of a single-quoted SQL string: its quotes doubled."""
+    return str(text).replace("'", "''")
+
+
+def text_list(values: Iterable[str]) -> str:
+    """Strings as an SQL list literal, `('a', 'b')` (`(NULL)` for none). Literals, not
+    parameters: DuckDB's Python binding converts each parameter with lookups that cost more
+    than the query for a pasted paragraph's terms (and Lance's filters take no parameters)."""
+    quoted = ", ".join(f"'{sql_literal(v)}'" for v in values)
+    return f"({quoted})" if quoted else "(NULL)"
 
 
 def id_list(ids: Sequence[int]) -> str:

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import duckdb
 
+from findling.store.sql import text_list
 from findling.text.analyzer import DEFAULT_LANGUAGE, term_sequence
 from findling.tuning import JOINED_WORDS
 
@@ -37,11 +38,7 @@ def lookup(cur: duckdb.DuckDBPyConnection, terms: set[str]) -> dict[str, tuple[i
     """term -> (id, df) for the terms that occur in some document."""
     if not terms:
         return {}
-    # Literals, not parameters: DuckDB's Python binding converts each parameter (and each
-    # list element) with module lookups that cost more than the query for a pasted
-    # paragraph. Terms are analyser output, word characters only; quotes are doubled anyway.
-    literals = ", ".join("'" + t.replace("'", "''") + "'" for t in sorted(terms))
-    rows = cur.execute(f"SELECT term, id, df FROM terms WHERE term IN ({literals}) AND df > 0").fetchall()
+    rows = cur.execute(f"SELECT term, id, df FROM terms WHERE term IN {text_list(sorted(terms))} AND df > 0").fetchall()
     return {term: (int(term_id), int(df)) for term, term_id, df in rows}
 
 
@@ -66,8 +63,7 @@ def _by_terms(
 def _in_languages(column: str, languages: list[str], every: Sequence[str]) -> str:
     if len(languages) == len(every):
         return ""
-    listed = ", ".join("'" + lang.replace("'", "''") + "'" for lang in languages)
-    return f" AND {column} IN (SELECT id FROM documents WHERE coalesce(language, '') IN ({listed}))"
+    return f" AND {column} IN (SELECT id FROM documents WHERE coalesce(language, '') IN {text_list(languages)})"
 
 
 def phrase_sql(cur: duckdb.DuckDBPyConnection, words: tuple[str, ...], languages: Sequence[str]) -> str:

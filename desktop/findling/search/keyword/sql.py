@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from findling.search.keyword.plan import KeywordPlan
 from findling.search.relevance import giant_prior
+from findling.store.sql import text_list
 from findling.tuning import HUB_FLOOR, HUB_FROM, HUB_TO, LONG_PAGE, NAMED, REFERENCE_LENGTH
 
 
@@ -60,10 +61,10 @@ def language_sql(apart: Mapping[int, frozenset[str]], language_docs: Mapping[str
             named, test = languages, "IN"
         else:
             named, test = frozenset(language_docs) - languages, "NOT IN"
-        listed = ", ".join("'" + language.replace("'", "''") + "'" for language in sorted(named)) or "NULL"
+        listed = text_list(sorted(named))
         out.append(
             f"""(term_id NOT IN ({", ".join(str(int(t)) for t in terms)})
-                 OR doc_id {test} (SELECT id FROM documents WHERE coalesce(language, '') IN ({listed})))"""
+                 OR doc_id {test} (SELECT id FROM documents WHERE coalesce(language, '') IN {listed}))"""
         )
     return tuple(out)
 
