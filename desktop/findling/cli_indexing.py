@@ -15,7 +15,7 @@ from findling.cli_commands import open_index, settings_of
 from findling.errors import FindlingError
 from findling.faces import presentation
 from findling.faces.explaining import self_test_line
-from findling.faces.presentation import embedding_line, report_counts
+from findling.faces.presentation import embedding_line, embedding_share, report_counts
 from findling.pathnames import printable
 from findling.records import IndexProgress
 
@@ -48,7 +48,8 @@ class ProgressBar:
             line = ""
         else:
             done, total = p.base + p.done, p.base + p.total  # embedding: of the whole index, as status says
-            frac = done / total if total else 1.0
+            shown, of = embedding_share(done, total, p.depth)  # the depth pass's, once it is all that is left
+            frac = shown / of if of else 1.0
             filled = int(frac * self.width)
             name = printable(os.path.basename(p.current)[:40])
             bar = f"[{'#' * filled}{'.' * (self.width - filled)}]"

@@ -55,6 +55,16 @@ def test_embedding_with_every_document_whole_says_no_time_left():
     assert waiting == "Embedding every passage: 900 of 1,173 documents whole, about 2 min left"
 
 
+def test_a_bar_stands_where_the_embedding_line_says():
+    from findling.faces.presentation import embedding_share
+
+    assert embedding_share(55, 1212, EmbedDepth(0, 1212, 60.0, 900.0)) == (55, 1212)
+    assert embedding_share(1212, 1212, EmbedDepth(300, 1190, 0.0, 600.0)) == (300, 1190)
+    assert embedding_share(1212, 1212, EmbedDepth(1190, 1190, 0.0, 0.0)) == (1190, 1190)
+    assert embedding_share(1212, 1212, None) == (1212, 1212)  # a run without depth (a model server's)
+    assert embedding_share(7, 9, None) == (7, 9)
+
+
 def test_each_face_says_what_to_do_in_its_own_words():
     """The engine says facts and a Remedy; the terminal names a command, the window a menu or a
     gesture, never a command (it rewrote terminal advice by regex, and missed some)."""

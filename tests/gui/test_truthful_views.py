@@ -556,3 +556,18 @@ def test_a_search_that_loads_its_model_says_where_its_time_went(
     window.run_search(full=False)
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("1 result in"), timeout=10000)
     assert "loading" not in window.statusBar().currentMessage()  # loaded: said no more
+
+
+def test_the_bar_follows_the_depth_pass_once_every_document_has_a_vector(window, monkeypatch):
+    """Once every document had its first vector the bar stood full for the hours the depth pass
+    took, beside "5,964 of 25,474 documents whole" (issue 62: say what it did). It follows the
+    documents whole from then on, as the line does."""
+    from findling.records import Activity, EmbedDepth
+
+    first = Activity("embedding", 25, 40, "documents", started=time.time(), depth=EmbedDepth(0, 40, 30.0, 600.0))
+    deep = Activity("embedding", 40, 40, "documents", started=time.time(), depth=EmbedDepth(10, 40, 0.0, 480.0))
+    for activity, shown in ((first, (25, 40)), (deep, (10, 40))):
+        monkeypatch.setattr(window.engine, "activity", lambda activity=activity: activity)
+        window._show_activity()
+        assert (window.progress.value(), window.progress.maximum()) == shown
+    assert window.progress_label.text().startswith("Embedding every passage: 10 of 40 documents whole")

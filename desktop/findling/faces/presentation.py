@@ -114,6 +114,15 @@ def embedding_line(done: int, total: int, depth: EmbedDepth) -> str:
     return line
 
 
+def embedding_share(done: int, total: int, depth: EmbedDepth | None) -> tuple[int, int]:
+    """How far a bar stands, as embedding_line says it: documents with a vector of the index's
+    until each has one, then documents whole of those to embed whole (a bar full at the first
+    pass's end stood still for the hours of the depth pass)."""
+    if depth is not None and done >= total and depth.whole_total > 0:
+        return min(depth.whole, depth.whole_total), depth.whole_total
+    return done, total
+
+
 def _since(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.0f} min"
 

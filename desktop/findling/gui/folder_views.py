@@ -28,6 +28,7 @@ from findling.engine import Engine
 from findling.errors import FindlingError
 from findling.faces.presentation import (
     activity_line,
+    embedding_share,
     note_text,
     report_counts,
     semantic_line,
@@ -277,9 +278,10 @@ class FolderViews(QMainWindow):
             self._counts_read = 0.0
         self._busy, self._busy_phase = True, activity.phase
         self.progress.setVisible(True)
-        if activity.total:
-            self.progress.setRange(0, activity.total)
-            self.progress.setValue(min(activity.done, activity.total))
+        done, total = embedding_share(activity.done, activity.total, activity.depth)
+        if total:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
         else:  # scanning and optimizing: how long, not how far
             self.progress.setRange(0, 0)
         name = activity.current
