@@ -264,7 +264,7 @@ def test_a_bulk_read_lets_its_cached_blocks_go_and_spares_a_working_run(tmp_path
         assert cached_mb() > 8  # a plain read keeps its blocks, up to the budget
         with db.bulk_read():
             read_everything()
-            assert _limit_mb(db) == pytest.approx(budget, rel=0.02)  # not raised for it
+            assert _limit_mb(db) == pytest.approx(640, rel=0.01)  # room for the searches beside it
         assert cached_mb() <= 4.5  # let go
         assert _limit_mb(db) == pytest.approx(budget, rel=0.02)
         with db.working_memory():

@@ -237,17 +237,17 @@ class Database:
     @contextmanager
     def bulk_read(self) -> Iterator[None]:
         """A read of a whole column whose rows then live elsewhere (the text cache's copy, the
-        vector index's load): on the reading budget, which it does not need raised (the load
-        peaked 600 MB on the working budget, 530 on this, ~50k vectors). DuckDB keeps the
-        blocks it read cached and lets them go only when its limit is lowered, so after it the
-        limit drops to the floor and back, unless a writer holds the working budget."""
-        try:
+        vector index's load), on the working budget: searches beside it need their room in
+        DuckDB's memory (a load on the reading budget beside eight searches failed two of them
+        with DuckDB's out-of-memory error). DuckDB keeps the blocks it read cached and lets them
+        go only when its limit is lowered, so after it the limit drops to the floor and back,
+        unless a writer holds the working budget."""
+        with self.working_memory():
             yield
-        finally:
-            with self._memory_lock:
-                if self._working == 0:
-                    self._set_memory_limit(READING_FLOOR_MB)
-                    self._set_memory_limit(self.reading_memory_mb())
+        with self._memory_lock:
+            if self._working == 0:
+                self._set_memory_limit(READING_FLOOR_MB)
+                self._set_memory_limit(self.reading_memory_mb())
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A connection for the calling thread (DuckDB connections are not thread-safe)."""
