@@ -109,7 +109,7 @@ class DocumentRow:
     length: float = 0.0
     chunks: Sequence[tuple[ChunkSpan, str]] = ()
     terms: dict[str, float] = field(default_factory=dict)
-    positions: dict[str, list[int]] = field(default_factory=dict)  # term -> where it stands (term_positions)
+    positions: dict[str, list[int]] = field(default_factory=dict)  # term -> where it stands (positions_of)
     doc_id: int = 0
     pages: tuple[int, ...] = ()  # where each page begins in the text (PDFs)
     author: str = ""  # the document's author (or an e-mail's sender), from its properties

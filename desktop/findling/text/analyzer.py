@@ -363,14 +363,10 @@ def _sequence(tokens: list[str], language: str) -> list[str]:
 POSITION_GAP = 1024
 
 
-def term_positions(parts: Sequence[str], language: str = DEFAULT_LANGUAGE) -> dict[str, list[int]]:
-    """Index-side: where each term of `term_sequence` stands in the parts (a title, the text), in
-    order, the parts POSITION_GAP apart: what phrases and NEAR are matched with."""
-    return positions_of([term_sequence(part, language) for part in parts])
-
-
 def positions_of(sequences: Sequence[list[str]]) -> dict[str, list[int]]:
-    """Where each term stands in these term sequences, POSITION_GAP apart (term_positions)."""
+    """Index-side: where each term stands in the parts' term sequences (`term_sequence` of a
+    title, then of the text), in order, the parts POSITION_GAP apart: what phrases and NEAR are
+    matched with."""
     found: dict[str, list[int]] = {}
     at = 0
     for sequence in sequences:
