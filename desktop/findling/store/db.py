@@ -9,7 +9,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import duckdb
@@ -217,11 +217,23 @@ class Database:
                 # clear error is what the user reads, not a FatalException traceback after it.
                 pass
 
-    @contextmanager
-    def working_memory(self) -> Iterator[None]:
+    def working_memory(self) -> AbstractContextManager[None]:
         """The configured limit for every transaction, and around an indexing run (its many
         batches keep it throughout; an embedding run reads on the reading budget), back to the
         reading budget, from the file's new size, when the last one ends."""
+        return self._raised(shed=False)
+
+    def bulk_read(self) -> AbstractContextManager[None]:
+        """The working budget around a read of a whole column whose rows then live elsewhere
+        (the text cache's copy, the vector index's load): searches beside it need their room in
+        DuckDB's memory (a load on the reading budget beside eight searches failed two of them
+        with DuckDB's out-of-memory error). DuckDB keeps the blocks it read cached and lets
+        them go only when its limit is lowered, so when the last holder ends, the limit drops to
+        the floor before the reading budget."""
+        return self._raised(shed=True)
+
+    @contextmanager
+    def _raised(self, shed: bool) -> Iterator[None]:
         with self._memory_lock:
             self._working += 1
             if self._working == 1:
@@ -232,22 +244,9 @@ class Database:
             with self._memory_lock:
                 self._working -= 1
                 if self._working == 0:
+                    if shed:
+                        self._set_memory_limit(READING_FLOOR_MB)
                     self._set_memory_limit(self.reading_memory_mb())
-
-    @contextmanager
-    def bulk_read(self) -> Iterator[None]:
-        """A read of a whole column whose rows then live elsewhere (the text cache's copy, the
-        vector index's load), on the working budget: searches beside it need their room in
-        DuckDB's memory (a load on the reading budget beside eight searches failed two of them
-        with DuckDB's out-of-memory error). DuckDB keeps the blocks it read cached and lets them
-        go only when its limit is lowered, so after it the limit drops to the floor and back,
-        unless a writer holds the working budget."""
-        with self.working_memory():
-            yield
-        with self._memory_lock:
-            if self._working == 0:
-                self._set_memory_limit(READING_FLOOR_MB)
-                self._set_memory_limit(self.reading_memory_mb())
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A connection for the calling thread (DuckDB connections are not thread-safe)."""
