@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -95,19 +95,18 @@ class Embedder:
 
     def tokenize(self, texts: Sequence[str]) -> list[Any]:
         """The tokenizer's encodings (ids, offsets) of the texts, in batches."""
-        encodings = []
-        for start in range(0, len(texts), _TOKENIZE_BATCH):
-            encodings.extend(self.tokenizer.encode_batch(list(texts[start : start + _TOKENIZE_BATCH])))
-        return encodings
+        return [encoding for batch in self._encoded(texts) for encoding in batch]
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        # batch by batch, keeping only the counts: a run's start counts thousands of windows, and
-        # their encodings held together (ids, offsets, token strings) were ~100 MB of a window
-        counts: list[int] = []
+        # a batch's encodings (ids, offsets, token strings) go once counted: a run's start counts
+        # thousands of windows, and all their encodings at once were ~100 MB of a window
+        prefixed = [self.spec.passage_prefix + t for t in texts]
+        return [len(encoding.ids) for batch in self._encoded(prefixed) for encoding in batch]
+
+    def _encoded(self, texts: Sequence[str]) -> Iterator[list[Any]]:
+        """The texts' encodings, _TOKENIZE_BATCH at a time."""
         for start in range(0, len(texts), _TOKENIZE_BATCH):
-            batch = [self.spec.passage_prefix + t for t in texts[start : start + _TOKENIZE_BATCH]]
-            counts.extend(len(e.ids) for e in self.tokenizer.encode_batch(batch))
-        return counts
+            yield self.tokenizer.encode_batch(list(texts[start : start + _TOKENIZE_BATCH]))
 
     def embed(
         self, texts: Sequence[str], kind: str = "passage", batch_size: int = 16, cancel: Any = None
